@@ -1,0 +1,412 @@
+//! [`Client`]: a multi-turn session with one `claude` process.
+
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ccwire_protocol::content::UserContent;
+use ccwire_protocol::control::{
+    ApplyFlagSettingsRequest, CancelAsyncMessageRequest, ControlRequestBody, ControlRequestKind,
+    GetContextUsageRequest, GetContextUsageResponse, GetSettingsRequest, GetSettingsResponse,
+    InitializeResponse, InterruptRequest, InterruptResponse, McpReadResourceRequest,
+    McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
+    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReloadPluginsRequest,
+    ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse, RewindFilesRequest,
+    RewindFilesResponse, SeedReadStateRequest, SetMaxThinkingTokensRequest, SetModelRequest,
+    SetPermissionModeRequest, StopTaskRequest,
+};
+use ccwire_protocol::permission::PermissionMode;
+use ccwire_protocol::system::{SessionState, SystemMessage};
+use ccwire_protocol::{Message, UserMessage};
+use futures::Stream;
+use serde_json::Value;
+use tokio::sync::{watch, Mutex};
+
+use crate::dispatch::HostDispatch;
+use crate::engine::{Connection, HostSide, Inbound};
+use crate::mcp::McpRouter;
+use crate::options::{McpServer, Options};
+use crate::transport::{discover, ChildProcess, Spawn};
+use crate::Result;
+
+/// A session with one `claude` process, for many turns. Cheap to clone; every clone drives
+/// the same process. The process ends when [`Client::close`] is called, or at once when the
+/// last clone is dropped.
+///
+/// ```no_run
+/// # async fn demo() -> ccwire::Result<()> {
+/// use ccwire::{Client, Options};
+/// use futures::StreamExt;
+///
+/// let client = Client::connect(Options::default()).await?;
+/// client.send("What is 2 + 2?").await?;
+/// let mut turn = std::pin::pin!(client.receive_response());
+/// while let Some(message) = turn.next().await {
+///     println!("{}", message?.kind());
+/// }
+/// client.close().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    connection: Connection,
+    process: ChildProcess,
+    inbound: Mutex<Inbound<Message>>,
+    initialize: Option<InitializeResponse>,
+    progress: watch::Receiver<Progress>,
+    options: Options,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("pid", &self.inner.process.pid())
+            .field("connection", &self.inner.connection)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the reader has seen of the session, for deciding when stdin may close.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Progress {
+    /// Results seen so far.
+    pub(crate) results: u64,
+    /// Whether the CLI reports its state at all (2.1.x with the session-state variable).
+    pub(crate) reports_state: bool,
+    /// Whether the session went idle after the latest result.
+    pub(crate) idle_after_result: bool,
+}
+
+impl Client {
+    /// Starts `claude` with `options` and initializes the session.
+    pub async fn connect(options: Options) -> Result<Self> {
+        let command = discover(options.cli_path.as_deref())?;
+        let sdk_servers: Vec<_> = options
+            .mcp_servers
+            .values()
+            .filter_map(|server| match server {
+                McpServer::InProcess(server) => Some(server.clone()),
+                _ => None,
+            })
+            .collect();
+        let router = (!sdk_servers.is_empty()).then(|| Arc::new(McpRouter::new(sdk_servers)));
+        let sdk_names = router.as_ref().map(|r| r.names()).unwrap_or_default();
+        let (dispatch, hooks) = HostDispatch::new(
+            options.can_use_tool.clone(),
+            options.permission_timeout,
+            &options.hooks,
+            options.on_elicitation.clone(),
+            router,
+        );
+        let (process, stdin, stdout) = ChildProcess::spawn(Spawn {
+            command,
+            args: options.command_args(),
+            env: options.env(),
+            cwd: options.cwd.clone(),
+            on_stderr: options.stderr.clone(),
+        })?;
+        let end_cause = process.end_cause();
+        let (progress_tx, progress) = watch::channel(Progress::default());
+        let observer = Box::new(move |message: &Message| observe(&progress_tx, message));
+        let (connection, inbound) = Connection::start_observed::<HostSide, _, _>(
+            stdout,
+            stdin,
+            Arc::new(dispatch),
+            options.engine_config(),
+            Box::new(move || Box::pin(end_cause)),
+            Some(observer),
+        );
+        let request = options.initialize_request(hooks, sdk_names);
+        let initialize = match connection
+            .request_with_timeout(request, options.initialize_timeout)
+            .await
+        {
+            Ok(response) => Some(response),
+            Err(err) => {
+                process.kill();
+                return Err(err);
+            }
+        };
+        Ok(Self {
+            inner: Arc::new(Inner {
+                connection,
+                process,
+                inbound: Mutex::new(inbound),
+                initialize,
+                progress,
+                options,
+            }),
+        })
+    }
+
+    /// Sends a user turn.
+    pub async fn send(&self, prompt: impl Into<UserContent>) -> Result<()> {
+        self.send_message(UserMessage::new(prompt)).await
+    }
+
+    /// Sends a user message as given (priority, uuid, session id, …).
+    pub async fn send_message(&self, message: UserMessage) -> Result<()> {
+        self.inner
+            .connection
+            .send(&ccwire_protocol::InputMessage::User(message))
+    }
+
+    /// The next message from the CLI, or `None` once its output has ended. Recoverable
+    /// errors (a frame that did not decode) come as `Some(Err(_))` and reading can go on.
+    pub async fn receive(&self) -> Option<Result<Message>> {
+        self.inner.inbound.lock().await.recv().await
+    }
+
+    /// The messages of the current turn, up to and including its `result`.
+    pub fn receive_response(&self) -> impl Stream<Item = Result<Message>> + '_ {
+        futures::stream::unfold(false, move |done| async move {
+            if done {
+                return None;
+            }
+            let item = self.receive().await?;
+            let is_result = matches!(item, Ok(Message::Result(_)));
+            Some((item, is_result))
+        })
+    }
+
+    /// Every message until the CLI's output ends.
+    pub fn receive_all(&self) -> impl Stream<Item = Result<Message>> + '_ {
+        futures::stream::unfold((), move |()| async move {
+            self.receive().await.map(|item| (item, ()))
+        })
+    }
+
+    /// The CLI's answer to `initialize`: commands, agents, models, account, version, …
+    pub fn initialize_response(&self) -> Option<&InitializeResponse> {
+        self.inner.initialize.as_ref()
+    }
+
+    /// The process id of the CLI.
+    pub fn pid(&self) -> Option<u32> {
+        self.inner.process.pid()
+    }
+
+    /// The underlying connection, for raw frames and requests.
+    pub fn connection(&self) -> &Connection {
+        &self.inner.connection
+    }
+
+    /// Sends any typed control request and waits for its typed answer.
+    pub async fn request<K: ControlRequestKind>(&self, request: K) -> Result<K::Response> {
+        self.inner.connection.request(request).await
+    }
+
+    /// Sends any control request, typed or not, and waits for the raw answer.
+    pub async fn request_raw(&self, request: ControlRequestBody) -> Result<Option<Value>> {
+        let timeout = self.inner.options.request_timeout;
+        self.inner.connection.request_body(request, timeout).await
+    }
+
+    /// Stops the current turn.
+    pub async fn interrupt(&self) -> Result<InterruptResponse> {
+        self.request(InterruptRequest::default()).await
+    }
+
+    /// Switches the model for the next API requests (`None`: the default model).
+    pub async fn set_model(&self, model: Option<&str>) -> Result<()> {
+        let request = SetModelRequest {
+            model: model.map(str::to_owned),
+            ..SetModelRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Switches the permission mode.
+    pub async fn set_permission_mode(&self, mode: PermissionMode) -> Result<()> {
+        let request = SetPermissionModeRequest {
+            mode,
+            ..SetPermissionModeRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Sets the thinking budget (`None` turns extended thinking off).
+    pub async fn set_max_thinking_tokens(&self, tokens: Option<u64>) -> Result<()> {
+        let request = SetMaxThinkingTokensRequest {
+            max_thinking_tokens: tokens,
+            ..SetMaxThinkingTokensRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// The state of every MCP server.
+    pub async fn mcp_status(&self) -> Result<McpStatusResponse> {
+        self.request(McpStatusRequest::default()).await
+    }
+
+    /// Reconnects an MCP server.
+    pub async fn mcp_reconnect(&self, server: &str) -> Result<()> {
+        let request = McpReconnectRequest {
+            server_name: server.to_owned(),
+            ..McpReconnectRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Enables or disables an MCP server.
+    pub async fn mcp_toggle(&self, server: &str, enabled: bool) -> Result<()> {
+        let request = McpToggleRequest {
+            server_name: server.to_owned(),
+            enabled,
+            ..McpToggleRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Replaces the dynamically added MCP servers.
+    pub async fn mcp_set_servers(
+        &self,
+        request: McpSetServersRequest,
+    ) -> Result<McpSetServersResponse> {
+        self.request(request).await
+    }
+
+    /// Reads a resource of an MCP server.
+    pub async fn mcp_read_resource(
+        &self,
+        server: &str,
+        uri: &str,
+    ) -> Result<McpReadResourceResponse> {
+        let request = McpReadResourceRequest {
+            server_name: server.to_owned(),
+            uri: uri.to_owned(),
+            ..McpReadResourceRequest::default()
+        };
+        self.request(request).await
+    }
+
+    /// How the context window is used.
+    pub async fn get_context_usage(&self) -> Result<GetContextUsageResponse> {
+        self.request(GetContextUsageRequest::default()).await
+    }
+
+    /// Restores files to their state at a user message (with `dry_run`, only reports).
+    pub async fn rewind_files(
+        &self,
+        user_message_id: &str,
+        dry_run: bool,
+    ) -> Result<RewindFilesResponse> {
+        let request = RewindFilesRequest {
+            user_message_id: user_message_id.to_owned(),
+            dry_run: Some(dry_run),
+            ..RewindFilesRequest::default()
+        };
+        self.request(request).await
+    }
+
+    /// Stops a background task.
+    pub async fn stop_task(&self, task_id: &str) -> Result<()> {
+        let request = StopTaskRequest {
+            task_id: task_id.to_owned(),
+            ..StopTaskRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Applies settings as if given by `--settings`.
+    pub async fn apply_flag_settings(&self, settings: serde_json::Map<String, Value>) -> Result<()> {
+        let request = ApplyFlagSettingsRequest {
+            settings,
+            ..ApplyFlagSettingsRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// The effective settings.
+    pub async fn get_settings(&self) -> Result<GetSettingsResponse> {
+        self.request(GetSettingsRequest::default()).await
+    }
+
+    /// Reloads plugins.
+    pub async fn reload_plugins(&self) -> Result<ReloadPluginsResponse> {
+        self.request(ReloadPluginsRequest::default()).await
+    }
+
+    /// Reloads skills.
+    pub async fn reload_skills(&self) -> Result<ReloadSkillsResponse> {
+        self.request(ReloadSkillsRequest::default()).await
+    }
+
+    /// Tells the CLI a file was already read (so edits need no fresh read).
+    pub async fn seed_read_state(&self, request: SeedReadStateRequest) -> Result<()> {
+        self.request(request).await.map(drop)
+    }
+
+    /// Withdraws a queued user message by its uuid.
+    pub async fn cancel_async_message(&self, message_uuid: &str) -> Result<()> {
+        let request = CancelAsyncMessageRequest {
+            message_uuid: message_uuid.to_owned(),
+            ..CancelAsyncMessageRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Closes stdin once the session no longer needs it: after the next result and, when
+    /// callbacks may still be called (background tasks), once the CLI reports it is idle or
+    /// after the configured ceiling.
+    pub async fn end_input_when_idle(&self) {
+        let baseline = self.inner.progress.borrow().results;
+        self.end_input_after(baseline).await;
+    }
+
+    /// Closes stdin once more than `baseline` results were seen (see
+    /// [`Client::end_input_when_idle`]).
+    pub(crate) async fn end_input_after(&self, baseline: u64) {
+        let ceiling = self.inner.options.stdin_idle_ceiling;
+        let has_callbacks = self.inner.options.has_callbacks();
+        let mut progress = self.inner.progress.clone();
+        let result_seen = progress.wait_for(|p| p.results > baseline).await.is_ok();
+        if result_seen && has_callbacks {
+            let idle = progress.wait_for(|p| !p.reports_state || p.idle_after_result);
+            if tokio::time::timeout(ceiling, idle).await.is_err() {
+                tracing::warn!(?ceiling, "the CLI did not report idle in time; closing stdin");
+            }
+        }
+        self.inner.connection.close_input();
+    }
+
+    /// Results seen so far.
+    pub(crate) fn results_seen(&self) -> u64 {
+        self.inner.progress.borrow().results
+    }
+
+    /// Ends the session gracefully: closes stdin, waits for the CLI to exit, then SIGTERM,
+    /// then SIGKILL. Returns its exit status.
+    pub async fn close(&self) -> Result<Option<ExitStatus>> {
+        self.inner.connection.close_input();
+        Ok(self.inner.process.shutdown(self.inner.options.shutdown).await)
+    }
+
+    /// Waits up to `limit` for the CLI to exit on its own.
+    pub async fn wait(&self, limit: Duration) -> Option<ExitStatus> {
+        self.inner.process.wait_for_exit(limit).await
+    }
+
+}
+
+fn observe(progress: &watch::Sender<Progress>, message: &Message) {
+    match message {
+        Message::Result(_) => progress.send_modify(|p| {
+            p.results += 1;
+            p.idle_after_result = false;
+        }),
+        Message::System(SystemMessage::SessionStateChanged(change)) => {
+            progress.send_modify(|p| {
+                p.reports_state = true;
+                if change.state == SessionState::Idle && p.results > 0 {
+                    p.idle_after_result = true;
+                }
+            })
+        }
+        _ => {}
+    }
+}

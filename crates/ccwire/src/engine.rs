@@ -1,0 +1,483 @@
+//! The connection engine: one implementation of the wire for both ends.
+//!
+//! A [`Connection`] runs over any `AsyncRead`/`AsyncWrite` pair. Three pieces, each with one
+//! job:
+//!
+//! - the **reader** task frames and decodes the peer's output, resolves responses to our
+//!   requests, starts a task for each request from the peer, honours cancellations, and hands
+//!   data-plane frames to the user through an unbounded queue, so that a user who is slow to
+//!   read never stops control requests from being served (the deadlock of SDKs that serve
+//!   requests from the same loop the user drains);
+//! - the **writer** task owns the peer's input and writes frames in the order they were sent;
+//! - each **incoming request** runs as its own task with a cancellation token, so a slow
+//!   permission callback never blocks a hook, and `control_cancel_request` stops it.
+//!
+//! Requests we send wait in a pending map, each with a timeout; a response with an unknown,
+//! late or duplicate id is ignored. When the peer's output ends, every pending request fails at
+//! once with the real cause (for a process: exit code or signal and the stderr tail).
+
+mod incoming;
+mod pending;
+mod reader;
+mod writer;
+
+pub(crate) use incoming::panic_message;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use ccwire_protocol::control::{
+    ControlCancelRequest, ControlRequest, ControlRequestBody, ControlRequestKind, ControlResponse,
+};
+use ccwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
+use ccwire_protocol::{DecodeError, InputMessage, Message};
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::{Error, Result};
+use pending::Pending;
+use writer::WriterCommand;
+
+/// Settings of a [`Connection`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct EngineConfig {
+    /// How long a request we send may wait for its answer.
+    pub request_timeout: Duration,
+    /// Longest line accepted from the peer.
+    pub max_line_length: usize,
+    /// How many resolved request ids to remember, to tell a duplicate response from a stray one.
+    pub recent_ids: usize,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            request_timeout: Duration::from_secs(60),
+            max_line_length: DEFAULT_MAX_LINE_LENGTH,
+            recent_ids: 1024,
+        }
+    }
+}
+
+/// Which end of the wire we are: decides how the peer's frames are read.
+pub trait Peer: Send + 'static {
+    /// What the peer writes.
+    type Inbound: DeserializeOwned + Send + 'static;
+    /// Parses one line.
+    fn decode(line: &str) -> Result<Self::Inbound, DecodeError>;
+    /// Separates the control plane from the data plane.
+    fn route(frame: Self::Inbound) -> Routed<Self::Inbound>;
+}
+
+/// Where a frame goes.
+#[derive(Debug)]
+pub enum Routed<T> {
+    /// A request from the peer.
+    Request(ControlRequest),
+    /// An answer to one of our requests.
+    Response(ControlResponse),
+    /// The peer withdraws one of its requests.
+    Cancel(ControlCancelRequest),
+    /// Nothing to do.
+    KeepAlive,
+    /// A data-plane frame for the user.
+    Data(T),
+}
+
+/// We are the host: the peer is the CLI, writing [`Message`]s.
+#[derive(Debug)]
+pub struct HostSide;
+
+impl Peer for HostSide {
+    type Inbound = Message;
+    fn decode(line: &str) -> Result<Message, DecodeError> {
+        Message::from_json(line)
+    }
+    fn route(frame: Message) -> Routed<Message> {
+        match frame {
+            Message::ControlRequest(request) => Routed::Request(request),
+            Message::ControlResponse(response) => Routed::Response(response),
+            Message::ControlCancelRequest(cancel) => Routed::Cancel(cancel),
+            Message::KeepAlive(_) => Routed::KeepAlive,
+            other => Routed::Data(other),
+        }
+    }
+}
+
+/// We are the agent: the peer is a host, writing [`InputMessage`]s.
+#[derive(Debug)]
+pub struct AgentSide;
+
+impl Peer for AgentSide {
+    type Inbound = InputMessage;
+    fn decode(line: &str) -> Result<InputMessage, DecodeError> {
+        InputMessage::from_json(line)
+    }
+    fn route(frame: InputMessage) -> Routed<InputMessage> {
+        match frame {
+            InputMessage::ControlRequest(request) => Routed::Request(request),
+            InputMessage::ControlResponse(response) => Routed::Response(response),
+            InputMessage::ControlCancelRequest(cancel) => Routed::Cancel(cancel),
+            InputMessage::KeepAlive(_) => Routed::KeepAlive,
+            other => Routed::Data(other),
+        }
+    }
+}
+
+/// Why a handler could not answer a request; sent to the peer as an error response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerError {
+    /// What went wrong.
+    pub message: String,
+    /// A machine-readable code, e.g. `unsupported_request`.
+    pub code: Option<String>,
+}
+
+impl HandlerError {
+    /// An error with a message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: None,
+        }
+    }
+
+    /// The answer to a request subtype nobody handles.
+    pub fn unsupported(subtype: &str) -> Self {
+        Self {
+            message: format!("Unsupported control request subtype: {subtype}"),
+            code: Some("unsupported_request".to_owned()),
+        }
+    }
+}
+
+/// What a handler learns about the request it serves.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    /// The peer's request id.
+    pub request_id: String,
+    /// Cancelled when the peer withdraws the request or the connection ends.
+    pub cancel: CancellationToken,
+}
+
+/// Serves the requests the peer sends us. Each call runs in its own task.
+pub trait ControlHandler: Send + Sync + 'static {
+    /// Answers one request with the response payload, or an error.
+    fn handle(
+        &self,
+        request: ControlRequestBody,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>>;
+}
+
+/// A handler that answers every request as unsupported.
+#[derive(Debug, Default)]
+pub struct NoHandler;
+
+impl ControlHandler for NoHandler {
+    fn handle(
+        &self,
+        request: ControlRequestBody,
+        _cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let error = HandlerError::unsupported(request.tag());
+        Box::pin(async move { Err(error) })
+    }
+}
+
+/// Produces the cause of the end of the peer's output (for a process: waits for its exit
+/// status and collects the stderr tail). Called once, by the reader, at end of input.
+pub type EndCause = Box<dyn FnOnce() -> BoxFuture<'static, Error> + Send>;
+
+/// Sees every data-plane frame in the reader task, before it is queued for the user (e.g. to
+/// track the session's state whether or not the user is reading). Must be quick.
+pub type Observer<T> = Box<dyn FnMut(&T) + Send>;
+
+/// One end of a live connection. Cheap to clone; every clone talks to the same peer.
+#[derive(Clone)]
+pub struct Connection {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct Shared {
+    config: EngineConfig,
+    writer: mpsc::UnboundedSender<WriterCommand>,
+    pending: Mutex<Pending>,
+    /// The peer's requests being served, by id.
+    incoming: Mutex<HashMap<String, CancellationToken>>,
+    next_id: AtomicU64,
+    /// `None` while open; the cause once the peer's output has ended.
+    closed: watch::Sender<Option<Error>>,
+    /// Cancelled when the connection ends; parent of every incoming request's token.
+    shutdown: CancellationToken,
+}
+
+/// The data-plane frames of the peer, in order, with recoverable errors (an undecodable or
+/// oversized line) in between. Ends when the peer's output ends; if that was not a clean
+/// exit, the last item is the error saying why.
+#[derive(Debug)]
+pub struct Inbound<T> {
+    rx: mpsc::UnboundedReceiver<Result<T>>,
+}
+
+impl<T> Inbound<T> {
+    /// The next item, or `None` at the end.
+    pub async fn recv(&mut self) -> Option<Result<T>> {
+        self.rx.recv().await
+    }
+}
+
+impl<T> futures::Stream for Inbound<T> {
+    type Item = Result<T>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.rx.poll_recv(cx)
+    }
+}
+
+impl Connection {
+    /// Starts the engine over `reader` (the peer's output) and `writer` (the peer's input).
+    /// `handler` serves the peer's requests; `end_cause` says why the peer's output ended.
+    /// Must be called inside a Tokio runtime.
+    pub fn start<P, R, W>(
+        reader: R,
+        writer: W,
+        handler: Arc<dyn ControlHandler>,
+        config: EngineConfig,
+        end_cause: EndCause,
+    ) -> (Connection, Inbound<P::Inbound>)
+    where
+        P: Peer,
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        Self::start_observed::<P, R, W>(reader, writer, handler, config, end_cause, None)
+    }
+
+    /// Like [`Connection::start`], with an observer of the data plane.
+    pub fn start_observed<P, R, W>(
+        reader: R,
+        writer: W,
+        handler: Arc<dyn ControlHandler>,
+        config: EngineConfig,
+        end_cause: EndCause,
+        observer: Option<Observer<P::Inbound>>,
+    ) -> (Connection, Inbound<P::Inbound>)
+    where
+        P: Peer,
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (writer_tx, writer_rx) = mpsc::unbounded_channel();
+        let (data_tx, data_rx) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared {
+            pending: Mutex::new(Pending::new(config.recent_ids)),
+            incoming: Mutex::new(HashMap::new()),
+            config,
+            writer: writer_tx,
+            next_id: AtomicU64::new(1),
+            closed: watch::channel(None).0,
+            shutdown: CancellationToken::new(),
+        });
+        tokio::spawn(writer::run(writer, writer_rx));
+        tokio::spawn(reader::run::<P, R>(
+            reader,
+            Arc::clone(&shared),
+            handler,
+            data_tx,
+            end_cause,
+            observer,
+        ));
+        (Connection { shared }, Inbound { rx: data_rx })
+    }
+
+    /// Sends a typed control request and waits for its typed answer, within the configured
+    /// timeout.
+    pub async fn request<K: ControlRequestKind>(&self, request: K) -> Result<K::Response> {
+        let timeout = self.shared.config.request_timeout;
+        self.request_with_timeout(request, timeout).await
+    }
+
+    /// Like [`Connection::request`] with an explicit timeout.
+    pub async fn request_with_timeout<K: ControlRequestKind>(
+        &self,
+        request: K,
+        timeout: Duration,
+    ) -> Result<K::Response> {
+        let payload = self.request_body(request.into(), timeout).await?;
+        // A response with no payload reads as an empty object, which every empty response
+        // type accepts.
+        let payload = payload.unwrap_or_else(|| Value::Object(Default::default()));
+        Ok(serde_json::from_value(payload)?)
+    }
+
+    /// Sends any control request and waits for the raw payload of the answer.
+    pub async fn request_body(
+        &self,
+        body: ControlRequestBody,
+        timeout: Duration,
+    ) -> Result<Option<Value>> {
+        if let Some(cause) = self.closed_cause() {
+            return Err(cause);
+        }
+        let subtype = body.tag().to_owned();
+        let id = format!("req_{}", self.shared.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        lock(&self.shared.pending).insert(id.clone(), tx);
+        // From here on, leaving early (timeout, or the caller dropping this future) withdraws
+        // the request from the peer.
+        let guard = PendingGuard {
+            shared: &self.shared,
+            id: id.clone(),
+        };
+        let frame = InputOrOutputRequest::new(id, body);
+        self.send(&frame)?;
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(outcome)) => {
+                std::mem::forget(guard);
+                outcome.map_err(|err| match err {
+                    Error::Control { message, code, .. } => Error::Control {
+                        subtype,
+                        message,
+                        code,
+                    },
+                    other => other,
+                })
+            }
+            // The sender was dropped without an answer: the connection ended.
+            Ok(Err(_)) => Err(self.closed_cause().unwrap_or(Error::Closed)),
+            Err(_) => Err(Error::Timeout { subtype, timeout }),
+        }
+    }
+
+    /// Writes one frame (any serializable wire value) to the peer, after every frame sent
+    /// before it. Returns once it is queued.
+    pub fn send<T: Serialize + ?Sized>(&self, frame: &T) -> Result<()> {
+        let mut line = serde_json::to_vec(frame)?;
+        line.push(b'\n');
+        self.send_line(line)
+    }
+
+    /// Writes one pre-serialized line (it must end with `\n`).
+    pub fn send_line(&self, line: Vec<u8>) -> Result<()> {
+        self.shared
+            .writer
+            .send(WriterCommand::Line(line))
+            .map_err(|_| self.closed_cause().unwrap_or(Error::Closed))
+    }
+
+    /// Finishes writing: frames already sent are written, then the peer's input is closed.
+    pub fn close_input(&self) {
+        let _ = self.shared.writer.send(WriterCommand::Close);
+    }
+
+    /// Whether the peer's output has ended.
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.borrow().is_some()
+    }
+
+    /// Why the peer's output ended, once it has.
+    pub fn closed_cause(&self) -> Option<Error> {
+        self.shared.closed.borrow().clone()
+    }
+
+    /// Waits until the peer's output has ended and returns why.
+    pub async fn closed(&self) -> Error {
+        let mut rx = self.shared.closed.subscribe();
+        loop {
+            if let Some(cause) = rx.borrow_and_update().clone() {
+                return cause;
+            }
+            if rx.changed().await.is_err() {
+                return Error::Closed;
+            }
+        }
+    }
+
+    /// How many of our requests are waiting for an answer.
+    pub fn pending_requests(&self) -> usize {
+        lock(&self.shared.pending).len()
+    }
+}
+
+/// A `control_request` frame, written with its `type` tag.
+#[derive(Serialize)]
+struct InputOrOutputRequest {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    request: ControlRequest,
+}
+
+impl InputOrOutputRequest {
+    fn new(request_id: String, request: ControlRequestBody) -> Self {
+        Self {
+            kind: "control_request",
+            request: ControlRequest {
+                request_id,
+                request,
+                extra: Default::default(),
+            },
+        }
+    }
+}
+
+/// Withdraws a request whose caller stopped waiting.
+struct PendingGuard<'a> {
+    shared: &'a Shared,
+    id: String,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        if lock(&self.shared.pending).abandon(&self.id) {
+            let cancel = serde_json::json!({
+                "type": "control_cancel_request",
+                "request_id": self.id,
+            });
+            let mut line = cancel.to_string().into_bytes();
+            line.push(b'\n');
+            let _ = self.shared.writer.send(WriterCommand::Line(line));
+        }
+    }
+}
+
+/// Locks a mutex, recovering the data if a panicking thread poisoned it (the maps stay
+/// consistent: every operation on them is a single insert or remove).
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs `future` to completion unless `token` is cancelled first.
+pub(crate) async fn unless_cancelled<F: Future>(
+    token: &CancellationToken,
+    future: F,
+) -> Option<F::Output> {
+    tokio::select! {
+        output = future => Some(output),
+        _ = token.cancelled() => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

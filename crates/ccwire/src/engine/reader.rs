@@ -1,0 +1,126 @@
+//! The reader task: frames the peer's output and routes every frame.
+
+use std::sync::Arc;
+
+use ccwire_protocol::control::{ControlResponse, ControlResponseBody};
+use ccwire_protocol::framing::{Line, LineDecoder, LineError};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::sync::mpsc;
+
+use super::pending::Resolution;
+use super::{incoming, lock, ControlHandler, EndCause, Observer, Peer, Routed, Shared};
+use crate::{Error, Result};
+
+const READ_CHUNK: usize = 64 * 1024;
+
+pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
+    mut reader: R,
+    shared: Arc<Shared>,
+    handler: Arc<dyn ControlHandler>,
+    data: mpsc::UnboundedSender<Result<P::Inbound>>,
+    end_cause: EndCause,
+    observer: Option<Observer<P::Inbound>>,
+) {
+    let mut decoder = LineDecoder::with_max_line_length(shared.config.max_line_length);
+    let mut router = Router::<P> {
+        shared: &shared,
+        handler: &handler,
+        data: &data,
+        observer,
+    };
+    loop {
+        let buffer = decoder.append_buffer();
+        buffer.reserve(READ_CHUNK);
+        match reader.read_buf(buffer).await {
+            Ok(0) => break,
+            Ok(_) => {
+                while let Some(item) = decoder.next_line() {
+                    router.route(item);
+                }
+            }
+            Err(err) => {
+                tracing::debug!(%err, "reading the peer's output failed");
+                break;
+            }
+        }
+    }
+    while let Some(item) = decoder.finish() {
+        router.route(item);
+    }
+    let cause = end_cause().await;
+    tracing::debug!(%cause, "the peer's output ended");
+    shared.shutdown.cancel();
+    lock(&shared.pending).fail_all(&cause);
+    let clean = matches!(cause, Error::Closed | Error::ProcessExited { code: Some(0), .. });
+    shared.closed.send_replace(Some(cause.clone()));
+    if !clean {
+        let _ = data.send(Err(cause));
+    }
+}
+
+struct Router<'a, P: Peer> {
+    shared: &'a Arc<Shared>,
+    handler: &'a Arc<dyn ControlHandler>,
+    data: &'a mpsc::UnboundedSender<Result<P::Inbound>>,
+    observer: Option<Observer<P::Inbound>>,
+}
+
+impl<P: Peer> Router<'_, P> {
+    fn route(&mut self, item: std::result::Result<Line<'_>, LineError>) {
+        let line = match item {
+            Ok(line) => line,
+            Err(err) => {
+                tracing::warn!(%err, "skipped a line of the peer's output");
+                let _ = self.data.send(Err(Error::Line(err)));
+                return;
+            }
+        };
+        let frame = match P::decode(line.text) {
+            Ok(frame) => frame,
+            Err(source) => {
+                tracing::warn!(line = line.number, %source, "undecodable frame");
+                let _ = self.data.send(Err(Error::Decode {
+                    line: line.number,
+                    source,
+                }));
+                return;
+            }
+        };
+        match P::route(frame) {
+            Routed::Data(frame) => {
+                if let Some(observer) = &mut self.observer {
+                    observer(&frame);
+                }
+                // The user may have dropped the stream; control traffic goes on regardless.
+                let _ = self.data.send(Ok(frame));
+            }
+            Routed::Request(request) => incoming::spawn(request, self.shared, self.handler),
+            Routed::Response(response) => self.resolve(response),
+            Routed::Cancel(cancel) => incoming::cancel(self.shared, &cancel.request_id),
+            Routed::KeepAlive => {}
+        }
+    }
+
+    fn resolve(&self, response: ControlResponse) {
+        let (id, outcome) = match response.response {
+            ControlResponseBody::Success(success) => (success.request_id, Ok(success.response)),
+            ControlResponseBody::Error(error) => (
+                error.request_id,
+                Err(Error::Control {
+                    subtype: String::new(),
+                    message: error.error,
+                    code: error.error_code.map(|code| code.to_string()),
+                }),
+            ),
+            other => {
+                tracing::warn!(subtype = other.tag(), "control response of an unknown subtype");
+                return;
+            }
+        };
+        match lock(&self.shared.pending).resolve(&id, outcome) {
+            Resolution::Delivered => {}
+            Resolution::Duplicate => tracing::debug!(%id, "ignored a late or repeated response"),
+            Resolution::Unknown => tracing::warn!(%id, "ignored a response to no request"),
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! The engine over in-memory pipes, against a peer scripted line by line.
+
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
+
+use ccwire_protocol::control::{ControlRequestBody, InterruptRequest};
+use futures::StreamExt;
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+
+use super::*;
+
+/// The far end of the pipes: writes raw lines, reads what the engine wrote.
+struct ScriptedPeer {
+    lines: Lines<BufReader<DuplexStream>>,
+    writer: DuplexStream,
+}
+
+impl ScriptedPeer {
+    async fn write(&mut self, frame: Value) {
+        self.write_raw(&frame.to_string()).await;
+    }
+
+    async fn write_raw(&mut self, line: &str) {
+        self.writer.write_all(line.as_bytes()).await.unwrap();
+        self.writer.write_all(b"\n").await.unwrap();
+    }
+
+    async fn read(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(5), self.lines.next_line())
+            .await
+            .expect("the engine wrote nothing within 5 s")
+            .unwrap()
+            .expect("the engine closed its output");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Asserts nothing is written within `wait`.
+    async fn read_nothing(&mut self, wait: Duration) {
+        if let Ok(line) = tokio::time::timeout(wait, self.lines.next_line()).await {
+            panic!("expected silence, got {line:?}");
+        }
+    }
+}
+
+fn start_with(
+    handler: Arc<dyn ControlHandler>,
+    config: EngineConfig,
+    end_cause: EndCause,
+) -> (Connection, Inbound<Message>, ScriptedPeer) {
+    let (our_reader, peer_writer) = tokio::io::duplex(1 << 20);
+    let (peer_reader, our_writer) = tokio::io::duplex(1 << 20);
+    let (connection, inbound) =
+        Connection::start::<HostSide, _, _>(our_reader, our_writer, handler, config, end_cause);
+    let peer = ScriptedPeer {
+        lines: BufReader::new(peer_reader).lines(),
+        writer: peer_writer,
+    };
+    (connection, inbound, peer)
+}
+
+fn start(handler: Arc<dyn ControlHandler>) -> (Connection, Inbound<Message>, ScriptedPeer) {
+    start_with(
+        handler,
+        EngineConfig::default(),
+        Box::new(|| Box::pin(async { Error::Closed })),
+    )
+}
+
+/// Answers `can_use_tool` with allow after an optional delay; panics on `hook_callback`.
+struct TestHandler {
+    delay: Duration,
+    served: AtomicUsize,
+}
+
+impl ControlHandler for TestHandler {
+    fn handle(
+        &self,
+        request: ControlRequestBody,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        self.served.fetch_add(1, Ordering::SeqCst);
+        let delay = self.delay;
+        Box::pin(async move {
+            match request {
+                ControlRequestBody::CanUseTool(req) => {
+                    tokio::time::sleep(delay).await;
+                    Ok(json!({"behavior": "allow", "updatedInput": req.input, "id": cx.request_id}))
+                }
+                ControlRequestBody::HookCallback(_) => panic!("hook exploded"),
+                other => Err(HandlerError::unsupported(other.tag())),
+            }
+        })
+    }
+}
+
+fn handler(delay: Duration) -> Arc<TestHandler> {
+    Arc::new(TestHandler {
+        delay,
+        served: AtomicUsize::new(0),
+    })
+}
+
+fn can_use_tool(id: &str) -> Value {
+    json!({"type": "control_request", "request_id": id, "request": {
+        "subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "touch x"},
+        "permission_suggestions": []}})
+}
+
+fn success(id: &str, payload: Value) -> Value {
+    json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": payload}})
+}
+
+#[tokio::test]
+async fn serves_the_peers_request_while_waiting_for_its_own_answer() {
+    let (connection, _inbound, mut peer) = start(handler(Duration::ZERO));
+    let ours = tokio::spawn({
+        let connection = connection.clone();
+        async move { connection.request(InterruptRequest::default()).await }
+    });
+    let sent = peer.read().await;
+    assert_eq!(sent["request"]["subtype"], "interrupt");
+    let our_id = sent["request_id"].as_str().unwrap().to_owned();
+    // The peer asks first and answers only once it has its own answer (as the CLI does with
+    // an SDK MCP server before the initialize response).
+    peer.write(can_use_tool("cli-1")).await;
+    let answer = peer.read().await;
+    assert_eq!(answer["response"]["request_id"], "cli-1");
+    assert_eq!(answer["response"]["response"]["behavior"], "allow");
+    peer.write(success(&our_id, json!({"still_queued": []}))).await;
+    ours.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn duplicate_and_unknown_response_ids_are_ignored() {
+    let (connection, mut inbound, mut peer) = start(handler(Duration::ZERO));
+    let ours = tokio::spawn({
+        let connection = connection.clone();
+        async move { connection.request(InterruptRequest::default()).await }
+    });
+    let id = peer.read().await["request_id"].as_str().unwrap().to_owned();
+    peer.write(success("no-such-id", json!({}))).await;
+    peer.write(success(&id, json!({}))).await;
+    peer.write(success(&id, json!({}))).await;
+    ours.await.unwrap().unwrap();
+    // The connection still works, and nothing leaked to the data plane.
+    peer.write(json!({"type": "keep_alive"})).await;
+    peer.write(json!({"type": "prompt_suggestion", "suggestion": "next", "uuid": "u", "session_id": "s"}))
+        .await;
+    let next = inbound.next().await.unwrap().unwrap();
+    assert_eq!(next.kind(), "prompt_suggestion");
+    assert_eq!(connection.pending_requests(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_request_times_out_and_is_withdrawn() {
+    let config = EngineConfig {
+        request_timeout: Duration::from_secs(3),
+        ..EngineConfig::default()
+    };
+    let (connection, _inbound, mut peer) = start_with(
+        handler(Duration::ZERO),
+        config,
+        Box::new(|| Box::pin(async { Error::Closed })),
+    );
+    let ours = tokio::spawn({
+        let connection = connection.clone();
+        async move { connection.request(InterruptRequest::default()).await }
+    });
+    let id = peer.read().await["request_id"].as_str().unwrap().to_owned();
+    let err = ours.await.unwrap().unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    let cancel = peer.read().await;
+    assert_eq!(cancel, json!({"type": "control_cancel_request", "request_id": id}));
+    // A late answer is ignored.
+    peer.write(success(&id, json!({}))).await;
+    assert_eq!(connection.pending_requests(), 0);
+}
+
+#[tokio::test]
+async fn the_peer_can_withdraw_a_slow_request() {
+    let handler = handler(Duration::from_secs(3600));
+    let (_connection, _inbound, mut peer) = start(handler.clone());
+    peer.write(can_use_tool("slow")).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(handler.served.load(Ordering::SeqCst), 1);
+    peer.write(json!({"type": "control_cancel_request", "request_id": "slow"})).await;
+    peer.read_nothing(Duration::from_millis(200)).await;
+    // Still serving others.
+    let fast = Arc::new(TestHandler {
+        delay: Duration::ZERO,
+        served: AtomicUsize::new(0),
+    });
+    let (_c, _i, mut peer) = start(fast);
+    peer.write(can_use_tool("fast")).await;
+    assert_eq!(peer.read().await["response"]["request_id"], "fast");
+}
+
+#[tokio::test]
+async fn a_panicking_handler_answers_with_an_error_and_the_connection_lives_on() {
+    let (_connection, _inbound, mut peer) = start(handler(Duration::ZERO));
+    peer.write(json!({"type": "control_request", "request_id": "h1", "request": {
+        "subtype": "hook_callback", "callback_id": "hook_0", "input": {}, "tool_use_id": null}}))
+        .await;
+    let answer = peer.read().await;
+    assert_eq!(answer["response"]["subtype"], "error");
+    assert!(answer["response"]["error"].as_str().unwrap().contains("hook exploded"));
+    peer.write(can_use_tool("after")).await;
+    assert_eq!(peer.read().await["response"]["subtype"], "success");
+}
+
+#[tokio::test]
+async fn unsupported_requests_get_the_unsupported_error_code() {
+    let (_connection, _inbound, mut peer) = start(Arc::new(NoHandler));
+    peer.write(json!({"type": "control_request", "request_id": "x", "request": {"subtype": "brand_new"}}))
+        .await;
+    let answer = peer.read().await;
+    assert_eq!(answer["response"]["error_code"], "unsupported_request");
+}
+
+#[tokio::test]
+async fn end_of_output_fails_pending_requests_at_once_with_the_cause() {
+    let cause = Error::ProcessExited {
+        code: Some(3),
+        signal: None,
+        stderr_tail: "boom".into(),
+    };
+    let (connection, mut inbound, mut peer) = start_with(
+        handler(Duration::ZERO),
+        EngineConfig::default(),
+        Box::new(move || Box::pin(async move { cause })),
+    );
+    let ours = tokio::spawn({
+        let connection = connection.clone();
+        async move { connection.request(InterruptRequest::default()).await }
+    });
+    peer.read().await;
+    drop(peer);
+    let err = tokio::time::timeout(Duration::from_secs(1), ours)
+        .await
+        .expect("failed at once, not after the 60 s timeout")
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.stderr_tail(), Some("boom"));
+    // The data plane ends with the same cause.
+    let last = inbound.next().await.unwrap().unwrap_err();
+    assert!(matches!(last, Error::ProcessExited { code: Some(3), .. }));
+    assert!(inbound.next().await.is_none());
+    // And later requests fail the same way without waiting.
+    let later = connection.request(InterruptRequest::default()).await.unwrap_err();
+    assert!(matches!(later, Error::ProcessExited { code: Some(3), .. }));
+}
+
+#[tokio::test]
+async fn bad_lines_are_reported_in_order_and_reading_goes_on() {
+    let config = EngineConfig {
+        max_line_length: 1000,
+        ..EngineConfig::default()
+    };
+    let (_connection, mut inbound, mut peer) = start_with(
+        handler(Duration::ZERO),
+        config,
+        Box::new(|| Box::pin(async { Error::Closed })),
+    );
+    peer.write_raw("[SandboxDebug] not json").await;
+    peer.write_raw(&format!("{{\"type\":\"assistant\",\"x\":\"{}\"}}", "y".repeat(5000)))
+        .await;
+    peer.write(json!({"type": "result", "subtype": "success"})).await;
+    peer.write(json!({"type": "hologram", "beam": 1})).await;
+    peer.write(json!({"type": "prompt_suggestion", "suggestion": "s", "uuid": "u", "session_id": "s"}))
+        .await;
+    drop(peer);
+    let items: Vec<_> = inbound.collect().await;
+    assert_eq!(items.len(), 5, "{items:?}");
+    assert!(matches!(&items[0], Err(Error::Decode { line: 1, .. })));
+    assert!(matches!(&items[1], Err(Error::Line(LineError::TooLong { len: 5026, .. }))));
+    match &items[2] {
+        Err(Error::Decode { source, .. }) => assert_eq!(source.kind(), Some("result/success")),
+        other => panic!("{other:?}"),
+    }
+    let unknown = items[3].as_ref().unwrap();
+    assert_eq!(unknown.unknown_kind().as_deref(), Some("hologram"));
+    assert_eq!(items[4].as_ref().unwrap().kind(), "prompt_suggestion");
+}
+
+use ccwire_protocol::framing::LineError;

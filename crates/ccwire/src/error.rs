@@ -1,0 +1,144 @@
+//! One error type whose variants say what the caller can do about it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ccwire_protocol::framing::LineError;
+use ccwire_protocol::DecodeError;
+
+/// Everything that can go wrong in a session. Cheap to clone, so that one cause (say, the CLI
+/// crashing) can fail every request that was waiting on it.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The `claude` executable was not found.
+    #[error("Claude Code CLI not found (looked in: {searched}). Install it with `npm install -g @anthropic-ai/claude-code`, or set `cli_path` or CCWIRE_CLI_PATH")]
+    CliNotFound {
+        /// Where it was looked for.
+        searched: String,
+    },
+    /// The CLI could not be started.
+    #[error("could not start {path}: {source}")]
+    SpawnFailed {
+        /// The executable.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The CLI exited (or its output ended) while something was still expected of it.
+    #[error("{}", exit_message(*.code, *.signal, .stderr_tail))]
+    ProcessExited {
+        /// Its exit code, if it exited normally.
+        code: Option<i32>,
+        /// The signal that ended it, if one did.
+        signal: Option<i32>,
+        /// The last lines it wrote to stderr.
+        stderr_tail: String,
+    },
+    /// A line could not be read as a frame; the session goes on.
+    #[error("undecodable frame at line {line}: {source}")]
+    Decode {
+        /// The line number in the peer's output.
+        line: u64,
+        /// Why.
+        #[source]
+        source: DecodeError,
+    },
+    /// A line was too long or not UTF-8 and was skipped; the session goes on.
+    #[error("skipped a line: {0}")]
+    Line(#[from] LineError),
+    /// The peer answered a control request with an error.
+    #[error("control request `{subtype}` failed: {message}{}", code_suffix(.code))]
+    Control {
+        /// The request's subtype.
+        subtype: String,
+        /// The peer's message.
+        message: String,
+        /// The peer's error code, e.g. `unsupported_request`.
+        code: Option<String>,
+    },
+    /// The peer did not answer in time.
+    #[error("control request `{subtype}` got no answer within {timeout:?}")]
+    Timeout {
+        /// The request's subtype.
+        subtype: String,
+        /// The limit that passed.
+        timeout: Duration,
+    },
+    /// The session is closed; nothing more can be sent or received.
+    #[error("the session is closed")]
+    Closed,
+    /// Reading or writing the pipes failed.
+    #[error("I/O error: {0}")]
+    Io(Arc<std::io::Error>),
+    /// A value could not be turned into JSON, or a response into its type.
+    #[error("JSON error: {0}")]
+    Json(Arc<serde_json::Error>),
+    /// The options given cannot work together.
+    #[error("invalid options: {0}")]
+    InvalidOptions(String),
+}
+
+impl Error {
+    /// Whether the CLI could not be found.
+    pub fn is_cli_not_found(&self) -> bool {
+        matches!(self, Self::CliNotFound { .. })
+    }
+
+    /// Whether the CLI exited or the session closed.
+    pub fn is_closed(&self) -> bool {
+        matches!(self, Self::ProcessExited { .. } | Self::Closed)
+    }
+
+    /// Whether a request timed out.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Self::Timeout { .. })
+    }
+
+    /// Whether only one frame was lost and the session goes on.
+    pub fn is_recoverable(&self) -> bool {
+        matches!(self, Self::Decode { .. } | Self::Line(_))
+    }
+
+    /// The CLI's last stderr lines, if the error carries them.
+    pub fn stderr_tail(&self) -> Option<&str> {
+        match self {
+            Self::ProcessExited { stderr_tail, .. } => Some(stderr_tail),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(err: std::io::Error) -> Self {
+        Self::Io(Arc::new(err))
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(err: serde_json::Error) -> Self {
+        Self::Json(Arc::new(err))
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn exit_message(code: Option<i32>, signal: Option<i32>, stderr_tail: &str) -> String {
+    let how = match (code, signal) {
+        (Some(code), _) => format!("the CLI exited with code {code}"),
+        (None, Some(signal)) => format!("the CLI was killed by signal {signal}"),
+        (None, None) => "the CLI closed its output".to_owned(),
+    };
+    if stderr_tail.trim().is_empty() {
+        how
+    } else {
+        format!("{how}; stderr ends with:\n{}", stderr_tail.trim_end())
+    }
+}
+
+fn code_suffix(code: &Option<String>) -> String {
+    code.as_ref().map(|c| format!(" ({c})")).unwrap_or_default()
+}

@@ -1,0 +1,459 @@
+//! Routing the CLI's `mcp_message` control requests to in-process servers.
+//!
+//! Each server is connected lazily, on its first message, through an in-memory duplex
+//! stream: the server end is served by `rmcp`; on the client end ccwire writes the CLI's
+//! JSON-RPC messages as lines (through a writer task, so nothing ever blocks on the pipe)
+//! and a reader task reads the server's lines, hands each response to the waiting request
+//! by JSON-RPC id, logs the server's notifications and answers its requests (`ping` with
+//! an empty result, anything else with a JSON-RPC error, so the server never waits on a
+//! client that cannot answer).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, ReadHalf, WriteHalf};
+use tokio::io::DuplexStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+use super::SdkMcpServer;
+use crate::engine::HandlerError;
+
+/// How long a request to an SDK MCP server may take by default.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Bytes buffered in each direction of the in-memory pipe.
+const PIPE_CAPACITY: usize = 64 * 1024;
+
+/// JSON-RPC "method not found".
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// Routes `mcp_message` requests to the host's SDK MCP servers.
+#[cfg_attr(not(test), allow(dead_code))] // wired into sessions by the engine
+pub(crate) struct McpRouter {
+    /// In declaration order.
+    slots: Vec<Slot>,
+    /// How long one request may take.
+    pub(crate) timeout: Duration,
+}
+
+#[cfg_attr(not(test), allow(dead_code))] // wired into sessions by the engine
+impl McpRouter {
+    /// A router for these servers. Of two servers with the same name, the later wins.
+    pub(crate) fn new(servers: Vec<SdkMcpServer>) -> Self {
+        let mut slots: Vec<Slot> = Vec::with_capacity(servers.len());
+        for server in servers {
+            let slot = Slot {
+                server,
+                connection: Mutex::new(None),
+            };
+            if let Some(old) = slots.iter_mut().find(|s| s.name() == slot.name()) {
+                tracing::warn!(server = slot.name(), "duplicate SDK MCP server name");
+                *old = slot;
+            } else {
+                slots.push(slot);
+            }
+        }
+        Self {
+            slots,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// Sets how long one request may take.
+    pub(crate) fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The servers' names, for `initialize`'s `sdkMcpServers`.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.slots.iter().map(|s| s.name().to_owned()).collect()
+    }
+
+    /// Whether there are no servers.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Handles one `mcp_message`: returns the value of `mcp_response`.
+    ///
+    /// A request gets the server's JSON-RPC response (a JSON-RPC error included). A
+    /// notification is forwarded and answered `{"jsonrpc":"2.0","result":{}}` at once, as
+    /// the CLI expects. An `initialize` request starts a fresh connection.
+    pub(crate) async fn handle(
+        &self,
+        server_name: &str,
+        message: Value,
+    ) -> Result<Value, HandlerError> {
+        let slot = self
+            .slots
+            .iter()
+            .find(|s| s.name() == server_name)
+            .ok_or_else(|| HandlerError::new(format!("unknown SDK MCP server {server_name}")))?;
+        let method = message.get("method").and_then(Value::as_str);
+        let id = message.get("id").filter(|id| !id.is_null());
+        match (method, id) {
+            (Some(method), Some(id)) => {
+                let connection = if method == "initialize" {
+                    slot.reconnect()
+                } else {
+                    slot.connected()
+                };
+                let id = id.clone();
+                connection.request(&id, method, &message, self.timeout).await
+            }
+            (Some(method), None) => {
+                match slot.live() {
+                    Some(connection) => connection.send(&message)?,
+                    None => tracing::debug!(
+                        server = server_name,
+                        method,
+                        "dropped a notification for an SDK MCP server that is not connected"
+                    ),
+                }
+                Ok(empty_response())
+            }
+            (None, Some(_)) if message.get("result").is_some() || message.get("error").is_some() => {
+                tracing::warn!(
+                    server = server_name,
+                    "ignored a JSON-RPC response from the CLI: the server sent it no request"
+                );
+                Ok(empty_response())
+            }
+            _ => Err(HandlerError::new(format!(
+                "invalid JSON-RPC message for SDK MCP server {server_name}: no method"
+            ))),
+        }
+    }
+}
+
+/// The answer to a notification.
+fn empty_response() -> Value {
+    json!({"jsonrpc": "2.0", "result": {}})
+}
+
+/// Locks a mutex; a poisoned one is still consistent here (every critical section is a
+/// few map operations).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The key of a JSON-RPC id: `1` and `"1"` differ.
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// One server and its current connection.
+struct Slot {
+    server: SdkMcpServer,
+    connection: Mutex<Option<Arc<Connection>>>,
+}
+
+impl Slot {
+    fn name(&self) -> &str {
+        self.server.name()
+    }
+
+    /// The current connection if it is still open.
+    fn live(&self) -> Option<Arc<Connection>> {
+        lock(&self.connection)
+            .as_ref()
+            .filter(|c| !c.is_closed())
+            .map(Arc::clone)
+    }
+
+    /// The current connection, or a new one if there is none or it has closed.
+    fn connected(&self) -> Arc<Connection> {
+        let mut current = lock(&self.connection);
+        match current.as_ref().filter(|c| !c.is_closed()) {
+            Some(connection) => Arc::clone(connection),
+            None => {
+                let connection = Connection::open(&self.server);
+                *current = Some(Arc::clone(&connection));
+                connection
+            }
+        }
+    }
+
+    /// A new connection, closing the current one (its pending requests fail).
+    fn reconnect(&self) -> Arc<Connection> {
+        let connection = Connection::open(&self.server);
+        let old = lock(&self.connection).replace(Arc::clone(&connection));
+        if let Some(old) = old {
+            old.shutdown("the CLI initialized the server again");
+        }
+        connection
+    }
+}
+
+/// Requests waiting for their response, by id key.
+#[derive(Default)]
+struct Waiters {
+    /// Why the connection closed, once it has.
+    closed: Option<String>,
+    /// Each with a sequence number, so that a finished request removes only its own entry.
+    pending: HashMap<String, (u64, oneshot::Sender<Value>)>,
+}
+
+/// State shared by a connection and its reader and writer tasks.
+struct Shared {
+    server: Arc<str>,
+    waiters: Mutex<Waiters>,
+}
+
+impl Shared {
+    /// Marks the connection closed; pending requests fail with `reason`.
+    fn close(&self, reason: &str) {
+        let mut waiters = lock(&self.waiters);
+        if waiters.closed.is_none() {
+            tracing::debug!(server = %self.server, reason, "SDK MCP connection closed");
+            waiters.closed = Some(reason.to_owned());
+        }
+        // Dropping the senders wakes the requests.
+        waiters.pending.clear();
+    }
+
+    fn closed_error(&self) -> HandlerError {
+        let reason = lock(&self.waiters)
+            .closed
+            .clone()
+            .unwrap_or_else(|| "the connection closed".to_owned());
+        HandlerError::new(format!("SDK MCP server {}: {reason}", self.server))
+    }
+}
+
+/// One live connection to a server.
+struct Connection {
+    shared: Arc<Shared>,
+    /// Lines to write to the server.
+    outgoing: mpsc::UnboundedSender<String>,
+    next_seq: AtomicU64,
+    tasks: Vec<AbortHandle>,
+}
+
+impl Connection {
+    /// Starts the server on one end of a fresh in-memory pipe, with a reader and a writer
+    /// task on the other.
+    fn open(server: &SdkMcpServer) -> Arc<Self> {
+        let name: Arc<str> = Arc::from(server.name());
+        let (client_io, server_io) = tokio::io::duplex(PIPE_CAPACITY);
+        let shared = Arc::new(Shared {
+            server: Arc::clone(&name),
+            waiters: Mutex::new(Waiters::default()),
+        });
+        let (outgoing, lines) = mpsc::unbounded_channel();
+        let (read, write) = tokio::io::split(client_io);
+        let server_task = tokio::spawn(server.start(server_io));
+        let writer = tokio::spawn(write_lines(write, lines, Arc::clone(&shared)));
+        let reader = tokio::spawn(read_lines(read, outgoing.clone(), Arc::clone(&shared)));
+        tracing::debug!(server = %name, "SDK MCP server connected");
+        Arc::new(Self {
+            shared,
+            outgoing,
+            next_seq: AtomicU64::new(0),
+            tasks: vec![
+                server_task.abort_handle(),
+                writer.abort_handle(),
+                reader.abort_handle(),
+            ],
+        })
+    }
+
+    fn is_closed(&self) -> bool {
+        lock(&self.shared.waiters).closed.is_some()
+    }
+
+    /// Queues one message for the server.
+    fn send(&self, message: &Value) -> Result<(), HandlerError> {
+        let line = serde_json::to_string(message).map_err(|error| {
+            HandlerError::new(format!("unserializable JSON-RPC message: {error}"))
+        })?;
+        self.outgoing
+            .send(line)
+            .map_err(|_| self.shared.closed_error())
+    }
+
+    /// Sends a request and waits for its response.
+    async fn request(
+        &self,
+        id: &Value,
+        method: &str,
+        message: &Value,
+        timeout: Duration,
+    ) -> Result<Value, HandlerError> {
+        let key = id_key(id);
+        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        let (sender, receiver) = oneshot::channel();
+        {
+            let mut waiters = lock(&self.shared.waiters);
+            if waiters.closed.is_some() {
+                drop(waiters);
+                return Err(self.shared.closed_error());
+            }
+            if waiters.pending.contains_key(&key) {
+                return Err(HandlerError::new(format!(
+                    "SDK MCP server {}: a request with id {key} is already in flight",
+                    self.shared.server
+                )));
+            }
+            waiters.pending.insert(key.clone(), (seq, sender));
+        }
+        // Removes the entry however this ends: answered, failed, timed out or dropped.
+        let _pending = PendingGuard {
+            shared: &self.shared,
+            key: &key,
+            seq,
+        };
+        self.send(message)?;
+        match tokio::time::timeout(timeout, receiver).await {
+            Ok(Ok(response)) => Ok(response),
+            Ok(Err(_)) => Err(self.shared.closed_error()),
+            Err(_) => {
+                let cancel = json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": id, "reason": "timed out"},
+                });
+                // The connection may be gone; the error below is what matters.
+                let _ = self.send(&cancel);
+                Err(HandlerError::new(format!(
+                    "SDK MCP server {} did not answer {method} (id {key}) within {timeout:?}",
+                    self.shared.server
+                )))
+            }
+        }
+    }
+
+    /// Closes the connection: pending requests fail, the tasks stop.
+    fn shutdown(&self, reason: &str) {
+        self.shared.close(reason);
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Removes a request's waiter when the request ends.
+struct PendingGuard<'a> {
+    shared: &'a Shared,
+    key: &'a str,
+    seq: u64,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        let mut waiters = lock(&self.shared.waiters);
+        if waiters
+            .pending
+            .get(self.key)
+            .is_some_and(|(seq, _)| *seq == self.seq)
+        {
+            waiters.pending.remove(self.key);
+        }
+    }
+}
+
+/// Writes queued lines to the server until the queue or the pipe closes.
+async fn write_lines(
+    mut write: WriteHalf<DuplexStream>,
+    mut lines: mpsc::UnboundedReceiver<String>,
+    shared: Arc<Shared>,
+) {
+    while let Some(mut line) = lines.recv().await {
+        line.push('\n');
+        if let Err(error) = write.write_all(line.as_bytes()).await {
+            shared.close(&format!("writing to the server failed: {error}"));
+            return;
+        }
+    }
+}
+
+/// Reads the server's lines until the pipe closes, then fails whatever is still pending.
+async fn read_lines(
+    read: ReadHalf<DuplexStream>,
+    outgoing: mpsc::UnboundedSender<String>,
+    shared: Arc<Shared>,
+) {
+    let mut lines = BufReader::new(read).lines();
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) => on_server_line(&line, &outgoing, &shared),
+            Ok(None) => {
+                shared.close("the server closed the connection");
+                return;
+            }
+            Err(error) => {
+                shared.close(&format!("reading from the server failed: {error}"));
+                return;
+            }
+        }
+    }
+}
+
+/// Handles one line from the server: a response, a notification or a request.
+fn on_server_line(line: &str, outgoing: &mpsc::UnboundedSender<String>, shared: &Shared) {
+    let server = &*shared.server;
+    let message: Value = match serde_json::from_str(line) {
+        Ok(message) => message,
+        Err(error) => {
+            tracing::warn!(server, %error, "SDK MCP server wrote a line that is not JSON");
+            return;
+        }
+    };
+    let method = message.get("method").and_then(Value::as_str);
+    let id = message.get("id").filter(|id| !id.is_null());
+    match (method, id) {
+        (None, Some(id)) => {
+            let waiter = lock(&shared.waiters).pending.remove(&id_key(id));
+            match waiter {
+                // The request may have given up meanwhile; nothing to do then.
+                Some((_, sender)) => drop(sender.send(message)),
+                None => tracing::warn!(server, %id, "SDK MCP response to no pending request"),
+            }
+        }
+        (None, None) => {
+            tracing::warn!(server, %message, "SDK MCP server sent a response without an id");
+        }
+        (Some(method), None) => {
+            tracing::debug!(
+                server,
+                method,
+                params = %message.get("params").unwrap_or(&Value::Null),
+                "SDK MCP server notification"
+            );
+        }
+        (Some(method), Some(id)) => {
+            let answer = if method == "ping" {
+                json!({"jsonrpc": "2.0", "id": id, "result": {}})
+            } else {
+                tracing::warn!(
+                    server,
+                    method,
+                    "SDK MCP server sent a request the host cannot serve; answering with an error"
+                );
+                json!({
+                    "jsonrpc": "2.0",
+                    "id": id,
+                    "error": {
+                        "code": METHOD_NOT_FOUND,
+                        "message": format!("{method} is not supported by the ccwire host"),
+                    },
+                })
+            };
+            // The writer is gone only when the connection is; nothing left to answer then.
+            let _ = outgoing.send(answer.to_string());
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Requests a host sends to manage the MCP servers the CLI itself connects to, and their
+//! answers. (`mcp_message`, which carries JSON-RPC for the host's own in-process servers, is in
+//! `agent.rs`.)
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::mcp::{McpServerConfig, McpServerStatus};
+
+/// `mcp_status`: the status of every MCP server connection.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpStatusRequest {
+    /// Over a cloud session, publish the answer only to the clients attached now.
+    #[serde(default, rename = "liveReply", skip_serializing_if = "Option::is_none")]
+    pub live_reply: Option<bool>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The answer to `mcp_status`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpStatusResponse {
+    /// One entry per configured server.
+    #[serde(rename = "mcpServers")]
+    pub mcp_servers: Vec<McpServerStatus>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A synced-file row staged into a private directory before an `mcp_call`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StagedInputFile {
+    /// Handle used in the arguments as `{{in:NAME}}`.
+    pub name: String,
+    /// The row to stage.
+    pub lane_path: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A file an `mcp_call` writes, collected back into a synced-file row.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StagedOutputFile {
+    /// Handle used in the arguments as `{{out:NAME}}`.
+    pub name: String,
+    /// The row to write.
+    pub lane_path: String,
+    /// Etag the row must still carry for the write to land.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `mcp_call`: call an MCP tool through the CLI's MCP client, without a model turn.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpCallRequest {
+    /// Fully-qualified tool name, e.g. `mcp__server__tool`.
+    pub tool: String,
+    /// Tool arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+    /// RFC 3339 deadline (makes this a staged call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// Tool-execution timeout in milliseconds (makes this a staged call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// Return the server's own content blocks, unprocessed, for a program to read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_not_for_model: Option<bool>,
+    /// Decide the call as the model's own call would be (rules, mode, hooks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_permissions: Option<bool>,
+    /// Files staged in before the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_files: Option<Vec<StagedInputFile>>,
+    /// Files collected after the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_files: Option<Vec<StagedOutputFile>>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The answer to `mcp_call`: the tool result, as the d.ts leaves it undeclared.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpCallResponse {
+    /// The result's content blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<Value>>,
+    /// The staging outcome of a staged call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staging: Option<Value>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `mcp_set_servers`: replace the dynamically managed MCP servers.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpSetServersRequest {
+    /// The full new set, by name.
+    pub servers: BTreeMap<String, McpServerConfig>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The answer to `mcp_set_servers`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpSetServersResponse {
+    /// Servers added.
+    pub added: Vec<String>,
+    /// Servers removed.
+    pub removed: Vec<String>,
+    /// Error message by server, for those that failed to connect.
+    pub errors: BTreeMap<String, String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `mcp_reconnect`: reconnect a disconnected or failed server.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpReconnectRequest {
+    /// The server's name.
+    #[serde(rename = "serverName")]
+    pub server_name: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `mcp_toggle`: enable or disable a server.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpToggleRequest {
+    /// The server's name.
+    #[serde(rename = "serverName")]
+    pub server_name: String,
+    /// Enable (`true`) or disable.
+    pub enabled: bool,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `mcp_read_resource`: read an MCP Apps `ui://` resource from a connected server.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpReadResourceRequest {
+    /// The server's name, as `mcp_status` reports it.
+    #[serde(rename = "serverName")]
+    pub server_name: String,
+    /// The resource; must use the `ui://` scheme.
+    pub uri: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The answer to `mcp_read_resource`: the server's `resources/read` result.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct McpReadResourceResponse {
+    /// The resource's content items.
+    pub contents: Vec<ReadResourceContent>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One content item of a read resource (untrusted third-party content).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ReadResourceContent {
+    /// The item's URI.
+    pub uri: String,
+    /// Its MIME type.
+    #[serde(default, rename = "mimeType", skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Text contents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Binary contents, base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+    /// The item's own `_meta` (MCP Apps puts `ui.csp` and `ui.permissions` here).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}

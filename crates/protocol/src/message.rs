@@ -1,0 +1,379 @@
+//! The two top-level unions: [`Message`] (every frame the CLI writes on stdout) and
+//! [`InputMessage`] (every frame a host writes to the CLI's stdin), and the frames they share.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::content::{ApiMessage, MessageParam, UserContent};
+use crate::control::{ControlCancelRequest, ControlRequest, ControlResponse};
+use crate::events::{
+    ActiveGoal, AuthStatus, ConversationReset, PromptSuggestion, RateLimitEvent, ToolProgress,
+    ToolUseSummary,
+};
+use crate::result::ResultMessage;
+use crate::stream::StreamEvent;
+use crate::system::SystemMessage;
+use crate::DecodeError;
+
+crate::tagged_union! {
+    /// One frame the CLI writes to stdout: the data plane (assistant, user, result, system,
+    /// stream events, …) and the control plane (requests, responses, cancellations,
+    /// keep-alives).
+    pub enum Message: "type", "message" {
+        /// A complete assistant content block (one per line; lines of one API message share
+        /// `message.id`).
+        "assistant" => Assistant(AssistantMessage),
+        /// A user message: tool results, replays of the host's own messages, synthetic notices.
+        "user" => User(UserMessage),
+        /// The end of a turn, with cost, usage and the final text.
+        "result" => Result(ResultMessage),
+        /// Session events, keyed by `subtype` (init, status, hooks, tasks, …).
+        "system" => System(SystemMessage),
+        /// A raw Messages API stream event (with `include_partial_messages`).
+        "stream_event" => StreamEvent(StreamEventMessage),
+        /// A long-running tool is still working.
+        "tool_progress" => ToolProgress(ToolProgress),
+        /// Progress of an authentication flow.
+        "auth_status" => AuthStatus(AuthStatus),
+        /// A summary of earlier tool uses.
+        "tool_use_summary" => ToolUseSummary(ToolUseSummary),
+        /// Rate limit state changed.
+        "rate_limit_event" => RateLimitEvent(RateLimitEvent),
+        /// A suggested next prompt.
+        "prompt_suggestion" => PromptSuggestion(PromptSuggestion),
+        /// The conversation was reset (e.g. `/clear`).
+        "conversation_reset" => ConversationReset(ConversationReset),
+        /// The session's active goal changed.
+        "active_goal" => ActiveGoal(ActiveGoal),
+        /// A request from the CLI to the host (permissions, hooks, MCP, …).
+        "control_request" => ControlRequest(ControlRequest),
+        /// The CLI's answer to one of the host's control requests.
+        "control_response" => ControlResponse(ControlResponse),
+        /// The CLI withdraws one of its own control requests.
+        "control_cancel_request" => ControlCancelRequest(ControlCancelRequest),
+        /// Sent to keep an idle connection alive; carries nothing.
+        "keep_alive" => KeepAlive(KeepAlive),
+    }
+}
+
+crate::tagged_union! {
+    /// One frame a host writes to the CLI's stdin.
+    pub enum InputMessage: "type", "input message" {
+        /// A user turn (string or content blocks).
+        "user" => User(UserMessage),
+        /// A request from the host to the CLI (initialize, interrupt, set_model, …).
+        "control_request" => ControlRequest(ControlRequest),
+        /// The host's answer to one of the CLI's control requests.
+        "control_response" => ControlResponse(ControlResponse),
+        /// The host withdraws one of its own control requests.
+        "control_cancel_request" => ControlCancelRequest(ControlCancelRequest),
+        /// Keeps an idle connection alive.
+        "keep_alive" => KeepAlive(KeepAlive),
+        /// Sets environment variables in the running CLI.
+        "update_environment_variables" => UpdateEnvironmentVariables(UpdateEnvironmentVariables),
+    }
+}
+
+impl Message {
+    /// Parses one stdout line. Errors name the kind and the field at fault.
+    pub fn from_json(line: &str) -> Result<Self, DecodeError> {
+        crate::error::decode(line)
+    }
+
+    /// The kind as `type` or `type/subtype` (`system/init`, `result/success`,
+    /// `control_request/can_use_tool`, …), for logs and counts.
+    pub fn kind(&self) -> String {
+        match self {
+            Self::System(system) => format!("system/{}", system.tag()),
+            Self::Result(result) => format!("result/{}", result.subtype),
+            Self::ControlRequest(request) => format!("control_request/{}", request.request.tag()),
+            Self::ControlResponse(response) => {
+                format!("control_response/{}", response.response.tag())
+            }
+            other => other.tag().to_owned(),
+        }
+    }
+
+    /// The whole frame as JSON. Every field is kept, known or not, so this equals the line the
+    /// message was read from (as a JSON value; key order may differ).
+    pub fn to_value(&self) -> Value {
+        // Serializing plain data into a `Value` cannot fail: every map key is a string.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Whether this frame, or the union nested inside it, has a tag this version does not
+    /// know; returns that tag as `type` or `type/subtype`.
+    pub fn unknown_kind(&self) -> Option<String> {
+        match self {
+            Self::Unknown(unknown) => Some(unknown.tag.clone()),
+            Self::System(SystemMessage::Unknown(unknown)) => Some(format!("system/{}", unknown.tag)),
+            Self::ControlRequest(request) => request
+                .request
+                .as_unknown()
+                .map(|unknown| format!("control_request/{}", unknown.tag)),
+            Self::ControlResponse(response) => response
+                .response
+                .as_unknown()
+                .map(|unknown| format!("control_response/{}", unknown.tag)),
+            Self::StreamEvent(event) => event
+                .event
+                .as_unknown()
+                .map(|unknown| format!("stream_event/{}", unknown.tag)),
+            _ => None,
+        }
+    }
+
+    /// The session id carried by the frame, if any.
+    pub fn session_id(&self) -> Option<&str> {
+        match self {
+            Self::Assistant(message) => Some(&message.session_id),
+            Self::User(message) => message.session_id.as_deref(),
+            Self::Result(message) => Some(&message.session_id),
+            Self::StreamEvent(message) => Some(&message.session_id),
+            _ => None,
+        }
+    }
+}
+
+impl InputMessage {
+    /// Parses one stdin line. Errors name the kind and the field at fault.
+    pub fn from_json(line: &str) -> Result<Self, DecodeError> {
+        crate::error::decode(line)
+    }
+
+    /// The kind as `type` or `type/subtype`, for logs and counts.
+    pub fn kind(&self) -> String {
+        match self {
+            Self::ControlRequest(request) => format!("control_request/{}", request.request.tag()),
+            Self::ControlResponse(response) => {
+                format!("control_response/{}", response.response.tag())
+            }
+            other => other.tag().to_owned(),
+        }
+    }
+
+    /// The whole frame as JSON (see [`Message::to_value`]).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Whether this frame, or the union nested inside it, has a tag this version does not
+    /// know; returns that tag as `type` or `type/subtype`.
+    pub fn unknown_kind(&self) -> Option<String> {
+        match self {
+            Self::Unknown(unknown) => Some(unknown.tag.clone()),
+            Self::ControlRequest(request) => request
+                .request
+                .as_unknown()
+                .map(|unknown| format!("control_request/{}", unknown.tag)),
+            Self::ControlResponse(response) => response
+                .response
+                .as_unknown()
+                .map(|unknown| format!("control_response/{}", unknown.tag)),
+            _ => None,
+        }
+    }
+}
+
+/// An assistant frame: one complete content block of a Messages API response.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AssistantMessage {
+    /// The API message, usually holding the single block this frame delivers.
+    pub message: ApiMessage,
+    /// The tool use of the subagent call this message belongs to; `None` on the main thread.
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    /// Why the API call failed, on synthetic error messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<AssistantMessageError>,
+    /// This frame's id.
+    #[serde(default)]
+    pub uuid: String,
+    /// The session it belongs to.
+    #[serde(default)]
+    pub session_id: String,
+    /// The API request id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The client uuid of the user message this turn answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuid: Option<String>,
+    /// The client uuids of every user message this turn has consumed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuids: Option<Vec<String>>,
+    /// True when an interrupt cut the message short.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<bool>,
+    /// Uuids of earlier messages this one replaces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supersedes: Option<Vec<String>>,
+    /// The subagent that produced this message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    /// The subagent's type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent_type: Option<String>,
+    /// When the block finished on the CLI's host (ISO 8601, display only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+crate::string_enum! {
+    /// Why an assistant message stands for a failed API call.
+    pub enum AssistantMessageError {
+        /// The credentials were refused.
+        AuthenticationFailed = "authentication_failed",
+        /// The organisation may not use OAuth.
+        OauthOrgNotAllowed = "oauth_org_not_allowed",
+        /// The account is on hold.
+        AccountOnHold = "account_on_hold",
+        /// The account must be verified.
+        VerificationRequired = "verification_required",
+        /// A billing problem.
+        BillingError = "billing_error",
+        /// Rate limited.
+        RateLimit = "rate_limit",
+        /// The API is overloaded.
+        Overloaded = "overloaded",
+        /// The request was invalid.
+        InvalidRequest = "invalid_request",
+        /// The model does not exist.
+        ModelNotFound = "model_not_found",
+        /// The API failed.
+        ServerError = "server_error",
+        /// Unclassified.
+        Unknown = "unknown",
+        /// The reply hit the output token limit.
+        MaxOutputTokens = "max_output_tokens",
+        /// Cloud provider credentials failed.
+        CloudCredentialError = "cloud_credential_error",
+    }
+}
+
+/// A user frame, in either direction: the host's prompt on stdin; tool results, replays and
+/// synthetic notices on stdout.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct UserMessage {
+    /// The Messages API message (`role` and `content`).
+    pub message: MessageParam,
+    /// The tool use of the subagent call this message belongs to; `None` on the main thread.
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    /// The session it belongs to (the host may send `""` or `"default"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// This frame's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
+    /// True when the CLI replays a message the host sent.
+    #[serde(
+        default,
+        rename = "isReplay",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub is_replay: Option<bool>,
+    /// True for messages the CLI made up rather than a person typed.
+    #[serde(
+        default,
+        rename = "isSynthetic",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub is_synthetic: Option<bool>,
+    /// The structured result of the tool whose `tool_result` this message carries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_result: Option<Value>,
+    /// When the host wants this message handled: `now`, `next` or `later`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<UserMessagePriority>,
+    /// Whether the CLI should call the model for this message.
+    #[serde(
+        default,
+        rename = "shouldQuery",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub should_query: Option<bool>,
+    /// When the message was written (ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// Where the message came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Value>,
+    /// The subagent that produced this message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl UserMessage {
+    /// A user turn with the given content, as a host sends it.
+    pub fn new(content: impl Into<UserContent>) -> Self {
+        Self {
+            message: MessageParam {
+                role: "user".to_owned(),
+                content: content.into(),
+                ..MessageParam::default()
+            },
+            session_id: Some(String::new()),
+            ..Self::default()
+        }
+    }
+}
+
+crate::string_enum! {
+    /// When a queued user message should be handled.
+    pub enum UserMessagePriority {
+        /// Interrupt and handle it at once.
+        Now = "now",
+        /// Handle it at the next model call.
+        Next = "next",
+        /// Handle it after the current turn.
+        Later = "later",
+    }
+}
+
+/// A raw Messages API stream event, sent with `include_partial_messages`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamEventMessage {
+    /// The event.
+    pub event: StreamEvent,
+    /// The tool use of the subagent call this event belongs to; `None` on the main thread.
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    /// This frame's id.
+    #[serde(default)]
+    pub uuid: String,
+    /// The session it belongs to.
+    #[serde(default)]
+    pub session_id: String,
+    /// Time to first token, on the first event of a response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<u64>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A keep-alive frame.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct KeepAlive {
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Sets environment variables in the running CLI.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct UpdateEnvironmentVariables {
+    /// Variable name → value.
+    pub variables: BTreeMap<String, String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}

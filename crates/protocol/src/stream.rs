@@ -1,0 +1,400 @@
+//! Raw Messages API stream events, as carried in the `event` of `stream_event` frames (sent
+//! when the host asks for partial messages).
+//!
+//! A response streams as `message_start`, then for each content block `content_block_start`,
+//! any number of `content_block_delta`, `content_block_stop`, then `message_delta` (stop
+//! reason and usage) and `message_stop`. [`StreamEvent`] and [`ContentDelta`] keep event and
+//! delta types this version does not know as [`crate::Unknown`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::content::{ApiMessage, ContentBlock, ContextManagementResponse, StopDetails};
+use crate::content::{MessageContainer, StopReason};
+use crate::usage::MessageDeltaUsage;
+
+crate::tagged_union! {
+    /// One raw event of a streamed Messages API response.
+    // Events are short-lived values read one at a time; boxing would only add allocations.
+    #[allow(clippy::large_enum_variant)]
+    pub enum StreamEvent: "type", "stream event" {
+        /// A response starts; carries the message with empty content.
+        "message_start" => MessageStart(MessageStartEvent),
+        /// Top-level changes at the end of a response: stop reason and final usage.
+        "message_delta" => MessageDelta(MessageDeltaEvent),
+        /// The response is complete.
+        "message_stop" => MessageStop(MessageStopEvent),
+        /// A content block starts.
+        "content_block_start" => ContentBlockStart(ContentBlockStartEvent),
+        /// A piece of a content block.
+        "content_block_delta" => ContentBlockDelta(ContentBlockDeltaEvent),
+        /// A content block is complete.
+        "content_block_stop" => ContentBlockStop(ContentBlockStopEvent),
+        /// A keep-alive from the API.
+        "ping" => Ping(PingEvent),
+        /// The API failed mid-stream.
+        "error" => Error(StreamErrorEvent),
+    }
+}
+
+impl StreamEvent {
+    /// The index of the content block this event is about, for the `content_block_*` events.
+    pub fn index(&self) -> Option<u64> {
+        match self {
+            Self::ContentBlockStart(event) => Some(event.index),
+            Self::ContentBlockDelta(event) => Some(event.index),
+            Self::ContentBlockStop(event) => Some(event.index),
+            _ => None,
+        }
+    }
+
+    /// The text this event adds, if it is a `text_delta`.
+    pub fn text_delta(&self) -> Option<&str> {
+        match self {
+            Self::ContentBlockDelta(ContentBlockDeltaEvent {
+                delta: ContentDelta::Text(delta),
+                ..
+            }) => Some(&delta.text),
+            _ => None,
+        }
+    }
+}
+
+/// The start of a response.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MessageStartEvent {
+    /// The message so far (content usually empty, `stop_reason` `None`).
+    pub message: ApiMessage,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Top-level changes to the message, sent once near the end.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MessageDeltaEvent {
+    /// The changed fields.
+    pub delta: MessageDelta,
+    /// Cumulative usage.
+    pub usage: MessageDeltaUsage,
+    /// Context edits the API applied: absent, `null` or the edits.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::nullable"
+    )]
+    pub context_management: Option<Option<ContextManagementResponse>>,
+    /// Changes the API made to the request input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_transformations: Option<Vec<Value>>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The message fields a `message_delta` sets.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MessageDelta {
+    /// Why generation stopped.
+    #[serde(default)]
+    pub stop_reason: Option<StopReason>,
+    /// The stop sequence that was generated, if any.
+    #[serde(default)]
+    pub stop_sequence: Option<String>,
+    /// More about why generation stopped: absent, `null` or details.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::nullable"
+    )]
+    pub stop_details: Option<Option<StopDetails>>,
+    /// The code execution container: absent, `null` or its description.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::nullable"
+    )]
+    pub container: Option<Option<MessageContainer>>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The end of a response.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MessageStopEvent {
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The start of a content block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContentBlockStartEvent {
+    /// The block's position in the message content.
+    pub index: u64,
+    /// The block as it starts (empty text, tool input `{}`, …).
+    pub content_block: ContentBlock,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A piece of a content block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContentBlockDeltaEvent {
+    /// The block's position in the message content.
+    pub index: u64,
+    /// What to append to the block.
+    pub delta: ContentDelta,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The end of a content block.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ContentBlockStopEvent {
+    /// The block's position in the message content.
+    pub index: u64,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A keep-alive event.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PingEvent {
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// An error sent in the middle of a stream (e.g. `overloaded_error`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StreamErrorEvent {
+    /// The error.
+    pub error: StreamError,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The body of a stream error.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StreamError {
+    /// The error type, e.g. `overloaded_error` or `api_error`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A description.
+    pub message: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+crate::tagged_union! {
+    /// What a `content_block_delta` appends to its block.
+    pub enum ContentDelta: "type", "content delta" {
+        /// Text for a `text` block.
+        "text_delta" => Text(TextDelta),
+        /// A piece of a tool call's input JSON (concatenate, then parse at block stop).
+        "input_json_delta" => InputJson(InputJsonDelta),
+        /// A citation for a `text` block.
+        "citations_delta" => Citations(CitationsDelta),
+        /// Thinking text for a `thinking` block.
+        "thinking_delta" => Thinking(ThinkingDelta),
+        /// The signature of a `thinking` block.
+        "signature_delta" => Signature(SignatureDelta),
+        /// The content of a `compaction` block.
+        "compaction_delta" => Compaction(CompactionDelta),
+    }
+}
+
+/// Text to append to a `text` block.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TextDelta {
+    /// The text.
+    pub text: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A piece of a tool call's input, as raw JSON text.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct InputJsonDelta {
+    /// A fragment of JSON (not valid JSON on its own).
+    pub partial_json: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A citation to add to a `text` block.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CitationsDelta {
+    /// The citation (char, page, block, search result or web location).
+    pub citation: Value,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Thinking text to append to a `thinking` block.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ThinkingDelta {
+    /// The thinking text.
+    pub thinking: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The signature of a `thinking` block.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SignatureDelta {
+    /// The signature.
+    pub signature: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The content of a `compaction` block.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CompactionDelta {
+    /// The summary text, if any.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// The summary in encrypted form, if any.
+    #[serde(default)]
+    pub encrypted_content: Option<String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::content::test_transcripts::{self, unknown_tags};
+    use serde_json::json;
+
+    #[test]
+    fn every_stream_event_round_trips() {
+        let mut seen = std::collections::BTreeSet::new();
+        for frame in test_transcripts::frames_of_type("stream_event") {
+            let value = &frame.msg["event"];
+            let event: StreamEvent = serde_json::from_value(value.clone())
+                .unwrap_or_else(|e| panic!("{}: {e}", frame.origin));
+            assert_eq!(
+                &serde_json::to_value(&event).unwrap(),
+                value,
+                "{}",
+                frame.origin
+            );
+            assert!(
+                event.as_unknown().is_none(),
+                "{}: unknown event",
+                frame.origin
+            );
+            match &event {
+                StreamEvent::MessageStart(start) => {
+                    let unknown = unknown_tags(&start.message.content);
+                    assert!(unknown.is_empty(), "{}: {unknown:?}", frame.origin);
+                }
+                StreamEvent::ContentBlockStart(start) => {
+                    let unknown = unknown_tags(std::slice::from_ref(&start.content_block));
+                    assert!(unknown.is_empty(), "{}: {unknown:?}", frame.origin);
+                }
+                StreamEvent::ContentBlockDelta(delta) => {
+                    assert!(delta.delta.as_unknown().is_none(), "{}", frame.origin);
+                }
+                _ => {}
+            }
+            seen.insert(event.tag().to_owned());
+        }
+        for kind in [
+            "message_start",
+            "message_delta",
+            "message_stop",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+        ] {
+            assert!(seen.contains(kind), "no {kind} event in the transcripts");
+        }
+    }
+
+    #[test]
+    fn deltas_and_stop_reason() {
+        let delta: StreamEvent = serde_json::from_value(json!({
+            "type": "content_block_delta", "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": "{\"a\":"}
+        }))
+        .unwrap();
+        assert_eq!(delta.index(), Some(1));
+        assert!(
+            matches!(&delta, StreamEvent::ContentBlockDelta(ContentBlockDeltaEvent {
+            delta: ContentDelta::InputJson(json), ..
+        }) if json.partial_json == "{\"a\":")
+        );
+
+        let text: StreamEvent = serde_json::from_value(json!({
+            "type": "content_block_delta", "index": 0,
+            "delta": {"type": "text_delta", "text": "hi"}
+        }))
+        .unwrap();
+        assert_eq!(text.text_delta(), Some("hi"));
+
+        let value = json!({
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+            "usage": {"output_tokens": 20}
+        });
+        let event: StreamEvent = serde_json::from_value(value.clone()).unwrap();
+        let StreamEvent::MessageDelta(message_delta) = &event else {
+            panic!("not a message_delta: {event:?}");
+        };
+        assert_eq!(message_delta.delta.stop_reason, Some(StopReason::EndTurn));
+        assert_eq!(message_delta.usage.output_tokens, 20);
+        assert_eq!(serde_json::to_value(&event).unwrap(), value);
+
+        let error = json!({"type": "error",
+                           "error": {"type": "overloaded_error", "message": "Overloaded"}});
+        let event: StreamEvent = serde_json::from_value(error.clone()).unwrap();
+        assert!(matches!(&event, StreamEvent::Error(e) if e.error.kind == "overloaded_error"));
+        assert_eq!(serde_json::to_value(&event).unwrap(), error);
+    }
+
+    #[test]
+    fn broken_known_event_is_an_error() {
+        let no_index = json!({"type": "content_block_stop"});
+        assert!(serde_json::from_value::<StreamEvent>(no_index).is_err());
+        let bad_delta = json!({"type": "content_block_delta", "index": 0,
+                               "delta": {"type": "text_delta"}});
+        assert!(serde_json::from_value::<StreamEvent>(bad_delta).is_err());
+    }
+
+    #[test]
+    fn unknown_event_and_delta_are_kept_whole() {
+        let value = json!({"type": "hologram_start", "x": 1});
+        let event: StreamEvent = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(event.tag(), "hologram_start");
+        assert_eq!(serde_json::to_value(&event).unwrap(), value);
+
+        let value = json!({"type": "content_block_delta", "index": 2,
+                           "delta": {"type": "hologram_delta", "y": [1]}});
+        let event: StreamEvent = serde_json::from_value(value.clone()).unwrap();
+        let StreamEvent::ContentBlockDelta(delta) = &event else {
+            panic!("not a content_block_delta: {event:?}");
+        };
+        assert_eq!(
+            delta.delta.as_unknown().map(|u| u.tag.as_str()),
+            Some("hologram_delta")
+        );
+        assert_eq!(serde_json::to_value(&event).unwrap(), value);
+    }
+}

@@ -1,0 +1,366 @@
+//! The two building blocks of the schema: tagged unions that keep what they do not know, and
+//! open string sets.
+//!
+//! A tagged union (`{"type": "assistant", …}`) is read in one pass: the visitor walks the object
+//! until it meets the tag, keeping any entries seen before it, then hands the entries it kept
+//! followed by the rest of the object to the variant's own `Deserialize`. Nothing is parsed
+//! twice and no intermediate tree is built when, as the CLI does, the tag comes first. A tag the
+//! union does not know becomes [`Unknown`], which holds the whole object and writes it back
+//! unchanged. A known tag with a broken payload is an error, never `Unknown`.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
+use serde::{Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// An object whose tag this version of the schema does not know, kept whole.
+///
+/// It serializes back to the JSON it was read from (as a value: key order may differ).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unknown {
+    /// The value of the tag field (`type` or `subtype`, depending on the union).
+    pub tag: String,
+    /// The whole object, tag included.
+    pub raw: Map<String, Value>,
+}
+
+impl Serialize for Unknown {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.raw.serialize(serializer)
+    }
+}
+
+/// Implemented by every union the [`tagged_union!`] macro declares.
+#[doc(hidden)]
+pub trait TaggedUnion: Sized {
+    /// The field that carries the tag, e.g. `type`.
+    const TAG_FIELD: &'static str;
+    /// What the union is called in error messages, e.g. `message`.
+    const NAME: &'static str;
+    /// Whether `tag` names a variant of this union.
+    fn is_known(tag: &str) -> bool;
+    /// Reads the variant named by `tag` (which [`Self::is_known`] accepted) from the object's
+    /// remaining entries.
+    fn deserialize_variant<'de, D: Deserializer<'de>>(tag: &str, de: D) -> Result<Self, D::Error>;
+    /// Wraps an object with an unknown tag.
+    fn unknown(unknown: Unknown) -> Self;
+}
+
+/// Deserializes a [`TaggedUnion`] from any self-describing deserializer.
+#[doc(hidden)]
+pub fn deserialize_union<'de, U: TaggedUnion, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<U, D::Error> {
+    deserializer.deserialize_map(UnionVisitor(PhantomData))
+}
+
+struct UnionVisitor<U>(PhantomData<U>);
+
+impl<'de, U: TaggedUnion> Visitor<'de> for UnionVisitor<U> {
+    type Value = U;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a {} object with a `{}` field", U::NAME, U::TAG_FIELD)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<U, A::Error> {
+        let mut before_tag: Vec<(String, Value)> = Vec::new();
+        let tag: String = loop {
+            match map.next_key_seed(KeySeed(U::TAG_FIELD))? {
+                Some(Key::Tag) => break map.next_value()?,
+                Some(Key::Other(key)) => before_tag.push((key, map.next_value()?)),
+                None => return Err(de::Error::missing_field(U::TAG_FIELD)),
+            }
+        };
+        if U::is_known(&tag) {
+            let rest = ReplayThenRest {
+                replay: before_tag.into_iter(),
+                pending: None,
+                rest: map,
+            };
+            return U::deserialize_variant(&tag, de::value::MapAccessDeserializer::new(rest));
+        }
+        let mut raw = Map::new();
+        raw.insert(U::TAG_FIELD.to_owned(), Value::String(tag.clone()));
+        raw.extend(before_tag);
+        while let Some((key, value)) = map.next_entry::<String, Value>()? {
+            raw.insert(key, value);
+        }
+        Ok(U::unknown(Unknown { tag, raw }))
+    }
+}
+
+enum Key {
+    Tag,
+    Other(String),
+}
+
+/// Reads one map key, recognising the tag field without allocating for it.
+struct KeySeed(&'static str);
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed {
+    type Value = Key;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+        Ok(if v == self.0 {
+            Key::Tag
+        } else {
+            Key::Other(v.to_owned())
+        })
+    }
+}
+
+/// The entries seen before the tag, replayed, followed by the rest of the live map.
+struct ReplayThenRest<A> {
+    replay: std::vec::IntoIter<(String, Value)>,
+    pending: Option<Value>,
+    rest: A,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for ReplayThenRest<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        match self.replay.next() {
+            Some((key, value)) => {
+                self.pending = Some(value);
+                let key: de::value::StringDeserializer<A::Error> = key.into_deserializer();
+                seed.deserialize(key).map(Some)
+            }
+            None => self.rest.next_key_seed(seed),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        match self.pending.take() {
+            Some(value) => seed.deserialize(value).map_err(de::Error::custom),
+            None => self.rest.next_value_seed(seed),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Declares a tagged union: an enum with one newtype variant per known tag and an
+/// `Unknown(Unknown)` variant for the rest, with `Serialize`/`Deserialize` that put the tag
+/// back in front of the variant's fields.
+///
+/// ```ignore
+/// tagged_union! {
+///     /// Docs.
+///     pub enum ContentBlock: "type", "content block" {
+///         /// Docs.
+///         "text" => Text(TextBlock),
+///     }
+/// }
+/// ```
+#[macro_export]
+#[doc(hidden)]
+macro_rules! tagged_union {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident : $tag_field:literal, $what:literal {
+            $( $(#[$vmeta:meta])* $wire:literal => $variant:ident($ty:ty) ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant($ty), )*
+            /// A tag this version does not know, kept whole.
+            Unknown($crate::Unknown),
+        }
+
+        impl $name {
+            /// Every tag this union knows, as written on the wire.
+            pub const KNOWN_TAGS: &'static [&'static str] = &[$($wire),*];
+
+            /// The tag as written on the wire.
+            pub fn tag(&self) -> &str {
+                match self {
+                    $( Self::$variant(_) => $wire, )*
+                    Self::Unknown(unknown) => &unknown.tag,
+                }
+            }
+
+            /// The object if its tag is unknown to this version.
+            pub fn as_unknown(&self) -> Option<&$crate::Unknown> {
+                match self {
+                    Self::Unknown(unknown) => Some(unknown),
+                    _ => None,
+                }
+            }
+        }
+
+        $(
+            impl From<$ty> for $name {
+                fn from(value: $ty) -> Self {
+                    Self::$variant(value)
+                }
+            }
+        )*
+
+        impl $crate::union::TaggedUnion for $name {
+            const TAG_FIELD: &'static str = $tag_field;
+            const NAME: &'static str = $what;
+
+            fn is_known(tag: &str) -> bool {
+                matches!(tag, $($wire)|*)
+            }
+
+            fn deserialize_variant<'de, D: ::serde::Deserializer<'de>>(
+                tag: &str,
+                de: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                match tag {
+                    $( $wire => <$ty as ::serde::Deserialize>::deserialize(de).map(Self::$variant), )*
+                    other => Err(<D::Error as ::serde::de::Error>::custom(
+                        format_args!("unknown {} `{}`", $what, other),
+                    )),
+                }
+            }
+
+            fn unknown(unknown: $crate::Unknown) -> Self {
+                Self::Unknown(unknown)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                $crate::union::deserialize_union(deserializer)
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                #[derive(::serde::Serialize)]
+                struct Tagged<'a, T> {
+                    #[serde(rename = $tag_field)]
+                    tag: &'a str,
+                    #[serde(flatten)]
+                    inner: &'a T,
+                }
+                match self {
+                    $( Self::$variant(inner) => Tagged { tag: $wire, inner }.serialize(serializer), )*
+                    Self::Unknown(unknown) => unknown.serialize(serializer),
+                }
+            }
+        }
+    };
+}
+
+/// Declares an open set of string values: one variant per known value and `Other(String)` for
+/// values this version does not know, which serialize back unchanged.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! string_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $wire:literal ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )*
+            /// A value this version does not know.
+            Other(String),
+        }
+
+        impl $name {
+            /// Every value this set knows, as written on the wire.
+            pub const KNOWN: &'static [&'static str] = &[$($wire),*];
+
+            /// The value as written on the wire.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( Self::$variant => $wire, )*
+                    Self::Other(other) => other,
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(value: &str) -> Self {
+                match value {
+                    $( $wire => Self::$variant, )*
+                    other => Self::Other(other.to_owned()),
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                deserializer.deserialize_str($crate::union::StrVisitor::<Self>::new())
+            }
+        }
+    };
+}
+
+/// Reads a string into anything that is `From<&str>`, borrowing where it can.
+#[doc(hidden)]
+pub struct StrVisitor<T>(PhantomData<T>);
+
+impl<T> StrVisitor<T> {
+    #[doc(hidden)]
+    pub fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<T> Default for StrVisitor<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: for<'a> From<&'a str>> Visitor<'_> for StrVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        Ok(T::from(v))
+    }
+}

@@ -1,0 +1,587 @@
+//! Tool uses (with PreToolUse / PostToolUse hooks and `can_use_tool`), hook steps and SDK MCP
+//! calls over `mcp_message`.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::control::{Answer, Pending};
+use super::frames::{self, VERSION};
+use super::io::{hex, stderr_line, uuid};
+use super::steps::Runner;
+use crate::script::{HookStep, McpCallStep, ToolStep};
+
+/// A tool use the model makes.
+struct ToolCall {
+    name: String,
+    input: Value,
+    id: String,
+    ask: bool,
+    suggestions: Vec<Value>,
+    mcp_server: Option<String>,
+}
+
+/// What running the tool produced.
+struct ToolOutcome {
+    content: Value,
+    is_error: bool,
+    tool_use_result: Value,
+}
+
+/// Whether the tool may run.
+enum Verdict {
+    Allow { input: Value, source: &'static str },
+    Deny { message: String, interrupt: bool },
+    Interrupted,
+}
+
+/// What PreToolUse hooks decided, strongest last.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum HookDecision {
+    None,
+    Allow,
+    Ask,
+    Deny,
+}
+
+const INTERRUPTED_FOR_TOOL: &str = "[Request interrupted by user for tool use]";
+
+impl Runner<'_> {
+    /// Wait for an answer; the id is forgotten unless one arrived (late answers are ignored).
+    pub(super) fn await_answer(
+        &self,
+        pending: &Pending,
+        timeout: Duration,
+        interruptible: bool,
+    ) -> Answer {
+        let check = || self.interrupted();
+        let check: Option<&dyn Fn() -> bool> = if interruptible && self.in_turn() {
+            Some(&check)
+        } else {
+            None
+        };
+        let answer = pending.wait(timeout, check);
+        if !matches!(answer, Answer::Response(_)) {
+            self.shared.router.forget(&pending.id);
+        }
+        answer
+    }
+
+    /// Call every registered callback of `event` whose matcher accepts `target`, in order.
+    fn run_hooks(
+        &mut self,
+        event: &str,
+        target: Option<&str>,
+        fields: Map<String, Value>,
+        tool_use_id: Option<&str>,
+    ) -> Vec<(String, Answer)> {
+        let matchers = self
+            .shared
+            .state()
+            .hooks
+            .get(event)
+            .cloned()
+            .unwrap_or_default();
+        let mut input = self.hook_input(event);
+        input.extend(fields);
+        let mut answers = Vec::new();
+        for matcher in matchers
+            .iter()
+            .filter(|m| matcher_accepts(m.matcher.as_deref(), target))
+        {
+            for callback_id in &matcher.callback_ids {
+                let request = json!({
+                    "subtype": "hook_callback",
+                    "callback_id": callback_id,
+                    "input": input,
+                    "tool_use_id": tool_use_id.map_or_else(uuid, str::to_string)
+                });
+                let pending = self.send_request(request);
+                let timeout = matcher.timeout.unwrap_or(self.shared.config.request_timeout);
+                let answer = self.await_answer(&pending, timeout, false);
+                answers.push((callback_id.clone(), answer));
+            }
+        }
+        answers
+    }
+
+    /// The fields every hook input carries.
+    fn hook_input(&self, event: &str) -> Map<String, Value> {
+        let config = &self.shared.config;
+        let project = config.cwd.replace(['/', '.'], "-");
+        let transcript = format!(
+            "{}/.claude/projects/{project}/{}.jsonl",
+            config.home, config.session_id
+        );
+        let mode = self.shared.state().permission_mode.clone();
+        let mut input = Map::new();
+        input.insert("session_id".into(), json!(config.session_id));
+        input.insert("transcript_path".into(), json!(transcript));
+        input.insert("cwd".into(), json!(config.cwd));
+        input.insert("permission_mode".into(), json!(mode));
+        input.insert("hook_event_name".into(), json!(event));
+        input
+    }
+
+    /// Run the hooks of an event the fake fires by itself (`auto_hooks`); answers are ignored.
+    pub(crate) fn auto_hook(&mut self, event: &str, fields: Value) {
+        let fields = match fields {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        self.run_hooks(event, None, fields, None);
+    }
+
+    /// The `hook` step: call the callbacks, report each answer as `system/hook_response`.
+    pub(super) fn hook(&mut self, step: &HookStep) {
+        let fields: Map<String, Value> = step
+            .input
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => (k.clone(), json!(s.replace("{{prompt}}", &self.prompt))),
+                other => (k.clone(), other.clone()),
+            })
+            .collect();
+        let target = fields
+            .get("tool_name")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let tool_use_id = step.tool_use_id.as_deref();
+        let answers = self.run_hooks(&step.event, target.as_deref(), fields, tool_use_id);
+        for (callback_id, answer) in answers {
+            let (outcome, output, response) = match answer {
+                Answer::Response(r) if is_success(&r) => {
+                    let output = r.get("response").cloned().unwrap_or(Value::Null);
+                    ("success", output, r)
+                }
+                Answer::Response(r) => ("error", Value::Null, r),
+                Answer::TimedOut => ("timeout", Value::Null, Value::Null),
+                Answer::Closed => ("closed", Value::Null, Value::Null),
+                Answer::Interrupted => ("interrupted", Value::Null, Value::Null),
+            };
+            let fields = json!({
+                "hook_id": callback_id,
+                "hook_name": step.event,
+                "hook_event": step.event,
+                "outcome": outcome,
+                "output": output,
+                "response": response
+            });
+            let frame = frames::system(&self.meta(), "hook_response", fields);
+            self.shared.out.frame(&frame);
+        }
+    }
+
+    /// The `tool` step.
+    pub(super) fn tool(&mut self, step: &ToolStep) {
+        let input = match &step.input {
+            Value::Null => json!({}),
+            other => other.clone(),
+        };
+        let suggestions = step
+            .suggestions
+            .clone()
+            .unwrap_or_else(|| default_suggestions(&step.name, &input));
+        let call = ToolCall {
+            name: step.name.clone(),
+            input: input.clone(),
+            id: step.id.clone().unwrap_or_else(new_tool_use_id),
+            ask: step.ask,
+            suggestions,
+            mcp_server: None,
+        };
+        let bash = step.name == "Bash";
+        self.tool_use(call, |_, final_input| {
+            let text = if *final_input == input {
+                step.output.clone()
+            } else {
+                format!("ran with input: {final_input}")
+            };
+            let tool_use_result = if step.is_error {
+                json!(format!("Error: {text}"))
+            } else if bash {
+                json!({"stdout": text, "stderr": "", "interrupted": false,
+                       "isImage": false, "noOutputExpected": false})
+            } else {
+                json!(text)
+            };
+            ToolOutcome {
+                content: json!(text),
+                is_error: step.is_error,
+                tool_use_result,
+            }
+        });
+    }
+
+    /// A tool use: the assistant frame, PreToolUse hooks, the permission prompt, the tool,
+    /// PostToolUse hooks, the tool result.
+    fn tool_use(&mut self, call: ToolCall, run: impl FnOnce(&mut Self, &Value) -> ToolOutcome) {
+        let (msg_id, request_id) = self.message();
+        let block = json!({"type": "tool_use", "id": call.id, "name": call.name,
+                           "input": call.input});
+        let frame = frames::assistant(&self.meta(), &msg_id, &request_id, block);
+        self.shared.out.frame(&frame);
+        match self.pre_tool_use(&call) {
+            Verdict::Interrupted => {
+                self.end_message();
+                self.abort("aborted_tools", INTERRUPTED_FOR_TOOL);
+            }
+            Verdict::Deny { message, interrupt } => {
+                let frame = frames::tool_result(
+                    &self.meta(),
+                    &call.id,
+                    json!(message),
+                    true,
+                    json!(format!("Error: {message}")),
+                    json!({"decision": "reject", "source": "user_reject"}),
+                );
+                self.shared.out.frame(&frame);
+                self.denials.push(json!({
+                    "tool_name": call.name,
+                    "tool_use_id": call.id,
+                    "tool_input": call.input
+                }));
+                self.end_message();
+                if interrupt {
+                    self.abort("aborted_tools", INTERRUPTED_FOR_TOOL);
+                }
+            }
+            Verdict::Allow { input, source } => {
+                let outcome = run(self, &input);
+                let mut fields = Map::new();
+                fields.insert("tool_name".into(), json!(call.name));
+                fields.insert("tool_input".into(), input);
+                fields.insert("tool_response".into(), outcome.tool_use_result.clone());
+                fields.insert("tool_use_id".into(), json!(call.id));
+                self.run_hooks("PostToolUse", Some(&call.name), fields, Some(&call.id));
+                let frame = frames::tool_result(
+                    &self.meta(),
+                    &call.id,
+                    outcome.content,
+                    outcome.is_error,
+                    outcome.tool_use_result,
+                    json!({"decision": "accept", "source": source}),
+                );
+                self.shared.out.frame(&frame);
+                self.end_message();
+            }
+        }
+    }
+
+    /// PreToolUse hooks, then `can_use_tool` if asked for.
+    fn pre_tool_use(&mut self, call: &ToolCall) -> Verdict {
+        let mut fields = Map::new();
+        fields.insert("tool_name".into(), json!(call.name));
+        fields.insert("tool_input".into(), call.input.clone());
+        fields.insert("tool_use_id".into(), json!(call.id));
+        let answers = self.run_hooks("PreToolUse", Some(&call.name), fields, Some(&call.id));
+        let mut input = call.input.clone();
+        let mut decision = HookDecision::None;
+        let mut reason = None;
+        for (_, answer) in answers {
+            let Answer::Response(response) = answer else {
+                continue;
+            };
+            let Some(output) = response.get("response").filter(|_| is_success(&response)) else {
+                continue;
+            };
+            if let Some(specific) = output.get("hookSpecificOutput") {
+                if let Some(updated) = specific.get("updatedInput") {
+                    input = updated.clone();
+                }
+                let said = match specific.get("permissionDecision").and_then(Value::as_str) {
+                    Some("deny") => HookDecision::Deny,
+                    Some("ask") => HookDecision::Ask,
+                    Some("allow") => HookDecision::Allow,
+                    _ => HookDecision::None,
+                };
+                if said > decision {
+                    decision = said;
+                    reason = specific
+                        .get("permissionDecisionReason")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                }
+            }
+            if output.get("decision").and_then(Value::as_str) == Some("block") {
+                decision = HookDecision::Deny;
+                reason = output.get("reason").and_then(Value::as_str).map(str::to_string);
+            }
+        }
+        match decision {
+            HookDecision::Deny => Verdict::Deny {
+                message: reason.unwrap_or_else(|| "Blocked by PreToolUse hook".into()),
+                interrupt: false,
+            },
+            HookDecision::Allow => Verdict::Allow {
+                input,
+                source: "hook",
+            },
+            HookDecision::Ask => self.ask(call, input),
+            HookDecision::None if call.ask => self.ask(call, input),
+            HookDecision::None => Verdict::Allow {
+                input,
+                source: "config",
+            },
+        }
+    }
+
+    /// `can_use_tool`: ask the host and wait (interruptible, with the permission timeout).
+    fn ask(&mut self, call: &ToolCall, input: Value) -> Verdict {
+        let mut request = Map::new();
+        request.insert("subtype".into(), json!("can_use_tool"));
+        request.insert("tool_name".into(), json!(call.name));
+        request.insert("display_name".into(), json!(call.name));
+        request.insert("input".into(), input.clone());
+        if let Some(description) = input.get("description").and_then(Value::as_str) {
+            request.insert("description".into(), json!(description));
+        }
+        if let Some(server) = &call.mcp_server {
+            request.insert("mcp_server".into(), json!({"name": server, "source": "sdk"}));
+        }
+        request.insert("permission_suggestions".into(), json!(call.suggestions));
+        request.insert("tool_use_id".into(), json!(call.id));
+        self.shared.session_state("requires_action");
+        let pending = self.send_request(Value::Object(request));
+        let timeout = self.shared.config.request_timeout;
+        let answer = self.await_answer(&pending, timeout, true);
+        self.shared.session_state("running");
+        let cancel = json!({"type": "control_cancel_request", "request_id": pending.id});
+        match answer {
+            Answer::Response(response) if is_success(&response) => {
+                let payload = response.get("response").cloned().unwrap_or(Value::Null);
+                match payload.get("behavior").and_then(Value::as_str) {
+                    Some("allow") => Verdict::Allow {
+                        input: payload.get("updatedInput").cloned().unwrap_or(input),
+                        source: "user_temporary",
+                    },
+                    Some("deny") => Verdict::Deny {
+                        message: payload
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("Permission denied")
+                            .to_string(),
+                        interrupt: payload.get("interrupt").and_then(Value::as_bool) == Some(true),
+                    },
+                    _ => Verdict::Deny {
+                        message: format!("unrecognized permission answer: {payload}"),
+                        interrupt: false,
+                    },
+                }
+            }
+            Answer::Response(response) => Verdict::Deny {
+                message: response
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .unwrap_or("permission request failed")
+                    .to_string(),
+                interrupt: false,
+            },
+            Answer::TimedOut => {
+                self.shared.out.frame(&cancel);
+                Verdict::Deny {
+                    message: "Permission request timed out".into(),
+                    interrupt: false,
+                }
+            }
+            Answer::Closed => Verdict::Deny {
+                message: "Stream closed".into(),
+                interrupt: false,
+            },
+            Answer::Interrupted => {
+                self.shared.out.frame(&cancel);
+                Verdict::Interrupted
+            }
+        }
+    }
+
+    /// The MCP handshake with `server`, each message at most once per process.
+    pub(super) fn mcp_initialize(&mut self, server: &str, notify: bool, list_tools: bool) {
+        let (initialize, notification) = {
+            let mut state = self.shared.state();
+            let entry = state.mcp.entry(server.to_string()).or_default();
+            let initialize = (!entry.initialized).then(|| {
+                entry.initialized = true;
+                entry.next_id += 1;
+                entry.next_id - 1
+            });
+            let notification = notify && !entry.notified;
+            entry.notified |= notify;
+            (initialize, notification)
+        };
+        if let Some(id) = initialize {
+            let message = json!({
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "claude-code", "title": "Claude Code",
+                                   "version": VERSION}
+                },
+                "jsonrpc": "2.0",
+                "id": id
+            });
+            self.mcp_report(server, message);
+        }
+        if notification {
+            let message = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            self.mcp_report(server, message);
+        }
+        if list_tools {
+            let id = self.next_mcp_id(server);
+            self.mcp_report(server, json!({"method": "tools/list", "jsonrpc": "2.0", "id": id}));
+        }
+    }
+
+    fn mcp_report(&mut self, server: &str, message: Value) {
+        if let Err(err) = self.mcp_message(server, message) {
+            stderr_line(&format!("fake-claude: MCP server {server}: {err}"));
+        }
+    }
+
+    fn next_mcp_id(&self, server: &str) -> u64 {
+        let mut state = self.shared.state();
+        let entry = state.mcp.entry(server.to_string()).or_default();
+        entry.next_id += 1;
+        entry.next_id - 1
+    }
+
+    /// Send one JSON-RPC message to an SDK server; the `mcp_response` it got back.
+    fn mcp_message(&mut self, server: &str, message: Value) -> Result<Value, String> {
+        let request = json!({"subtype": "mcp_message", "server_name": server, "message": message});
+        let pending = self.send_request(request);
+        let timeout = self.shared.config.request_timeout;
+        match self.await_answer(&pending, timeout, false) {
+            Answer::Response(response) if is_success(&response) => response
+                .pointer("/response/mcp_response")
+                .cloned()
+                .ok_or_else(|| format!("answer without mcp_response: {response}")),
+            Answer::Response(response) => Err(response
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("error response")
+                .to_string()),
+            Answer::TimedOut => Err("timed out".into()),
+            Answer::Closed => Err("Stream closed".into()),
+            Answer::Interrupted => Err("interrupted".into()),
+        }
+    }
+
+    /// The `mcp_call` step: tool use `mcp__<server>__<tool>`, then `tools/call`.
+    pub(super) fn mcp_call(&mut self, step: &McpCallStep) {
+        let name = format!("mcp__{}__{}", step.server, step.tool);
+        let id = step.id.clone().unwrap_or_else(new_tool_use_id);
+        let arguments = match &step.arguments {
+            Value::Null => json!({}),
+            other => other.clone(),
+        };
+        let call = ToolCall {
+            name: name.clone(),
+            input: arguments,
+            id: id.clone(),
+            ask: step.ask,
+            suggestions: vec![json!({"type": "addRules", "rules": [{"toolName": name}],
+                                     "behavior": "allow", "destination": "localSettings"})],
+            mcp_server: Some(step.server.clone()),
+        };
+        self.tool_use(call, |runner, input| {
+            runner.mcp_initialize(&step.server, true, false);
+            let rpc_id = runner.next_mcp_id(&step.server);
+            let message = json!({
+                "method": "tools/call",
+                "params": {
+                    "name": step.tool,
+                    "arguments": input,
+                    "_meta": {"claudecode/toolUseId": id, "progressToken": rpc_id}
+                },
+                "jsonrpc": "2.0",
+                "id": rpc_id
+            });
+            match runner.mcp_message(&step.server, message) {
+                Ok(response) => mcp_outcome(&response),
+                Err(err) => failed(&format!("MCP error: {err}")),
+            }
+        });
+    }
+}
+
+/// The tool result of a JSON-RPC response to `tools/call`.
+fn mcp_outcome(response: &Value) -> ToolOutcome {
+    if let Some(error) = response.get("error") {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .map_or_else(|| error.to_string(), str::to_string);
+        return failed(&format!("MCP error: {message}"));
+    }
+    let result = response.get("result").cloned().unwrap_or(json!({}));
+    let content = result.get("content").cloned().unwrap_or(json!([]));
+    ToolOutcome {
+        is_error: result.get("isError").and_then(Value::as_bool) == Some(true),
+        tool_use_result: content.clone(),
+        content,
+    }
+}
+
+fn failed(message: &str) -> ToolOutcome {
+    ToolOutcome {
+        content: json!(message),
+        is_error: true,
+        tool_use_result: json!(format!("Error: {message}")),
+    }
+}
+
+fn is_success(response: &Value) -> bool {
+    response.get("subtype").and_then(Value::as_str) == Some("success")
+}
+
+fn new_tool_use_id() -> String {
+    format!("toolu_fake_{}", hex(16))
+}
+
+fn default_suggestions(name: &str, input: &Value) -> Vec<Value> {
+    let mut rule = Map::new();
+    rule.insert("toolName".into(), json!(name));
+    if let Some(command) = input.get("command").and_then(Value::as_str) {
+        rule.insert("ruleContent".into(), json!(command));
+    }
+    vec![json!({"type": "addRules", "rules": [rule], "behavior": "allow",
+                "destination": "localSettings"})]
+}
+
+/// Hook matchers, regex-ish: null, `""`, `*` and `.*` match everything; `A|B` alternatives;
+/// a trailing `*` or `.*` matches a prefix; otherwise the exact tool name. Events without a
+/// tool (no `target`) match every matcher.
+fn matcher_accepts(matcher: Option<&str>, target: Option<&str>) -> bool {
+    let (Some(matcher), Some(target)) = (matcher.map(str::trim), target) else {
+        return true;
+    };
+    matcher.is_empty()
+        || matcher.split('|').map(str::trim).any(|alt| {
+            alt == "*"
+                || alt == target
+                || alt
+                    .strip_suffix(".*")
+                    .or_else(|| alt.strip_suffix('*'))
+                    .is_some_and(|prefix| target.starts_with(prefix))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matcher_accepts;
+
+    #[test]
+    fn matchers() {
+        assert!(matcher_accepts(None, Some("Bash")));
+        assert!(matcher_accepts(Some(""), Some("Bash")));
+        assert!(matcher_accepts(Some("*"), Some("Bash")));
+        assert!(matcher_accepts(Some(".*"), Some("Bash")));
+        assert!(matcher_accepts(Some("Bash"), Some("Bash")));
+        assert!(!matcher_accepts(Some("Bash"), Some("Write")));
+        assert!(matcher_accepts(Some("Write|Bash"), Some("Bash")));
+        assert!(matcher_accepts(Some("mcp__calc__.*"), Some("mcp__calc__add")));
+        assert!(!matcher_accepts(Some("mcp__calc__.*"), Some("Bash")));
+        assert!(matcher_accepts(Some("Bash"), None));
+    }
+}

@@ -1,0 +1,44 @@
+//! Test helpers for ccwire.
+//!
+//! The main piece is `fake-claude`, a binary that speaks Claude Code's stream-json protocol on
+//! stdin/stdout and follows a [`script`]. It starts in milliseconds and lets process-level tests
+//! cover what the real CLI rarely does on demand: crashes, hangs, floods, garbage lines, huge
+//! frames, late or duplicate control responses, interrupts mid-stream, background hook calls.
+//!
+//! # Using `fake-claude` from a test
+//!
+//! Tests in this package find it with `env!("CARGO_BIN_EXE_fake-claude")`; tests elsewhere can
+//! build it with `cargo build -p ccwire-testkit --bin fake-claude` and use
+//! `target/<profile>/fake-claude`. Spawn it like the real CLI (any argv is accepted) with:
+//!
+//! * `CCWIRE_FAKE_SCRIPT`: path of a JSON [`script::Script`] (default: echo every message);
+//! * `CCWIRE_FAKE_RECORD`: path of a file to append to: one line
+//!   `{"argv":[…],"env":{…},"cwd":"…"}` at start, then `{"in":<frame>}` for every stdin frame
+//!   (`{"in_raw":"…"}` for a line that is not JSON, and `{"ignored_response":<frame>}` after a
+//!   control response that matched no pending request);
+//! * `CCWIRE_FAKE_PERMISSION_TIMEOUT_MS`: how long to wait for the host's answer to a request
+//!   the fake sends (default 30000);
+//! * `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`: emit `system/session_state_changed`.
+//!
+//! argv flags read: `--model`, `--permission-mode`, `--session-id` / `--resume` (as the
+//! session id), each as `--flag value` or `--flag=value`.
+//!
+//! Behaviour without a script, like Claude Code 2.1.330: `initialize` gets a success response
+//! (commands, agents, models, account, pid, `claude_code_version` `2.1.330-fake`) and registers
+//! hooks and `sdkMcpServers`; each user message gets `system/init`, the turn's frames and a
+//! `result`; `interrupt` → `{"still_queued":[]}`; `set_model`, `set_permission_mode`,
+//! `set_max_thinking_tokens`, `mcp_status`, `get_context_usage` and a few others succeed; an
+//! unknown subtype gets an `unsupported_request` error. The process exits when stdin closes,
+//! after the current turn and any background steps, with 1 if the last result was an error.
+
+pub mod script;
+
+mod fake;
+
+/// Run `fake-claude` in this process (its argv, environment and stdio); returns the exit code.
+///
+/// This is the whole `fake-claude` binary; it is public so a test binary can re-run itself as
+/// the fake if it prefers that to spawning the built binary.
+pub fn run_fake_claude() -> i32 {
+    fake::run()
+}
