@@ -152,7 +152,7 @@ impl Client {
     pub async fn send_message(&self, message: UserMessage) -> Result<()> {
         self.inner
             .connection
-            .send(&ccwire_protocol::InputMessage::User(message))
+            .send(&ccwire_protocol::InputMessage::User(Box::new(message)))
     }
 
     /// The next message from the CLI, or `None` once its output has ended. Recoverable
@@ -399,13 +399,15 @@ fn observe(progress: &watch::Sender<Progress>, message: &Message) {
             p.results += 1;
             p.idle_after_result = false;
         }),
-        Message::System(SystemMessage::SessionStateChanged(change)) => {
-            progress.send_modify(|p| {
-                p.reports_state = true;
-                if change.state == SessionState::Idle && p.results > 0 {
-                    p.idle_after_result = true;
-                }
-            })
+        Message::System(system) => {
+            if let SystemMessage::SessionStateChanged(change) = &**system {
+                progress.send_modify(|p| {
+                    p.reports_state = true;
+                    if change.state == SessionState::Idle && p.results > 0 {
+                        p.idle_after_result = true;
+                    }
+                })
+            }
         }
         _ => {}
     }

@@ -105,8 +105,8 @@ impl ControlHandler for HostDispatch {
         cx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, HandlerError>> {
         match request {
-            ControlRequestBody::CanUseTool(request) => self.permission(request, cx),
-            ControlRequestBody::HookCallback(request) => self.hook(request, cx),
+            ControlRequestBody::CanUseTool(request) => self.permission(*request, cx),
+            ControlRequestBody::HookCallback(request) => self.hook(*request, cx),
             ControlRequestBody::McpMessage(request) => match &self.mcp {
                 Some(router) => {
                     let router = Arc::clone(router);

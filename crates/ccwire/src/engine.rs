@@ -106,7 +106,7 @@ impl Peer for HostSide {
     }
     fn route(frame: Message) -> Routed<Message> {
         match frame {
-            Message::ControlRequest(request) => Routed::Request(request),
+            Message::ControlRequest(request) => Routed::Request(*request),
             Message::ControlResponse(response) => Routed::Response(response),
             Message::ControlCancelRequest(cancel) => Routed::Cancel(cancel),
             Message::KeepAlive(_) => Routed::KeepAlive,
@@ -126,7 +126,7 @@ impl Peer for AgentSide {
     }
     fn route(frame: InputMessage) -> Routed<InputMessage> {
         match frame {
-            InputMessage::ControlRequest(request) => Routed::Request(request),
+            InputMessage::ControlRequest(request) => Routed::Request(*request),
             InputMessage::ControlResponse(response) => Routed::Response(response),
             InputMessage::ControlCancelRequest(cancel) => Routed::Cancel(cancel),
             InputMessage::KeepAlive(_) => Routed::KeepAlive,

@@ -47,7 +47,7 @@ use futures::future::BoxFuture;
 use tokio::io::DuplexStream;
 
 pub(crate) use router::McpRouter;
-pub use tools::{SdkMcpServerBuilder, SdkTool, ToolError, ToolOutput};
+pub use tools::{SdkMcpServerBuilder, SdkTool, ToolCallContext, ToolError, ToolOutput};
 
 /// The `rmcp` crate this module is built on, re-exported so that a custom
 /// [`ServerHandler`](rmcp::ServerHandler) uses the same version.

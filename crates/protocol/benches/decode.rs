@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)]
 //! Decoding a 100,000-frame stdout stream (99,000 `stream_event` + 1,000 `assistant` frames,
 //! shaped like the CLI's), framed by [`LineDecoder`] and parsed into typed [`Message`]s, beside a
 //! bare `serde_json::Value` parse of the same lines in the same run.

@@ -44,12 +44,15 @@ pub use agent::*;
 pub use context::*;
 pub use host::*;
 pub use initialize::*;
-pub use kinds::ControlRequestKind;
+pub use kinds::{reencode_response, ControlRequestKind};
 pub use plan_usage::*;
 pub use registration::*;
 pub use responses::*;
 pub use servers::*;
 pub use settings::*;
+
+/// The elicitation types are shared with the hook events and live in [`crate::hooks`].
+pub use crate::hooks::{ElicitationAction, ElicitationMode};
 
 /// A `control_request` frame, without its outer `"type"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -125,6 +125,29 @@ pub fn is_listed(kind: &str) -> bool {
     TS_STDOUT_KINDS.contains(&kind)
 }
 
+/// Reads `payload`, the success answer to a request of `subtype`, as that subtype's typed
+/// response, and checks that writing it back gives the same JSON. `None` for a subtype without
+/// a typed response.
+pub fn check_response(
+    subtype: &str,
+    payload: &serde_json::Value,
+) -> Option<Result<(), crate::DecodeError>> {
+    let written = crate::control::reencode_response(subtype, payload)?;
+    Some(match written {
+        Ok(value) if &value == payload => Ok(()),
+        Ok(value) => Err(crate::DecodeError::Malformed {
+            kind: format!("control_response/{subtype}"),
+            path: "response".to_owned(),
+            message: format!("typed response did not round-trip: read {payload}, wrote {value}"),
+        }),
+        Err(err) => Err(crate::DecodeError::Malformed {
+            kind: format!("control_response/{subtype}"),
+            path: "response".to_owned(),
+            message: err.to_string(),
+        }),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

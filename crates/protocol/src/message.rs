@@ -24,15 +24,15 @@ crate::tagged_union! {
     pub enum Message: "type", "message" {
         /// A complete assistant content block (one per line; lines of one API message share
         /// `message.id`).
-        "assistant" => Assistant(AssistantMessage),
+        "assistant" => Assistant(Box<AssistantMessage>),
         /// A user message: tool results, replays of the host's own messages, synthetic notices.
-        "user" => User(UserMessage),
+        "user" => User(Box<UserMessage>),
         /// The end of a turn, with cost, usage and the final text.
-        "result" => Result(ResultMessage),
+        "result" => Result(Box<ResultMessage>),
         /// Session events, keyed by `subtype` (init, status, hooks, tasks, …).
-        "system" => System(SystemMessage),
+        "system" => System(Box<SystemMessage>),
         /// A raw Messages API stream event (with `include_partial_messages`).
-        "stream_event" => StreamEvent(StreamEventMessage),
+        "stream_event" => StreamEvent(Box<StreamEventMessage>),
         /// A long-running tool is still working.
         "tool_progress" => ToolProgress(ToolProgress),
         /// Progress of an authentication flow.
@@ -40,7 +40,7 @@ crate::tagged_union! {
         /// A summary of earlier tool uses.
         "tool_use_summary" => ToolUseSummary(ToolUseSummary),
         /// Rate limit state changed.
-        "rate_limit_event" => RateLimitEvent(RateLimitEvent),
+        "rate_limit_event" => RateLimitEvent(Box<RateLimitEvent>),
         /// A suggested next prompt.
         "prompt_suggestion" => PromptSuggestion(PromptSuggestion),
         /// The conversation was reset (e.g. `/clear`).
@@ -48,7 +48,7 @@ crate::tagged_union! {
         /// The session's active goal changed.
         "active_goal" => ActiveGoal(ActiveGoal),
         /// A request from the CLI to the host (permissions, hooks, MCP, …).
-        "control_request" => ControlRequest(ControlRequest),
+        "control_request" => ControlRequest(Box<ControlRequest>),
         /// The CLI's answer to one of the host's control requests.
         "control_response" => ControlResponse(ControlResponse),
         /// The CLI withdraws one of its own control requests.
@@ -62,9 +62,9 @@ crate::tagged_union! {
     /// One frame a host writes to the CLI's stdin.
     pub enum InputMessage: "type", "input message" {
         /// A user turn (string or content blocks).
-        "user" => User(UserMessage),
+        "user" => User(Box<UserMessage>),
         /// A request from the host to the CLI (initialize, interrupt, set_model, …).
-        "control_request" => ControlRequest(ControlRequest),
+        "control_request" => ControlRequest(Box<ControlRequest>),
         /// The host's answer to one of the CLI's control requests.
         "control_response" => ControlResponse(ControlResponse),
         /// The host withdraws one of its own control requests.
@@ -108,7 +108,9 @@ impl Message {
     pub fn unknown_kind(&self) -> Option<String> {
         match self {
             Self::Unknown(unknown) => Some(unknown.tag.clone()),
-            Self::System(SystemMessage::Unknown(unknown)) => Some(format!("system/{}", unknown.tag)),
+            Self::System(system) => system
+                .as_unknown()
+                .map(|unknown| format!("system/{}", unknown.tag)),
             Self::ControlRequest(request) => request
                 .request
                 .as_unknown()

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)]
 //! Property tests: framing does not depend on how bytes are chunked, and frames with made-up
 //! kinds and fields survive a round trip.
 

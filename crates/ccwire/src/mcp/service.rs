@@ -1,17 +1,16 @@
 //! Running an `rmcp` server on one in-memory connection, with panics caught.
 
-use std::any::Any;
 use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use rmcp::model::{
-    ClientNotification, ClientRequest, ProtocolVersion, ServerConfig, ServerResult,
-};
+use rmcp::model::{ClientNotification, ClientRequest, ProtocolVersion, ServerConfig, ServerResult};
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, Service, ServiceExt};
 use tokio::io::DuplexStream;
+
+use crate::engine::panic_message;
 
 /// Serves `handler` on `io` until the connection ends. Never panics; failures are logged.
 pub(super) async fn serve<S>(name: Arc<str>, handler: S, io: DuplexStream)
@@ -34,17 +33,6 @@ where
         Err(error) => {
             tracing::warn!(server = %name, %error, "SDK MCP server did not start");
         }
-    }
-}
-
-/// The text of a panic payload.
-pub(super) fn panic_message(panic: &(dyn Any + Send)) -> String {
-    if let Some(text) = panic.downcast_ref::<&str>() {
-        (*text).to_owned()
-    } else if let Some(text) = panic.downcast_ref::<String>() {
-        text.clone()
-    } else {
-        "unknown panic payload".to_owned()
     }
 }
 

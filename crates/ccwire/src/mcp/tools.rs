@@ -6,7 +6,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
+use futures::future::{BoxFuture, Either};
 use futures::FutureExt;
 use rmcp::handler::server::common::{schema_for_input, schema_for_type};
 use rmcp::model::{
@@ -18,9 +18,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde_json::Value;
 
-use super::service::panic_message;
 use super::SdkMcpServer;
+use crate::engine::panic_message;
 
 /// The error a tool handler returns; it reaches the model as a tool result with
 /// `isError: true`. Any `std::error::Error` converts with `?`, and so does a string:
@@ -83,8 +84,46 @@ impl From<ToolOutput> for CallToolResult {
     }
 }
 
+/// The `inputSchema` of a tool taking `A`: `schemars`' schema without `$schema`, with
+/// `properties` even when empty (as the TypeScript SDK sends it).
+fn input_schema<A: schemars::JsonSchema + 'static>(tool: &str) -> JsonObject {
+    let schema = schema_for_input::<A>().unwrap_or_else(|error| {
+        tracing::warn!(tool, %error, "tool input schema is not an object schema");
+        schema_for_type::<A>()
+    });
+    let mut schema = Arc::unwrap_or_clone(schema);
+    schema.remove("$schema");
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        schema
+            .entry("properties")
+            .or_insert_with(|| Value::Object(JsonObject::new()));
+    }
+    schema
+}
+
+/// What a tool call carries besides its arguments.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ToolCallContext {
+    /// The id of the model's `tool_use` block (`_meta["claudecode/toolUseId"]`), the same id
+    /// the CLI's `can_use_tool` and hook requests carry.
+    pub tool_use_id: Option<String>,
+    /// The request's whole `_meta` (e.g. `progressToken`).
+    pub meta: JsonObject,
+}
+
+impl ToolCallContext {
+    fn from_meta(meta: JsonObject) -> Self {
+        let tool_use_id = meta
+            .get("claudecode/toolUseId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        Self { tool_use_id, meta }
+    }
+}
+
 /// Calls a tool with its JSON arguments.
-type CallFn = dyn Fn(JsonObject) -> BoxFuture<'static, ToolOutput> + Send + Sync;
+type CallFn = dyn Fn(JsonObject, ToolCallContext) -> BoxFuture<'static, ToolOutput> + Send + Sync;
 
 /// One tool of an [`SdkMcpServerBuilder`] server, like the TypeScript SDK's
 /// `tool(name, description, schema, handler)`.
@@ -104,30 +143,50 @@ impl SdkTool {
         F: Fn(A) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
     {
-        let schema = schema_for_input::<A>().unwrap_or_else(|error| {
-            tracing::warn!(tool = name, %error, "tool input schema is not an object schema");
-            schema_for_type::<A>()
-        });
+        Self::with_context::<A, _, _>(name, description, move |args, _| handler(args))
+    }
+
+    /// Like [`SdkTool::new`], with a handler that also gets the call's
+    /// [`ToolCallContext`] (the `tool_use` id, `_meta`).
+    pub fn with_context<A, F, Fut>(name: &str, description: &str, handler: F) -> Self
+    where
+        A: DeserializeOwned + schemars::JsonSchema + 'static,
+        F: Fn(A, ToolCallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
         let tool_name = name.to_owned();
-        let call = move |arguments: JsonObject| -> BoxFuture<'static, ToolOutput> {
-            match serde_json::from_value::<A>(serde_json::Value::Object(arguments)) {
-                Ok(args) => {
-                    let future = handler(args);
-                    Box::pin(async move {
-                        match future.await {
-                            Ok(output) => output,
-                            Err(error) => ToolOutput::error(error.to_string()),
-                        }
-                    })
-                }
-                Err(error) => {
-                    let message = format!("invalid arguments for tool {tool_name}: {error}");
-                    Box::pin(std::future::ready(ToolOutput::error(message)))
-                }
+        let call = move |arguments: JsonObject, context: ToolCallContext| {
+            match serde_json::from_value::<A>(Value::Object(arguments)) {
+                Ok(args) => Either::Left(handler(args, context)),
+                Err(error) => Either::Right(std::future::ready(Err(ToolError::from(format!(
+                    "invalid arguments for tool {tool_name}: {error}"
+                ))))),
             }
         };
+        Self::raw(name, description, input_schema::<A>(name), call)
+    }
+
+    /// A tool with a hand-written `inputSchema` (a JSON Schema object) whose handler takes
+    /// the raw JSON arguments and the call's context. A handler error or panic reaches the
+    /// model as a result with `isError: true`.
+    pub fn raw<F, Fut>(name: &str, description: &str, input_schema: JsonObject, handler: F) -> Self
+    where
+        F: Fn(JsonObject, ToolCallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        let call = move |arguments: JsonObject,
+                         context: ToolCallContext|
+              -> BoxFuture<'static, ToolOutput> {
+            let future = handler(arguments, context);
+            Box::pin(async move {
+                match future.await {
+                    Ok(output) => output,
+                    Err(error) => ToolOutput::error(error.to_string()),
+                }
+            })
+        };
         Self {
-            tool: Tool::new(name.to_owned(), description.to_owned(), schema),
+            tool: Tool::new(name.to_owned(), description.to_owned(), input_schema),
             call: Arc::new(call),
         }
     }
@@ -276,7 +335,7 @@ impl ServerHandler for ToolServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(tool) = self.find(&request.name) else {
             return Err(ErrorData::invalid_params(
@@ -286,9 +345,14 @@ impl ServerHandler for ToolServer {
         };
         let call = Arc::clone(&tool.call);
         let arguments = request.arguments.unwrap_or_default();
+        let meta = match serde_json::to_value(&context.meta) {
+            Ok(Value::Object(meta)) => meta,
+            _ => JsonObject::new(),
+        };
+        let call_context = ToolCallContext::from_meta(meta);
         // The handler runs inside the guarded future, so a panic while it builds its
         // future is caught as well as one while it runs.
-        let outcome = AssertUnwindSafe(async move { call(arguments).await })
+        let outcome = AssertUnwindSafe(async move { call(arguments, call_context).await })
             .catch_unwind()
             .await;
         let output = outcome.unwrap_or_else(|panic| {

@@ -154,7 +154,11 @@ pub struct ContextCategory {
     /// Theme color name.
     pub color: String,
     /// Whether the row is deferred.
-    #[serde(default, rename = "isDeferred", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "isDeferred",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub is_deferred: Option<bool>,
     /// What the row is (absent before 2.1.3xx).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -312,7 +316,11 @@ pub struct ContextSkill {
     /// Where it is defined (`built-in`, `bundled`, …).
     pub source: String,
     /// The providing plugin's name.
-    #[serde(default, rename = "pluginName", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "pluginName",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub plugin_name: Option<String>,
     /// The providing plugin's id.
     #[serde(default, rename = "pluginId", skip_serializing_if = "Option::is_none")]

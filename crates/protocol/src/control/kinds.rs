@@ -1,6 +1,5 @@
 //! [`ControlRequestKind`]: which typed success payload answers each request.
 
-#[cfg(test)]
 use serde_json::Value;
 
 use super::*;
@@ -36,17 +35,27 @@ macro_rules! request_kinds {
             }
         )*
 
-        /// Reads `payload` as the typed response of `subtype` and writes it back; `None` for a
-        /// subtype without a kind.
-        #[cfg(test)]
-        pub(super) fn reencode_response(
+        /// Reads a success `payload` as the typed response of the request kind with this
+        /// `subtype` and writes it back, so a caller can check that nothing was lost (the result
+        /// equals `payload`) or that the payload has the documented shape (no error). `None`
+        /// for a subtype this version does not know.
+        ///
+        /// ```
+        /// use ccwire_protocol::control::reencode_response;
+        ///
+        /// let payload = serde_json::json!({"still_queued": []});
+        /// let again = reencode_response("interrupt", &payload).unwrap().unwrap();
+        /// assert_eq!(again, payload);
+        /// assert!(reencode_response("no_such_subtype", &payload).is_none());
+        /// ```
+        pub fn reencode_response(
             subtype: &str,
-            payload: Value,
+            payload: &Value,
         ) -> Option<Result<Value, serde_json::Error>> {
             fn reencode<T: serde::de::DeserializeOwned + serde::Serialize>(
-                payload: Value,
+                payload: &Value,
             ) -> Result<Value, serde_json::Error> {
-                serde_json::from_value::<T>(payload).and_then(serde_json::to_value)
+                T::deserialize(payload).and_then(serde_json::to_value)
             }
             match subtype {
                 $( $wire => Some(reencode::<$response>(payload)), )*

@@ -89,7 +89,11 @@ pub struct HookListingRow {
     #[serde(rename = "sourceLabel")]
     pub source_label: String,
     /// The providing plugin.
-    #[serde(default, rename = "pluginName", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "pluginName",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub plugin_name: Option<String>,
     /// Hook type (`command`, `prompt`, `agent`, `http`, …).
     #[serde(rename = "type")]
@@ -330,7 +334,11 @@ pub struct PermissionRuleEntry {
     /// Where it lives.
     pub editability: RuleEditability,
     /// `true` when managed settings make the session ignore it.
-    #[serde(default, rename = "notInEffect", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        rename = "notInEffect",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub not_in_effect: Option<bool>,
     /// Fields this version does not know.
     #[serde(flatten)]

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::kinds::reencode_response;
-use crate::hooks::ElicitationAction;
 use super::*;
+use crate::hooks::ElicitationAction;
 
 const TRANSCRIPTS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -103,7 +103,7 @@ fn every_transcript_control_frame_round_trips() {
                         ControlResponseBody::Success(success) => {
                             *counts.entry(format!("success {subtype}")).or_default() += 1;
                             if let Some(payload) = &success.response {
-                                let again = reencode_response(&subtype, payload.clone())
+                                let again = reencode_response(&subtype, payload)
                                     .unwrap_or_else(|| panic!("{file}: no kind for {subtype}"))
                                     .unwrap_or_else(|e| {
                                         panic!("{file}: {subtype} payload: {e}\n{payload}")
@@ -150,7 +150,10 @@ fn every_transcript_control_frame_round_trips() {
         "typed set_permission_mode",
         "error definitely_not_a_subtype",
     ] {
-        assert!(counts.contains_key(key), "no `{key}` frame seen: {counts:?}");
+        assert!(
+            counts.contains_key(key),
+            "no `{key}` frame seen: {counts:?}"
+        );
     }
 }
 
@@ -230,7 +233,7 @@ fn success_payload_absent_or_empty_round_trips() {
 fn every_subtype_has_a_kind() {
     for tag in ControlRequestBody::KNOWN_TAGS {
         assert!(
-            reencode_response(tag, json!({})).is_some(),
+            reencode_response(tag, &json!({})).is_some(),
             "{tag} has no ControlRequestKind"
         );
     }

@@ -18,10 +18,14 @@ type Payload = fn() -> Value;
 /// Host request subtypes the fake knows besides the ones with their own handling; they get a
 /// plausible success.
 const PLAIN_SUBTYPES: &[(&str, Payload)] = &[
-    ("rewind_files", || {
-        json!({"canRewind": true, "filesChanged": [], "insertions": 0, "deletions": 0})
-    }),
-    ("mcp_set_servers", || json!({"added": [], "removed": [], "errors": {}})),
+    (
+        "rewind_files",
+        || json!({"canRewind": true, "filesChanged": [], "insertions": 0, "deletions": 0}),
+    ),
+    (
+        "mcp_set_servers",
+        || json!({"added": [], "removed": [], "errors": {}}),
+    ),
     ("mcp_reconnect", || json!({})),
     ("mcp_toggle", || json!({})),
     ("mcp_read_resource", || json!({"contents": []})),
@@ -118,11 +122,7 @@ impl Router {
 
 impl Pending {
     /// Wait up to `timeout`; polls `interrupted` every 20 ms when given.
-    pub(crate) fn wait(
-        &self,
-        timeout: Duration,
-        interrupted: Option<&dyn Fn() -> bool>,
-    ) -> Answer {
+    pub(crate) fn wait(&self, timeout: Duration, interrupted: Option<&dyn Fn() -> bool>) -> Answer {
         let Some(rx) = &self.rx else {
             return Answer::Closed;
         };

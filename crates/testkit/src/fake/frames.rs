@@ -27,17 +27,32 @@ const TOOLS: &[&str] = &[
 ];
 
 const COMMANDS: &[(&str, &str)] = &[
-    ("compact", "Clear conversation history but keep a summary in context"),
+    (
+        "compact",
+        "Clear conversation history but keep a summary in context",
+    ),
     ("context", "Visualize current context usage"),
-    ("cost", "Show the total cost and duration of the current session"),
-    ("init", "Initialize a new CLAUDE.md file with codebase documentation"),
+    (
+        "cost",
+        "Show the total cost and duration of the current session",
+    ),
+    (
+        "init",
+        "Initialize a new CLAUDE.md file with codebase documentation",
+    ),
     ("review", "Review a pull request"),
 ];
 
 const AGENTS: &[(&str, &str)] = &[
-    ("general-purpose", "General-purpose agent for multi-step tasks."),
+    (
+        "general-purpose",
+        "General-purpose agent for multi-step tasks.",
+    ),
     ("Explore", "Fast read-only search agent for locating code."),
-    ("Plan", "Software architect agent for designing implementation plans."),
+    (
+        "Plan",
+        "Software architect agent for designing implementation plans.",
+    ),
 ];
 
 /// Who is speaking: the fields every session frame carries.

@@ -127,15 +127,15 @@ pub(crate) struct Recorder {
 impl Recorder {
     /// Open the file in append mode; an unusable path is reported on stderr and ignored.
     pub(crate) fn open(path: Option<&str>) -> Self {
-        let file = path.and_then(|p| {
-            match OpenOptions::new().create(true).append(true).open(p) {
+        let file = path.and_then(
+            |p| match OpenOptions::new().create(true).append(true).open(p) {
                 Ok(file) => Some(Mutex::new(file)),
                 Err(err) => {
                     stderr_line(&format!("fake-claude: cannot open record file {p}: {err}"));
                     None
                 }
-            }
-        });
+            },
+        );
         Self { file }
     }
 

@@ -225,7 +225,9 @@ pub(crate) fn run(shared: Arc<Shared>) -> i32 {
         .name("stdin-reader".into())
         .spawn(move || read_stdin(&reader, &tx));
     if let Err(err) = spawned {
-        stderr_line(&format!("fake-claude: cannot start the stdin reader: {err}"));
+        stderr_line(&format!(
+            "fake-claude: cannot start the stdin reader: {err}"
+        ));
         return 1;
     }
     main_loop(&shared, &rx);
@@ -269,12 +271,17 @@ fn read_stdin(shared: &Arc<Shared>, tx: &Sender<Event>) {
             Ok(frame) => frame,
             Err(err) => {
                 shared.rec.line(&json!({"in_raw": line}));
-                stderr_line(&format!("fake-claude: ignoring a line that is not JSON: {err}"));
+                stderr_line(&format!(
+                    "fake-claude: ignoring a line that is not JSON: {err}"
+                ));
                 continue;
             }
         };
         shared.rec.line(&json!({"in": frame}));
-        let kind = frame.get("type").and_then(Value::as_str).unwrap_or_default();
+        let kind = frame
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         match kind {
             "control_response" => {
                 let response = frame.get("response").cloned().unwrap_or(Value::Null);
@@ -396,7 +403,10 @@ fn play_turn(shared: &Arc<Shared>, turn: u64, frame: &Value) {
     shared.session_state("running");
     let prompt = user_text(frame);
     let echo;
-    let steps = match usize::try_from(turn - 1).ok().and_then(|i| shared.script.turn(i)) {
+    let steps = match usize::try_from(turn - 1)
+        .ok()
+        .and_then(|i| shared.script.turn(i))
+    {
         Some(Turn { steps }) => steps,
         None => {
             echo = Script::echo();

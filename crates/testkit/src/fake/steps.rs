@@ -199,7 +199,8 @@ impl<'a> Runner<'a> {
             sent.push_str(piece);
         }
         if aborted || self.interrupted() {
-            let mut partial = frames::assistant(&meta, &msg_id, &request_id, frames::text_block(&sent));
+            let mut partial =
+                frames::assistant(&meta, &msg_id, &request_id, frames::text_block(&sent));
             if let Value::Object(map) = &mut partial {
                 map.insert("aborted".into(), json!(true));
             }
@@ -214,7 +215,12 @@ impl<'a> Runner<'a> {
             self.error_result("aborted_streaming");
             return;
         }
-        out.frame(&frames::assistant(&meta, &msg_id, &request_id, frames::text_block(&text)));
+        out.frame(&frames::assistant(
+            &meta,
+            &msg_id,
+            &request_id,
+            frames::text_block(&text),
+        ));
         event(json!({"type": "content_block_stop", "index": 0}));
         event(json!({"type": "message_delta",
                      "delta": {"stop_reason": "end_turn", "stop_sequence": null},
@@ -252,11 +258,16 @@ impl<'a> Runner<'a> {
             num_turns: self.num_turns.max(1),
             duration_ms: self.started.elapsed().as_millis() as u64,
             permission_denials: self.denials.clone(),
-            terminal_reason: step.terminal_reason.clone().unwrap_or(default_reason.into()),
+            terminal_reason: step
+                .terminal_reason
+                .clone()
+                .unwrap_or(default_reason.into()),
             structured_output: step.structured_output.clone(),
             errors: step.errors.clone(),
         };
-        self.shared.out.frame(&frames::result(&self.shared.meta(), info));
+        self.shared
+            .out
+            .frame(&frames::result(&self.shared.meta(), info));
         self.shared.set_last_result_error(is_error);
         self.result_sent = true;
     }
@@ -393,7 +404,9 @@ impl<'a> Runner<'a> {
                 }
             });
         if let Err(err) = spawned {
-            stderr_line(&format!("fake-claude: cannot start background steps: {err}"));
+            stderr_line(&format!(
+                "fake-claude: cannot start background steps: {err}"
+            ));
             shared.background_finished();
         }
     }

@@ -1,31 +1,30 @@
-//! Tool uses (with PreToolUse / PostToolUse hooks and `can_use_tool`), hook steps and SDK MCP
-//! calls over `mcp_message`.
+//! Tool uses (with PreToolUse / PostToolUse hooks and `can_use_tool`) and hook steps.
 
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
 use super::control::{Answer, Pending};
-use super::frames::{self, VERSION};
-use super::io::{hex, stderr_line, uuid};
+use super::frames;
+use super::io::{hex, uuid};
 use super::steps::Runner;
-use crate::script::{HookStep, McpCallStep, ToolStep};
+use crate::script::{HookStep, ToolStep};
 
 /// A tool use the model makes.
-struct ToolCall {
-    name: String,
-    input: Value,
-    id: String,
-    ask: bool,
-    suggestions: Vec<Value>,
-    mcp_server: Option<String>,
+pub(super) struct ToolCall {
+    pub(super) name: String,
+    pub(super) input: Value,
+    pub(super) id: String,
+    pub(super) ask: bool,
+    pub(super) suggestions: Vec<Value>,
+    pub(super) mcp_server: Option<String>,
 }
 
 /// What running the tool produced.
-struct ToolOutcome {
-    content: Value,
-    is_error: bool,
-    tool_use_result: Value,
+pub(super) struct ToolOutcome {
+    pub(super) content: Value,
+    pub(super) is_error: bool,
+    pub(super) tool_use_result: Value,
 }
 
 /// Whether the tool may run.
@@ -97,7 +96,9 @@ impl Runner<'_> {
                     "tool_use_id": tool_use_id.map_or_else(uuid, str::to_string)
                 });
                 let pending = self.send_request(request);
-                let timeout = matcher.timeout.unwrap_or(self.shared.config.request_timeout);
+                let timeout = matcher
+                    .timeout
+                    .unwrap_or(self.shared.config.request_timeout);
                 let answer = self.await_answer(&pending, timeout, false);
                 answers.push((callback_id.clone(), answer));
             }
@@ -215,7 +216,11 @@ impl Runner<'_> {
 
     /// A tool use: the assistant frame, PreToolUse hooks, the permission prompt, the tool,
     /// PostToolUse hooks, the tool result.
-    fn tool_use(&mut self, call: ToolCall, run: impl FnOnce(&mut Self, &Value) -> ToolOutcome) {
+    pub(super) fn tool_use(
+        &mut self,
+        call: ToolCall,
+        run: impl FnOnce(&mut Self, &Value) -> ToolOutcome,
+    ) {
         let (msg_id, request_id) = self.message();
         let block = json!({"type": "tool_use", "id": call.id, "name": call.name,
                            "input": call.input});
@@ -305,7 +310,10 @@ impl Runner<'_> {
             }
             if output.get("decision").and_then(Value::as_str) == Some("block") {
                 decision = HookDecision::Deny;
-                reason = output.get("reason").and_then(Value::as_str).map(str::to_string);
+                reason = output
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
             }
         }
         match decision {
@@ -317,12 +325,29 @@ impl Runner<'_> {
                 input,
                 source: "hook",
             },
-            HookDecision::Ask => self.ask(call, input),
-            HookDecision::None if call.ask => self.ask(call, input),
+            HookDecision::Ask => self.ask_unless_mode(call, input),
+            HookDecision::None if call.ask => self.ask_unless_mode(call, input),
             HookDecision::None => Verdict::Allow {
                 input,
                 source: "config",
             },
+        }
+    }
+
+    /// The permission mode may settle the question: `bypassPermissions` allows, `dontAsk`
+    /// denies; otherwise ask the host.
+    fn ask_unless_mode(&mut self, call: &ToolCall, input: Value) -> Verdict {
+        let mode = self.shared.state().permission_mode.clone();
+        match mode.as_str() {
+            "bypassPermissions" => Verdict::Allow {
+                input,
+                source: "mode",
+            },
+            "dontAsk" => Verdict::Deny {
+                message: format!("Permission to use {} was denied (dontAsk mode)", call.name),
+                interrupt: false,
+            },
+            _ => self.ask(call, input),
         }
     }
 
@@ -337,7 +362,10 @@ impl Runner<'_> {
             request.insert("description".into(), json!(description));
         }
         if let Some(server) = &call.mcp_server {
-            request.insert("mcp_server".into(), json!({"name": server, "source": "sdk"}));
+            request.insert(
+                "mcp_server".into(),
+                json!({"name": server, "source": "sdk"}),
+            );
         }
         request.insert("permission_suggestions".into(), json!(call.suggestions));
         request.insert("tool_use_id".into(), json!(call.id));
@@ -394,136 +422,10 @@ impl Runner<'_> {
             }
         }
     }
-
-    /// The MCP handshake with `server`, each message at most once per process.
-    pub(super) fn mcp_initialize(&mut self, server: &str, notify: bool, list_tools: bool) {
-        let (initialize, notification) = {
-            let mut state = self.shared.state();
-            let entry = state.mcp.entry(server.to_string()).or_default();
-            let initialize = (!entry.initialized).then(|| {
-                entry.initialized = true;
-                entry.next_id += 1;
-                entry.next_id - 1
-            });
-            let notification = notify && !entry.notified;
-            entry.notified |= notify;
-            (initialize, notification)
-        };
-        if let Some(id) = initialize {
-            let message = json!({
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "claude-code", "title": "Claude Code",
-                                   "version": VERSION}
-                },
-                "jsonrpc": "2.0",
-                "id": id
-            });
-            self.mcp_report(server, message);
-        }
-        if notification {
-            let message = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-            self.mcp_report(server, message);
-        }
-        if list_tools {
-            let id = self.next_mcp_id(server);
-            self.mcp_report(server, json!({"method": "tools/list", "jsonrpc": "2.0", "id": id}));
-        }
-    }
-
-    fn mcp_report(&mut self, server: &str, message: Value) {
-        if let Err(err) = self.mcp_message(server, message) {
-            stderr_line(&format!("fake-claude: MCP server {server}: {err}"));
-        }
-    }
-
-    fn next_mcp_id(&self, server: &str) -> u64 {
-        let mut state = self.shared.state();
-        let entry = state.mcp.entry(server.to_string()).or_default();
-        entry.next_id += 1;
-        entry.next_id - 1
-    }
-
-    /// Send one JSON-RPC message to an SDK server; the `mcp_response` it got back.
-    fn mcp_message(&mut self, server: &str, message: Value) -> Result<Value, String> {
-        let request = json!({"subtype": "mcp_message", "server_name": server, "message": message});
-        let pending = self.send_request(request);
-        let timeout = self.shared.config.request_timeout;
-        match self.await_answer(&pending, timeout, false) {
-            Answer::Response(response) if is_success(&response) => response
-                .pointer("/response/mcp_response")
-                .cloned()
-                .ok_or_else(|| format!("answer without mcp_response: {response}")),
-            Answer::Response(response) => Err(response
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("error response")
-                .to_string()),
-            Answer::TimedOut => Err("timed out".into()),
-            Answer::Closed => Err("Stream closed".into()),
-            Answer::Interrupted => Err("interrupted".into()),
-        }
-    }
-
-    /// The `mcp_call` step: tool use `mcp__<server>__<tool>`, then `tools/call`.
-    pub(super) fn mcp_call(&mut self, step: &McpCallStep) {
-        let name = format!("mcp__{}__{}", step.server, step.tool);
-        let id = step.id.clone().unwrap_or_else(new_tool_use_id);
-        let arguments = match &step.arguments {
-            Value::Null => json!({}),
-            other => other.clone(),
-        };
-        let call = ToolCall {
-            name: name.clone(),
-            input: arguments,
-            id: id.clone(),
-            ask: step.ask,
-            suggestions: vec![json!({"type": "addRules", "rules": [{"toolName": name}],
-                                     "behavior": "allow", "destination": "localSettings"})],
-            mcp_server: Some(step.server.clone()),
-        };
-        self.tool_use(call, |runner, input| {
-            runner.mcp_initialize(&step.server, true, false);
-            let rpc_id = runner.next_mcp_id(&step.server);
-            let message = json!({
-                "method": "tools/call",
-                "params": {
-                    "name": step.tool,
-                    "arguments": input,
-                    "_meta": {"claudecode/toolUseId": id, "progressToken": rpc_id}
-                },
-                "jsonrpc": "2.0",
-                "id": rpc_id
-            });
-            match runner.mcp_message(&step.server, message) {
-                Ok(response) => mcp_outcome(&response),
-                Err(err) => failed(&format!("MCP error: {err}")),
-            }
-        });
-    }
 }
 
-/// The tool result of a JSON-RPC response to `tools/call`.
-fn mcp_outcome(response: &Value) -> ToolOutcome {
-    if let Some(error) = response.get("error") {
-        let message = error
-            .get("message")
-            .and_then(Value::as_str)
-            .map_or_else(|| error.to_string(), str::to_string);
-        return failed(&format!("MCP error: {message}"));
-    }
-    let result = response.get("result").cloned().unwrap_or(json!({}));
-    let content = result.get("content").cloned().unwrap_or(json!([]));
-    ToolOutcome {
-        is_error: result.get("isError").and_then(Value::as_bool) == Some(true),
-        tool_use_result: content.clone(),
-        content,
-    }
-}
-
-fn failed(message: &str) -> ToolOutcome {
+/// A tool result reporting a failure.
+pub(super) fn failed(message: &str) -> ToolOutcome {
     ToolOutcome {
         content: json!(message),
         is_error: true,
@@ -531,11 +433,13 @@ fn failed(message: &str) -> ToolOutcome {
     }
 }
 
-fn is_success(response: &Value) -> bool {
+/// Whether a control response is a success.
+pub(super) fn is_success(response: &Value) -> bool {
     response.get("subtype").and_then(Value::as_str) == Some("success")
 }
 
-fn new_tool_use_id() -> String {
+/// A fresh `toolu_fake_…` id.
+pub(super) fn new_tool_use_id() -> String {
     format!("toolu_fake_{}", hex(16))
 }
 
@@ -545,8 +449,10 @@ fn default_suggestions(name: &str, input: &Value) -> Vec<Value> {
     if let Some(command) = input.get("command").and_then(Value::as_str) {
         rule.insert("ruleContent".into(), json!(command));
     }
-    vec![json!({"type": "addRules", "rules": [rule], "behavior": "allow",
-                "destination": "localSettings"})]
+    vec![
+        json!({"type": "addRules", "rules": [rule], "behavior": "allow",
+                "destination": "localSettings"}),
+    ]
 }
 
 /// Hook matchers, regex-ish: null, `""`, `*` and `.*` match everything; `A|B` alternatives;
@@ -580,7 +486,10 @@ mod tests {
         assert!(matcher_accepts(Some("Bash"), Some("Bash")));
         assert!(!matcher_accepts(Some("Bash"), Some("Write")));
         assert!(matcher_accepts(Some("Write|Bash"), Some("Bash")));
-        assert!(matcher_accepts(Some("mcp__calc__.*"), Some("mcp__calc__add")));
+        assert!(matcher_accepts(
+            Some("mcp__calc__.*"),
+            Some("mcp__calc__add")
+        ));
         assert!(!matcher_accepts(Some("mcp__calc__.*"), Some("Bash")));
         assert!(matcher_accepts(Some("Bash"), None));
     }

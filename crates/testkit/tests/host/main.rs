@@ -1,0 +1,110 @@
+//! The host SDK (`ccwire::query`, `ccwire::Client`) against `fake-claude` over real pipes:
+//! every feature, and the faults a real CLI shows (crash, hang, garbage, huge lines, unknown
+//! kinds, stray responses, cancellations, panicking callbacks, a host that walks away).
+#![allow(clippy::unwrap_used)]
+
+mod faults;
+mod features;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ccwire::options::OptionsBuilder;
+use ccwire::protocol::Message;
+use ccwire::{Options, Result};
+use futures::StreamExt;
+use serde_json::Value;
+
+/// A scratch directory with a script and a record file for one fake session.
+pub struct Fake {
+    pub dir: tempfile::TempDir,
+}
+
+impl Fake {
+    /// A fake that plays `script`.
+    pub fn new(script: Value) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("script.json"), script.to_string()).unwrap();
+        Self { dir }
+    }
+
+    pub fn binary() -> PathBuf {
+        PathBuf::from(env!("CARGO_BIN_EXE_fake-claude"))
+    }
+
+    /// Options that run this fake, for further building.
+    pub fn builder(&self) -> OptionsBuilder {
+        Options::builder()
+            .cli_path(Self::binary())
+            .env("CCWIRE_FAKE_SCRIPT", self.path("script.json"))
+            .env("CCWIRE_FAKE_RECORD", self.path("record.jsonl"))
+            .env("CCWIRE_FAKE_PERMISSION_TIMEOUT_MS", "20000")
+            .request_timeout(Duration::from_secs(10))
+    }
+
+    pub fn options(&self) -> Options {
+        self.builder().build().unwrap()
+    }
+
+    pub fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// Every line the fake recorded: argv/env first, then `{"in": frame}` per frame received.
+    pub fn record(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.path("record.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    /// The frames the host sent.
+    pub fn received(&self) -> Vec<Value> {
+        self.record()
+            .into_iter()
+            .filter_map(|line| line.get("in").cloned())
+            .collect()
+    }
+}
+
+/// Runs `future` with a limit, so that a hang fails the test instead of blocking it.
+pub async fn within<T>(seconds: u64, future: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(seconds), future)
+        .await
+        .expect("the test hung")
+}
+
+/// Collects a whole query.
+pub async fn collect(stream: ccwire::MessageStream) -> Vec<Result<Message>> {
+    within(30, stream.collect::<Vec<_>>()).await
+}
+
+/// The messages of `kind` (`Message::kind()`), parsed ones only.
+pub fn of_kind<'a>(items: &'a [Result<Message>], kind: &str) -> Vec<&'a Message> {
+    items
+        .iter()
+        .filter_map(|item| item.as_ref().ok())
+        .filter(|message| message.kind() == kind)
+        .collect()
+}
+
+/// Whether a process with this pid still exists (and is not a zombie).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat")) {
+        Ok(stat) => {
+            // The state is the field after the parenthesised command name.
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }
+        Err(_) => false,
+    }
+}
+
+/// The system frames of one subtype, as JSON.
+pub fn system_frames(items: &[Result<Message>], subtype: &str) -> Vec<Value> {
+    of_kind(items, &format!("system/{subtype}"))
+        .into_iter()
+        .map(|m| m.to_value())
+        .collect()
+}
