@@ -31,12 +31,18 @@ fn main() -> Result<()> {
 
 fn test() -> Result<()> {
     let root = workspace_root();
-    run(Command::new(cargo())
-        .current_dir(&root)
-        .args(["test", "--workspace", "--all-targets", "--locked"]))?;
-    run(Command::new(cargo())
-        .current_dir(&root)
-        .args(["test", "--workspace", "--doc", "--locked"]))?;
+    run(Command::new(cargo()).current_dir(&root).args([
+        "test",
+        "--workspace",
+        "--all-targets",
+        "--locked",
+    ]))?;
+    run(Command::new(cargo()).current_dir(&root).args([
+        "test",
+        "--workspace",
+        "--doc",
+        "--locked",
+    ]))?;
     let transcripts = shared_dir(&root).join("reference/transcripts");
     if !transcripts.is_dir() {
         bail!(
@@ -46,7 +52,15 @@ fn test() -> Result<()> {
     }
     run(Command::new(cargo())
         .current_dir(&root)
-        .args(["run", "--quiet", "--locked", "-p", "ccwire-cli", "--", "check"])
+        .args([
+            "run",
+            "--quiet",
+            "--locked",
+            "-p",
+            "ccwire-cli",
+            "--",
+            "check",
+        ])
         .arg(&transcripts))?;
     Ok(())
 }

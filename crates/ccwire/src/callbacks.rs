@@ -61,7 +61,10 @@ impl PermissionRequest {
 /// Decides whether a tool may run.
 pub trait CanUseTool: Send + Sync + 'static {
     /// Answers one request.
-    fn can_use_tool(&self, request: PermissionRequest) -> BoxFuture<'static, CallbackResult<PermissionResult>>;
+    fn can_use_tool(
+        &self,
+        request: PermissionRequest,
+    ) -> BoxFuture<'static, CallbackResult<PermissionResult>>;
 }
 
 /// Wraps an async closure as a [`CanUseTool`].
@@ -98,7 +101,11 @@ pub struct HookContext {
 /// A hook callback.
 pub trait HookCallback: Send + Sync + 'static {
     /// Handles one firing of the hook.
-    fn call(&self, input: HookInput, cx: HookContext) -> BoxFuture<'static, CallbackResult<HookOutput>>;
+    fn call(
+        &self,
+        input: HookInput,
+        cx: HookContext,
+    ) -> BoxFuture<'static, CallbackResult<HookOutput>>;
 }
 
 /// Wraps an async closure as a [`HookCallback`].
@@ -113,7 +120,11 @@ where
         F: Fn(HookInput, HookContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = CallbackResult<HookOutput>> + Send + 'static,
     {
-        fn call(&self, input: HookInput, cx: HookContext) -> BoxFuture<'static, CallbackResult<HookOutput>> {
+        fn call(
+            &self,
+            input: HookInput,
+            cx: HookContext,
+        ) -> BoxFuture<'static, CallbackResult<HookOutput>> {
             Box::pin((self.0)(input, cx))
         }
     }

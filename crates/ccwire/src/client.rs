@@ -214,7 +214,7 @@ impl Client {
     /// Switches the model for the next API requests (`None`: the default model).
     pub async fn set_model(&self, model: Option<&str>) -> Result<()> {
         let request = SetModelRequest {
-            model: model.map(str::to_owned),
+            model: Some(model.map(str::to_owned)),
             ..SetModelRequest::default()
         };
         self.request(request).await.map(drop)
@@ -232,7 +232,7 @@ impl Client {
     /// Sets the thinking budget (`None` turns extended thinking off).
     pub async fn set_max_thinking_tokens(&self, tokens: Option<u64>) -> Result<()> {
         let request = SetMaxThinkingTokensRequest {
-            max_thinking_tokens: tokens,
+            max_thinking_tokens: Some(tokens),
             ..SetMaxThinkingTokensRequest::default()
         };
         self.request(request).await.map(drop)
@@ -313,7 +313,10 @@ impl Client {
     }
 
     /// Applies settings as if given by `--settings`.
-    pub async fn apply_flag_settings(&self, settings: serde_json::Map<String, Value>) -> Result<()> {
+    pub async fn apply_flag_settings(
+        &self,
+        settings: serde_json::Map<String, Value>,
+    ) -> Result<()> {
         let request = ApplyFlagSettingsRequest {
             settings,
             ..ApplyFlagSettingsRequest::default()
@@ -368,7 +371,10 @@ impl Client {
         if result_seen && has_callbacks {
             let idle = progress.wait_for(|p| !p.reports_state || p.idle_after_result);
             if tokio::time::timeout(ceiling, idle).await.is_err() {
-                tracing::warn!(?ceiling, "the CLI did not report idle in time; closing stdin");
+                tracing::warn!(
+                    ?ceiling,
+                    "the CLI did not report idle in time; closing stdin"
+                );
             }
         }
         self.inner.connection.close_input();
@@ -383,14 +389,17 @@ impl Client {
     /// then SIGKILL. Returns its exit status.
     pub async fn close(&self) -> Result<Option<ExitStatus>> {
         self.inner.connection.close_input();
-        Ok(self.inner.process.shutdown(self.inner.options.shutdown).await)
+        Ok(self
+            .inner
+            .process
+            .shutdown(self.inner.options.shutdown)
+            .await)
     }
 
     /// Waits up to `limit` for the CLI to exit on its own.
     pub async fn wait(&self, limit: Duration) -> Option<ExitStatus> {
         self.inner.process.wait_for_exit(limit).await
     }
-
 }
 
 fn observe(progress: &watch::Sender<Progress>, message: &Message) {

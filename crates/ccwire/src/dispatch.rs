@@ -12,11 +12,10 @@ use ccwire_protocol::control::{
     CanUseToolRequest, ControlRequestBody, ElicitationAction, ElicitationRequest,
     ElicitationResponse, HookCallbackRequest, McpMessageResponse,
 };
-use ccwire_protocol::hooks::{
-    HookCallbackMatcher, HookEvent, HookMatchers, HookOutput, HookSpecificOutput,
-    PreToolUseOutput,
-};
 use ccwire_protocol::hooks::HookPermissionDecision;
+use ccwire_protocol::hooks::{
+    HookCallbackMatcher, HookEvent, HookMatchers, HookOutput, HookSpecificOutput, PreToolUseOutput,
+};
 use ccwire_protocol::permission::PermissionResult;
 use futures::future::BoxFuture;
 use futures::FutureExt;
@@ -24,8 +23,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::callbacks::{
-    CallbackError, CanUseTool, HookCallback, HookContext, HookFailure, HookMatcher,
-    OnElicitation, PermissionRequest,
+    CallbackError, CanUseTool, HookCallback, HookContext, HookFailure, HookMatcher, OnElicitation,
+    PermissionRequest,
 };
 use crate::engine::{ControlHandler, HandlerError, RequestContext};
 use crate::mcp::McpRouter;
@@ -219,15 +218,13 @@ impl HostDispatch {
         let callback = self.elicitation.clone();
         Box::pin(async move {
             let response = match callback {
-                Some(callback) => {
-                    match guarded(callback.elicit(request, cx.cancel), None).await {
-                        Ok(response) => response,
-                        Err(reason) => {
-                            tracing::warn!(%reason, "elicitation callback failed: declining");
-                            decline()
-                        }
+                Some(callback) => match guarded(callback.elicit(request, cx.cancel), None).await {
+                    Ok(response) => response,
+                    Err(reason) => {
+                        tracing::warn!(%reason, "elicitation callback failed: declining");
+                        decline()
                     }
-                }
+                },
                 None => decline(),
             };
             to_payload(&response)

@@ -339,7 +339,10 @@ impl Connection {
             return Err(cause);
         }
         let subtype = body.tag().to_owned();
-        let id = format!("req_{}", self.shared.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = format!(
+            "req_{}",
+            self.shared.next_id.fetch_add(1, Ordering::Relaxed)
+        );
         let (tx, rx) = tokio::sync::oneshot::channel();
         lock(&self.shared.pending).insert(id.clone(), tx);
         // From here on, leaving early (timeout, or the caller dropping this future) withdraws
@@ -473,9 +476,12 @@ pub(crate) async fn unless_cancelled<F: Future>(
     token: &CancellationToken,
     future: F,
 ) -> Option<F::Output> {
+    // Cancellation first: a future woken by the same cancellation must not win the race and
+    // answer a request the peer has already withdrawn.
     tokio::select! {
-        output = future => Some(output),
+        biased;
         _ = token.cancelled() => None,
+        output = future => Some(output),
     }
 }
 

@@ -82,8 +82,8 @@ pub const DEFAULT_STDIN_IDLE_CEILING: Duration = Duration::from_secs(600);
 /// `Options::default()` is valid: the CLI found on the usual paths, an empty system prompt (as
 /// in both official SDKs), and Claude Code's defaults for everything else.
 ///
-/// Cheap to clone: callbacks and in-process servers are shared. `Debug` shows the keys of
-/// [`env`](OptionsBuilder::env) but never their values, which are often secrets.
+/// Clones share the callbacks and in-process servers. `Debug` shows the names of the
+/// [`env`](OptionsBuilder::env) variables but never their values, which are often secrets.
 #[derive(Clone)]
 pub struct Options {
     // --- Process ---------------------------------------------------------------------------
@@ -339,13 +339,11 @@ impl Default for Options {
 
 impl Options {
     /// A builder, starting from the defaults.
-    #[must_use]
     pub fn builder() -> OptionsBuilder {
         OptionsBuilder::default()
     }
 
     /// A builder starting from these options, to derive others from them.
-    #[must_use]
     pub fn to_builder(&self) -> OptionsBuilder {
         OptionsBuilder::from_options(self.clone())
     }

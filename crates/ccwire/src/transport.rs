@@ -98,15 +98,16 @@ impl ChildProcess {
             source: Arc::new(source),
         })?;
         let pid = child.id();
-        let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-            (Some(stdin), Some(stdout), Some(stderr)) => (stdin, stdout, stderr),
-            _ => {
-                return Err(Error::SpawnFailed {
-                    path: spawn.command.program.clone(),
-                    source: Arc::new(std::io::Error::other("child stdio was not piped")),
-                })
-            }
-        };
+        let (stdin, stdout, stderr) =
+            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+                (Some(stdin), Some(stdout), Some(stderr)) => (stdin, stdout, stderr),
+                _ => {
+                    return Err(Error::SpawnFailed {
+                        path: spawn.command.program.clone(),
+                        source: Arc::new(std::io::Error::other("child stdio was not piped")),
+                    })
+                }
+            };
         let stderr = StderrTail::drain(stderr, spawn.on_stderr.clone());
         let (exit_tx, exit_rx) = watch::channel(None);
         tokio::spawn(async move {
@@ -163,15 +164,13 @@ impl ChildProcess {
         let stderr = self.stderr.clone();
         async move {
             let mut exit = exit;
-            let status = match tokio::time::timeout(
-                Duration::from_secs(5),
-                exit.wait_for(Option::is_some),
-            )
-            .await
-            {
-                Ok(Ok(status)) => *status,
-                _ => None,
-            };
+            let status =
+                match tokio::time::timeout(Duration::from_secs(5), exit.wait_for(Option::is_some))
+                    .await
+                {
+                    Ok(Ok(status)) => *status,
+                    _ => None,
+                };
             stderr.wait_drained(Duration::from_secs(1)).await;
             exit_error(status, stderr.text())
         }

@@ -108,7 +108,10 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
         .collect::<Result<_, _>>()?;
     entries.sort();
     for path in entries {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         if path.is_dir() {
             walk(&path, files)?;
         } else if name.ends_with(".jsonl") && !name.ends_with(".api.jsonl") {
@@ -135,7 +138,9 @@ pub fn check_file(path: &Path, args: &CheckArgs, report: &mut Report) -> anyhow:
                     }
                     _ => 0,
                 };
-                report.errors.push(finding(&name, line, args.direction, "?", err));
+                report
+                    .errors
+                    .push(finding(&name, line, args.direction, "?", err));
                 continue;
             }
         };
@@ -164,7 +169,9 @@ struct Location<'a> {
 
 fn check_frame(frame: &str, at: Location<'_>, session: &mut Correlation, report: &mut Report) {
     let parsed = match at.direction {
-        Direction::Out => Message::from_json(frame).map(|m| (m.kind(), m.unknown_kind(), m.to_value())),
+        Direction::Out => {
+            Message::from_json(frame).map(|m| (m.kind(), m.unknown_kind(), m.to_value()))
+        }
         Direction::In => {
             InputMessage::from_json(frame).map(|m| (m.kind(), m.unknown_kind(), m.to_value()))
         }
@@ -173,7 +180,9 @@ fn check_frame(frame: &str, at: Location<'_>, session: &mut Correlation, report:
         Ok(parsed) => parsed,
         Err(err) => {
             let kind = err.kind().unwrap_or("?").to_owned();
-            report.errors.push(finding(at.file, at.line, at.direction, &kind, err));
+            report
+                .errors
+                .push(finding(at.file, at.line, at.direction, &kind, err));
             return;
         }
     };
@@ -192,7 +201,9 @@ fn check_frame(frame: &str, at: Location<'_>, session: &mut Correlation, report:
         }
     }
     if let Err(err) = session.observe(at.direction, &value, report) {
-        report.errors.push(finding(at.file, at.line, at.direction, &kind, err));
+        report
+            .errors
+            .push(finding(at.file, at.line, at.direction, &kind, err));
     }
 }
 
@@ -216,12 +227,15 @@ impl Correlation {
                 let id = frame.get("request_id").and_then(Value::as_str);
                 let subtype = frame.pointer("/request/subtype").and_then(Value::as_str);
                 if let (Some(id), Some(subtype)) = (id, subtype) {
-                    self.pending.insert((from_host, id.to_owned()), subtype.to_owned());
+                    self.pending
+                        .insert((from_host, id.to_owned()), subtype.to_owned());
                 }
                 Ok(())
             }
             Some("control_response") => {
-                let Some(id) = frame.pointer("/response/request_id").and_then(Value::as_str)
+                let Some(id) = frame
+                    .pointer("/response/request_id")
+                    .and_then(Value::as_str)
                 else {
                     return Ok(());
                 };
@@ -229,8 +243,8 @@ impl Correlation {
                 let Some(subtype) = self.pending.remove(&(!from_host, id.to_owned())) else {
                     return Ok(());
                 };
-                let is_success = frame.pointer("/response/subtype").and_then(Value::as_str)
-                    == Some("success");
+                let is_success =
+                    frame.pointer("/response/subtype").and_then(Value::as_str) == Some("success");
                 let payload = frame.pointer("/response/response");
                 match (is_success, payload) {
                     (true, Some(payload)) => {
@@ -304,8 +318,14 @@ fn print_table(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
     )?;
     let sections = [
         ("errors", &report.errors),
-        ("unknown kinds listed by the TypeScript SDK", &report.unknown_listed),
-        ("unknown kinds not listed anywhere (kept as Unknown)", &report.unknown_unlisted),
+        (
+            "unknown kinds listed by the TypeScript SDK",
+            &report.unknown_listed,
+        ),
+        (
+            "unknown kinds not listed anywhere (kept as Unknown)",
+            &report.unknown_unlisted,
+        ),
     ];
     for (title, findings) in sections {
         writeln!(out, "{title}: {}", findings.len())?;

@@ -17,8 +17,17 @@ fn transcripts() -> PathBuf {
 
 #[test]
 fn every_recorded_transcript_checks_clean() {
-    let output = ccwire().arg("check").arg("--json").arg(transcripts()).output().unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+    let output = ccwire()
+        .arg("check")
+        .arg("--json")
+        .arg(transcripts())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["files"], 53);
     assert_eq!(report["frames"], 845);
@@ -54,6 +63,9 @@ fn broken_frames_fail_with_file_line_and_field() {
 
 #[test]
 fn a_missing_file_is_an_error_exit() {
-    let output = ccwire().args(["check", "/nonexistent.jsonl"]).output().unwrap();
+    let output = ccwire()
+        .args(["check", "/nonexistent.jsonl"])
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }

@@ -62,32 +62,38 @@ fn decode_with(bytes: &[u8], mut parse: impl FnMut(&str)) -> usize {
 #[divan::bench(sample_count = 20)]
 fn typed_message(bencher: Bencher) {
     let bytes = stream();
-    bencher.counter(divan::counter::BytesCount::new(bytes.len())).bench(|| {
-        let count = decode_with(&bytes, |line| {
-            black_box(Message::from_json(line).expect("valid frame"));
+    bencher
+        .counter(divan::counter::BytesCount::new(bytes.len()))
+        .bench(|| {
+            let count = decode_with(&bytes, |line| {
+                black_box(Message::from_json(line).expect("valid frame"));
+            });
+            assert_eq!(count, FRAMES);
         });
-        assert_eq!(count, FRAMES);
-    });
 }
 
 #[divan::bench(sample_count = 20)]
 fn serde_json_value(bencher: Bencher) {
     let bytes = stream();
-    bencher.counter(divan::counter::BytesCount::new(bytes.len())).bench(|| {
-        let count = decode_with(&bytes, |line| {
-            black_box(serde_json::from_str::<serde_json::Value>(line).expect("valid JSON"));
+    bencher
+        .counter(divan::counter::BytesCount::new(bytes.len()))
+        .bench(|| {
+            let count = decode_with(&bytes, |line| {
+                black_box(serde_json::from_str::<serde_json::Value>(line).expect("valid JSON"));
+            });
+            assert_eq!(count, FRAMES);
         });
-        assert_eq!(count, FRAMES);
-    });
 }
 
 #[divan::bench(sample_count = 20)]
 fn framing_only(bencher: Bencher) {
     let bytes = stream();
-    bencher.counter(divan::counter::BytesCount::new(bytes.len())).bench(|| {
-        let count = decode_with(&bytes, |line| {
-            black_box(line);
+    bencher
+        .counter(divan::counter::BytesCount::new(bytes.len()))
+        .bench(|| {
+            let count = decode_with(&bytes, |line| {
+                black_box(line);
+            });
+            assert_eq!(count, FRAMES);
         });
-        assert_eq!(count, FRAMES);
-    });
 }

@@ -50,7 +50,10 @@ pub fn decode<T: DeserializeOwned>(line: &str) -> Result<T, DecodeError> {
 #[cold]
 fn explain<T: DeserializeOwned>(line: &str, err: serde_json::Error) -> DecodeError {
     use serde_json::error::Category;
-    if matches!(err.classify(), Category::Syntax | Category::Eof | Category::Io) {
+    if matches!(
+        err.classify(),
+        Category::Syntax | Category::Eof | Category::Io
+    ) {
         return DecodeError::NotJson {
             preview: preview(line),
             message: err.to_string(),

@@ -304,7 +304,11 @@ mod tests {
         let got = collect(&mut d, true);
         assert_eq!(
             got,
-            vec![Ok((1, "a".into())), Ok((4, "b".into())), Ok((5, "c".into()))]
+            vec![
+                Ok((1, "a".into())),
+                Ok((4, "b".into())),
+                Ok((5, "c".into()))
+            ]
         );
         assert!(d.finish().is_none());
     }
@@ -319,7 +323,11 @@ mod tests {
             let mut got = collect(&mut d, false);
             d.push(&bytes[cut..]);
             got.extend(collect(&mut d, true));
-            assert_eq!(got, vec![Ok((1, text.trim_end().to_owned()))], "cut at {cut}");
+            assert_eq!(
+                got,
+                vec![Ok((1, text.trim_end().to_owned()))],
+                "cut at {cut}"
+            );
         }
     }
 

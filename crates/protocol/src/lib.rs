@@ -23,22 +23,22 @@
 //! ```
 
 pub mod content;
-pub mod coverage;
 pub mod control;
+pub mod coverage;
 mod error;
+pub mod events;
 pub mod framing;
 pub mod hooks;
 pub mod mcp;
 mod message;
 pub mod permission;
 pub mod result;
+pub(crate) mod serde_util;
 pub mod stream;
 pub mod system;
-pub mod events;
 #[doc(hidden)]
 pub mod union;
 pub mod usage;
-pub(crate) mod serde_util;
 
 pub use error::{decode, DecodeError};
 pub use message::*;

@@ -273,11 +273,7 @@ pub struct UserMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
     /// True when the CLI replays a message the host sent.
-    #[serde(
-        default,
-        rename = "isReplay",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, rename = "isReplay", skip_serializing_if = "Option::is_none")]
     pub is_replay: Option<bool>,
     /// True for messages the CLI made up rather than a person typed.
     #[serde(

@@ -54,11 +54,19 @@ fn frames() -> Vec<(String, usize, bool, Value)> {
 #[test]
 fn every_recorded_frame_parses_and_round_trips() {
     let frames = frames();
-    assert!(frames.len() > 800, "expected over 800 frames, found {}", frames.len());
+    assert!(
+        frames.len() > 800,
+        "expected over 800 frames, found {}",
+        frames.len()
+    );
     let mut failures = Vec::new();
     let mut versions = std::collections::BTreeSet::new();
     for (file, line, out_dir, msg) in &frames {
-        versions.insert(file.split("claude-").nth(1).map(|v| v.split('/').next().unwrap_or("")));
+        versions.insert(
+            file.split("claude-")
+                .nth(1)
+                .map(|v| v.split('/').next().unwrap_or("")),
+        );
         let text = msg.to_string();
         let result = if *out_dir {
             Message::from_json(&text).map(|m| (m.unknown_kind(), m.to_value()))
@@ -67,9 +75,9 @@ fn every_recorded_frame_parses_and_round_trips() {
         };
         match result {
             Err(err) => failures.push(format!("{file}:{line}: {err}")),
-            Ok((Some(kind), _)) if coverage::is_listed(&kind) => {
-                failures.push(format!("{file}:{line}: listed kind {kind} came back unknown"))
-            }
+            Ok((Some(kind), _)) if coverage::is_listed(&kind) => failures.push(format!(
+                "{file}:{line}: listed kind {kind} came back unknown"
+            )),
             Ok((_, value)) if &value != msg => failures.push(format!(
                 "{file}:{line}: round trip differs\n  read:  {msg}\n  wrote: {value}"
             )),
@@ -86,8 +94,17 @@ fn every_recorded_frame_parses_and_round_trips() {
             }
         }
     }
-    assert_eq!(versions.len(), 4, "all four CLI versions are covered: {versions:?}");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(
+        versions.len(),
+        4,
+        "all four CLI versions are covered: {versions:?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -96,9 +113,13 @@ fn the_only_unknown_kind_recorded_is_the_deliberate_probe() {
     for (_, _, out_dir, msg) in frames() {
         let text = msg.to_string();
         let kind = if out_dir {
-            Message::from_json(&text).ok().and_then(|m| m.unknown_kind())
+            Message::from_json(&text)
+                .ok()
+                .and_then(|m| m.unknown_kind())
         } else {
-            InputMessage::from_json(&text).ok().and_then(|m| m.unknown_kind())
+            InputMessage::from_json(&text)
+                .ok()
+                .and_then(|m| m.unknown_kind())
         };
         unknown.extend(kind);
     }
@@ -121,7 +142,10 @@ fn every_control_response_matches_the_typed_response_of_its_request() {
                 pending.insert((file.clone(), out_dir, id), subtype);
             }
             Some("control_response") => {
-                let id = msg["response"]["request_id"].as_str().unwrap_or("").to_owned();
+                let id = msg["response"]["request_id"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned();
                 let Some(subtype) = pending.remove(&(file.clone(), !out_dir, id)) else {
                     continue;
                 };

@@ -61,7 +61,7 @@
 //!   `control_cancel_request` and counts as a deny; after stdin closed it is denied with
 //!   `Stream closed`.
 //! * `hook`: one `hook_callback` per registered callback; each answer is reported as
-//!   `{"type":"system","subtype":"hook_response","hook_id":…,"hook_event":…,"outcome":
+//!   `{"type":"system","subtype":"fake_hook_answer","hook_id":…,"hook_event":…,"outcome":
 //!   "success"|"error"|"timeout"|"closed","output":<the answer payload>,"response":<the whole
 //!   response object>}`.
 //! * `request` and `cancel_after_ms` report as `{"type":"system","subtype":"fake_observed",

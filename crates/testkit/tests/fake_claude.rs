@@ -221,7 +221,7 @@ fn hook_callbacks_round_trip() {
         "hookEventName": "UserPromptSubmit", "additionalContext": "ctx"}});
     fake.respond(&id_of(&call), answer.clone());
     let seen = fake
-        .until(|f| kind(f) == ("system", "hook_response"))
+        .until(|f| kind(f) == ("system", "fake_hook_answer"))
         .pop()
         .unwrap();
     assert_eq!(seen["hook_event"], "UserPromptSubmit");

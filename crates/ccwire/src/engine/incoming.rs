@@ -13,7 +13,11 @@ use super::{lock, unless_cancelled, ControlHandler, HandlerError, RequestContext
 /// Starts serving `request`. The answer is written when the handler finishes, unless the peer
 /// withdrew the request or the connection ended first. A panicking handler is answered with an
 /// error; the connection lives on.
-pub(crate) fn spawn(request: ControlRequest, shared: &Arc<Shared>, handler: &Arc<dyn ControlHandler>) {
+pub(crate) fn spawn(
+    request: ControlRequest,
+    shared: &Arc<Shared>,
+    handler: &Arc<dyn ControlHandler>,
+) {
     let id = request.request_id;
     let subtype = request.request.tag().to_owned();
     let token = shared.shutdown.child_token();
@@ -35,7 +39,10 @@ pub(crate) fn spawn(request: ControlRequest, shared: &Arc<Shared>, handler: &Arc
             Some(Ok(Ok(payload))) => success(&id, payload),
             Some(Ok(Err(error))) => failure(&id, &error),
             Some(Err(panic)) => {
-                let message = format!("handler for `{subtype}` panicked: {}", panic_message(&*panic));
+                let message = format!(
+                    "handler for `{subtype}` panicked: {}",
+                    panic_message(&*panic)
+                );
                 tracing::warn!(%id, "{message}");
                 failure(&id, &HandlerError::new(message))
             }
@@ -44,6 +51,14 @@ pub(crate) fn spawn(request: ControlRequest, shared: &Arc<Shared>, handler: &Arc
         line.push(b'\n');
         let _ = shared.writer.send(super::WriterCommand::Line(line));
     });
+}
+
+/// Answers a request with an error without serving it.
+pub(crate) fn refuse(shared: &Shared, id: &str, message: &str) {
+    let response = failure(id, &HandlerError::new(message));
+    let mut line = response.to_string().into_bytes();
+    line.push(b'\n');
+    let _ = shared.writer.send(super::WriterCommand::Line(line));
 }
 
 /// Stops serving a request the peer withdrew.

@@ -51,11 +51,26 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
     tracing::debug!(%cause, "the peer's output ended");
     shared.shutdown.cancel();
     lock(&shared.pending).fail_all(&cause);
-    let clean = matches!(cause, Error::Closed | Error::ProcessExited { code: Some(0), .. });
+    let clean = matches!(
+        cause,
+        Error::Closed | Error::ProcessExited { code: Some(0), .. }
+    );
     shared.closed.send_replace(Some(cause.clone()));
     if !clean {
         let _ = data.send(Err(cause));
     }
+}
+
+/// The id of a `control_request` frame, if the line is one.
+fn malformed_request_id(line: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        #[serde(rename = "type")]
+        kind: String,
+        request_id: String,
+    }
+    let envelope: Envelope = serde_json::from_str(line).ok()?;
+    (envelope.kind == "control_request").then_some(envelope.request_id)
 }
 
 struct Router<'a, P: Peer> {
@@ -79,6 +94,14 @@ impl<P: Peer> Router<'_, P> {
             Ok(frame) => frame,
             Err(source) => {
                 tracing::warn!(line = line.number, %source, "undecodable frame");
+                // A request we cannot read still gets an answer, so the peer does not wait.
+                if let Some(id) = malformed_request_id(line.text) {
+                    incoming::refuse(
+                        self.shared,
+                        &id,
+                        &format!("malformed control request: {source}"),
+                    );
+                }
                 let _ = self.data.send(Err(Error::Decode {
                     line: line.number,
                     source,
@@ -113,7 +136,10 @@ impl<P: Peer> Router<'_, P> {
                 }),
             ),
             other => {
-                tracing::warn!(subtype = other.tag(), "control response of an unknown subtype");
+                tracing::warn!(
+                    subtype = other.tag(),
+                    "control response of an unknown subtype"
+                );
                 return;
             }
         };

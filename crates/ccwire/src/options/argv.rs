@@ -58,8 +58,10 @@ impl Options {
         }
         argv.value_opt("--model", self.model.as_deref());
         argv.value_opt("--agent", self.agent.as_deref());
-        if !self.betas.is_empty() {
-            argv.value("--betas", self.betas.join(","));
+        // One flag per beta: the CLI takes a bound value whole, so `--betas=a,b` would be a
+        // single beta named `a,b`.
+        for beta in &self.betas {
+            argv.value("--betas", beta);
         }
         if let Some(schema) = self.json_schema() {
             argv.value("--json-schema", schema.to_string());
@@ -160,7 +162,10 @@ impl Options {
             argv.flag("--no-session-persistence");
         }
         if let Some(managed) = &self.managed_settings {
-            argv.value("--managed-settings", Value::Object(managed.clone()).to_string());
+            argv.value(
+                "--managed-settings",
+                Value::Object(managed.clone()).to_string(),
+            );
         }
         if let SystemPrompt::File(path) = &self.system_prompt {
             argv.value("--system-prompt-file", path);
@@ -196,7 +201,9 @@ impl Options {
         let mut allowed = self.allowed_tools.clone();
         let added: Vec<String> = match &self.skills {
             Some(Skills::All) => vec!["Skill".to_owned()],
-            Some(Skills::Only(names)) => names.iter().map(|name| format!("Skill({name})")).collect(),
+            Some(Skills::Only(names)) => {
+                names.iter().map(|name| format!("Skill({name})")).collect()
+            }
             None => Vec::new(),
         };
         for tool in added {

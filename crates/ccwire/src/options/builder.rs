@@ -2,7 +2,7 @@
 //!
 //! This file holds the process, engine, callback and pass-through options; the others are in
 //! `builder/` by domain. Methods named after a list or map option replace it; methods in the
-//! singular add one entry.
+//! singular add one entry. `#[must_use]` is on the type, so it covers every method.
 
 mod model;
 mod session;

@@ -206,7 +206,10 @@ pub(crate) fn merge_into_settings(
 
     if let Some(network) = &sandbox.network {
         let restricts_network = network.allowed_domains.is_some()
-            || network.denied_domains.as_ref().is_some_and(|d| !d.is_empty())
+            || network
+                .denied_domains
+                .as_ref()
+                .is_some_and(|d| !d.is_empty())
             || network.strict_allowlist == Some(true);
         if restricts_network {
             if let Some(Value::Object(net)) = block.get_mut("network") {
@@ -332,7 +335,10 @@ mod tests {
         assert!(block["filesystem"].get("disabled").is_none());
         assert!(block["network"].get("httpProxyPort").is_none());
         assert_eq!(block["network"]["allowedDomains"], json!(["example.com"]));
-        assert_eq!(block["network"]["tlsTerminate"], json!({"caCertPath": "/x"}));
+        assert_eq!(
+            block["network"]["tlsTerminate"],
+            json!({"caCertPath": "/x"})
+        );
         assert_eq!(block["ripgrep"], json!({"command": "/bin/rg"}));
     }
 }

@@ -25,7 +25,10 @@ impl CliCommand {
     /// Runs `path`: a native executable directly, a `.js` bundle with `node`.
     pub fn for_path(path: impl Into<PathBuf>) -> Self {
         let path = path.into();
-        if path.extension().is_some_and(|ext| ext == "js" || ext == "mjs") {
+        if path
+            .extension()
+            .is_some_and(|ext| ext == "js" || ext == "mjs")
+        {
             Self {
                 program: PathBuf::from("node"),
                 leading_args: vec![path.into_os_string()],

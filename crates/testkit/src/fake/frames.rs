@@ -375,10 +375,23 @@ fn model_entry(value: &str, resolved: &str, display: &str) -> Value {
 pub(crate) fn context_usage(model: &str) -> Value {
     json!({
         "categories": [
-            {"id": "system_prompt", "name": "System prompt", "tokens": 630, "kind": "used"},
-            {"id": "messages", "name": "Messages", "tokens": 42, "kind": "used"},
-            {"id": "free_space", "name": "Free space", "tokens": 199_328, "kind": "free"}
+            {"id": "system_prompt", "name": "System prompt", "tokens": 630, "color": "promptBorder", "kind": "used"},
+            {"id": "messages", "name": "Messages", "tokens": 42, "color": "purple_FOR_SUBAGENTS_ONLY", "kind": "used"},
+            {"id": "free_space", "name": "Free space", "tokens": 199_328, "color": "promptBorder", "kind": "free"}
         ],
+        "gridRows": [[{"color": "promptBorder", "isFilled": true, "categoryName": "System prompt",
+                       "tokens": 630, "percentage": 0, "squareFullness": 0.315}]],
+        "memoryFiles": [],
+        "mcpTools": [],
+        "mcpInstructions": [],
+        "agents": [],
+        "slashCommands": {"totalCommands": 1, "includedCommands": 1, "tokens": 42},
+        "autoCompactThreshold": 167_000,
+        "isAutoCompactEnabled": true,
+        "messageBreakdown": {"toolCallTokens": 0, "toolResultTokens": 0, "attachmentTokens": 0,
+            "assistantMessageTokens": 0, "userMessageTokens": 0, "redirectedContextTokens": 0,
+            "unattributedTokens": 42, "toolCallsByType": [], "attachmentsByType": []},
+        "apiUsage": null,
         "totalTokens": 672,
         "maxTokens": 200_000,
         "rawMaxTokens": 200_000,

@@ -133,7 +133,7 @@ impl Runner<'_> {
         self.run_hooks(event, None, fields, None);
     }
 
-    /// The `hook` step: call the callbacks, report each answer as `system/hook_response`.
+    /// The `hook` step: call the callbacks, report each answer as `system/fake_hook_answer`.
     pub(super) fn hook(&mut self, step: &HookStep) {
         let fields: Map<String, Value> = step
             .input
@@ -168,7 +168,7 @@ impl Runner<'_> {
                 "output": output,
                 "response": response
             });
-            let frame = frames::system(&self.meta(), "hook_response", fields);
+            let frame = frames::system(&self.meta(), "fake_hook_answer", fields);
             self.shared.out.frame(&frame);
         }
     }

@@ -8,6 +8,7 @@ use ccwire::callbacks::can_use_tool;
 use ccwire::protocol::framing::LineError;
 use ccwire::protocol::permission::PermissionResult;
 use ccwire::protocol::Message;
+use ccwire::transport::ShutdownTimeouts;
 use ccwire::{query, Client, Error, Options};
 use futures::StreamExt;
 use serde_json::json;
@@ -29,12 +30,21 @@ async fn a_missing_cli_is_a_clear_error() {
 
 #[tokio::test]
 async fn exit_during_initialize_reports_code_and_stderr() {
-    let fake = Fake::new(json!({"exit_at_initialize": {"code": 2, "stderr": "error: unknown option --bogus"}}));
-    let err = within(10, Client::connect(fake.options())).await.unwrap_err();
+    let fake = Fake::new(
+        json!({"exit_at_initialize": {"code": 2, "stderr": "error: unknown option --bogus"}}),
+    );
+    let err = within(10, Client::connect(fake.options()))
+        .await
+        .unwrap_err();
     match &err {
-        Error::ProcessExited { code, stderr_tail, .. } => {
+        Error::ProcessExited {
+            code, stderr_tail, ..
+        } => {
             assert_eq!(*code, Some(2));
-            assert!(stderr_tail.contains("unknown option --bogus"), "{stderr_tail}");
+            assert!(
+                stderr_tail.contains("unknown option --bogus"),
+                "{stderr_tail}"
+            );
         }
         other => panic!("{other}"),
     }
@@ -50,8 +60,14 @@ async fn a_crash_mid_turn_fails_pending_requests_at_once_with_the_stderr_tail() 
     client.send("go").await.unwrap();
     let started = Instant::now();
     let err = within(10, client.get_context_usage()).await.unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(5), "failed at once, not at the timeout");
-    assert!(matches!(err, Error::ProcessExited { code: Some(3), .. }), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "failed at once, not at the timeout"
+    );
+    assert!(
+        matches!(err, Error::ProcessExited { code: Some(3), .. }),
+        "{err}"
+    );
     assert!(err.stderr_tail().unwrap().contains("out of cheese"));
     // The message stream delivers what came before, then the same cause, then ends.
     let items: Vec<_> = within(10, client.receive_all().collect::<Vec<_>>()).await;
@@ -62,11 +78,17 @@ async fn a_crash_mid_turn_fails_pending_requests_at_once_with_the_stderr_tail() 
 
 #[tokio::test]
 async fn a_hanging_cli_times_out_and_is_killed() {
-    let fake = Fake::new(json!({"turns": [{"steps": [{"hang": true}]}]}));
+    let fake = Fake::new(json!({
+        "requests": {"interrupt": {"respond": "never"}},
+        "turns": [{"steps": [{"hang": true}]}]
+    }));
     let options = fake
         .builder()
         .request_timeout(Duration::from_millis(500))
-        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200))
+        .shutdown(ShutdownTimeouts {
+            after_close: Duration::from_millis(200),
+            after_term: Duration::from_millis(200),
+        })
         .build()
         .unwrap();
     let client = within(10, Client::connect(options)).await.unwrap();
@@ -93,7 +115,10 @@ async fn garbage_lines_unknown_kinds_and_a_100_mb_line_do_not_stop_the_turn() {
     assert!(matches!(errors[0], Error::Decode { .. }));
     assert!(matches!(
         errors[1],
-        Error::Line(LineError::TooLong { len: 100_000_000, .. })
+        Error::Line(LineError::TooLong {
+            len: 100_000_000,
+            ..
+        })
     ));
     assert!(errors.iter().all(|e| e.is_recoverable()));
     let unknown: Vec<_> = items
@@ -101,7 +126,9 @@ async fn garbage_lines_unknown_kinds_and_a_100_mb_line_do_not_stop_the_turn() {
         .filter_map(|i| i.as_ref().ok()?.unknown_kind())
         .collect();
     assert_eq!(unknown, ["hologram", "system/brand_new_subtype"]);
-    let Message::Assistant(reply) = of_kind(&items, "assistant")[0] else { unreachable!() };
+    let Message::Assistant(reply) = of_kind(&items, "assistant")[0] else {
+        unreachable!()
+    };
     assert_eq!(reply.message.text(), "still here");
     assert_eq!(of_kind(&items, "result/success").len(), 1);
 }
@@ -118,7 +145,9 @@ async fn duplicate_and_stray_response_ids_are_ignored() {
         .build()
         .unwrap();
     let client = within(10, Client::connect(options)).await.unwrap();
-    within(10, client.set_model(Some("claude-opus-4-1"))).await.unwrap();
+    within(10, client.set_model(Some("claude-opus-4-1")))
+        .await
+        .unwrap();
     let err = within(10, client.mcp_status()).await.unwrap_err();
     assert!(err.is_timeout(), "{err}");
     client.send("still works").await.unwrap();
@@ -151,7 +180,10 @@ async fn the_cli_withdraws_a_slow_permission_request() {
     let items = collect(query("go", options)).await;
     let observed = system_frames(&items, "fake_observed");
     assert_eq!(observed[0]["cancelled"], true);
-    assert!(observed[0]["response"].is_null(), "no answer after the cancel: {observed:?}");
+    assert!(
+        observed[0]["response"].is_null(),
+        "no answer after the cancel: {observed:?}"
+    );
     assert_eq!(of_kind(&items, "result/success").len(), 1);
     // The callback saw the cancellation (the task ends there; its answer is not sent).
     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -160,7 +192,8 @@ async fn the_cli_withdraws_a_slow_permission_request() {
 
 #[tokio::test]
 async fn dropping_the_client_mid_turn_leaves_no_process() {
-    let fake = Fake::new(json!({"turns": [{"steps": [{"text": "thinking"}, {"sleep_ms": 30000}]}]}));
+    let fake =
+        Fake::new(json!({"turns": [{"steps": [{"text": "thinking"}, {"sleep_ms": 30000}]}]}));
     let client = within(10, Client::connect(fake.options())).await.unwrap();
     let pid = client.pid().unwrap();
     client.send("go").await.unwrap();
@@ -177,7 +210,8 @@ async fn dropping_the_client_mid_turn_leaves_no_process() {
 
 #[tokio::test]
 async fn dropping_a_query_stream_mid_turn_leaves_no_process() {
-    let fake = Fake::new(json!({"turns": [{"steps": [{"text": "thinking"}, {"sleep_ms": 30000}]}]}));
+    let fake =
+        Fake::new(json!({"turns": [{"steps": [{"text": "thinking"}, {"sleep_ms": 30000}]}]}));
     let mut stream = query("go", fake.options());
     let first = within(10, stream.next()).await.unwrap().unwrap();
     assert!(!first.kind().is_empty());
@@ -194,7 +228,9 @@ async fn dropping_a_query_stream_mid_turn_leaves_no_process() {
 
 #[tokio::test]
 async fn a_cli_flooding_stderr_does_not_block() {
-    let fake = Fake::new(json!({"turns": [{"steps": [{"stderr_flood": {"bytes": 4_000_000}}, {"text": "after the flood"}]}]}));
+    let fake = Fake::new(
+        json!({"turns": [{"steps": [{"stderr_flood": {"bytes": 4_000_000}}, {"text": "after the flood"}]}]}),
+    );
     let items = collect(query("go", fake.options())).await;
     assert_eq!(of_kind(&items, "result/success").len(), 1);
 }

@@ -19,10 +19,16 @@ use crate::{collect, of_kind, system_frames, within, Fake};
 #[tokio::test]
 async fn a_text_turn_through_query_with_the_sdk_environment() {
     let fake = Fake::new(json!({}));
-    let items = collect(query("hello", fake.builder().env("USER_VAR", "1").build().unwrap())).await;
+    let items = collect(query(
+        "hello",
+        fake.builder().env("USER_VAR", "1").build().unwrap(),
+    ))
+    .await;
     assert!(items.iter().all(Result::is_ok), "{items:?}");
     let replies = of_kind(&items, "assistant");
-    let Message::Assistant(reply) = replies[0] else { unreachable!() };
+    let Message::Assistant(reply) = replies[0] else {
+        unreachable!()
+    };
     assert_eq!(reply.message.text(), "echo: hello");
     let results = of_kind(&items, "result/success");
     assert_eq!(results.len(), 1);
@@ -36,7 +42,10 @@ async fn a_text_turn_through_query_with_the_sdk_environment() {
         .map(|a| a.as_str().unwrap())
         .collect();
     for flag in ["--output-format", "--input-format", "--verbose"] {
-        assert!(argv.iter().any(|a| a.starts_with(flag)), "{flag} in {argv:?}");
+        assert!(
+            argv.iter().any(|a| a.starts_with(flag)),
+            "{flag} in {argv:?}"
+        );
     }
     let env = &record[0]["env"];
     assert_eq!(env["CLAUDE_CODE_ENTRYPOINT"], "sdk-rust");
@@ -60,7 +69,9 @@ async fn four_turns_on_one_process_with_the_cached_initialize_response() {
         client.send(format!("turn {turn}").as_str()).await.unwrap();
         let messages: Vec<_> = within(10, client.receive_response().collect::<Vec<_>>()).await;
         let last = messages.last().unwrap().as_ref().unwrap();
-        let Message::Result(result) = last else { panic!("{last:?}") };
+        let Message::Result(result) = last else {
+            panic!("{last:?}")
+        };
         assert_eq!(result.text(), Some(format!("echo: turn {turn}").as_str()));
         assert_eq!(client.pid(), Some(pid));
     }
@@ -106,7 +117,9 @@ async fn can_use_tool_allow_deny_and_updated_input() {
     let fake = Fake::new(tool_script(true));
     let options = fake
         .builder()
-        .can_use_tool(can_use_tool(|_| async { Ok(PermissionResult::deny("not today")) }))
+        .can_use_tool(can_use_tool(|_| async {
+            Ok(PermissionResult::deny("not today"))
+        }))
         .build()
         .unwrap();
     let items = collect(query("go", options)).await;
@@ -196,7 +209,9 @@ async fn hooks_fire_in_order_and_a_pre_tool_use_hook_can_deny() {
         .hook(HookEvent::PreToolUse, HookMatcher::all(log(&seen)))
         .hook(HookEvent::PostToolUse, HookMatcher::all(log(&seen)))
         .hook(HookEvent::Stop, HookMatcher::all(log(&seen)))
-        .can_use_tool(can_use_tool(|r| async move { Ok(PermissionResult::allow(r.input().clone())) }))
+        .can_use_tool(can_use_tool(|r| async move {
+            Ok(PermissionResult::allow(r.input().clone()))
+        }))
         .build()
         .unwrap();
     let items = collect(query("go", options)).await;
@@ -214,7 +229,10 @@ async fn hooks_fire_in_order_and_a_pre_tool_use_hook_can_deny() {
     assert!(tool_result_text(&items).contains("no shell in hooks test"));
     // The matchers went out in initialize with their callback ids.
     let init = &fake.received()[0]["request"];
-    assert_eq!(init["hooks"]["PreToolUse"][0]["hookCallbackIds"], json!(["hook_1"]));
+    assert_eq!(
+        init["hooks"]["PreToolUse"][0]["hookCallbackIds"],
+        json!(["hook_1"])
+    );
 }
 
 #[tokio::test]
@@ -250,9 +268,11 @@ async fn an_in_process_mcp_tool_is_called_and_its_result_reaches_the_model() {
         ]}]
     }));
     let calc = SdkMcpServer::builder("calc")
-        .tool(SdkTool::new("add", "Adds two integers", |args: AddArgs| async move {
-            Ok(ToolOutput::text((args.a + args.b).to_string()))
-        }))
+        .tool(SdkTool::new(
+            "add",
+            "Adds two integers",
+            |args: AddArgs| async move { Ok(ToolOutput::text((args.a + args.b).to_string())) },
+        ))
         .build();
     let options = fake.builder().sdk_mcp_server(calc).build().unwrap();
     let items = collect(query("add", options)).await;
@@ -267,9 +287,17 @@ async fn interrupt_mid_stream_then_a_normal_turn() {
         {"steps": [{"stream": {"text": "a b c d e f g h i j", "deltas": 10, "delay_ms": 100}}]},
         {"steps": [{"text": "second turn"}]}
     ]}));
-    let client = within(10, Client::connect(fake.builder().include_partial_messages(true).build().unwrap()))
-        .await
-        .unwrap();
+    let client = within(
+        10,
+        Client::connect(
+            fake.builder()
+                .include_partial_messages(true)
+                .build()
+                .unwrap(),
+        ),
+    )
+    .await
+    .unwrap();
     client.send("stream please").await.unwrap();
     let mut deltas = 0;
     loop {
@@ -291,7 +319,9 @@ async fn interrupt_mid_stream_then_a_normal_turn() {
     }
     client.send("again").await.unwrap();
     let turn: Vec<_> = within(10, client.receive_response().collect::<Vec<_>>()).await;
-    let Ok(Message::Result(result)) = turn.last().unwrap() else { panic!() };
+    let Ok(Message::Result(result)) = turn.last().unwrap() else {
+        panic!()
+    };
     assert_eq!(result.text(), Some("second turn"));
 }
 
@@ -299,12 +329,20 @@ async fn interrupt_mid_stream_then_a_normal_turn() {
 async fn control_requests_reach_the_cli_and_come_back_typed() {
     let fake = Fake::new(json!({}));
     let client = within(10, Client::connect(fake.options())).await.unwrap();
-    within(10, client.set_model(Some("claude-haiku-4-5"))).await.unwrap();
-    within(10, client.set_permission_mode(PermissionMode::AcceptEdits)).await.unwrap();
-    within(10, client.set_max_thinking_tokens(Some(1024))).await.unwrap();
+    within(10, client.set_model(Some("claude-haiku-4-5")))
+        .await
+        .unwrap();
+    within(10, client.set_permission_mode(PermissionMode::AcceptEdits))
+        .await
+        .unwrap();
+    within(10, client.set_max_thinking_tokens(Some(1024)))
+        .await
+        .unwrap();
     within(10, client.mcp_status()).await.unwrap();
     within(10, client.get_context_usage()).await.unwrap();
-    within(10, client.request(GetContextUsageRequest::default())).await.unwrap();
+    within(10, client.request(GetContextUsageRequest::default()))
+        .await
+        .unwrap();
     client.send("model?").await.unwrap();
     let turn: Vec<_> = within(10, client.receive_response().collect::<Vec<_>>()).await;
     let init = system_frames(&turn, "init");
@@ -335,7 +373,10 @@ async fn control_requests_reach_the_cli_and_come_back_typed() {
     )
     .await
     .unwrap_err();
-    assert!(matches!(&err, ccwire::Error::Control { code: Some(code), .. } if code == "unsupported_request"), "{err}");
+    assert!(
+        matches!(&err, ccwire::Error::Control { code: Some(code), .. } if code == "unsupported_request"),
+        "{err}"
+    );
     within(20, client.close()).await.unwrap();
 }
 
@@ -357,7 +398,10 @@ async fn elicitation_is_answered_by_the_callback() {
         .unwrap();
     let items = collect(query("ask me", options)).await;
     let observed = system_frames(&items, "fake_observed");
-    assert_eq!(observed[0]["response"]["response"]["content"]["name"], "Ada", "{observed:?}");
+    assert_eq!(
+        observed[0]["response"]["response"]["content"]["name"], "Ada",
+        "{observed:?}"
+    );
 }
 
 #[tokio::test]
@@ -385,8 +429,13 @@ async fn stdin_stays_open_for_late_callbacks_until_idle() {
         .build()
         .unwrap();
     let items = collect(query("go", options)).await;
-    assert_eq!(fired.load(Ordering::SeqCst), 1);
-    let responses = system_frames(&items, "hook_response");
+    let kinds: Vec<_> = items
+        .iter()
+        .map(|i| i.as_ref().map(|m| m.kind()).map_err(|e| e.to_string()))
+        .collect();
+    assert_eq!(fired.load(Ordering::SeqCst), 1, "{kinds:?}");
+    let responses = system_frames(&items, "fake_hook_answer");
+    assert!(!responses.is_empty(), "{kinds:?}");
     assert_eq!(responses[0]["outcome"], "success", "{responses:?}");
 }
 
@@ -403,17 +452,22 @@ async fn structured_output_partial_messages_and_stderr() {
         .builder()
         .include_partial_messages(true)
         .json_schema(json!({"type": "object", "properties": {"answer": {"type": "integer"}}}))
-        .stderr(Arc::new(move |line: &str| sink.lock().unwrap().push(line.to_owned())))
+        .stderr(move |line: &str| sink.lock().unwrap().push(line.to_owned()))
         .build()
         .unwrap();
     let items = collect(query("structured", options)).await;
-    let Message::Result(result) = of_kind(&items, "result/success")[0] else { unreachable!() };
+    let Message::Result(result) = of_kind(&items, "result/success")[0] else {
+        unreachable!()
+    };
     assert_eq!(result.structured_output, Some(json!({"answer": 42})));
     assert!(of_kind(&items, "stream_event").len() >= 4);
     assert!(lines.lock().unwrap().iter().any(|l| l == "warming up"));
     let argv = fake.record()[0]["argv"].to_string();
     assert!(argv.contains("--include-partial-messages"), "{argv}");
     let init = &fake.received()[0]["request"];
-    assert_eq!(init["jsonSchema"]["properties"]["answer"]["type"], "integer");
+    assert_eq!(
+        init["jsonSchema"]["properties"]["answer"]["type"],
+        "integer"
+    );
     let _ = Duration::ZERO;
 }

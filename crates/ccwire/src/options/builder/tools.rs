@@ -145,14 +145,15 @@ impl OptionsBuilder {
     // --- Permissions -----------------------------------------------------------------------
 
     /// The permission mode at start (`--permission-mode`). Default: the CLI's (the settings'
-    /// `defaultMode`, else `default` or `auto`). `bypassPermissions` also needs
-    /// [`OptionsBuilder::allow_dangerously_skip_permissions`], and as root `IS_SANDBOX=1`.
+    /// `defaultMode`, else `default` or `auto`). As root, the CLI refuses `bypassPermissions`
+    /// unless the environment has `IS_SANDBOX=1`.
     pub fn permission_mode(mut self, mode: PermissionMode) -> Self {
         self.options.permission_mode = Some(mode);
         self
     }
 
-    /// Allows switching to `bypassPermissions` (`--allow-dangerously-skip-permissions`).
+    /// Allows switching to `bypassPermissions` (`--allow-dangerously-skip-permissions`). As
+    /// root, the CLI exits at start with this flag unless the environment has `IS_SANDBOX=1`.
     pub fn allow_dangerously_skip_permissions(mut self, allow: bool) -> Self {
         self.options.allow_dangerously_skip_permissions = allow;
         self
