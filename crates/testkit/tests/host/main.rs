@@ -17,6 +17,7 @@ use serde_json::Value;
 
 /// A scratch directory with a script and a record file for one fake session.
 pub struct Fake {
+    /// Holds `script.json` and `record.jsonl`.
     pub dir: tempfile::TempDir,
 }
 
@@ -28,6 +29,7 @@ impl Fake {
         Self { dir }
     }
 
+    /// The `fake-claude` executable Cargo built for these tests.
     pub fn binary() -> PathBuf {
         PathBuf::from(env!("CARGO_BIN_EXE_fake-claude"))
     }
@@ -42,10 +44,12 @@ impl Fake {
             .request_timeout(Duration::from_secs(10))
     }
 
+    /// Options that run this fake.
     pub fn options(&self) -> Options {
         self.builder().build().unwrap()
     }
 
+    /// A file in the scratch directory.
     pub fn path(&self, name: &str) -> String {
         self.dir.path().join(name).display().to_string()
     }
