@@ -1,0 +1,40 @@
+//! An in-process MCP tool: Claude calls Rust code directly, no server process.
+//!
+//! `cargo run -p ccwire --example mcp_tool`
+#![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
+
+use ccwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
+use ccwire::protocol::Message;
+use ccwire::{query, Options};
+use futures::StreamExt;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Add {
+    /// The first number.
+    a: f64,
+    /// The second number.
+    b: f64,
+}
+
+#[tokio::main]
+async fn main() -> ccwire::Result<()> {
+    let calc = SdkMcpServer::builder("calc")
+        .version("1.0.0")
+        .tool(SdkTool::new(
+            "add",
+            "Adds two numbers",
+            |args: Add| async move { Ok(ToolOutput::text(format!("{}", args.a + args.b))) },
+        ))
+        .build();
+    let options = Options::builder()
+        .sdk_mcp_server(calc)
+        .allowed_tool("mcp__calc__add")
+        .build()?;
+    let mut messages = query("What is 1234.5 + 4321? Use the calc tool.", options);
+    while let Some(message) = messages.next().await {
+        if let Message::Result(result) = message? {
+            println!("{}", result.text().unwrap_or_default());
+        }
+    }
+    Ok(())
+}

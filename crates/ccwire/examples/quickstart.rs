@@ -1,0 +1,29 @@
+//! One prompt, every message printed as it arrives.
+//!
+//! `cargo run -p ccwire --example quickstart -- "What is the capital of France?"`
+#![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
+
+use ccwire::protocol::Message;
+use ccwire::{query, Options};
+use futures::StreamExt;
+
+#[tokio::main]
+async fn main() -> ccwire::Result<()> {
+    let prompt = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "Say hello".to_owned());
+    let mut messages = query(prompt, Options::default());
+    while let Some(message) = messages.next().await {
+        match message? {
+            Message::Assistant(reply) => println!("{}", reply.message.text()),
+            Message::Result(result) => {
+                println!(
+                    "-- {} turn(s), ${:.4}",
+                    result.num_turns, result.total_cost_usd
+                );
+            }
+            other => eprintln!("[{}]", other.kind()),
+        }
+    }
+    Ok(())
+}

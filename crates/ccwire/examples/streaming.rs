@@ -1,0 +1,33 @@
+//! Partial messages: print the text as the model writes it.
+//!
+//! `cargo run -p ccwire --example streaming -- "Write a haiku about pipes"`
+#![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
+
+use std::io::Write;
+
+use ccwire::protocol::Message;
+use ccwire::{query, Options};
+use futures::StreamExt;
+
+#[tokio::main]
+async fn main() -> ccwire::Result<()> {
+    let prompt = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "Count to ten".to_owned());
+    let options = Options::builder().include_partial_messages(true).build()?;
+    let mut messages = query(prompt, options);
+    let mut stdout = std::io::stdout();
+    while let Some(message) = messages.next().await {
+        match message? {
+            Message::StreamEvent(frame) => {
+                if let Some(text) = frame.event.text_delta() {
+                    print!("{text}");
+                    let _ = stdout.flush();
+                }
+            }
+            Message::Result(_) => println!(),
+            _ => {}
+        }
+    }
+    Ok(())
+}
