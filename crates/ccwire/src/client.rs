@@ -108,6 +108,7 @@ impl Client {
             env: options.env(),
             cwd: options.cwd.clone(),
             on_stderr: options.stderr.clone(),
+            user: options.user().map(str::to_owned),
         })?;
         let end_cause = process.end_cause();
         let (progress_tx, progress) = watch::channel(Progress::default());
@@ -149,7 +150,13 @@ impl Client {
     }
 
     /// Sends a user message as given (priority, uuid, session id, …).
-    pub async fn send_message(&self, message: UserMessage) -> Result<()> {
+    pub async fn send_message(&self, mut message: UserMessage) -> Result<()> {
+        if self.inner.options.verbatim_prompts() {
+            // The CLI then takes the prompt as written (no slash-command expansion).
+            message
+                .extra
+                .insert("client_composed".to_owned(), Value::Bool(true));
+        }
         self.inner
             .connection
             .send(&ccwire_protocol::InputMessage::User(Box::new(message)))

@@ -362,13 +362,11 @@ impl Options {
     }
 
     /// Whether every user message is sent with `client_composed: true`.
-    #[allow(dead_code)] // Read by the client when it writes user messages.
     pub(crate) fn verbatim_prompts(&self) -> bool {
         self.verbatim_prompts
     }
 
     /// The OS user the CLI should run as (POSIX), for the spawner to apply.
-    #[allow(dead_code)] // Read by the spawner once it supports running as another user.
     pub(crate) fn user(&self) -> Option<&str> {
         self.user.as_deref()
     }

@@ -39,6 +39,8 @@ pub struct Spawn {
     pub cwd: Option<PathBuf>,
     /// Called with each stderr line.
     pub on_stderr: Option<StderrCallback>,
+    /// Run as this OS user (name), which needs the privilege to switch users.
+    pub user: Option<String>,
 }
 
 /// How long each step of a graceful shutdown may take.
@@ -86,6 +88,14 @@ impl ChildProcess {
         }
         if let Some(cwd) = &spawn.cwd {
             command.current_dir(cwd);
+        }
+        #[cfg(unix)]
+        if let Some(user) = &spawn.user {
+            let found = nix::unistd::User::from_name(user)
+                .ok()
+                .flatten()
+                .ok_or_else(|| Error::InvalidOptions(format!("no such user: {user}")))?;
+            command.uid(found.uid.as_raw()).gid(found.gid.as_raw());
         }
         #[cfg(unix)]
         {

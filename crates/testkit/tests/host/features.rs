@@ -471,3 +471,28 @@ async fn structured_output_partial_messages_and_stderr() {
     );
     let _ = Duration::ZERO;
 }
+
+#[tokio::test]
+async fn a_stream_of_user_messages_gets_one_result_each_then_stdin_closes() {
+    use ccwire::protocol::UserMessage;
+    use ccwire::Prompt;
+    let fake = Fake::new(json!({}));
+    let (tx, rx) = futures::channel::mpsc::unbounded();
+    for text in ["one", "two", "three"] {
+        tx.unbounded_send(UserMessage::new(text)).unwrap();
+    }
+    drop(tx);
+    let items = collect(query(Prompt::stream(rx), fake.verbatim_options())).await;
+    let texts: Vec<_> = of_kind(&items, "result/success")
+        .into_iter()
+        .map(|m| m.to_value()["result"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(texts, ["echo: one", "echo: two", "echo: three"]);
+    let sent: Vec<_> = fake
+        .received()
+        .into_iter()
+        .filter(|f| f["type"] == "user")
+        .collect();
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[0]["client_composed"], true);
+}

@@ -49,6 +49,11 @@ impl Fake {
         self.builder().build().unwrap()
     }
 
+    /// Options that run this fake with `verbatim_prompts`.
+    pub fn verbatim_options(&self) -> Options {
+        self.builder().verbatim_prompts(true).build().unwrap()
+    }
+
     /// A file in the scratch directory.
     pub fn path(&self, name: &str) -> String {
         self.dir.path().join(name).display().to_string()
