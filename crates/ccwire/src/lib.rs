@@ -8,6 +8,7 @@
 //! - [`engine`]: the connection engine both ends of the wire share.
 //! - [`transport`]: finding, starting and stopping the CLI.
 
+pub mod agent;
 pub mod callbacks;
 mod client;
 mod dispatch;

@@ -1,0 +1,151 @@
+//! The agent side: serve the CLI's end of the protocol from Rust, so that any host (the
+//! official Python and TypeScript SDKs, or ccwire's own) can drive a Rust agent.
+//!
+//! [`serve`] runs the same [`Connection`](crate::engine::Connection) engine as the host side,
+//! reading [`InputMessage`]s. Each user message starts a turn, run by your [`Agent`] with a
+//! [`Session`] handle to write frames and to ask the host (permissions, hooks, MCP, elicitation).
+//! A user message that arrives during a turn is queued, with a `system/queued` notice; the agent
+//! takes the queue at its next model-call boundary with [`Session::take_queued`] (the messages
+//! are joined and a `system/injected` notice is written), and whatever is left starts the next
+//! turn. `interrupt` cancels the running turn. An unsupported request is answered with
+//! `error_code: "unsupported_request"`; a malformed frame gets a clear error frame and the agent
+//! keeps serving.
+//!
+//! ```no_run
+//! use ccwire::agent::{serve_stdio, agent, Session, Turn};
+//!
+//! # async fn demo() -> ccwire::Result<()> {
+//! serve_stdio(agent(|turn: Turn, session: Session| async move {
+//!     session.say(&format!("You said: {}", turn.text()))?;
+//!     Ok(session.success("done"))
+//! }))
+//! .await
+//! # }
+//! ```
+
+mod control;
+mod session;
+#[cfg(test)]
+mod tests;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use ccwire_protocol::control::{ControlRequestBody, InitializeRequest};
+use ccwire_protocol::result::ResultMessage;
+use ccwire_protocol::{InputMessage, UserMessage};
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::engine::{AgentSide, Connection, EngineConfig, HandlerError};
+use crate::{Error, Result};
+
+pub use session::{Session, Turn};
+
+/// What a turn ends with: the `result` frame to write (the server fills in the session id,
+/// uuid and duration when they are empty).
+pub type TurnOutcome = std::result::Result<ResultMessage, String>;
+
+/// A Rust agent behind the protocol.
+pub trait Agent: Send + Sync + 'static {
+    /// Runs one turn. Write frames with `session`; return the result.
+    fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome>;
+
+    /// Answers `initialize` (the default: an empty success, which every host accepts).
+    fn initialize(
+        &self,
+        _request: InitializeRequest,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        Box::pin(async { Ok(Value::Object(Default::default())) })
+    }
+
+    /// Answers any other host request; `None` means unsupported (the default).
+    fn handle_request(
+        &self,
+        _request: &ControlRequestBody,
+        _session: &Session,
+    ) -> Option<BoxFuture<'static, Result<Value, HandlerError>>> {
+        None
+    }
+}
+
+/// Wraps an async closure as an [`Agent`].
+pub fn agent<F, Fut>(run_turn: F) -> impl Agent
+where
+    F: Fn(Turn, Session) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = TurnOutcome> + Send + 'static,
+{
+    struct Adapter<F>(F);
+    impl<F, Fut> Agent for Adapter<F>
+    where
+        F: Fn(Turn, Session) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = TurnOutcome> + Send + 'static,
+    {
+        fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome> {
+            Box::pin((self.0)(turn, session))
+        }
+    }
+    Adapter(run_turn)
+}
+
+/// Serves the protocol on this process's stdin and stdout until stdin ends.
+pub async fn serve_stdio(agent: impl Agent) -> Result<()> {
+    serve(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        agent,
+        EngineConfig::default(),
+    )
+    .await
+}
+
+/// Serves the protocol over any pipe pair until the host's input ends and the last turn is
+/// done.
+pub async fn serve<R, W>(
+    reader: R,
+    writer: W,
+    agent: impl Agent,
+    config: EngineConfig,
+) -> Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let agent: Arc<dyn Agent> = Arc::new(agent);
+    let state = control::Shared::new(Arc::clone(&agent));
+    let (connection, mut inbound) = Connection::start::<AgentSide, _, _>(
+        reader,
+        writer,
+        Arc::new(control::AgentControl::new(Arc::clone(&state))),
+        config,
+        Box::new(|| Box::pin(async { Error::Closed })),
+    );
+    state.attach(connection.clone());
+    while let Some(item) = inbound.recv().await {
+        match item {
+            Ok(InputMessage::User(message)) => state.user_message(*message),
+            Ok(InputMessage::UpdateEnvironmentVariables(update)) => {
+                state.update_env(update.variables)
+            }
+            Ok(other) => tracing::debug!(kind = %other.kind(), "ignored host frame"),
+            Err(err) if err.is_recoverable() => {
+                tracing::warn!(%err, "malformed host input");
+                let _ =
+                    connection.send(&session::error_frame(state.session_id(), &err.to_string()));
+            }
+            Err(err) => {
+                tracing::debug!(%err, "host input ended");
+                break;
+            }
+        }
+    }
+    state.finish().await;
+    connection.close_input();
+    Ok(())
+}
+
+/// A user message as the host sends it (for tests and tools).
+pub fn user_message(text: &str) -> UserMessage {
+    UserMessage::new(text)
+}

@@ -1,0 +1,266 @@
+//! [`Session`]: what a running turn uses to write frames and to ask the host.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ccwire_protocol::content::UserContent;
+use ccwire_protocol::control::{
+    CanUseToolRequest, ControlRequestKind, ElicitationRequest, ElicitationResponse,
+    HookCallbackRequest, McpMessageRequest,
+};
+use ccwire_protocol::hooks::{HookInput, HookOutput};
+use ccwire_protocol::permission::PermissionResult;
+use ccwire_protocol::result::{ResultMessage, ResultSubtype};
+use ccwire_protocol::UserMessage;
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::control::Shared;
+use super::TurnOutcome;
+use crate::engine::lock;
+use crate::{Error, Result};
+
+/// The user message that started a turn.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    /// The message as the host sent it.
+    pub message: UserMessage,
+}
+
+impl Turn {
+    /// The message's text (text blocks joined).
+    pub fn text(&self) -> String {
+        content_text(&self.message.message.content)
+    }
+}
+
+/// A running turn's handle on the session. Cheap to clone.
+#[derive(Clone)]
+pub struct Session {
+    shared: Arc<Shared>,
+    cancel: CancellationToken,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("session_id", &self.shared.session_id())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    pub(crate) fn new(shared: Arc<Shared>, cancel: CancellationToken) -> Self {
+        Self { shared, cancel }
+    }
+
+    /// The session id written on every frame.
+    pub fn session_id(&self) -> &str {
+        self.shared.session_id()
+    }
+
+    /// Cancelled when the host interrupts this turn.
+    pub fn interrupted(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Environment variables the host set with `update_environment_variables`.
+    pub fn env(&self) -> BTreeMap<String, String> {
+        self.shared.env()
+    }
+
+    /// Writes a data-plane frame (any serializable wire value, `type` included).
+    pub fn emit<T: Serialize + ?Sized>(&self, frame: &T) -> Result<()> {
+        self.connection()?.send(frame)
+    }
+
+    /// Writes an assistant frame with one text block.
+    pub fn say(&self, text: &str) -> Result<()> {
+        self.emit(&json!({
+            "type": "assistant",
+            "message": {"id": format!("msg_{}", new_id()), "type": "message", "role": "assistant",
+                        "model": "ccwire-agent", "content": [{"type": "text", "text": text}],
+                        "stop_reason": null, "stop_sequence": null,
+                        "usage": {"input_tokens": 0, "output_tokens": 0}},
+            "parent_tool_use_id": null,
+            "session_id": self.session_id(),
+            "uuid": new_id(),
+        }))
+    }
+
+    /// A success result with `text`, to return from a turn.
+    pub fn success(&self, text: &str) -> TurnOutcome {
+        Ok(ResultMessage {
+            subtype: ResultSubtype::Success,
+            result: Some(text.to_owned()),
+            num_turns: 1,
+            ..ResultMessage::default()
+        })
+    }
+
+    /// The user messages that arrived during this turn, joined into one (blank lines
+    /// between), with a `system/injected` notice; `None` if none did. Call it at a model-call
+    /// boundary.
+    pub fn take_queued(&self) -> Option<UserMessage> {
+        let queued = self.shared.take_queue();
+        let count = queued.len();
+        let joined = join(queued)?;
+        let length = content_text(&joined.message.content).len();
+        self.shared.emit(&system_frame(
+            self.session_id(),
+            "injected",
+            json!({"message_count": count, "content_length": length}),
+        ));
+        Some(joined)
+    }
+
+    /// Sends any typed request to the host and waits for its typed answer.
+    pub async fn request<K: ControlRequestKind>(&self, request: K) -> Result<K::Response> {
+        self.connection()?.request(request).await
+    }
+
+    /// Asks the host whether a tool may run. A decision for a tool use already decided is
+    /// refused rather than asked twice.
+    pub async fn can_use_tool(&self, request: CanUseToolRequest) -> Result<PermissionResult> {
+        self.decide_permission(request, std::future::pending())
+            .await
+    }
+
+    /// Races a local decision (a policy, a hook) against the host's: the first decision wins
+    /// and the other is dropped; if the local side wins, the host's request is withdrawn with
+    /// `control_cancel_request`. A local future that yields `None` leaves it to the host.
+    pub async fn decide_permission<F>(
+        &self,
+        request: CanUseToolRequest,
+        local: F,
+    ) -> Result<PermissionResult>
+    where
+        F: Future<Output = Option<PermissionResult>> + Send,
+    {
+        let tool_use_id = request.tool_use_id.clone();
+        if let Some(id) = &tool_use_id {
+            if lock(&self.shared.resolved_tool_uses).contains(id) {
+                return Err(Error::InvalidOptions(format!(
+                    "tool use {id} was already decided"
+                )));
+            }
+        }
+        let connection = self.connection()?.clone();
+        let host = connection.request(request);
+        let local = async {
+            match local.await {
+                Some(decision) => decision,
+                None => std::future::pending().await,
+            }
+        };
+        // Dropping the losing host request withdraws it (the engine sends the cancel).
+        let decision = tokio::select! {
+            decision = host => decision?,
+            decision = local => decision,
+        };
+        if let Some(id) = &tool_use_id {
+            lock(&self.shared.resolved_tool_uses).insert(id);
+        }
+        Ok(decision)
+    }
+
+    /// Calls a hook callback the host registered in `initialize`.
+    pub async fn hook(
+        &self,
+        callback_id: &str,
+        input: HookInput,
+        tool_use_id: Option<String>,
+    ) -> Result<HookOutput> {
+        let request = HookCallbackRequest {
+            callback_id: callback_id.to_owned(),
+            input,
+            tool_use_id,
+            extra: Default::default(),
+        };
+        self.request(request).await
+    }
+
+    /// Sends a JSON-RPC message to one of the host's in-process MCP servers; returns its
+    /// JSON-RPC answer.
+    pub async fn mcp_message(&self, server: &str, message: Value) -> Result<Value> {
+        let request = McpMessageRequest {
+            server_name: server.to_owned(),
+            message,
+            extra: Default::default(),
+        };
+        Ok(self.request(request).await?.mcp_response)
+    }
+
+    /// Asks the host to elicit input from the user.
+    pub async fn elicit(&self, request: ElicitationRequest) -> Result<ElicitationResponse> {
+        self.request(request).await
+    }
+
+    fn connection(&self) -> Result<&crate::engine::Connection> {
+        self.shared.connection().ok_or(Error::Closed)
+    }
+}
+
+/// Joins queued messages into one (text joined by blank lines); `None` for none.
+pub(crate) fn join(mut messages: Vec<UserMessage>) -> Option<UserMessage> {
+    match messages.len() {
+        0 => None,
+        1 => messages.pop(),
+        _ => {
+            let text = messages
+                .iter()
+                .map(|m| content_text(&m.message.content))
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            Some(UserMessage::new(text))
+        }
+    }
+}
+
+fn content_text(content: &UserContent) -> String {
+    match content {
+        UserContent::Text(text) => text.clone(),
+        blocks => blocks.joined_text(),
+    }
+}
+
+/// A `system` frame of `subtype` with extra fields.
+pub(crate) fn system_frame(session_id: &str, subtype: &str, fields: Value) -> Value {
+    let mut frame =
+        json!({"type": "system", "subtype": subtype, "session_id": session_id, "uuid": new_id()});
+    if let (Some(frame), Value::Object(fields)) = (frame.as_object_mut(), fields) {
+        frame.extend(fields);
+    }
+    frame
+}
+
+/// The error frame for malformed host input.
+pub(crate) fn error_frame(session_id: &str, message: &str) -> Value {
+    system_frame(
+        session_id,
+        "informational",
+        json!({"level": "error", "content": message}),
+    )
+}
+
+/// A process-unique id in UUID form.
+pub(crate) fn new_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(1);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let pid = u64::from(std::process::id());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        (nanos >> 32) as u32,
+        (nanos >> 16) as u16,
+        (pid & 0xfff) as u16,
+        (n >> 48) as u16 & 0xfff,
+        n & 0xffff_ffff_ffff
+    )
+}
