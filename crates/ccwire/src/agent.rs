@@ -1,7 +1,7 @@
 //! The agent side: serve the CLI's end of the protocol from Rust, so that any host (the
 //! official Python and TypeScript SDKs, or ccwire's own) can drive a Rust agent.
 //!
-//! [`serve`] runs the same [`Connection`](crate::engine::Connection) engine as the host side,
+//! [`serve`] runs the same [`crate::engine::Connection`] engine as the host side,
 //! reading [`InputMessage`]s. Each user message starts a turn, run by your [`Agent`] with a
 //! [`Session`] handle to write frames and to ask the host (permissions, hooks, MCP, elicitation).
 //! A user message that arrives during a turn is queued, with a `system/queued` notice; the agent
