@@ -17,7 +17,7 @@
 //! # async fn demo() -> ccwire::Result<()> {
 //! serve_stdio(agent(|turn: Turn, session: Session| async move {
 //!     session.say(&format!("You said: {}", turn.text()))?;
-//!     Ok(session.success("done"))
+//!     session.success("done")
 //! }))
 //! .await
 //! # }
@@ -44,8 +44,37 @@ use crate::{Error, Result};
 pub use session::{Session, Turn};
 
 /// What a turn ends with: the `result` frame to write (the server fills in the session id,
-/// uuid and duration when they are empty).
-pub type TurnOutcome = std::result::Result<ResultMessage, String>;
+/// uuid and duration when they are empty), or why it failed (written as an
+/// `error_during_execution` result).
+pub type TurnOutcome = std::result::Result<ResultMessage, TurnError>;
+
+/// Why a turn failed. Any ccwire error or message converts into it, so `?` works in a turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnError(pub String);
+
+impl std::fmt::Display for TurnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<Error> for TurnError {
+    fn from(err: Error) -> Self {
+        Self(err.to_string())
+    }
+}
+
+impl From<String> for TurnError {
+    fn from(message: String) -> Self {
+        Self(message)
+    }
+}
+
+impl From<&str> for TurnError {
+    fn from(message: &str) -> Self {
+        Self(message.to_owned())
+    }
+}
 
 /// A Rust agent behind the protocol.
 pub trait Agent: Send + Sync + 'static {

@@ -123,7 +123,7 @@ impl Shared {
         let result = match outcome {
             Some(Ok(result)) => result,
             Some(Err(error)) => {
-                error_result(ResultSubtype::ErrorDuringExecution, vec![error], None)
+                error_result(ResultSubtype::ErrorDuringExecution, vec![error.0], None)
             }
             None => {
                 self.emit(&json!({"type": "user", "session_id": self.session_id, "uuid": new_id(),

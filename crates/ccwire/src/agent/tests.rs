@@ -138,9 +138,7 @@ fn permissions(delay: Duration, answer: &'static str) -> Arc<Permissions> {
 
 fn echo() -> impl Agent {
     agent(|turn: Turn, session: Session| async move {
-        session
-            .say(&format!("echo: {}", turn.text()))
-            .map_err(|e| e.to_string())?;
+        session.say(&format!("echo: {}", turn.text()))?;
         session.success(&format!("echo: {}", turn.text()))
     })
 }
@@ -280,8 +278,7 @@ async fn the_first_permission_decision_wins_and_the_host_request_is_withdrawn() 
         };
         let decision = session
             .decide_permission(permission_request("toolu_1"), local)
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         let again = session.can_use_tool(permission_request("toolu_1")).await;
         session.success(&format!("{} / {}", decision.tag(), again.is_err()))
     });
@@ -301,8 +298,7 @@ async fn the_host_decision_wins_when_the_local_side_defers() {
     let agent = agent(|_turn: Turn, session: Session| async move {
         let decision = session
             .decide_permission(permission_request("toolu_2"), async { None })
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         session.success(decision.tag())
     });
     let mut host = start(agent, host_permissions);
@@ -379,10 +375,7 @@ async fn unsupported_requests_and_malformed_input_keep_the_agent_serving() {
 #[tokio::test]
 async fn a_repeated_permission_answer_is_dropped() {
     let agent = agent(|_turn: Turn, session: Session| async move {
-        let decision = session
-            .can_use_tool(permission_request("toolu_9"))
-            .await
-            .map_err(|e| e.to_string())?;
+        let decision = session.can_use_tool(permission_request("toolu_9")).await?;
         session.success(decision.tag())
     });
     let mut host = RawHost::start(agent);
