@@ -31,6 +31,7 @@
 //! unknown subtype gets an `unsupported_request` error. The process exits when stdin closes,
 //! after the current turn and any background steps, with 1 if the last result was an error.
 
+pub mod model_server;
 pub mod script;
 
 mod fake;

@@ -1,0 +1,397 @@
+//! The script a [`ModelServer`](super::ModelServer) follows: rules, their conditions, replies.
+
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// What the fake model answers: the first [`Rule`] whose condition matches a request, else
+/// [`default`](Self::default).
+///
+/// See the [module docs](super) for the JSON format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelScript {
+    /// Rules tried in order; the first that matches (and is not used up) answers.
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+    /// The reply when no rule matches, and for a body that is not a JSON object.
+    #[serde(default)]
+    pub default: Reply,
+    /// The model name put in replies instead of the request's `model`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// One rule of a [`ModelScript`]: a condition and the reply it gives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    /// The condition on the request's content.
+    pub when: When,
+    /// The reply given when the condition holds.
+    pub reply: Reply,
+    /// How many requests the rule may answer; `None` means no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<u32>,
+}
+
+/// A condition on a request's content (never on the order of requests).
+///
+/// In JSON each condition is an object with exactly one key, e.g.
+/// `{"last_user_text_contains": "hello"}`; combine several with `all` / `any`. Text tests are
+/// case-sensitive substring tests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum When {
+    /// The last `user` message's text blocks, joined with newlines, with every
+    /// `<system-reminder>…</system-reminder>` removed and trimmed, contain this string.
+    LastUserTextContains(String),
+    /// The last `user` message's last text block that is not only system reminders (stripped
+    /// and trimmed) contains this string. After an API error the CLI merges the failed prompt
+    /// into the next user message, so prefer this over `LastUserTextContains` to trigger errors.
+    LastPromptContains(String),
+    /// Whether the last `user` message ends with a `tool_result` block (trailing text blocks
+    /// holding only system reminders are skipped).
+    LastIsToolResult(bool),
+    /// The last `user` message ends with a `tool_result` whose text contains this string.
+    ToolResultContains(String),
+    /// Whether that final `tool_result` has `is_error: true` (a failure or a permission denial).
+    ToolResultIsError(bool),
+    /// The system prompt (top-level `system`, string or text blocks, plus the text of any
+    /// `role: "system"` message) contains this string.
+    SystemContains(String),
+    /// The request's `model` is exactly this.
+    ModelIs(String),
+    /// Whether the request offers a tool with this name in `tools`.
+    HasTool(String),
+    /// Whether the conversation has no `assistant` message yet (the first request of a turn
+    /// that starts a session, or a side request).
+    FirstTurn(bool),
+    /// The request's `max_tokens` is present and at most this (side requests ask for little).
+    MaxTokensAtMost(u64),
+    /// Every condition holds (true for an empty list).
+    All(Vec<When>),
+    /// At least one condition holds (false for an empty list).
+    Any(Vec<When>),
+    /// The condition does not hold.
+    Not(Box<When>),
+    /// `true` matches every request, `false` none.
+    Always(bool),
+}
+
+/// What the fake model answers.
+///
+/// In JSON each reply is an object with exactly one key, e.g. `{"text": "Hi"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Reply {
+    /// A text reply, `stop_reason: "end_turn"`.
+    Text(String),
+    /// A tool call, optionally after some text; `stop_reason: "tool_use"`.
+    ToolUse(ToolUseReply),
+    /// An HTTP error with Anthropic's error body.
+    Error(ErrorReply),
+    /// A text reply streamed slowly (to interrupt it mid-stream).
+    SlowText(SlowTextReply),
+    /// A text reply whose text is this JSON value serialized.
+    Json(Value),
+    /// A text reply `You said: <last prompt>`, the prompt being the last user message's last
+    /// text block besides system reminders (the value is ignored; write `true`).
+    Echo(bool),
+}
+
+/// The payload of [`Reply::ToolUse`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolUseReply {
+    /// The tool's name, e.g. `Bash` or `mcp__server__tool`.
+    pub name: String,
+    /// The tool's input; `{}` when absent.
+    #[serde(default = "empty_object")]
+    pub input: Value,
+    /// Text sent in a block before the tool call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// The payload of [`Reply::Error`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorReply {
+    /// The HTTP status, e.g. 400, 500 or 529 (anything outside 100–999 is sent as 500).
+    pub status: u16,
+    /// The error's `type`; when absent, derived from the status (`invalid_request_error`,
+    /// `api_error`, `overloaded_error`, …).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub error_type: Option<String>,
+    /// The error's `message`; when absent, `fake <status> <type>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The payload of [`Reply::SlowText`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SlowTextReply {
+    /// The whole text.
+    pub text: String,
+    /// How many `text_delta` events carry it (at least 1; default 20).
+    #[serde(default = "default_deltas")]
+    pub deltas: u32,
+    /// The pause between two deltas, in milliseconds (default 50).
+    #[serde(default = "default_delay_ms")]
+    pub delay_ms: u64,
+}
+
+impl Default for Reply {
+    /// [`Reply::Echo`].
+    fn default() -> Self {
+        Reply::Echo(true)
+    }
+}
+
+impl Default for ModelScript {
+    /// No rules; every request is echoed.
+    fn default() -> Self {
+        ModelScript::new(Reply::default())
+    }
+}
+
+impl ModelScript {
+    /// A script with no rules that answers everything with `default`.
+    pub fn new(default: Reply) -> Self {
+        ModelScript {
+            rules: Vec::new(),
+            default,
+            model: None,
+        }
+    }
+
+    /// Adds a rule after the existing ones.
+    #[must_use]
+    pub fn rule(mut self, rule: Rule) -> Self {
+        self.rules.push(rule);
+        self
+    }
+
+    /// Reads a JSON script from a file; a malformed script is an `InvalidData` error naming the
+    /// file and the problem.
+    pub fn from_file(path: impl AsRef<Path>) -> io::Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)?;
+        Self::from_json(&text).map_err(|err| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("model script {}: {err}", path.display()),
+            )
+        })
+    }
+
+    /// Parses a JSON script.
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// The built-in script of `ccwire run --offline`.
+    ///
+    /// * A first turn that offers the `Bash` tool gets a short text and a `Bash` call writing
+    ///   `hello from ccwire` to `ccwire-demo.txt`.
+    /// * A request whose last block is that call's `tool_result` gets a summary: "I wrote
+    ///   ccwire-demo.txt…", or "The command was not allowed…" when the result is an error or
+    ///   reads like a denial.
+    /// * Anything else (later prompts, side requests) is echoed.
+    pub fn demo() -> Self {
+        let denied = When::Any(vec![
+            When::ToolResultIsError(true),
+            When::ToolResultContains("not allowed".into()),
+            When::ToolResultContains("denied".into()),
+            When::ToolResultContains("rejected".into()),
+            When::ToolResultContains("needs approval".into()),
+        ]);
+        ModelScript::new(Reply::Echo(true))
+            .rule(Rule::new(
+                When::All(vec![When::LastIsToolResult(true), denied]),
+                Reply::Text(
+                    "The command was not allowed, so ccwire-demo.txt was not written. \
+                     Allow the Bash tool (or use a permission mode that permits it) and try again."
+                        .into(),
+                ),
+            ))
+            .rule(Rule::new(
+                When::LastIsToolResult(true),
+                Reply::Text(
+                    "I wrote ccwire-demo.txt: it now contains \"hello from ccwire\".".into(),
+                ),
+            ))
+            .rule(Rule::new(
+                When::All(vec![When::FirstTurn(true), When::HasTool("Bash".into())]),
+                Reply::ToolUse(ToolUseReply {
+                    name: "Bash".into(),
+                    input: json!({
+                        "command": "echo 'hello from ccwire' > ccwire-demo.txt",
+                        "description": "Write a greeting to ccwire-demo.txt",
+                    }),
+                    text: Some("I'll write a greeting to ccwire-demo.txt with Bash.".into()),
+                }),
+            ))
+    }
+}
+
+impl Rule {
+    /// A rule without a use limit.
+    pub fn new(when: When, reply: Reply) -> Self {
+        Rule {
+            when,
+            reply,
+            times: None,
+        }
+    }
+
+    /// Limits the rule to `n` replies; after that it is skipped.
+    #[must_use]
+    pub fn times(mut self, n: u32) -> Self {
+        self.times = Some(n);
+        self
+    }
+}
+
+impl Reply {
+    /// A text reply.
+    pub fn text(text: impl Into<String>) -> Self {
+        Reply::Text(text.into())
+    }
+
+    /// A tool call without preceding text.
+    pub fn tool_use(name: impl Into<String>, input: Value) -> Self {
+        Reply::ToolUse(ToolUseReply {
+            name: name.into(),
+            input,
+            text: None,
+        })
+    }
+
+    /// An HTTP error with the type derived from the status and a default message.
+    pub fn error(status: u16) -> Self {
+        Reply::Error(ErrorReply {
+            status,
+            error_type: None,
+            message: None,
+        })
+    }
+}
+
+impl ErrorReply {
+    /// The error `type` sent: the given one, else the one Anthropic uses for the status.
+    pub fn error_type(&self) -> &str {
+        match &self.error_type {
+            Some(kind) => kind,
+            None => match self.status {
+                400 => "invalid_request_error",
+                401 => "authentication_error",
+                403 => "permission_error",
+                404 => "not_found_error",
+                413 => "request_too_large",
+                429 => "rate_limit_error",
+                529 => "overloaded_error",
+                _ => "api_error",
+            },
+        }
+    }
+
+    /// The error `message` sent: the given one, else `fake <status> <type>`.
+    pub fn message(&self) -> String {
+        match &self.message {
+            Some(message) => message.clone(),
+            None => format!("fake {} {}", self.status, self.error_type()),
+        }
+    }
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+fn default_deltas() -> u32 {
+    20
+}
+
+fn default_delay_ms() -> u64 {
+    50
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_condition_and_reply() {
+        let script = ModelScript::from_json(
+            r#"{
+              "model": "claude-fake-1",
+              "rules": [
+                {"when": {"last_user_text_contains": "hi"}, "reply": {"text": "hello"}},
+                {"when": {"all": [{"last_is_tool_result": true}, {"tool_result_contains": "ok"}]},
+                 "reply": {"json": {"a": 1}}, "times": 2},
+                {"when": {"any": [{"system_contains": "x"}, {"model_is": "m"}]},
+                 "reply": {"tool_use": {"name": "Bash", "input": {"command": "ls"}}}},
+                {"when": {"not": {"always": true}}, "reply": {"error": {"status": 529}}},
+                {"when": {"has_tool": "Bash"}, "reply": {"slow_text": {"text": "abc"}}},
+                {"when": {"first_turn": true}, "reply": {"echo": true}},
+                {"when": {"max_tokens_at_most": 1}, "reply": {"text": "."}},
+                {"when": {"tool_result_is_error": true}, "reply": {"text": "no"}},
+                {"when": {"last_prompt_contains": "x"}, "reply": {"text": "x"}}
+              ]
+            }"#,
+        )
+        .unwrap();
+        assert_eq!(script.rules.len(), 9);
+        assert_eq!(script.default, Reply::Echo(true));
+        assert_eq!(script.model.as_deref(), Some("claude-fake-1"));
+        assert_eq!(script.rules[1].times, Some(2));
+        assert_eq!(
+            script.rules[2].reply,
+            Reply::tool_use("Bash", json!({"command": "ls"}))
+        );
+        let Reply::Error(error) = &script.rules[3].reply else {
+            panic!("not an error: {:?}", script.rules[3].reply);
+        };
+        assert_eq!(error.error_type(), "overloaded_error");
+        assert_eq!(error.message(), "fake 529 overloaded_error");
+        let Reply::SlowText(slow) = &script.rules[4].reply else {
+            panic!("not slow text");
+        };
+        assert_eq!((slow.deltas, slow.delay_ms), (20, 50));
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let script =
+            ModelScript::demo().rule(Rule::new(When::Always(true), Reply::error(500)).times(1));
+        let text = serde_json::to_string(&script).unwrap();
+        assert_eq!(ModelScript::from_json(&text).unwrap(), script);
+    }
+
+    #[test]
+    fn rejects_unknown_condition_with_a_useful_error() {
+        let err =
+            ModelScript::from_json(r#"{"rules":[{"when":{"nope":1},"reply":{"echo":true}}]}"#)
+                .unwrap_err();
+        assert!(err.to_string().contains("nope"), "{err}");
+    }
+
+    #[test]
+    fn from_file_names_the_file() {
+        let dir = std::env::temp_dir().join(format!("ccwire-model-script-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bad.json");
+        std::fs::write(&path, "{\"rules\": 3}").unwrap();
+        let err = ModelScript::from_file(&path).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(err.to_string().contains("bad.json"), "{err}");
+        std::fs::write(&path, "{}").unwrap();
+        assert_eq!(
+            ModelScript::from_file(&path).unwrap(),
+            ModelScript::default()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

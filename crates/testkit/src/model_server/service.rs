@@ -1,0 +1,241 @@
+//! The HTTP side: one handler that records each request and answers it from the script.
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::response::Response;
+use axum::Router;
+use serde_json::Value;
+
+use super::conversation::Conversation;
+use super::response::{self, Block, Message, Pacing};
+use super::script::{ModelScript, Reply};
+use super::RecordedRequest;
+
+/// The largest request body accepted (the CLI's are about 50–100 KB).
+const MAX_BODY: usize = 64 * 1024 * 1024;
+
+/// Headers whose values are replaced by `<redacted>` in recordings.
+const SECRET_HEADERS: [&str; 3] = ["x-api-key", "authorization", "proxy-authorization"];
+
+/// State shared by all requests of one server.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    script: ModelScript,
+    /// How many replies each rule gave, by index.
+    used: Mutex<Vec<u32>>,
+    records: Mutex<Vec<RecordedRequest>>,
+    next_request: AtomicU64,
+}
+
+impl Shared {
+    pub fn new(script: ModelScript) -> Self {
+        Shared {
+            used: Mutex::new(vec![0; script.rules.len()]),
+            script,
+            records: Mutex::new(Vec::new()),
+            next_request: AtomicU64::new(1),
+        }
+    }
+
+    /// A copy of every recorded request.
+    pub fn records(&self) -> Vec<RecordedRequest> {
+        lock(&self.records).clone()
+    }
+
+    /// The reply for a request: the first matching rule that is not used up, else the default.
+    fn choose(&self, conversation: &Conversation) -> Reply {
+        let mut used = lock(&self.used);
+        for (index, rule) in self.script.rules.iter().enumerate() {
+            let left = rule.times.is_none_or(|n| used[index] < n);
+            if left && rule.when.matches(conversation) {
+                used[index] += 1;
+                tracing::debug!(rule = index, "model server: rule matched");
+                return rule.reply.clone();
+            }
+        }
+        tracing::debug!("model server: no rule matched, default reply");
+        self.script.default.clone()
+    }
+}
+
+/// The router: everything goes to [`handle`].
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .fallback(handle)
+        .with_state(shared)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+}
+
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let path = uri
+        .path_and_query()
+        .map_or_else(|| uri.path().to_owned(), |pq| pq.as_str().to_owned());
+    let json: Option<Value> = serde_json::from_slice(&body).ok();
+    tracing::debug!(%method, %path, bytes = body.len(), "model server: request");
+    lock(&shared.records).push(RecordedRequest {
+        method: method.to_string(),
+        path: path.clone(),
+        headers: recorded_headers(&headers),
+        body: json.clone().unwrap_or(Value::Null),
+    });
+
+    let mut response = match (&method, uri.path()) {
+        (&Method::POST, "/v1/messages") => messages(&shared, json.as_ref()).await,
+        (&Method::POST, "/v1/messages/count_tokens") => {
+            json_response(StatusCode::OK, &response::count_tokens_body(body.len()))
+        }
+        (&Method::GET, "/v1/models") => {
+            let ids = response::model_ids(shared.script.model.as_deref());
+            json_response(StatusCode::OK, &response::models_body(&ids))
+        }
+        (&Method::GET, other) if other.starts_with("/v1/models/") => {
+            let id = &other["/v1/models/".len()..];
+            json_response(StatusCode::OK, &response::model_object(id))
+        }
+        _ => not_found(&method, uri.path()),
+    };
+    let request_id = format!(
+        "req_fake_{}",
+        shared.next_request.fetch_add(1, Ordering::Relaxed)
+    );
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert("request-id", value);
+    }
+    response
+}
+
+/// `POST /v1/messages`.
+async fn messages(shared: &Shared, body: Option<&Value>) -> Response {
+    let (conversation, reply) = match body.filter(|b| b.is_object()) {
+        Some(body) => {
+            let conversation = Conversation::from_body(body);
+            let reply = shared.choose(&conversation);
+            (conversation, reply)
+        }
+        None => {
+            tracing::debug!("model server: body is not a JSON object, default reply");
+            (Conversation::default(), shared.script.default.clone())
+        }
+    };
+    let model = shared
+        .script
+        .model
+        .clone()
+        .or_else(|| conversation.model.clone())
+        .unwrap_or_else(|| "claude-fake".to_owned());
+
+    let mut pacing = Pacing {
+        deltas: None,
+        delay: Duration::ZERO,
+    };
+    let blocks = match reply {
+        Reply::Text(text) => vec![Block::Text(text)],
+        Reply::Json(value) => vec![Block::Text(value.to_string())],
+        Reply::Echo(_) => vec![Block::Text(format!(
+            "You said: {}",
+            conversation.last_prompt
+        ))],
+        Reply::ToolUse(tool) => {
+            let mut blocks: Vec<Block> = tool.text.into_iter().map(Block::Text).collect();
+            blocks.push(Block::tool_use(tool.name, tool.input));
+            blocks
+        }
+        Reply::SlowText(slow) => {
+            pacing = Pacing {
+                deltas: Some(slow.deltas.max(1) as usize),
+                delay: Duration::from_millis(slow.delay_ms),
+            };
+            vec![Block::Text(slow.text)]
+        }
+        Reply::Error(error) => {
+            let status = StatusCode::from_u16(error.status).unwrap_or_else(|_| {
+                tracing::warn!(
+                    status = error.status,
+                    "model server: bad status, sending 500"
+                );
+                StatusCode::INTERNAL_SERVER_ERROR
+            });
+            let body = response::error_body(error.error_type(), &error.message());
+            return json_response(status, &body);
+        }
+    };
+    let message = Message::new(model, blocks);
+
+    if conversation.stream {
+        return sse_response(message.to_events(pacing));
+    }
+    if let Some(deltas) = pacing.deltas {
+        let pauses = u32::try_from(deltas.saturating_sub(1)).unwrap_or(u32::MAX);
+        tokio::time::sleep(pacing.delay.saturating_mul(pauses)).await;
+    }
+    json_response(StatusCode::OK, &message.to_json())
+}
+
+/// A streamed `text/event-stream` response sending each event after its pause.
+fn sse_response(events: Vec<(Duration, String)>) -> Response {
+    let stream = futures_util::stream::unfold(events.into_iter(), |mut events| async move {
+        let (pause, event) = events.next()?;
+        if !pause.is_zero() {
+            tokio::time::sleep(pause).await;
+        }
+        Some((Ok::<_, Infallible>(event), events))
+    });
+    let mut response = Response::new(Body::from_stream(stream));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn not_found(method: &Method, path: &str) -> Response {
+    let message = format!("Not found: {method} {path}");
+    json_response(
+        StatusCode::NOT_FOUND,
+        &response::error_body("not_found_error", &message),
+    )
+}
+
+fn recorded_headers(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let name = name.as_str().to_owned();
+            let value = if SECRET_HEADERS.contains(&name.as_str()) {
+                "<redacted>".to_owned()
+            } else {
+                String::from_utf8_lossy(value.as_bytes()).into_owned()
+            };
+            (name, value)
+        })
+        .collect()
+}
+
+/// Locks a mutex, going on after a panic elsewhere (the data stays usable).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
