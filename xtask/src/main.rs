@@ -1,13 +1,31 @@
 //! Project tasks, run as `cargo xtask <task>`.
 //!
 //! - `test`: everything CI proves: the workspace's tests (unit, transcript, property, process
-//!   tests) and a run of the `ccwire` binary over the recorded transcripts.
+//!   tests), a run of the `ccwire` binary over the recorded transcripts, and the conformance
+//!   suite against the real pinned Claude Code CLI (installed first if needed).
+//! - `install-claude [--version V]`: download a Claude Code build from npm into ccwire's cache
+//!   and print the path of its executable.
 
+// A command-line tool: stdout and stderr are its interface.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod install;
+
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
+
+use install::{install_claude, PINNED_CLI_VERSION};
+
+/// The environment variable that gives the conformance suite the CLI to drive.
+const CLAUDE_PATH_ENV: &str = "CCWIRE_CLAUDE_PATH";
+
+/// The test target of `crates/testkit` that drives the real CLI.
+const CONFORMANCE_TEST: &str = "conformance";
 
 #[derive(Debug, Parser)]
 #[command(name = "xtask")]
@@ -18,25 +36,63 @@ struct Args {
 
 #[derive(Debug, Subcommand)]
 enum Task {
-    /// Run every test: unit, transcript, property and process tests, then `ccwire check` over
-    /// the recorded transcripts.
+    /// Run every test: unit, transcript, property and process tests, `ccwire check` over the
+    /// recorded transcripts, then the conformance suite against the real pinned CLI.
     Test,
+    /// Download a Claude Code CLI build from npm into ccwire's cache (a no-op when it is
+    /// already there) and print the path of its executable as the last line of stdout.
+    InstallClaude {
+        /// The version to install.
+        #[arg(long, default_value = PINNED_CLI_VERSION)]
+        version: String,
+    },
 }
 
 fn main() -> Result<()> {
     match Args::parse().task {
         Task::Test => test(),
+        Task::InstallClaude { version } => {
+            let path = install_claude(&version)?;
+            println!("{}", path.display());
+            Ok(())
+        }
     }
 }
 
 fn test() -> Result<()> {
     let root = workspace_root();
-    run(Command::new(cargo()).current_dir(&root).args([
+    let claude = install_claude(PINNED_CLI_VERSION)?;
+    eprintln!("conformance CLI: {}", claude.display());
+
+    // Everything but the conformance suite, which runs last, on its own, timed.
+    run(Command::new(cargo())
+        .current_dir(&root)
+        .env(CLAUDE_PATH_ENV, &claude)
+        .args([
+            "test",
+            "--workspace",
+            "--exclude",
+            "ccwire-testkit",
+            "--all-targets",
+            "--locked",
+        ]))?;
+    let mut testkit = Command::new(cargo());
+    testkit.current_dir(&root).args([
         "test",
-        "--workspace",
-        "--all-targets",
+        "-p",
+        "ccwire-testkit",
+        "--lib",
+        "--bins",
+        "--examples",
+        "--benches",
         "--locked",
-    ]))?;
+    ]);
+    for target in test_targets(&root.join("crates/testkit"))? {
+        if target != CONFORMANCE_TEST {
+            testkit.args(["--test", &target]);
+        }
+    }
+    run(&mut testkit)?;
     run(Command::new(cargo()).current_dir(&root).args([
         "test",
         "--workspace",
@@ -62,7 +118,131 @@ fn test() -> Result<()> {
             "check",
         ])
         .arg(&transcripts))?;
+    conformance(&root, &claude)
+}
+
+/// Runs the conformance suite against the CLI at `claude` and reports how many scenarios ran
+/// and how long the suite took.
+fn conformance(root: &Path, claude: &Path) -> Result<()> {
+    // Build first, so that the time reported is the suite's, not the compiler's.
+    run(Command::new(cargo()).current_dir(root).args([
+        "test",
+        "-p",
+        "ccwire-testkit",
+        "--test",
+        CONFORMANCE_TEST,
+        "--locked",
+        "--no-run",
+    ]))?;
+    let started = Instant::now();
+    let mut child = Command::new(cargo())
+        .current_dir(root)
+        .env(CLAUDE_PATH_ENV, claude)
+        .args([
+            "test",
+            "-p",
+            "ccwire-testkit",
+            "--test",
+            CONFORMANCE_TEST,
+            "--locked",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting the conformance suite")?;
+    let mut summary = None;
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines() {
+            let line = line.context("reading the conformance suite's output")?;
+            println!("{line}");
+            if let Some(rest) = line.strip_prefix("test result: ") {
+                summary = Some(rest.to_owned());
+            }
+        }
+    }
+    let status = child.wait()?;
+    let elapsed = started.elapsed();
+    let counts = summary
+        .as_deref()
+        .map(TestCounts::parse)
+        .unwrap_or_default();
+    eprintln!(
+        "conformance: {} scenarios ran against claude {PINNED_CLI_VERSION} ({} passed, {} failed, {} ignored) in {:.1} s",
+        counts.passed + counts.failed,
+        counts.passed,
+        counts.failed,
+        counts.ignored,
+        elapsed.as_secs_f64()
+    );
+    if !status.success() {
+        bail!("the conformance suite failed: {status}");
+    }
     Ok(())
+}
+
+/// The counts of a libtest `test result:` line.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct TestCounts {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+}
+
+impl TestCounts {
+    /// Parses `ok. 21 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 42.1s`.
+    fn parse(summary: &str) -> Self {
+        let mut counts = Self::default();
+        for part in summary.split(';') {
+            let mut words = part.split_whitespace().rev();
+            let (Some(what), Some(number)) = (words.next(), words.next()) else {
+                continue;
+            };
+            let Ok(number) = number.parse() else {
+                continue;
+            };
+            match what {
+                "passed" => counts.passed = number,
+                "failed" => counts.failed = number,
+                "ignored" => counts.ignored = number,
+                _ => {}
+            }
+        }
+        counts
+    }
+}
+
+/// The integration test targets of the package in `package_dir`, as Cargo discovers them
+/// (`tests/*.rs` and `tests/*/main.rs`) plus any declared with `[[test]]`.
+fn test_targets(package_dir: &Path) -> Result<Vec<String>> {
+    let mut targets = Vec::new();
+    let tests = package_dir.join("tests");
+    if let Ok(entries) = std::fs::read_dir(&tests) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() && path.join("main.rs").is_file() {
+                targets.push(name);
+            } else if let Some(stem) = name.strip_suffix(".rs") {
+                targets.push(stem.to_owned());
+            }
+        }
+    }
+    let manifest = std::fs::read_to_string(package_dir.join("Cargo.toml"))
+        .with_context(|| format!("reading {}", package_dir.join("Cargo.toml").display()))?;
+    let mut in_test = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_test = line == "[[test]]";
+        } else if in_test {
+            if let Some(value) = line.strip_prefix("name").map(str::trim) {
+                if let Some(value) = value.strip_prefix('=') {
+                    targets.push(value.trim().trim_matches('"').to_owned());
+                }
+            }
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    Ok(targets)
 }
 
 /// `shared/` beside the repository, or `CCWIRE_SHARED_DIR`.
@@ -92,4 +272,24 @@ fn run(command: &mut Command) -> Result<()> {
         bail!("{command:?} failed: {status}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libtest_summaries_parse() {
+        let counts = TestCounts::parse(
+            "FAILED. 20 passed; 2 failed; 1 ignored; 0 measured; 0 filtered out; finished in 41.20s",
+        );
+        assert_eq!(
+            counts,
+            TestCounts {
+                passed: 20,
+                failed: 2,
+                ignored: 1
+            }
+        );
+    }
 }

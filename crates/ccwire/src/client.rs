@@ -1,6 +1,7 @@
 //! [`Client`]: a multi-turn session with one `claude` process.
 
 use std::process::ExitStatus;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -58,6 +59,8 @@ struct Inner {
     inbound: Mutex<Inbound<Message>>,
     initialize: Option<InitializeResponse>,
     progress: watch::Receiver<Progress>,
+    /// Results seen when the latest user message was sent: its turn ends at the next one.
+    results_at_last_send: AtomicU64,
     options: Options,
 }
 
@@ -79,6 +82,8 @@ pub(crate) struct Progress {
     pub(crate) reports_state: bool,
     /// Whether the session went idle after the latest result.
     pub(crate) idle_after_result: bool,
+    /// Whether the latest result was an error.
+    pub(crate) last_result_is_error: bool,
 }
 
 impl Client {
@@ -113,12 +118,13 @@ impl Client {
         let end_cause = process.end_cause();
         let (progress_tx, progress) = watch::channel(Progress::default());
         let observer = Box::new(move |message: &Message| observe(&progress_tx, message));
+        let seen = progress.clone();
         let (connection, inbound) = Connection::start_observed::<HostSide, _, _>(
             stdout,
             stdin,
             Arc::new(dispatch),
             options.engine_config(),
-            Box::new(move || Box::pin(end_cause)),
+            Box::new(move || Box::pin(expected_exit(end_cause, seen))),
             Some(observer),
         );
         let request = options.initialize_request(hooks, sdk_names);
@@ -139,6 +145,7 @@ impl Client {
                 inbound: Mutex::new(inbound),
                 initialize,
                 progress,
+                results_at_last_send: AtomicU64::new(0),
                 options,
             }),
         })
@@ -157,6 +164,10 @@ impl Client {
                 .extra
                 .insert("client_composed".to_owned(), Value::Bool(true));
         }
+        let results = self.inner.progress.borrow().results;
+        self.inner
+            .results_at_last_send
+            .store(results, Ordering::SeqCst);
         self.inner
             .connection
             .send(&ccwire_protocol::InputMessage::User(Box::new(message)))
@@ -360,11 +371,11 @@ impl Client {
         self.request(request).await.map(drop)
     }
 
-    /// Closes stdin once the session no longer needs it: after the next result and, when
-    /// callbacks may still be called (background tasks), once the CLI reports it is idle or
-    /// after the configured ceiling.
+    /// Closes stdin once the session no longer needs it: after the result of the latest turn
+    /// sent (even if that result has already arrived) and, when callbacks may still be called
+    /// (background tasks), once the CLI reports it is idle or after the configured ceiling.
     pub async fn end_input_when_idle(&self) {
-        let baseline = self.inner.progress.borrow().results;
+        let baseline = self.inner.results_at_last_send.load(Ordering::SeqCst);
         self.end_input_after(baseline).await;
     }
 
@@ -411,9 +422,10 @@ impl Client {
 
 fn observe(progress: &watch::Sender<Progress>, message: &Message) {
     match message {
-        Message::Result(_) => progress.send_modify(|p| {
+        Message::Result(result) => progress.send_modify(|p| {
             p.results += 1;
             p.idle_after_result = false;
+            p.last_result_is_error = result.is_error;
         }),
         Message::System(system) => {
             if let SystemMessage::SessionStateChanged(change) = &**system {
@@ -426,5 +438,22 @@ fn observe(progress: &watch::Sender<Progress>, message: &Message) {
             }
         }
         _ => {}
+    }
+}
+
+/// Why the CLI's output ended, with the CLI's own convention applied: it exits with code 1
+/// when its last result was an error, which that result already reported, so the session
+/// ended normally.
+async fn expected_exit(
+    end_cause: impl std::future::Future<Output = crate::Error> + Send,
+    progress: watch::Receiver<Progress>,
+) -> crate::Error {
+    match end_cause.await {
+        crate::Error::ProcessExited { code: Some(1), .. }
+            if progress.borrow().last_result_is_error =>
+        {
+            crate::Error::Closed
+        }
+        cause => cause,
     }
 }

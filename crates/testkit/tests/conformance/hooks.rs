@@ -1,0 +1,140 @@
+//! Hook callbacks answered from Rust: the order the CLI fires them in, and a `PreToolUse`
+//! hook that denies.
+
+use std::sync::{Arc, Mutex};
+
+use ccwire::callbacks::{can_use_tool, hook, HookCallback, HookMatcher};
+use ccwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};
+use ccwire::protocol::permission::PermissionResult;
+use ccwire::query;
+use serde_json::json;
+
+use crate::{collect, request_tool_results, script, the_result, tool_results, Scenario};
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+fn bash_script(command: &str) -> ccwire_testkit::model_server::ModelScript {
+    script(
+        json!([
+            {"when": {"last_is_tool_result": true}, "reply": {"text": "hooks done"}},
+            {"when": {"last_user_text_contains": "use the shell"},
+             "reply": {"tool_use": {"name": "Bash", "input": {"command": command}}}}
+        ]),
+        json!({"text": "unexpected"}),
+    )
+}
+
+/// A hook that logs `Event` or `Event:Tool` and answers with `answer`.
+fn logging(log: &Log, answer: fn(&HookInput) -> HookOutput) -> Arc<dyn HookCallback> {
+    let log = Arc::clone(log);
+    hook(move |input: HookInput, _cx| {
+        let entry = match &input {
+            HookInput::PreToolUse(pre) => format!("PreToolUse:{}", pre.tool_name),
+            HookInput::PostToolUse(post) => format!("PostToolUse:{}", post.tool_name),
+            other => other.tag().to_owned(),
+        };
+        log.lock().unwrap().push(entry);
+        let output = answer(&input);
+        async move { Ok(output) }
+    })
+}
+
+#[tokio::test]
+async fn hooks_fire_in_order_around_the_permission_request() {
+    let s = Scenario::start(bash_script("touch hooked.txt")).await;
+    let log = Log::default();
+    let proceed = |_: &HookInput| HookOutput::proceed();
+    let permission_log = Arc::clone(&log);
+    let options = s
+        .builder()
+        .hook(
+            HookEvent::UserPromptSubmit,
+            HookMatcher::all(logging(&log, proceed)),
+        )
+        .hook(
+            HookEvent::PreToolUse,
+            HookMatcher::all(logging(&log, proceed)),
+        )
+        .hook(
+            HookEvent::PostToolUse,
+            HookMatcher::matching("Bash", logging(&log, proceed)),
+        )
+        .hook(HookEvent::Stop, HookMatcher::all(logging(&log, proceed)))
+        .can_use_tool(can_use_tool(move |request| {
+            permission_log
+                .lock()
+                .unwrap()
+                .push(format!("can_use_tool:{}", request.tool_name()));
+            let input = request.input().clone();
+            async move { Ok(PermissionResult::allow(input)) }
+        }))
+        .build()
+        .unwrap();
+    let items = collect(query("use the shell", options)).await;
+    let result = the_result(&items);
+    assert!(!result.is_error, "{result:?}\nstderr:\n{}", s.stderr());
+    assert_eq!(result.text(), Some("hooks done"));
+    assert!(
+        s.work().join("hooked.txt").is_file(),
+        "{}",
+        tool_results(&items)
+    );
+    let order = log.lock().unwrap().clone();
+    assert_eq!(
+        order,
+        [
+            "UserPromptSubmit",
+            "PreToolUse:Bash",
+            "can_use_tool:Bash",
+            "PostToolUse:Bash",
+            "Stop"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_pre_tool_use_hook_denies_the_tool() {
+    let s = Scenario::start(bash_script("touch blocked.txt")).await;
+    let log = Log::default();
+    let permission_log = Arc::clone(&log);
+    let options = s
+        .builder()
+        .hook(
+            HookEvent::PreToolUse,
+            HookMatcher::matching(
+                "Bash",
+                logging(&log, |_| {
+                    HookOutput::pre_tool_use_decision(
+                        HookPermissionDecision::Deny,
+                        "the hook says no shell",
+                    )
+                }),
+            ),
+        )
+        .hook(
+            HookEvent::PostToolUse,
+            HookMatcher::all(logging(&log, |_| HookOutput::proceed())),
+        )
+        .can_use_tool(can_use_tool(move |request| {
+            permission_log
+                .lock()
+                .unwrap()
+                .push(format!("can_use_tool:{}", request.tool_name()));
+            let input = request.input().clone();
+            async move { Ok(PermissionResult::allow(input)) }
+        }))
+        .build()
+        .unwrap();
+    let items = collect(query("use the shell", options)).await;
+    let result = the_result(&items);
+    assert_eq!(result.text(), Some("hooks done"), "{result:?}");
+    assert!(!s.work().join("blocked.txt").exists());
+    // Denied before any permission request; the tool never ran, so no PostToolUse.
+    assert_eq!(log.lock().unwrap().clone(), ["PreToolUse:Bash"]);
+    assert!(tool_results(&items).contains("the hook says no shell"));
+    let told = s
+        .message_requests()
+        .iter()
+        .any(|body| request_tool_results(body).contains("the hook says no shell"));
+    assert!(told, "the hook's reason reached the model");
+}

@@ -1,0 +1,301 @@
+//! Conformance: ccwire's host API driving the REAL pinned Claude Code CLI, offline, against the
+//! scripted model server (`ccwire_testkit::model_server`).
+//!
+//! The CLI comes from `$CCWIRE_CLAUDE_PATH`, else from the cache `cargo xtask install-claude`
+//! fills (`pinned_cli_dir("2.1.330")/claude`); when it is missing every scenario fails and says
+//! how to install it. Each scenario gets its own model server, `HOME`, `TMPDIR`,
+//! `CLAUDE_CODE_TMPDIR` and working directory, so scenarios run concurrently. Every await has
+//! a time limit.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod basics;
+mod control;
+mod hooks;
+mod mcp;
+mod output;
+mod permissions;
+mod sessions;
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ccwire::options::OptionsBuilder;
+use ccwire::protocol::result::ResultMessage;
+use ccwire::protocol::system::{SystemInit, SystemMessage};
+use ccwire::protocol::Message;
+use ccwire::{Client, MessageStream, Options, Result};
+use ccwire_testkit::model_server::{ModelScript, ModelServer};
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+/// The Claude Code version this suite is written against.
+pub const CLI_VERSION: &str = "2.1.330";
+
+/// How long one scenario step (a connect, a turn, a control request) may take.
+pub const STEP: Duration = Duration::from_secs(60);
+
+/// The real CLI: `$CCWIRE_CLAUDE_PATH`, else the pinned build in ccwire's cache. Fails the test
+/// when it is not there.
+pub fn cli_path() -> PathBuf {
+    let path = match std::env::var_os("CCWIRE_CLAUDE_PATH").filter(|p| !p.is_empty()) {
+        Some(path) => PathBuf::from(path),
+        None => ccwire::transport::pinned_cli_dir(CLI_VERSION)
+            .expect("no cache directory: set CCWIRE_CLAUDE_PATH, CCWIRE_CACHE_DIR or HOME")
+            .join("claude"),
+    };
+    assert!(
+        path.is_file(),
+        "the Claude Code CLI {CLI_VERSION} is not installed at {}: run `cargo xtask install-claude` \
+         (or set CCWIRE_CLAUDE_PATH to a `claude` executable)",
+        path.display()
+    );
+    path
+}
+
+/// A model script from rules and a default reply (JSON forms of `Rule` and `Reply`).
+pub fn script(rules: Value, default: Value) -> ModelScript {
+    serde_json::from_value(json!({"rules": rules, "default": default, "model": null}))
+        .expect("a valid model script")
+}
+
+/// One scenario's world: a model server and a private home, temp dir and working directory.
+pub struct Scenario {
+    /// The scripted Messages API.
+    pub server: ModelServer,
+    root: tempfile::TempDir,
+    stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl Scenario {
+    /// Starts a model server playing `script` and makes the scenario's directories.
+    pub async fn start(script: ModelScript) -> Self {
+        Self::start_with(|_| script).await
+    }
+
+    /// Like [`Scenario::start`], with a script that names paths in the working directory.
+    pub async fn start_with(script: impl FnOnce(&Path) -> ModelScript) -> Self {
+        let root = tempfile::tempdir().expect("a scratch directory");
+        for dir in ["home", "tmp", "work"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        }
+        let server = within(ModelServer::start(script(&root.path().join("work"))))
+            .await
+            .expect("the model server starts");
+        Self {
+            server,
+            root,
+            stderr: Arc::default(),
+        }
+    }
+
+    /// The private `HOME`.
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// The working directory the CLI runs in.
+    pub fn work(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    /// Options that run the real CLI offline against this scenario's model server.
+    pub fn builder(&self) -> OptionsBuilder {
+        let home = self.home();
+        let tmp = self.root.path().join("tmp");
+        let stderr = Arc::clone(&self.stderr);
+        Options::builder()
+            .cli_path(cli_path())
+            .cwd(self.work())
+            .env("HOME", &home)
+            .env("TMPDIR", &tmp)
+            .env("CLAUDE_CODE_TMPDIR", &tmp)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_CACHE_HOME", home.join(".cache"))
+            .env("XDG_DATA_HOME", home.join(".local/share"))
+            .env("XDG_STATE_HOME", home.join(".local/state"))
+            .env("ANTHROPIC_BASE_URL", self.server.url())
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+            // Nothing from the developer's own setup may leak in.
+            .env_remove("ANTHROPIC_AUTH_TOKEN")
+            .env_remove("ANTHROPIC_MODEL")
+            .env_remove("ANTHROPIC_SMALL_FAST_MODEL")
+            .env_remove("ANTHROPIC_CUSTOM_HEADERS")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CLAUDE_CODE_USE_BEDROCK")
+            .env_remove("CLAUDE_CODE_USE_VERTEX")
+            .env_remove("IS_SANDBOX")
+            .request_timeout(STEP)
+            .initialize_timeout(STEP)
+            .stderr(move |line: &str| stderr.lock().unwrap().push(line.to_owned()))
+    }
+
+    /// The default options of [`Scenario::builder`].
+    pub fn options(&self) -> Options {
+        self.builder().build().expect("valid options")
+    }
+
+    /// What the CLI wrote to stderr so far, for failure messages.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().join("\n")
+    }
+
+    /// The bodies of every `POST /v1/messages` the CLI made.
+    pub fn message_requests(&self) -> Vec<Value> {
+        self.server.message_requests()
+    }
+
+    /// The message requests whose last user text contains `needle` (the CLI sends side
+    /// requests too; this finds the ones for one turn).
+    pub fn requests_for(&self, needle: &str) -> Vec<Value> {
+        self.message_requests()
+            .into_iter()
+            .filter(|body| last_user_text(body).contains(needle))
+            .collect()
+    }
+
+    /// Connects a [`Client`] with `options`.
+    pub async fn connect(&self, options: Options) -> Client {
+        match within(Client::connect(options)).await {
+            Ok(client) => client,
+            Err(err) => panic!("connect failed: {err}\nstderr:\n{}", self.stderr()),
+        }
+    }
+}
+
+/// Runs `future` with the step limit, so that a hang fails the test instead of blocking it.
+pub async fn within<T>(future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(STEP, future)
+        .await
+        .expect("the step hung past its time limit")
+}
+
+/// Every message of a [`ccwire::query`], until the CLI exits.
+pub async fn collect(stream: MessageStream) -> Vec<Result<Message>> {
+    within(stream.collect::<Vec<_>>()).await
+}
+
+/// The messages of one [`Client`] turn, up to and including its result.
+pub async fn turn(client: &Client, prompt: &str) -> Vec<Result<Message>> {
+    within(client.send(prompt)).await.expect("send a turn");
+    within(client.receive_response().collect::<Vec<_>>()).await
+}
+
+/// The parsed messages; panics on the first error, naming it.
+pub fn ok(items: &[Result<Message>]) -> Vec<&Message> {
+    items
+        .iter()
+        .map(|item| match item {
+            Ok(message) => message,
+            Err(err) => panic!("an error in the stream: {err}; all: {}", kinds(items)),
+        })
+        .collect()
+}
+
+/// `kind()` of every item, for failure messages.
+pub fn kinds(items: &[Result<Message>]) -> String {
+    let kinds: Vec<String> = items
+        .iter()
+        .map(|item| match item {
+            Ok(message) => message.kind(),
+            Err(err) => format!("error: {err}"),
+        })
+        .collect();
+    kinds.join(", ")
+}
+
+/// The results among `items`.
+pub fn results(items: &[Result<Message>]) -> Vec<&ResultMessage> {
+    ok(items)
+        .into_iter()
+        .filter_map(|message| match message {
+            Message::Result(result) => Some(&**result),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The one result of a single-turn run.
+pub fn the_result(items: &[Result<Message>]) -> &ResultMessage {
+    let results = results(items);
+    assert_eq!(results.len(), 1, "one result expected: {}", kinds(items));
+    results[0]
+}
+
+/// The `system/init` messages among `items`.
+pub fn inits(items: &[Result<Message>]) -> Vec<&SystemInit> {
+    ok(items)
+        .into_iter()
+        .filter_map(|message| match message {
+            Message::System(system) => match &**system {
+                SystemMessage::Init(init) => Some(init),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text of every assistant message, joined.
+pub fn assistant_text(items: &[Result<Message>]) -> String {
+    ok(items)
+        .into_iter()
+        .filter_map(|message| match message {
+            Message::Assistant(reply) => Some(reply.message.text()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+/// The `tool_result` blocks the CLI reported back (in `user` messages), as JSON text.
+pub fn tool_results(items: &[Result<Message>]) -> String {
+    ok(items)
+        .into_iter()
+        .filter(|message| message.kind() == "user")
+        .map(|message| message.to_value()["message"]["content"].to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The text of the last user message of a request body with its `<system-reminder>` blocks.
+pub fn last_user_text(body: &Value) -> String {
+    let Some(messages) = body["messages"].as_array() else {
+        return String::new();
+    };
+    let Some(last) = messages.iter().rev().find(|m| m["role"] == "user") else {
+        return String::new();
+    };
+    match &last["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The `tool_result` blocks of a request body, as JSON text.
+pub fn request_tool_results(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|block| block["type"] == "tool_result")
+        .map(|block| block.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The whole conversation of a request body as JSON text.
+pub fn conversation(body: &Value) -> String {
+    body["messages"].to_string()
+}

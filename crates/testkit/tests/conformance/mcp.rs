@@ -1,0 +1,120 @@
+//! In-process MCP servers reached over the control channel.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ccwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
+use ccwire::protocol::mcp::McpConnectionStatus;
+use ccwire::query;
+use serde_json::json;
+
+use crate::{collect, inits, kinds, request_tool_results, script, the_result, within, Scenario};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct AddArgs {
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+}
+
+/// A server `calc` with one tool, `add`, counting its calls.
+fn calc(calls: &Arc<AtomicUsize>) -> SdkMcpServer {
+    let calls = Arc::clone(calls);
+    SdkMcpServer::builder("calc")
+        .version("1.0.0")
+        .tool(SdkTool::new(
+            "add",
+            "Adds two integers",
+            move |args: AddArgs| {
+                calls.fetch_add(1, Ordering::SeqCst);
+                async move { Ok(ToolOutput::text(format!("sum={}", args.a + args.b))) }
+            },
+        ))
+        .build()
+}
+
+#[tokio::test]
+async fn an_in_process_tool_is_called_and_its_result_reaches_the_model() {
+    let s = Scenario::start(script(
+        json!([
+            {"when": {"tool_result_contains": "sum=42"}, "reply": {"text": "the sum is 42"}},
+            {"when": {"last_is_tool_result": true}, "reply": {"text": "wrong tool result"}},
+            {"when": {"last_user_text_contains": "add them"},
+             "reply": {"tool_use": {"name": "mcp__calc__add", "input": {"a": 2, "b": 40}}}}
+        ]),
+        json!({"text": "unexpected"}),
+    ))
+    .await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let options = s
+        .builder()
+        .sdk_mcp_server(calc(&calls))
+        .allowed_tools(["mcp__calc__add"])
+        .build()
+        .unwrap();
+    let items = collect(query("add them", options)).await;
+    let result = the_result(&items);
+    assert!(!result.is_error, "{result:?}\nstderr:\n{}", s.stderr());
+    assert_eq!(result.text(), Some("the sum is 42"), "{}", kinds(&items));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    // The tool was announced to the model under its MCP name (2.1.330 defers MCP tools: it
+    // lists them by name for ToolSearch instead of in `tools`), and its result came back.
+    let requests = s.message_requests();
+    assert!(
+        requests[0].to_string().contains("mcp__calc__add"),
+        "the tool is announced in the first request"
+    );
+    let follow_up = requests
+        .iter()
+        .find(|body| !request_tool_results(body).is_empty())
+        .expect("a request carrying the tool result");
+    assert!(
+        request_tool_results(follow_up).contains("sum=42"),
+        "{}",
+        request_tool_results(follow_up)
+    );
+    // system/init lists the server as connected.
+    let init = inits(&items);
+    let server = init[0].mcp_servers.iter().find(|m| m.name == "calc");
+    assert!(
+        server.is_some_and(|m| m.status == McpConnectionStatus::Connected),
+        "{:?}",
+        init[0].mcp_servers
+    );
+}
+
+#[tokio::test]
+async fn mcp_status_lists_the_in_process_server() {
+    let s = Scenario::start(script(json!([]), json!({"text": "ok"}))).await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let options = s.builder().sdk_mcp_server(calc(&calls)).build().unwrap();
+    let client = s.connect(options).await;
+    // 2.1.330 finishes the in-process server's handshake (`notifications/initialized`,
+    // `tools/list`) after it has answered `initialize`, and lists the server only then: ask
+    // until it is there (it takes some tens of milliseconds).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        let status = within(client.mcp_status()).await.unwrap();
+        if !status.mcp_servers.is_empty() || tokio::time::Instant::now() > deadline {
+            break status;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let calc = status
+        .mcp_servers
+        .iter()
+        .find(|server| server.name == "calc")
+        .unwrap_or_else(|| panic!("calc in {:?}", status.mcp_servers));
+    assert_eq!(calc.status, McpConnectionStatus::Connected, "{calc:?}");
+    let tools: Vec<_> = calc
+        .tools
+        .iter()
+        .flatten()
+        .map(|tool| serde_json::to_value(tool).unwrap()["name"].clone())
+        .collect();
+    assert!(tools.iter().any(|name| name == "add"), "{tools:?}");
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+    within(client.close()).await.unwrap();
+}
