@@ -6,6 +6,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
+mod replay;
+mod run;
+mod tap;
+mod transcript;
 
 /// Use, inspect and test Claude Code sessions through ccwire.
 #[derive(Debug, Parser)]
@@ -21,15 +25,38 @@ enum Command {
     /// unknown kinds. Exits 1 if a frame fails to parse or a kind the official TypeScript SDK
     /// declares comes back unknown.
     Check(check::CheckArgs),
+    /// Run a prompt through Claude Code and show the session as it happens: text, tool calls
+    /// and their results, thinking, and a summary line. Exits 1 on an error result or a
+    /// failure to start, 130 on Ctrl-C.
+    Run(run::RunArgs),
+    /// Serve a scripted model (the Anthropic Messages API) until Ctrl-C, printing its URL;
+    /// point the CLI at it with ANTHROPIC_BASE_URL.
+    ModelServer(run::ModelServerArgs),
+    /// Sit between a host and `claude` as a transparent proxy: relay every line both ways
+    /// unchanged, record the session (--record, secrets redacted), answer tool permissions
+    /// from a policy (--policy). Exits with the CLI's exit code.
+    Tap(tap::TapArgs),
+    /// Play the CLI's side of a recording to a host and check that the host sends what the
+    /// recording says. Exits 1 with a diff on the first divergence.
+    Replay(replay::ReplayArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let mut stdout = std::io::stdout().lock();
     let outcome = match cli.command {
-        Command::Check(args) => check::run(&args, &mut stdout),
+        Command::Check(args) => {
+            let mut stdout = std::io::stdout().lock();
+            let outcome = check::run(&args, &mut stdout);
+            let _ = stdout.flush();
+            outcome
+        }
+        Command::Run(args) => return ExitCode::from(run::run(&args)),
+        Command::Tap(args) => return ExitCode::from(tap::run(args)),
+        Command::Replay(args) => return ExitCode::from(replay::run(args)),
+        Command::ModelServer(args) => {
+            run::model_server(&args, &mut std::io::stdout()).map(|()| true)
+        }
     };
-    let _ = stdout.flush();
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),

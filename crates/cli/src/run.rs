@@ -1,0 +1,425 @@
+//! `ccwire run`: one prompt through Claude Code, shown as it happens.
+//!
+//! The session runs on a [`Client`]: the prompt is sent, stdin closes once the CLI is done
+//! (after the result, and idle when it reports its state), and every message goes through a
+//! [`Renderer`]. Tool permissions come from `--allow` / `--deny` and, on a terminal, from the
+//! user ([`permission`]). Ctrl-C interrupts the turn and closes the session (exit 130); a
+//! second Ctrl-C stops at once.
+
+mod label;
+mod offline;
+mod permission;
+mod render;
+mod rules;
+
+use std::io::{self, IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ccwire::callbacks::CanUseTool;
+use ccwire::options::SystemPrompt;
+use ccwire::protocol::permission::PermissionMode;
+use ccwire::protocol::result::ResultMessage;
+use ccwire::protocol::Message;
+use ccwire::{Client, Options};
+
+use offline::Offline;
+pub use offline::{model_server, ModelServerArgs};
+use permission::{Permissions, ShownTools};
+use render::{OutputMode, Renderer, Style};
+use rules::{Pattern, Rules};
+
+/// Exit code after Ctrl-C, as shells use for SIGINT.
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// How long an interrupted turn may take to end before the session is closed anyway.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+
+/// Options of `ccwire run`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+PATTERNS (--allow, --deny):
+  Write               every call of a tool
+  mcp__*              tools whose name matches a glob (* any run of characters, ? one)
+  Bash(git log*)      Bash commands starting with `git log`
+  Bash(npm test:*)    `npm test`, or `npm test` followed by arguments
+  Write(/tmp/*)       file tools by path, Grep/Glob by pattern, WebFetch by URL
+  Deny wins over allow. A compound command (&&, ||, ;, |, subshells) is allowed only when
+  every part is. On a terminal, calls no pattern decides are asked; otherwise they are denied.
+
+EXAMPLES:
+  ccwire run 'What does this repository do?'
+  ccwire run --allow 'Bash(cargo test*)' --allow Edit 'Fix the failing test'
+  ccwire run --offline --allow 'Bash(echo*)' 'Try the demo'
+  ccwire run --output jsonl 'Summarize README.md' | jq -c 'select(.type == \"result\")'")]
+pub struct RunArgs {
+    /// The prompt; `-` reads it from stdin.
+    pub prompt: String,
+    /// The `claude` executable (default: $CCWIRE_CLI_PATH, PATH, the usual install places,
+    /// then the pinned CLI of `cargo xtask install-claude`).
+    #[arg(long, value_name = "PATH")]
+    pub cli_path: Option<PathBuf>,
+    /// The model: an alias (`sonnet`, `opus`) or a full model id.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The permission mode at start.
+    #[arg(long, value_name = "MODE", value_parser = [
+        "default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto",
+    ])]
+    pub permission_mode: Option<String>,
+    /// The most agentic turns before the run stops with `error_max_turns`.
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Resume the session with this id.
+    #[arg(long, value_name = "SESSION_ID")]
+    pub resume: Option<String>,
+    /// The working directory of the session (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Stream the assistant's text as it is generated.
+    #[arg(long)]
+    pub include_partial_messages: bool,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value = "text")]
+    pub output: OutputMode,
+    /// Replace Claude Code's system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// Append text to the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+    /// Allow tool calls matching PATTERN without asking (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<Pattern>,
+    /// Deny tool calls matching PATTERN, whatever else allows them (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub deny: Vec<Pattern>,
+    /// Never ask on the terminal: what no pattern allows is denied.
+    #[arg(long)]
+    pub no_prompt: bool,
+    /// Run against a scripted model server in this process, with a private HOME: no account
+    /// or network needed. The demo asks to run a Bash command that writes
+    /// `ccwire-demo.txt` in the working directory.
+    #[arg(long)]
+    pub offline: bool,
+    /// Show what the CLI writes to stderr.
+    #[arg(long)]
+    pub verbose: bool,
+}
+
+/// Runs the session; returns the exit code: 0 on success, 1 on an error result or a failure,
+/// 130 after Ctrl-C.
+pub fn run(args: &RunArgs) -> u8 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            let _ = writeln!(
+                io::stderr(),
+                "ccwire: cannot start the async runtime: {err}"
+            );
+            return 1;
+        }
+    };
+    let code = runtime.block_on(session(args));
+    // Pending permission questions may still wait on a terminal read; do not wait for them.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    code
+}
+
+async fn session(args: &RunArgs) -> u8 {
+    let style = Style::detect(io::stdout().is_terminal());
+    let err_style = Style::detect(io::stderr().is_terminal());
+    let interactive = !args.no_prompt
+        && args.prompt != "-"
+        && io::stdin().is_terminal()
+        && io::stderr().is_terminal();
+    let mut renderer = Renderer::new(io::stdout(), io::stderr(), args.output, style)
+        .with_denial_hints(!interactive);
+
+    let prompt = match read_prompt(&args.prompt) {
+        Ok(prompt) => prompt,
+        Err(err) => return fail(&mut renderer, &format!("ccwire: reading the prompt: {err}")),
+    };
+    let rules = Rules::new(args.allow.clone(), args.deny.clone());
+    let shown = Arc::new(ShownTools::default());
+    let permissions = if interactive {
+        Permissions::interactive(rules, err_style, shown.clone())
+    } else {
+        Permissions::new(rules)
+    };
+    let offline = if args.offline {
+        match Offline::start().await {
+            Ok(offline) => {
+                let note = format!(
+                    "offline: scripted model at {}, private HOME; no account used",
+                    offline.url()
+                );
+                let _ = renderer.note(&err_style.dim(&note));
+                Some(offline)
+            }
+            Err(err) => return fail(&mut renderer, &format!("ccwire: {err:#}")),
+        }
+    } else {
+        None
+    };
+    let options = match options(
+        args,
+        permissions.into_callback(),
+        offline.as_ref(),
+        err_style,
+    ) {
+        Ok(options) => options,
+        Err(err) => return fail(&mut renderer, &format!("ccwire: {err}")),
+    };
+    let client = match Client::connect(options).await {
+        Ok(client) => client,
+        Err(err) => return fail(&mut renderer, &start_failure(&err)),
+    };
+    if let Err(err) = client.send(prompt).await {
+        let _ = client.close().await;
+        return fail(&mut renderer, &format!("ccwire: sending the prompt: {err}"));
+    }
+    let closer = {
+        let client = client.clone();
+        tokio::spawn(async move { client.end_input_when_idle().await })
+    };
+
+    let outcome = drive(&client, &mut renderer, &shown).await;
+    closer.abort();
+    let _ = renderer.end_line();
+    match outcome.stop {
+        Stop::Now => drop(client),
+        Stop::Gracefully => {
+            let _ = client.close().await;
+        }
+    }
+    drop(offline);
+
+    if outcome.interrupted {
+        return EXIT_INTERRUPTED;
+    }
+    if let Some(err) = outcome.failure {
+        return fail(&mut renderer, &format!("ccwire: {err}"));
+    }
+    match outcome.result {
+        Some(result) if result.is_error => 1,
+        Some(_) => 0,
+        None => fail(&mut renderer, "ccwire: the CLI ended without a result"),
+    }
+}
+
+/// How the message loop ended.
+struct Outcome {
+    result: Option<Box<ResultMessage>>,
+    interrupted: bool,
+    failure: Option<ccwire::Error>,
+    stop: Stop,
+}
+
+enum Stop {
+    /// Close stdin, wait, then terminate.
+    Gracefully,
+    /// Kill the CLI now (a second Ctrl-C).
+    Now,
+}
+
+/// Shows every message until the CLI's output ends, or an interrupted turn ends.
+async fn drive<O: Write, E: Write>(
+    client: &Client,
+    renderer: &mut Renderer<O, E>,
+    shown: &ShownTools,
+) -> Outcome {
+    let mut outcome = Outcome {
+        result: None,
+        interrupted: false,
+        failure: None,
+        stop: Stop::Gracefully,
+    };
+    let mut interrupts = match Interrupts::new() {
+        Ok(interrupts) => Some(interrupts),
+        Err(err) => {
+            let _ = renderer.note(&format!("ccwire: warning: Ctrl-C not handled: {err}"));
+            None
+        }
+    };
+    let grace = tokio::time::sleep(Duration::MAX / 4);
+    tokio::pin!(grace);
+    loop {
+        tokio::select! {
+            item = client.receive() => match item {
+                None => break,
+                Some(Ok(message)) => {
+                    if renderer.message(&message).is_err() {
+                        // stdout is gone (e.g. piped into `head`): nobody is reading any more.
+                        break;
+                    }
+                    if let Message::Assistant(assistant) = &message {
+                        for tool in assistant.message.tool_uses() {
+                            shown.mark(&tool.id);
+                        }
+                    }
+                    if let Message::Result(result) = message {
+                        outcome.result = Some(result);
+                        if outcome.interrupted {
+                            break;
+                        }
+                    }
+                }
+                Some(Err(err)) if err.is_recoverable() => {
+                    let _ = renderer.note(&format!("ccwire: warning: {err}"));
+                }
+                Some(Err(err)) => {
+                    outcome.failure = Some(err);
+                    break;
+                }
+            },
+            () = wait_interrupt(interrupts.as_mut()) => {
+                if outcome.interrupted {
+                    outcome.stop = Stop::Now;
+                    break;
+                }
+                outcome.interrupted = true;
+                // On a terminal `^C` was echoed, maybe after a question: start a fresh line.
+                let fresh = if io::stderr().is_terminal() { "\n" } else { "" };
+                let _ = renderer.note(&format!(
+                    "{fresh}⏹ interrupting… (Ctrl-C again to stop at once)"
+                ));
+                let client = client.clone();
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(INTERRUPT_GRACE, client.interrupt()).await;
+                });
+                grace.as_mut().reset(tokio::time::Instant::now() + INTERRUPT_GRACE);
+            },
+            () = &mut grace, if outcome.interrupted => break,
+        }
+    }
+    outcome
+}
+
+/// Builds the session's options from the arguments.
+fn options(
+    args: &RunArgs,
+    can_use_tool: Arc<dyn CanUseTool>,
+    offline: Option<&Offline>,
+    err_style: Style,
+) -> ccwire::Result<Options> {
+    let mut builder = Options::builder()
+        .can_use_tool(can_use_tool)
+        .system_prompt(system_prompt(args))
+        .include_partial_messages(args.include_partial_messages)
+        .client_app(concat!("ccwire-cli/", env!("CARGO_PKG_VERSION")));
+    if let Some(path) = &args.cli_path {
+        builder = builder.cli_path(path);
+    }
+    if let Some(model) = &args.model {
+        builder = builder.model(model);
+    }
+    if let Some(mode) = &args.permission_mode {
+        builder = builder.permission_mode(PermissionMode::from(mode.as_str()));
+    }
+    if let Some(turns) = args.max_turns {
+        builder = builder.max_turns(turns);
+    }
+    if let Some(session) = &args.resume {
+        builder = builder.resume(session);
+    }
+    if let Some(dir) = &args.cwd {
+        builder = builder.cwd(dir);
+    }
+    if args.verbose {
+        builder = builder.stderr(move |line| {
+            let _ = writeln!(
+                io::stderr(),
+                "{}",
+                err_style.dim(&format!("[claude] {line}"))
+            );
+        });
+    }
+    if let Some(offline) = offline {
+        for key in Offline::env_removed() {
+            builder = builder.env_remove(key);
+        }
+        builder = builder.envs(offline.env());
+    }
+    builder.build()
+}
+
+/// Claude Code's own system prompt unless replaced, with `--append-system-prompt` at its end.
+fn system_prompt(args: &RunArgs) -> SystemPrompt {
+    match (&args.system_prompt, &args.append_system_prompt) {
+        (None, None) => SystemPrompt::preset(),
+        (None, Some(append)) => SystemPrompt::preset_with_append(append),
+        (Some(text), None) => SystemPrompt::text(text),
+        (Some(text), Some(append)) => SystemPrompt::text(format!("{text}\n\n{append}")),
+    }
+}
+
+fn read_prompt(prompt: &str) -> io::Result<String> {
+    if prompt != "-" {
+        return Ok(prompt.to_owned());
+    }
+    let mut text = String::new();
+    io::stdin().read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// The message for a session that could not start, with what to do about it.
+fn start_failure(err: &ccwire::Error) -> String {
+    let mut text = format!("ccwire: {err}");
+    if err.is_cli_not_found() {
+        text.push_str(
+            "\nhint: install Claude Code with `npm install -g @anthropic-ai/claude-code` (or the \
+             version ccwire is tested against with `cargo xtask install-claude`), or point \
+             ccwire at it with --cli-path PATH or CCWIRE_CLI_PATH",
+        );
+    }
+    text
+}
+
+/// Writes `message` to stderr and returns exit code 1.
+fn fail<O: Write, E: Write>(renderer: &mut Renderer<O, E>, message: &str) -> u8 {
+    let _ = renderer.note(message);
+    1
+}
+
+/// SIGINT, delivered as a stream so that none is lost between two waits.
+struct Interrupts {
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+}
+
+impl Interrupts {
+    fn new() -> io::Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Self {
+                signal: signal(SignalKind::interrupt())?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Self {})
+    }
+
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        if self.signal.recv().await.is_none() {
+            std::future::pending::<()>().await;
+        }
+        #[cfg(not(unix))]
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+async fn wait_interrupt(interrupts: Option<&mut Interrupts>) {
+    match interrupts {
+        Some(interrupts) => interrupts.recv().await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,373 @@
+//! The `can_use_tool` answer of `ccwire run`: `--deny`, then `--allow` and the "always"
+//! answers of the session, then (on a terminal) the user, else a deny that says how to allow.
+
+use std::collections::HashSet;
+use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ccwire::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
+use ccwire::protocol::permission::{
+    PermissionAllow, PermissionResult, PermissionUpdate, PermissionUpdateDestination,
+};
+use tokio::sync::{mpsc, Notify};
+use tokio_util::sync::CancellationToken;
+
+use super::label::tool_label;
+use super::render::Style;
+use super::rules::{self, Decision, Rules};
+
+/// Decides tool permissions for one session.
+pub struct Permissions {
+    rules: Mutex<Rules>,
+    prompter: Option<Prompter>,
+}
+
+impl Permissions {
+    /// Rules only: anything they do not allow is denied.
+    pub fn new(rules: Rules) -> Self {
+        Self {
+            rules: Mutex::new(rules),
+            prompter: None,
+        }
+    }
+
+    /// Asks on the terminal (stdin, stderr) for what the rules leave open, once the call's
+    /// `⏺` line is `shown`.
+    pub fn interactive(rules: Rules, style: Style, shown: Arc<ShownTools>) -> Self {
+        Self {
+            rules: Mutex::new(rules),
+            prompter: Some(Prompter::start(style, shown)),
+        }
+    }
+
+    /// The callback for [`ccwire::options::OptionsBuilder::can_use_tool`].
+    pub fn into_callback(self) -> Arc<dyn CanUseTool> {
+        let this = Arc::new(self);
+        can_use_tool(move |request: PermissionRequest| {
+            let this = this.clone();
+            async move { Ok(this.decide(request).await) }
+        })
+    }
+
+    /// The answer to one request.
+    pub async fn decide(&self, request: PermissionRequest) -> PermissionResult {
+        let tool = request.tool_name().to_owned();
+        let input = request.input().clone();
+        let label = tool_label(&tool, &input);
+        let decision = self.rules().decide(&tool, &input);
+        match decision {
+            Decision::Deny(pattern) => {
+                PermissionResult::deny(format!("denied by --deny '{pattern}'"))
+            }
+            Decision::Allow(_) => PermissionResult::allow(input),
+            Decision::Unmatched => match &self.prompter {
+                Some(prompter) => match prompter
+                    .ask(
+                        &label,
+                        request.request.tool_use_id.as_deref(),
+                        &request.cancel,
+                    )
+                    .await
+                {
+                    Some(Answer::Once) => PermissionResult::allow(input),
+                    Some(Answer::Always) => {
+                        let pattern = rules::remember(&tool, &input);
+                        prompter.say(&format!("  allowing {pattern} for the rest of the session"));
+                        self.rules().allow(pattern);
+                        let suggestions = request
+                            .request
+                            .permission_suggestions
+                            .clone()
+                            .unwrap_or_default();
+                        PermissionResult::Allow(
+                            PermissionAllow::new(input)
+                                .with_updated_permissions(for_this_session(suggestions)),
+                        )
+                    }
+                    Some(Answer::No) => PermissionResult::deny(format!(
+                        "The user declined {label}. Ask them how to proceed."
+                    )),
+                    None => PermissionResult::deny(format!("{label} was not answered")),
+                },
+                None => {
+                    let pattern = rules::suggest(&tool, &input);
+                    PermissionResult::deny(format!(
+                        "not allowed (no --allow pattern matches); to allow it, run ccwire again \
+                         with --allow '{pattern}', or on a terminal to be asked"
+                    ))
+                }
+            },
+        }
+    }
+
+    fn rules(&self) -> std::sync::MutexGuard<'_, Rules> {
+        // A panic while holding the lock cannot leave the rules half-changed.
+        self.rules
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The CLI's suggested rule updates, kept to this session: an "always" here must not write
+/// to the user's or the project's settings files.
+fn for_this_session(suggestions: Vec<PermissionUpdate>) -> Vec<PermissionUpdate> {
+    suggestions
+        .into_iter()
+        .filter_map(|mut update| {
+            let destination = match &mut update {
+                PermissionUpdate::AddRules(u) => &mut u.destination,
+                PermissionUpdate::ReplaceRules(u) => &mut u.destination,
+                PermissionUpdate::RemoveRules(u) => &mut u.destination,
+                PermissionUpdate::SetMode(u) => &mut u.destination,
+                PermissionUpdate::AddDirectories(u) => &mut u.destination,
+                PermissionUpdate::RemoveDirectories(u) => &mut u.destination,
+                _ => return None,
+            };
+            *destination = PermissionUpdateDestination::Session;
+            Some(update)
+        })
+        .collect()
+}
+
+/// An answer typed at the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Allow this call.
+    Once,
+    /// Allow this and similar calls for the rest of the session.
+    Always,
+    /// Deny.
+    No,
+}
+
+impl Answer {
+    /// Reads `y`, `yes`, `a`, `always`, `n`, `no` (any case).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "y" | "yes" => Some(Self::Once),
+            "a" | "always" => Some(Self::Always),
+            "n" | "no" => Some(Self::No),
+            _ => None,
+        }
+    }
+}
+
+/// The tool calls the renderer has shown. The CLI asks for a permission right after it
+/// writes the call, and the two travel separately; a question waits (briefly) for its call's
+/// line so that the terminal reads in order.
+#[derive(Debug, Default)]
+pub struct ShownTools {
+    ids: Mutex<HashSet<String>>,
+    changed: Notify,
+}
+
+impl ShownTools {
+    /// How long a question waits for its call's line.
+    const PATIENCE: Duration = Duration::from_secs(1);
+
+    /// Records that the call `id` was shown.
+    pub fn mark(&self, id: &str) {
+        self.ids
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(id.to_owned());
+        self.changed.notify_waiters();
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.ids
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(id)
+    }
+
+    /// Waits until `id` is shown, or [`Self::PATIENCE`] has passed.
+    async fn wait_for(&self, id: &str) {
+        let deadline = tokio::time::Instant::now() + Self::PATIENCE;
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.contains(id) {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Asks on stderr, reads answers from stdin. One question at a time.
+struct Prompter {
+    lines: tokio::sync::Mutex<mpsc::UnboundedReceiver<String>>,
+    style: Style,
+    shown: Arc<ShownTools>,
+}
+
+impl Prompter {
+    /// Starts the thread that reads stdin. It lives until the process ends: a read blocked on
+    /// a terminal cannot be cancelled, and a question withdrawn by the CLI must not keep the
+    /// next answer.
+    fn start(style: Style, shown: Arc<ShownTools>) -> Self {
+        let (sender, lines) = mpsc::unbounded_channel();
+        std::thread::spawn(move || {
+            let stdin = std::io::stdin();
+            for line in stdin.lock().lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            lines: tokio::sync::Mutex::new(lines),
+            style,
+            shown,
+        }
+    }
+
+    fn say(&self, text: &str) {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{}", self.style.dim(text));
+    }
+
+    /// Asks until a valid answer; `None` when the question is withdrawn or stdin ends.
+    async fn ask(
+        &self,
+        label: &str,
+        tool_use_id: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Option<Answer> {
+        let mut lines = self.lines.lock().await;
+        if let Some(id) = tool_use_id {
+            self.shown.wait_for(id).await;
+        }
+        // Lines typed before the question are not answers to it.
+        while lines.try_recv().is_ok() {}
+        loop {
+            {
+                let mut err = std::io::stderr().lock();
+                let _ = write!(err, "Allow {label}? [y]es once / [a]lways / [n]o ");
+                let _ = err.flush();
+            }
+            let line = tokio::select! {
+                line = lines.recv() => line,
+                () = cancel.cancelled() => {
+                    self.say("\n  (withdrawn)");
+                    return None;
+                }
+            };
+            let Some(line) = line else {
+                self.say("\n  (stdin closed: denied)");
+                return None;
+            };
+            if let Some(answer) = Answer::parse(&line) {
+                return Some(answer);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use ccwire::protocol::control::CanUseToolRequest;
+    use ccwire::protocol::permission::{PermissionBehavior, PermissionRuleValue};
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    fn request(tool: &str, input: Value) -> PermissionRequest {
+        let request: CanUseToolRequest =
+            serde_json::from_value(json!({"tool_name": tool, "input": input})).unwrap();
+        PermissionRequest {
+            request,
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    fn rules(allow: &[&str], deny: &[&str]) -> Rules {
+        Rules::new(
+            allow.iter().map(|s| s.parse().unwrap()).collect(),
+            deny.iter().map(|s| s.parse().unwrap()).collect(),
+        )
+    }
+
+    #[tokio::test]
+    async fn rules_decide_without_a_terminal() {
+        let permissions = Permissions::new(rules(&["Bash(touch*)"], &["Bash(touch /etc*)"]));
+        let allowed = permissions
+            .decide(request("Bash", json!({"command": "touch x"})))
+            .await;
+        assert_eq!(
+            allowed,
+            PermissionResult::allow(json!({"command": "touch x"}))
+        );
+        let PermissionResult::Deny(denied) = permissions
+            .decide(request("Bash", json!({"command": "touch /etc/x"})))
+            .await
+        else {
+            panic!("not denied");
+        };
+        assert!(denied.message.contains("--deny 'Bash(touch /etc*)'"));
+        let PermissionResult::Deny(unmatched) = permissions
+            .decide(request("Bash", json!({"command": "rm x"})))
+            .await
+        else {
+            panic!("not denied");
+        };
+        assert!(
+            unmatched.message.contains("--allow 'Bash(rm*)'"),
+            "{}",
+            unmatched.message
+        );
+    }
+
+    #[tokio::test]
+    async fn a_question_waits_for_its_call_to_be_shown() {
+        let shown = Arc::new(ShownTools::default());
+        let waiter = {
+            let shown = shown.clone();
+            tokio::spawn(async move { shown.wait_for("toolu_1").await })
+        };
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished());
+        shown.mark("toolu_0");
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished());
+        shown.mark("toolu_1");
+        tokio::time::timeout(Duration::from_millis(500), waiter)
+            .await
+            .expect("woken when shown")
+            .expect("no panic");
+        // Already shown: no wait at all.
+        tokio::time::timeout(Duration::from_millis(50), shown.wait_for("toolu_1"))
+            .await
+            .expect("immediate");
+    }
+
+    #[test]
+    fn answers() {
+        assert_eq!(Answer::parse(" Y\n"), Some(Answer::Once));
+        assert_eq!(Answer::parse("always"), Some(Answer::Always));
+        assert_eq!(Answer::parse("n"), Some(Answer::No));
+        assert_eq!(Answer::parse(""), None);
+        assert_eq!(Answer::parse("maybe"), None);
+    }
+
+    #[test]
+    fn suggestions_stay_in_the_session() {
+        let local = PermissionUpdate::add_rules(
+            vec![PermissionRuleValue::with_content("Bash", "touch:*")],
+            PermissionBehavior::Allow,
+            PermissionUpdateDestination::LocalSettings,
+        );
+        let kept = for_this_session(vec![local]);
+        assert_eq!(
+            kept[0].destination(),
+            Some(&PermissionUpdateDestination::Session)
+        );
+    }
+}
