@@ -234,22 +234,39 @@ pub(crate) struct Shared {
 /// The data-plane frames of the peer, in order, with recoverable errors (an undecodable or
 /// oversized line) in between. Ends when the peer's output ends; if that was not a clean
 /// exit, the last item is the error saying why.
+///
+/// The reader hands over frames in batches (everything decoded from one read), so a fast
+/// stream costs one wake-up per read rather than one per frame.
 #[derive(Debug)]
 pub struct Inbound<T> {
-    rx: mpsc::UnboundedReceiver<Result<T>>,
+    rx: mpsc::UnboundedReceiver<Vec<Result<T>>>,
+    ready: std::collections::VecDeque<Result<T>>,
 }
 
 impl<T> Inbound<T> {
     /// The next item, or `None` at the end.
     pub async fn recv(&mut self) -> Option<Result<T>> {
-        self.rx.recv().await
+        std::future::poll_fn(|cx| self.poll_item(cx)).await
+    }
+
+    fn poll_item(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T>>> {
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Poll::Ready(Some(item));
+            }
+            match self.rx.poll_recv(cx) {
+                Poll::Ready(Some(batch)) => self.ready.extend(batch),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 }
 
-impl<T> futures::Stream for Inbound<T> {
+impl<T: Unpin> futures::Stream for Inbound<T> {
     type Item = Result<T>;
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.rx.poll_recv(cx)
+        self.poll_item(cx)
     }
 }
 
@@ -306,7 +323,13 @@ impl Connection {
             end_cause,
             observer,
         ));
-        (Connection { shared }, Inbound { rx: data_rx })
+        (
+            Connection { shared },
+            Inbound {
+                rx: data_rx,
+                ready: Default::default(),
+            },
+        )
     }
 
     /// Sends a typed control request and waits for its typed answer, within the configured

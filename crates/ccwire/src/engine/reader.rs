@@ -17,7 +17,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
     mut reader: R,
     shared: Arc<Shared>,
     handler: Arc<dyn ControlHandler>,
-    data: mpsc::UnboundedSender<Result<P::Inbound>>,
+    data: mpsc::UnboundedSender<Vec<Result<P::Inbound>>>,
     end_cause: EndCause,
     observer: Option<Observer<P::Inbound>>,
 ) {
@@ -26,6 +26,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
         shared: &shared,
         handler: &handler,
         data: &data,
+        batch: Vec::new(),
         observer,
     };
     loop {
@@ -37,6 +38,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
                 while let Some(item) = decoder.next_line() {
                     router.route(item);
                 }
+                router.flush();
             }
             Err(err) => {
                 tracing::debug!(%err, "reading the peer's output failed");
@@ -47,6 +49,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
     while let Some(item) = decoder.finish() {
         router.route(item);
     }
+    router.flush();
     let cause = end_cause().await;
     tracing::debug!(%cause, "the peer's output ended");
     shared.shutdown.cancel();
@@ -57,7 +60,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
     );
     shared.closed.send_replace(Some(cause.clone()));
     if !clean {
-        let _ = data.send(Err(cause));
+        let _ = data.send(vec![Err(cause)]);
     }
 }
 
@@ -76,7 +79,9 @@ fn malformed_request_id(line: &str) -> Option<String> {
 struct Router<'a, P: Peer> {
     shared: &'a Arc<Shared>,
     handler: &'a Arc<dyn ControlHandler>,
-    data: &'a mpsc::UnboundedSender<Result<P::Inbound>>,
+    data: &'a mpsc::UnboundedSender<Vec<Result<P::Inbound>>>,
+    /// Data-plane items decoded from the current read, sent together by `flush`.
+    batch: Vec<Result<P::Inbound>>,
     observer: Option<Observer<P::Inbound>>,
 }
 
@@ -86,7 +91,7 @@ impl<P: Peer> Router<'_, P> {
             Ok(line) => line,
             Err(err) => {
                 tracing::warn!(%err, "skipped a line of the peer's output");
-                let _ = self.data.send(Err(Error::Line(err)));
+                self.batch.push(Err(Error::Line(err)));
                 return;
             }
         };
@@ -102,7 +107,7 @@ impl<P: Peer> Router<'_, P> {
                         &format!("malformed control request: {source}"),
                     );
                 }
-                let _ = self.data.send(Err(Error::Decode {
+                self.batch.push(Err(Error::Decode {
                     line: line.number,
                     source,
                 }));
@@ -114,13 +119,20 @@ impl<P: Peer> Router<'_, P> {
                 if let Some(observer) = &mut self.observer {
                     observer(&frame);
                 }
-                // The user may have dropped the stream; control traffic goes on regardless.
-                let _ = self.data.send(Ok(frame));
+                self.batch.push(Ok(frame));
             }
             Routed::Request(request) => incoming::spawn(request, self.shared, self.handler),
             Routed::Response(response) => self.resolve(response),
             Routed::Cancel(cancel) => incoming::cancel(self.shared, &cancel.request_id),
             Routed::KeepAlive => {}
+        }
+    }
+
+    /// Hands the items of this read to the user in one send. The user may have dropped the
+    /// stream; control traffic goes on regardless.
+    fn flush(&mut self) {
+        if !self.batch.is_empty() {
+            let _ = self.data.send(std::mem::take(&mut self.batch));
         }
     }
 
