@@ -2,13 +2,17 @@
 //!
 //! - `test`: everything CI proves: the workspace's tests (unit, transcript, property, process
 //!   tests), a run of the `ccwire` binary over the recorded transcripts, and the conformance
-//!   suite against the real pinned Claude Code CLI (installed first if needed).
+//!   suite against the real pinned Claude Code CLI (installed first if needed), then
+//!   `bench --quick`.
 //! - `install-claude [--version V]`: download a Claude Code build from npm into ccwire's cache
 //!   and print the path of its executable.
+//! - `bench [--quick] [--reps N]`: ccwire against the official TypeScript and Python SDKs and
+//!   bare Rust loops on the same fake CLI; writes its section of `docs/benchmarks.md`.
 
 // A command-line tool: stdout and stderr are its interface.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench;
 mod install;
 
 use std::io::{BufRead, BufReader};
@@ -37,7 +41,8 @@ struct Args {
 #[derive(Debug, Subcommand)]
 enum Task {
     /// Run every test: unit, transcript, property and process tests, `ccwire check` over the
-    /// recorded transcripts, then the conformance suite against the real pinned CLI.
+    /// recorded transcripts, the conformance suite against the real pinned CLI, then
+    /// `bench --quick`.
     Test,
     /// Download a Claude Code CLI build from npm into ccwire's cache (a no-op when it is
     /// already there) and print the path of its executable as the last line of stdout.
@@ -46,6 +51,9 @@ enum Task {
         #[arg(long, default_value = PINNED_CLI_VERSION)]
         version: String,
     },
+    /// Measure ccwire against the official TypeScript and Python SDKs and bare Rust loops on
+    /// the same fake CLI, and rewrite its section of docs/benchmarks.md (see docs/benchmarks.md).
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> Result<()> {
@@ -56,6 +64,7 @@ fn main() -> Result<()> {
             println!("{}", path.display());
             Ok(())
         }
+        Task::Bench(args) => bench::bench(&workspace_root(), &args),
     }
 }
 
@@ -118,7 +127,10 @@ fn test() -> Result<()> {
             "check",
         ])
         .arg(&transcripts))?;
-    conformance(&root, &claude)
+    conformance(&root, &claude)?;
+    // Proves the benchmark harness works (tiny sizes, dev build): about a minute with the
+    // one-time SDK installs, seconds after.
+    bench::bench(&root, &bench::BenchArgs::quick())
 }
 
 /// Runs the conformance suite against the CLI at `claude` and reports how many scenarios ran

@@ -1,0 +1,71 @@
+//! `pipe-read WORKLOAD FAKE SCRIPT N`: the floor under every host. Sends the prompt, closes
+//! stdin, and reads the fake's stdout to EOF in 64 KiB reads, counting lines; no parsing.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use ccwire_bench::{cpu_self_s, monotonic_ns, Args, Report, PROMPT, SCRIPT_ENV};
+use serde_json::json;
+
+fn main() {
+    let mut report = Report::new(monotonic_ns());
+    match Args::from_env() {
+        Ok(args) => {
+            if let Err(err) = run(&args, &mut report) {
+                report.fail(err.to_string());
+            }
+        }
+        Err(err) => report.fail(err),
+    }
+    std::process::exit(report.finish());
+}
+
+fn run(args: &Args, report: &mut Report) -> std::io::Result<()> {
+    let cpu_start = cpu_self_s();
+    let start = monotonic_ns();
+    let mut child = Command::new(&args.fake)
+        .args(["--output-format", "stream-json", "--verbose"])
+        .args([
+            "--input-format",
+            "stream-json",
+            "--include-partial-messages",
+        ])
+        .env(SCRIPT_ENV, &args.script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let user = json!({"type": "user", "message": {"role": "user", "content": PROMPT},
+                          "parent_tool_use_id": null, "session_id": ""});
+        writeln!(stdin, "{user}")?;
+    }
+    let mut stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| std::io::Error::other("no stdout"))?;
+    let mut buffer = vec![0u8; 64 * 1024];
+    let (mut first, mut lines, mut bytes) = (0, 0u64, 0u64);
+    loop {
+        let n = stdout.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        if first == 0 {
+            first = monotonic_ns();
+        }
+        bytes += n as u64;
+        lines += buffer[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        report.fail(format!("fake-claude exited with {status}"));
+    }
+    report.set("start_ns", start);
+    report.set("first_ns", first);
+    report.set("end_ns", monotonic_ns());
+    report.set("cpu_start_s", cpu_start);
+    report.set("cpu_end_s", cpu_self_s());
+    report.set("lines", lines);
+    report.set("bytes", bytes);
+    Ok(())
+}
