@@ -153,3 +153,34 @@ impl Report {
         }
     }
 }
+
+/// The `main` of a blocking host: parse the arguments, run `run`, print the report, exit.
+pub fn run_blocking(run: fn(&Args, &mut Report) -> std::io::Result<()>) -> ! {
+    let mut report = Report::new(monotonic_ns());
+    match Args::from_env() {
+        Ok(args) => {
+            if let Err(err) = run(&args, &mut report) {
+                report.fail(err.to_string());
+            }
+        }
+        Err(err) => report.fail(err),
+    }
+    std::process::exit(report.finish());
+}
+
+/// Starts the fake CLI with the stream-json flags (plus `extra` arguments), its script, and
+/// piped stdin and stdout.
+pub fn spawn_fake(args: &Args, extra: &[&str]) -> std::io::Result<std::process::Child> {
+    std::process::Command::new(&args.fake)
+        .args(["--output-format", "stream-json", "--verbose"])
+        .args([
+            "--input-format",
+            "stream-json",
+            "--include-partial-messages",
+        ])
+        .args(extra)
+        .env(SCRIPT_ENV, &args.script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+}

@@ -4,39 +4,19 @@
 //! typed messages, no timeouts: the least a host can do and still speak the protocol.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, Command, Stdio};
+use std::process::ChildStdin;
 
-use ccwire_bench::{cpu_self_s, monotonic_ns, Args, Report, PROMPT, SCRIPT_ENV};
+use ccwire_bench::{cpu_self_s, monotonic_ns, spawn_fake, Args, Report, PROMPT};
 use serde_json::{json, Value};
 
 fn main() {
-    let mut report = Report::new(monotonic_ns());
-    match Args::from_env() {
-        Ok(args) => {
-            if let Err(err) = run(&args, &mut report) {
-                report.fail(err.to_string());
-            }
-        }
-        Err(err) => report.fail(err),
-    }
-    std::process::exit(report.finish());
+    ccwire_bench::run_blocking(run)
 }
 
 fn run(args: &Args, report: &mut Report) -> std::io::Result<()> {
     let cpu_start = cpu_self_s();
     let start = monotonic_ns();
-    let mut child = Command::new(&args.fake)
-        .args(["--output-format", "stream-json", "--verbose"])
-        .args([
-            "--input-format",
-            "stream-json",
-            "--include-partial-messages",
-        ])
-        .arg("--permission-prompt-tool=stdio")
-        .env(SCRIPT_ENV, &args.script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()?;
+    let mut child = spawn_fake(args, &["--permission-prompt-tool=stdio"])?;
     let mut stdin = child.stdin.take();
     let stdout = child
         .stdout

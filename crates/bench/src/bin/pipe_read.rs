@@ -2,38 +2,18 @@
 //! stdin, and reads the fake's stdout to EOF in 64 KiB reads, counting lines; no parsing.
 
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
 
-use ccwire_bench::{cpu_self_s, monotonic_ns, Args, Report, PROMPT, SCRIPT_ENV};
+use ccwire_bench::{cpu_self_s, monotonic_ns, spawn_fake, Args, Report, PROMPT};
 use serde_json::json;
 
 fn main() {
-    let mut report = Report::new(monotonic_ns());
-    match Args::from_env() {
-        Ok(args) => {
-            if let Err(err) = run(&args, &mut report) {
-                report.fail(err.to_string());
-            }
-        }
-        Err(err) => report.fail(err),
-    }
-    std::process::exit(report.finish());
+    ccwire_bench::run_blocking(run)
 }
 
 fn run(args: &Args, report: &mut Report) -> std::io::Result<()> {
     let cpu_start = cpu_self_s();
     let start = monotonic_ns();
-    let mut child = Command::new(&args.fake)
-        .args(["--output-format", "stream-json", "--verbose"])
-        .args([
-            "--input-format",
-            "stream-json",
-            "--include-partial-messages",
-        ])
-        .env(SCRIPT_ENV, &args.script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()?;
+    let mut child = spawn_fake(args, &[])?;
     if let Some(mut stdin) = child.stdin.take() {
         let user = json!({"type": "user", "message": {"role": "user", "content": PROMPT},
                           "parent_tool_use_id": null, "session_id": ""});
