@@ -34,23 +34,23 @@ crate::tagged_union! {
         /// A raw Messages API stream event (with `include_partial_messages`).
         "stream_event" => StreamEvent(Box<StreamEventMessage>),
         /// A long-running tool is still working.
-        "tool_progress" => ToolProgress(ToolProgress),
+        "tool_progress" => ToolProgress(Box<ToolProgress>),
         /// Progress of an authentication flow.
-        "auth_status" => AuthStatus(AuthStatus),
+        "auth_status" => AuthStatus(Box<AuthStatus>),
         /// A summary of earlier tool uses.
-        "tool_use_summary" => ToolUseSummary(ToolUseSummary),
+        "tool_use_summary" => ToolUseSummary(Box<ToolUseSummary>),
         /// Rate limit state changed.
         "rate_limit_event" => RateLimitEvent(Box<RateLimitEvent>),
         /// A suggested next prompt.
-        "prompt_suggestion" => PromptSuggestion(PromptSuggestion),
+        "prompt_suggestion" => PromptSuggestion(Box<PromptSuggestion>),
         /// The conversation was reset (e.g. `/clear`).
-        "conversation_reset" => ConversationReset(ConversationReset),
+        "conversation_reset" => ConversationReset(Box<ConversationReset>),
         /// The session's active goal changed.
-        "active_goal" => ActiveGoal(ActiveGoal),
+        "active_goal" => ActiveGoal(Box<ActiveGoal>),
         /// A request from the CLI to the host (permissions, hooks, MCP, …).
         "control_request" => ControlRequest(Box<ControlRequest>),
         /// The CLI's answer to one of the host's control requests.
-        "control_response" => ControlResponse(ControlResponse),
+        "control_response" => ControlResponse(Box<ControlResponse>),
         /// The CLI withdraws one of its own control requests.
         "control_cancel_request" => ControlCancelRequest(ControlCancelRequest),
         /// Sent to keep an idle connection alive; carries nothing.
@@ -66,7 +66,7 @@ crate::tagged_union! {
         /// A request from the host to the CLI (initialize, interrupt, set_model, …).
         "control_request" => ControlRequest(Box<ControlRequest>),
         /// The host's answer to one of the CLI's control requests.
-        "control_response" => ControlResponse(ControlResponse),
+        "control_response" => ControlResponse(Box<ControlResponse>),
         /// The host withdraws one of its own control requests.
         "control_cancel_request" => ControlCancelRequest(ControlCancelRequest),
         /// Keeps an idle connection alive.
@@ -74,6 +74,24 @@ crate::tagged_union! {
         /// Sets environment variables in the running CLI.
         "update_environment_variables" => UpdateEnvironmentVariables(UpdateEnvironmentVariables),
     }
+}
+
+/// The `type` of a frame written the way the CLI and the SDKs write them, with `type` as the
+/// first key and no space (`{"type":"stream_event",…`), read without parsing the line; `None`
+/// for any other shape (the caller then parses the line to learn its kind). The rest of the line
+/// is not checked: it may still fail to decode.
+///
+/// ```
+/// use ccwire_protocol::leading_type;
+/// assert_eq!(leading_type(r#"{"type":"assistant","message":{}}"#), Some("assistant"));
+/// assert_eq!(leading_type(r#"{"uuid":"u","type":"assistant"}"#), None);
+/// ```
+pub fn leading_type(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix(r#"{"type":""#)?;
+    let end = rest.find('"')?;
+    let tag = &rest[..end];
+    // An escape inside the tag means the plain text is not the tag.
+    (!tag.contains('\\')).then_some(tag)
 }
 
 impl Message {
@@ -353,6 +371,22 @@ pub struct StreamEventMessage {
     /// Time to first token, on the first event of a response.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttft_ms: Option<u64>,
+    /// The Messages API id of the response this event belongs to (written by the CLI on every
+    /// event, though not in the SDKs' type files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_message_id: Option<String>,
+    /// The thinking display mode in effect, on `message_start` (`summarized`, `omitted`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_display: Option<String>,
+    /// The host's uuid of the user message this turn answers, on the turn's first event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuid: Option<String>,
+    /// Every user message uuid the turn has consumed so far (present with `user_message_uuid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuids: Option<Vec<String>>,
+    /// Why this turn continues one a worker restart interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_reason: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -374,4 +408,19 @@ pub struct UpdateEnvironmentVariables {
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Frames are moved through queues and streams by value: the unions stay small, their big
+    /// variants boxed.
+    #[test]
+    fn unions_stay_small() {
+        assert!(std::mem::size_of::<Message>() <= 64);
+        assert!(std::mem::size_of::<InputMessage>() <= 64);
+        assert!(std::mem::size_of::<StreamEventMessage>() <= 512);
+        assert!(std::mem::size_of::<StreamEvent>() <= 128);
+    }
 }

@@ -19,13 +19,13 @@ crate::tagged_union! {
     #[allow(clippy::large_enum_variant)]
     pub enum StreamEvent: "type", "stream event" {
         /// A response starts; carries the message with empty content.
-        "message_start" => MessageStart(MessageStartEvent),
+        "message_start" => MessageStart(Box<MessageStartEvent>),
         /// Top-level changes at the end of a response: stop reason and final usage.
-        "message_delta" => MessageDelta(MessageDeltaEvent),
+        "message_delta" => MessageDelta(Box<MessageDeltaEvent>),
         /// The response is complete.
         "message_stop" => MessageStop(MessageStopEvent),
         /// A content block starts.
-        "content_block_start" => ContentBlockStart(ContentBlockStartEvent),
+        "content_block_start" => ContentBlockStart(Box<ContentBlockStartEvent>),
         /// A piece of a content block.
         "content_block_delta" => ContentBlockDelta(ContentBlockDeltaEvent),
         /// A content block is complete.

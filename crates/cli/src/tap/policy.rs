@@ -100,7 +100,8 @@ impl Policy {
         };
         let payload = serde_json::to_value(&result).ok()?;
         let response = ControlResponse::success(request_id, Some(payload));
-        let answer = serde_json::to_string(&InputMessage::ControlResponse(response)).ok()?;
+        let answer =
+            serde_json::to_string(&InputMessage::ControlResponse(Box::new(response))).ok()?;
         Some(Decision { answer, rule })
     }
 
