@@ -16,19 +16,19 @@
 //! late or duplicate id is ignored. When the peer's output ends, every pending request fails at
 //! once with the real cause (for a process: exit code or signal and the stderr tail).
 
+mod inbound;
 mod incoming;
 mod pending;
 mod reader;
 mod writer;
 
+pub use inbound::Inbound;
 pub(crate) use incoming::panic_message;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use ccwire_protocol::control::{
@@ -78,6 +78,13 @@ pub trait Peer: Send + 'static {
     fn decode(line: &str) -> Result<Self::Inbound, DecodeError>;
     /// Separates the control plane from the data plane.
     fn route(frame: Self::Inbound) -> Routed<Self::Inbound>;
+    /// Whether a line whose leading `type` is `tag` ([`ccwire_protocol::leading_type`]) is a
+    /// data-plane kind the engine never needs to look at, so that it can go to the user as text
+    /// and be decoded when the user takes it. An [`Observer`] does not see such frames.
+    fn deferrable(tag: &str) -> bool {
+        let _ = tag;
+        false
+    }
 }
 
 /// Where a frame goes.
@@ -107,11 +114,15 @@ impl Peer for HostSide {
     fn route(frame: Message) -> Routed<Message> {
         match frame {
             Message::ControlRequest(request) => Routed::Request(*request),
-            Message::ControlResponse(response) => Routed::Response(response),
+            Message::ControlResponse(response) => Routed::Response(*response),
             Message::ControlCancelRequest(cancel) => Routed::Cancel(cancel),
             Message::KeepAlive(_) => Routed::KeepAlive,
             other => Routed::Data(other),
         }
+    }
+    /// The bulk of a turn: streamed deltas and whole messages, read by nobody but the user.
+    fn deferrable(tag: &str) -> bool {
+        matches!(tag, "stream_event" | "assistant" | "user")
     }
 }
 
@@ -127,7 +138,7 @@ impl Peer for AgentSide {
     fn route(frame: InputMessage) -> Routed<InputMessage> {
         match frame {
             InputMessage::ControlRequest(request) => Routed::Request(*request),
-            InputMessage::ControlResponse(response) => Routed::Response(response),
+            InputMessage::ControlResponse(response) => Routed::Response(*response),
             InputMessage::ControlCancelRequest(cancel) => Routed::Cancel(cancel),
             InputMessage::KeepAlive(_) => Routed::KeepAlive,
             other => Routed::Data(other),
@@ -201,7 +212,8 @@ impl ControlHandler for NoHandler {
 pub type EndCause = Box<dyn FnOnce() -> BoxFuture<'static, Error> + Send>;
 
 /// Sees every data-plane frame in the reader task, before it is queued for the user (e.g. to
-/// track the session's state whether or not the user is reading). Must be quick.
+/// track the session's state whether or not the user is reading), except the bulk kinds that
+/// are decoded only when the user takes them ([`Peer::deferrable`]). Must be quick.
 pub type Observer<T> = Box<dyn FnMut(&T) + Send>;
 
 /// One end of a live connection. Cheap to clone; every clone talks to the same peer.
@@ -229,45 +241,6 @@ pub(crate) struct Shared {
     closed: watch::Sender<Option<Error>>,
     /// Cancelled when the connection ends; parent of every incoming request's token.
     shutdown: CancellationToken,
-}
-
-/// The data-plane frames of the peer, in order, with recoverable errors (an undecodable or
-/// oversized line) in between. Ends when the peer's output ends; if that was not a clean
-/// exit, the last item is the error saying why.
-///
-/// The reader hands over frames in batches (everything decoded from one read), so a fast
-/// stream costs one wake-up per read rather than one per frame.
-#[derive(Debug)]
-pub struct Inbound<T> {
-    rx: mpsc::UnboundedReceiver<Vec<Result<T>>>,
-    ready: std::collections::VecDeque<Result<T>>,
-}
-
-impl<T> Inbound<T> {
-    /// The next item, or `None` at the end.
-    pub async fn recv(&mut self) -> Option<Result<T>> {
-        std::future::poll_fn(|cx| self.poll_item(cx)).await
-    }
-
-    fn poll_item(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T>>> {
-        loop {
-            if let Some(item) = self.ready.pop_front() {
-                return Poll::Ready(Some(item));
-            }
-            match self.rx.poll_recv(cx) {
-                Poll::Ready(Some(batch)) => self.ready.extend(batch),
-                Poll::Ready(None) => return Poll::Ready(None),
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-    }
-}
-
-impl<T: Unpin> futures::Stream for Inbound<T> {
-    type Item = Result<T>;
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.poll_item(cx)
-    }
 }
 
 impl Connection {
@@ -323,13 +296,7 @@ impl Connection {
             end_cause,
             observer,
         ));
-        (
-            Connection { shared },
-            Inbound {
-                rx: data_rx,
-                ready: Default::default(),
-            },
-        )
+        (Connection { shared }, Inbound::new(data_rx, P::decode))
     }
 
     /// Sends a typed control request and waits for its typed answer, within the configured

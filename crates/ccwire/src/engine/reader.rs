@@ -7,9 +7,10 @@ use ccwire_protocol::framing::{Line, LineDecoder, LineError};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::mpsc;
 
+use super::inbound::{Batch, BatchBuilder};
 use super::pending::Resolution;
 use super::{incoming, lock, ControlHandler, EndCause, Observer, Peer, Routed, Shared};
-use crate::{Error, Result};
+use crate::Error;
 
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -17,7 +18,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
     mut reader: R,
     shared: Arc<Shared>,
     handler: Arc<dyn ControlHandler>,
-    data: mpsc::UnboundedSender<Vec<Result<P::Inbound>>>,
+    data: mpsc::UnboundedSender<Batch<P::Inbound>>,
     end_cause: EndCause,
     observer: Option<Observer<P::Inbound>>,
 ) {
@@ -26,7 +27,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
         shared: &shared,
         handler: &handler,
         data: &data,
-        batch: Vec::new(),
+        batch: BatchBuilder::default(),
         observer,
     };
     loop {
@@ -60,7 +61,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
     );
     shared.closed.send_replace(Some(cause.clone()));
     if !clean {
-        let _ = data.send(vec![Err(cause)]);
+        let _ = data.send(Batch::single(Err(cause)));
     }
 }
 
@@ -79,9 +80,9 @@ fn malformed_request_id(line: &str) -> Option<String> {
 struct Router<'a, P: Peer> {
     shared: &'a Arc<Shared>,
     handler: &'a Arc<dyn ControlHandler>,
-    data: &'a mpsc::UnboundedSender<Vec<Result<P::Inbound>>>,
-    /// Data-plane items decoded from the current read, sent together by `flush`.
-    batch: Vec<Result<P::Inbound>>,
+    data: &'a mpsc::UnboundedSender<Batch<P::Inbound>>,
+    /// Data-plane items of the current read, sent together by `flush`.
+    batch: BatchBuilder<P::Inbound>,
     observer: Option<Observer<P::Inbound>>,
 }
 
@@ -91,10 +92,14 @@ impl<P: Peer> Router<'_, P> {
             Ok(line) => line,
             Err(err) => {
                 tracing::warn!(%err, "skipped a line of the peer's output");
-                self.batch.push(Err(Error::Line(err)));
+                self.batch.ready(Err(Error::Line(err)));
                 return;
             }
         };
+        if ccwire_protocol::leading_type(line.text).is_some_and(P::deferrable) {
+            self.batch.deferred(line.text, line.number);
+            return;
+        }
         let frame = match P::decode(line.text) {
             Ok(frame) => frame,
             Err(source) => {
@@ -107,7 +112,7 @@ impl<P: Peer> Router<'_, P> {
                         &format!("malformed control request: {source}"),
                     );
                 }
-                self.batch.push(Err(Error::Decode {
+                self.batch.ready(Err(Error::Decode {
                     line: line.number,
                     source,
                 }));
@@ -119,7 +124,7 @@ impl<P: Peer> Router<'_, P> {
                 if let Some(observer) = &mut self.observer {
                     observer(&frame);
                 }
-                self.batch.push(Ok(frame));
+                self.batch.ready(Ok(frame));
             }
             Routed::Request(request) => incoming::spawn(request, self.shared, self.handler),
             Routed::Response(response) => self.resolve(response),
@@ -131,8 +136,8 @@ impl<P: Peer> Router<'_, P> {
     /// Hands the items of this read to the user in one send. The user may have dropped the
     /// stream; control traffic goes on regardless.
     fn flush(&mut self) {
-        if !self.batch.is_empty() {
-            let _ = self.data.send(std::mem::take(&mut self.batch));
+        if let Some(batch) = self.batch.take() {
+            let _ = self.data.send(batch);
         }
     }
 

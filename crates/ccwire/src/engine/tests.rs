@@ -330,3 +330,97 @@ async fn bad_lines_are_reported_in_order_and_reading_goes_on() {
 }
 
 use ccwire_protocol::framing::LineError;
+
+/// Answers every request at once, without waiting: served inline by the reader.
+struct ReadyHandler;
+
+impl ControlHandler for ReadyHandler {
+    fn handle(
+        &self,
+        request: ControlRequestBody,
+        _cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let outcome = match request {
+            ControlRequestBody::CanUseTool(req) => {
+                Ok(json!({"behavior": "allow", "updatedInput": req.input}))
+            }
+            ControlRequestBody::Interrupt(_) => panic!("exploded before returning a future"),
+            other => Err(HandlerError::unsupported(other.tag())),
+        };
+        Box::pin(futures::future::ready(outcome))
+    }
+}
+
+#[tokio::test]
+async fn ready_answers_are_written_in_order_and_a_ready_panic_is_an_error() {
+    let (_connection, _inbound, mut peer) = start(Arc::new(ReadyHandler));
+    peer.write(can_use_tool("r1")).await;
+    peer.write(json!({"type": "control_request", "request_id": "r2",
+        "request": {"subtype": "interrupt"}}))
+        .await;
+    peer.write(can_use_tool("r3")).await;
+    let first = peer.read().await;
+    assert_eq!(first["response"]["request_id"], "r1");
+    assert_eq!(first["response"]["response"]["behavior"], "allow");
+    let second = peer.read().await;
+    assert_eq!(second["response"]["request_id"], "r2");
+    assert_eq!(second["response"]["subtype"], "error");
+    assert!(second["response"]["error"]
+        .as_str()
+        .unwrap()
+        .contains("exploded before returning a future"));
+    assert_eq!(peer.read().await["response"]["request_id"], "r3");
+}
+
+#[tokio::test]
+async fn bulk_frames_are_decoded_in_order_when_taken() {
+    let observed = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (our_reader, mut peer_writer) = tokio::io::duplex(1 << 20);
+    let (_peer_reader, our_writer) = tokio::io::duplex(1 << 20);
+    let seen = Arc::clone(&observed);
+    let (_connection, mut inbound) = Connection::start_observed::<HostSide, _, _>(
+        our_reader,
+        our_writer,
+        Arc::new(NoHandler),
+        EngineConfig::default(),
+        Box::new(|| Box::pin(async { Error::Closed })),
+        Some(Box::new(move |message: &Message| {
+            seen.lock().unwrap().push(message.kind())
+        })),
+    );
+    let lines = [
+        r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}},"session_id":"s","uuid":"u1","parent_tool_use_id":null}"#,
+        // Deferred, and broken: the error comes in its place, with its line number.
+        r#"{"type":"stream_event","event":{"type":"content_block_delta","index":"zero"},"session_id":"s","uuid":"u2"}"#,
+        // Not in the leading-`type` shape: decoded by the reader, still in order.
+        r#"{"uuid":"u3","type":"stream_event","event":{"type":"message_stop"},"session_id":"s","parent_tool_use_id":null}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":"ok","session_id":"s","total_cost_usd":0,"usage":{"input_tokens":1,"output_tokens":1},"modelUsage":{},"permission_denials":[],"uuid":"u4"}"#,
+    ];
+    for line in lines {
+        peer_writer.write_all(line.as_bytes()).await.unwrap();
+        peer_writer.write_all(b"\n").await.unwrap();
+    }
+    drop(peer_writer);
+    let mut kinds = Vec::new();
+    while let Some(item) = inbound.recv().await {
+        kinds.push(match item {
+            Ok(message) => message.kind(),
+            Err(Error::Decode { line, .. }) => format!("error at line {line}"),
+            Err(other) => panic!("unexpected {other}"),
+        });
+    }
+    assert_eq!(
+        kinds,
+        [
+            "stream_event",
+            "error at line 2",
+            "stream_event",
+            "result/success"
+        ]
+    );
+    // The observer sees what the reader decoded, not the bulk frames it passed on as text.
+    assert_eq!(
+        *observed.lock().unwrap(),
+        ["stream_event", "result/success"]
+    );
+}

@@ -1,0 +1,151 @@
+//! The data plane on its way from the reader to the user.
+//!
+//! The reader hands over everything it found in one read as one [`Batch`], so a fast stream
+//! costs one wake-up per read rather than one per frame. Lines of the bulk kinds (see
+//! [`super::Peer::deferrable`]) travel as text and are decoded by [`Inbound`] when the user
+//! takes them: the frames are then built and dropped on the same thread, where the allocator is
+//! fastest, and the reader only frames lines while the user decodes, so the two overlap.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use ccwire_protocol::DecodeError;
+use tokio::sync::mpsc;
+
+use crate::{Error, Result};
+
+/// What one read of the peer's output produced for the user.
+pub(crate) struct Batch<T> {
+    /// The text of the deferred lines, back to back.
+    text: String,
+    items: std::vec::IntoIter<Item<T>>,
+}
+
+enum Item<T> {
+    /// Decoded by the reader (or an error found there).
+    Ready(Result<T>),
+    /// `text[start..end]`, still to be decoded; `line` is its number in the peer's output.
+    Deferred { start: usize, end: usize, line: u64 },
+}
+
+/// Collects one read's items in the reader.
+pub(crate) struct BatchBuilder<T> {
+    text: String,
+    items: Vec<Item<T>>,
+}
+
+impl<T> Default for BatchBuilder<T> {
+    fn default() -> Self {
+        Self {
+            text: String::new(),
+            items: Vec::new(),
+        }
+    }
+}
+
+impl<T> BatchBuilder<T> {
+    /// Adds an item the reader decoded (or failed to).
+    pub(crate) fn ready(&mut self, item: Result<T>) {
+        self.items.push(Item::Ready(item));
+    }
+
+    /// Adds a line to be decoded by the user.
+    pub(crate) fn deferred(&mut self, line: &str, number: u64) {
+        let start = self.text.len();
+        self.text.push_str(line);
+        self.items.push(Item::Deferred {
+            start,
+            end: self.text.len(),
+            line: number,
+        });
+    }
+
+    /// The batch so far, leaving the builder empty; `None` when there is nothing.
+    pub(crate) fn take(&mut self) -> Option<Batch<T>> {
+        if self.items.is_empty() {
+            return None;
+        }
+        let batch = Batch {
+            text: std::mem::take(&mut self.text),
+            items: std::mem::take(&mut self.items).into_iter(),
+        };
+        Some(batch)
+    }
+}
+
+impl<T> Batch<T> {
+    /// A batch of one item.
+    pub(crate) fn single(item: Result<T>) -> Self {
+        Self {
+            text: String::new(),
+            items: vec![Item::Ready(item)].into_iter(),
+        }
+    }
+}
+
+/// The data-plane frames of the peer, in order, with recoverable errors (an undecodable or
+/// oversized line) in between. Ends when the peer's output ends; if that was not a clean
+/// exit, the last item is the error saying why.
+#[derive(Debug)]
+pub struct Inbound<T> {
+    rx: mpsc::UnboundedReceiver<Batch<T>>,
+    current: Option<Batch<T>>,
+    decode: fn(&str) -> std::result::Result<T, DecodeError>,
+}
+
+impl<T> std::fmt::Debug for Batch<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batch")
+            .field("items", &self.items.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Inbound<T> {
+    pub(crate) fn new(
+        rx: mpsc::UnboundedReceiver<Batch<T>>,
+        decode: fn(&str) -> std::result::Result<T, DecodeError>,
+    ) -> Self {
+        Self {
+            rx,
+            current: None,
+            decode,
+        }
+    }
+
+    /// The next item, or `None` at the end.
+    pub async fn recv(&mut self) -> Option<Result<T>> {
+        std::future::poll_fn(|cx| self.poll_item(cx)).await
+    }
+
+    fn poll_item(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T>>> {
+        loop {
+            if let Some(batch) = &mut self.current {
+                match batch.items.next() {
+                    Some(Item::Ready(item)) => return Poll::Ready(Some(item)),
+                    Some(Item::Deferred { start, end, line }) => {
+                        let text = batch.text.get(start..end).unwrap_or_default();
+                        let item = (self.decode)(text).map_err(|source| {
+                            tracing::warn!(line, %source, "undecodable frame");
+                            Error::Decode { line, source }
+                        });
+                        return Poll::Ready(Some(item));
+                    }
+                    None => self.current = None,
+                }
+            }
+            match self.rx.poll_recv(cx) {
+                Poll::Ready(Some(batch)) => self.current = Some(batch),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+impl<T: Unpin> futures::Stream for Inbound<T> {
+    type Item = Result<T>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.poll_item(cx)
+    }
+}
