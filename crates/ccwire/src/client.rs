@@ -56,7 +56,7 @@ pub struct Client {
 struct Inner {
     connection: Connection,
     process: ChildProcess,
-    inbound: Mutex<Inbound<Message>>,
+    inbound: Arc<Mutex<Inbound<Message>>>,
     initialize: Option<InitializeResponse>,
     progress: watch::Receiver<Progress>,
     /// Results seen when the latest user message was sent: its turn ends at the next one.
@@ -142,7 +142,7 @@ impl Client {
             inner: Arc::new(Inner {
                 connection,
                 process,
-                inbound: Mutex::new(inbound),
+                inbound: Arc::new(Mutex::new(inbound)),
                 initialize,
                 progress,
                 results_at_last_send: AtomicU64::new(0),
@@ -177,6 +177,14 @@ impl Client {
     /// errors (a frame that did not decode) come as `Some(Err(_))` and reading can go on.
     pub async fn receive(&self) -> Option<Result<Message>> {
         self.inner.inbound.lock().await.recv().await
+    }
+
+    /// Every message from now on, for a reader that keeps them all to itself (a [`query`]'s
+    /// stream): one lock for the whole session instead of one per message.
+    ///
+    /// [`query`]: crate::query
+    pub(crate) async fn take_inbound(&self) -> tokio::sync::OwnedMutexGuard<Inbound<Message>> {
+        Arc::clone(&self.inner.inbound).lock_owned().await
     }
 
     /// The messages of the current turn, up to and including its `result`.

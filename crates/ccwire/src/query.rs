@@ -5,9 +5,12 @@ use std::task::{Context, Poll};
 
 use ccwire_protocol::content::UserContent;
 use ccwire_protocol::{Message, UserMessage};
+use futures::future::BoxFuture;
 use futures::stream::{BoxStream, StreamExt};
 use futures::Stream;
+use tokio::sync::OwnedMutexGuard;
 
+use crate::engine::Inbound;
 use crate::{Client, Options, Result};
 
 /// What to send: one prompt, or a stream of user messages for a longer conversation.
@@ -75,18 +78,32 @@ impl Prompt {
 /// ```
 pub fn query(prompt: impl Into<Prompt>, options: Options) -> MessageStream {
     let prompt = prompt.into();
-    let stream = futures::stream::once(start(prompt, options))
-        .flat_map(|started| match started {
-            Ok(client) => drain(client).boxed(),
-            Err(err) => futures::stream::once(async move { Err(err) }).boxed(),
-        })
-        .boxed();
-    MessageStream { inner: stream }
+    let starting = async move {
+        let client = start(prompt, options).await?;
+        let inbound = client.take_inbound().await;
+        Ok((client, inbound))
+    };
+    MessageStream {
+        state: State::Starting(Box::pin(starting)),
+    }
 }
 
 /// The messages of a [`query`]. Dropping it ends the CLI (its whole process group) at once.
 pub struct MessageStream {
-    inner: BoxStream<'static, Result<Message>>,
+    state: State,
+}
+
+type Started = (Client, OwnedMutexGuard<Inbound<Message>>);
+
+enum State {
+    Starting(BoxFuture<'static, Result<Started>>),
+    /// The client (and so the process) lives as long as the stream; its messages are read
+    /// straight from the engine's queue.
+    Streaming {
+        _client: Client,
+        inbound: OwnedMutexGuard<Inbound<Message>>,
+    },
+    Done,
 }
 
 impl std::fmt::Debug for MessageStream {
@@ -98,7 +115,32 @@ impl std::fmt::Debug for MessageStream {
 impl Stream for MessageStream {
     type Item = Result<Message>;
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.inner.as_mut().poll_next(cx)
+        loop {
+            match &mut self.state {
+                State::Starting(starting) => match starting.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Ok((client, inbound))) => {
+                        self.state = State::Streaming {
+                            _client: client,
+                            inbound,
+                        }
+                    }
+                    // Failing to start is the only item.
+                    Poll::Ready(Err(err)) => {
+                        self.state = State::Done;
+                        return Poll::Ready(Some(Err(err)));
+                    }
+                },
+                State::Streaming { inbound, .. } => {
+                    let item = std::task::ready!(Pin::new(&mut **inbound).poll_next(cx));
+                    if item.is_none() {
+                        self.state = State::Done;
+                    }
+                    return Poll::Ready(item);
+                }
+                State::Done => return Poll::Ready(None),
+            }
+        }
     }
 }
 
@@ -125,13 +167,4 @@ async fn start(prompt: Prompt, options: Options) -> Result<Client> {
         }
     }
     Ok(client)
-}
-
-/// Every message until the CLI's output ends; the client (and so the process) lives as long as
-/// the stream.
-fn drain(client: Client) -> impl Stream<Item = Result<Message>> {
-    futures::stream::unfold(client, |client| async move {
-        let item = client.receive().await?;
-        Some((item, client))
-    })
 }
