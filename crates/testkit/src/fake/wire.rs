@@ -147,14 +147,19 @@ impl<R> Input<R> {
     }
 
     fn line(&self, line: &[u8]) {
-        // Without a record file only answers matter; other lines are not even parsed.
-        let recording = self.rec.enabled();
-        if !recording && !contains(line, b"\"control_response\"") {
-            return;
-        }
         let text = String::from_utf8_lossy(line);
         let text = text.trim();
         if text.is_empty() {
+            return;
+        }
+        // Without a record file only answers are needed whole; other lines are only checked.
+        let recording = self.rec.enabled();
+        if !recording && !contains(line, b"\"control_response\"") {
+            if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                stderr_line(&format!(
+                    "fake-claude: ignoring a line that is not JSON: {err}"
+                ));
+            }
             return;
         }
         let frame: Value = match serde_json::from_str(text) {
