@@ -163,7 +163,7 @@ pub fn bench(root: &Path, args: &BenchArgs) -> Result<()> {
     let reps = args.reps.unwrap_or(if args.quick { 1 } else { 5 }).max(1);
     let warmups = u32::from(!args.quick);
     let workloads = selected(&args.only)?;
-    let dir = root.join("target/bench");
+    let dir = setup::target_dir(root).join("bench");
     let tools = setup::prepare(root, &dir, !args.quick)?;
     let machine = setup::machine(&tools);
     let limit = Duration::from_secs(args.timeout);

@@ -11,6 +11,10 @@
 //! `error_code: "unsupported_request"`; a malformed frame gets a clear error frame and the agent
 //! keeps serving.
 //!
+//! That is [`Framing::Managed`], what an agent normally wants. An agent that must write every
+//! frame itself (a scripted stand-in for the CLI, a proxy) chooses [`Framing::Raw`] and may
+//! take over the answers to host requests with [`Agent::respond`].
+//!
 //! ```no_run
 //! use ccwire::agent::{serve_stdio, agent, Session, Turn};
 //!
@@ -24,6 +28,7 @@
 //! ```
 
 mod control;
+mod reply;
 mod session;
 #[cfg(test)]
 mod tests;
@@ -41,7 +46,26 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::engine::{AgentSide, Connection, EngineConfig, HandlerError};
 use crate::{Error, Result};
 
+pub use reply::Reply;
 pub use session::{Session, Turn};
+
+/// What the server writes around each turn on the agent's behalf.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Framing {
+    /// As Claude Code does: `system/session_state_changed` (`running`, then `idle`) and
+    /// `system/init` around each turn, the `result` the turn returns (or an aborted one when
+    /// the host interrupts it), `system/queued` for a message that arrives during a turn, and
+    /// queued messages joined into one turn. A malformed host frame gets an error frame.
+    #[default]
+    Managed,
+    /// Nothing at all: the turn writes its own frames, `result` included (the value
+    /// [`Agent::run_turn`] returns is not written; an error is only logged). Each user message
+    /// is its own turn, in arrival order; an interrupt only cancels
+    /// [`Session::interrupted`] and the turn decides how to end. Malformed host frames are only
+    /// logged.
+    Raw,
+}
 
 /// What a turn ends with: the `result` frame to write (the server fills in the session id,
 /// uuid and duration when they are empty), or why it failed (written as an
@@ -97,6 +121,28 @@ pub trait Agent: Send + Sync + 'static {
     ) -> Option<BoxFuture<'static, Result<Value, HandlerError>>> {
         None
     }
+
+    /// Takes over the answer to a host request, `initialize` and `interrupt` included: the
+    /// returned work runs in its own task and answers through `reply` (keep a clone) whenever
+    /// and however often it likes, or never. It may ask the host things through `session`
+    /// first (Claude Code sends `mcp_message` requests before it answers `initialize`).
+    /// `None`, the default, answers the usual way ([`Agent::initialize`],
+    /// [`Agent::handle_request`]). Either way an `interrupt` cancels the turn running when it
+    /// arrived, right after the first poll of the answering work (so that an answer given at
+    /// once precedes the frames the turn writes as it ends, as with the CLI).
+    fn respond(
+        &self,
+        _request: &ControlRequestBody,
+        _reply: &Reply,
+        _session: &Session,
+    ) -> Option<BoxFuture<'static, ()>> {
+        None
+    }
+
+    /// What the server writes around each turn (the default: [`Framing::Managed`]).
+    fn framing(&self) -> Framing {
+        Framing::Managed
+    }
 }
 
 /// Wraps an async closure as an [`Agent`].
@@ -129,8 +175,8 @@ pub async fn serve_stdio(agent: impl Agent) -> Result<()> {
     .await
 }
 
-/// Serves the protocol over any pipe pair until the host's input ends and the last turn is
-/// done.
+/// Serves the protocol over any pipe pair until the host's input ends, the last turn and the
+/// work started with [`Session::spawn`] are done, and every frame is written.
 pub async fn serve<R, W>(
     reader: R,
     writer: W,
@@ -142,10 +188,11 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let agent: Arc<dyn Agent> = Arc::new(agent);
-    let state = control::Shared::new(Arc::clone(&agent));
+    let output = reply::OutputState::new();
+    let state = control::Shared::new(Arc::clone(&agent), Arc::clone(&output));
     let (connection, mut inbound) = Connection::start::<AgentSide, _, _>(
         reader,
-        writer,
+        reply::WatchedOutput::new(writer, output),
         Arc::new(control::AgentControl::new(Arc::clone(&state))),
         config,
         Box::new(|| Box::pin(async { Error::Closed })),
@@ -160,8 +207,10 @@ where
             Ok(other) => tracing::debug!(kind = %other.kind(), "ignored host frame"),
             Err(err) if err.is_recoverable() => {
                 tracing::warn!(%err, "malformed host input");
-                let _ =
-                    connection.send(&session::error_frame(state.session_id(), &err.to_string()));
+                if state.framing() == Framing::Managed {
+                    let _ = connection
+                        .send(&session::error_frame(state.session_id(), &err.to_string()));
+                }
             }
             Err(err) => {
                 tracing::debug!(%err, "host input ended");
@@ -170,7 +219,8 @@ where
         }
     }
     state.finish().await;
-    connection.close_input();
+    // Returning while frames are still queued would lose them when the caller exits.
+    state.close_output().await;
     Ok(())
 }
 

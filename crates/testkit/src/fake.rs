@@ -1,4 +1,5 @@
-//! The `fake-claude` process: argv and environment, then the session.
+//! The `fake-claude` process: argv and environment, then the session, served by ccwire's
+//! agent side ([`ccwire::agent::serve`]) on one thread.
 
 mod control;
 mod frames;
@@ -7,13 +8,17 @@ mod mcp;
 mod session;
 mod steps;
 mod tools;
+mod wire;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use ccwire::engine::EngineConfig;
+
 use crate::script::Script;
 use io::{stderr_line, Recorder};
-use session::{Config, Shared};
+use session::{Config, Fake, Shared};
+use wire::{Input, Output, Requests};
 
 /// Default wait for the host's answer to a request the fake sends (permissions, hooks, MCP).
 const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 30_000;
@@ -24,7 +29,9 @@ pub(crate) fn run() -> i32 {
     let cwd = std::env::current_dir()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let rec = Recorder::open(std::env::var("CCWIRE_FAKE_RECORD").ok().as_deref());
+    let rec = Arc::new(Recorder::open(
+        std::env::var("CCWIRE_FAKE_RECORD").ok().as_deref(),
+    ));
     rec.start(&argv, &cwd);
     let script = match load_script() {
         Ok(script) => script,
@@ -50,7 +57,31 @@ pub(crate) fn run() -> i32 {
                 .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS),
         ),
     };
-    session::run(Arc::new(Shared::new(script, config, rec)))
+    // One thread: the `hang` step stops everything by blocking it, and a frame, a request and
+    // its answer never race each other across threads.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            stderr_line(&format!("fake-claude: cannot start the runtime: {err}"));
+            return 1;
+        }
+    };
+    let requests = Arc::new(Requests::default());
+    let shared = Arc::new(Shared::new(script, config, Arc::clone(&requests)));
+    let agent = Fake(Arc::clone(&shared));
+    let served = runtime.block_on(async move {
+        // Inside the runtime: a pipe registers with its poller.
+        let input = Input::new(wire::stdin(), Arc::clone(&requests), rec);
+        ccwire::agent::serve(input, Output::new(requests), agent, EngineConfig::default()).await
+    });
+    if let Err(err) = served {
+        stderr_line(&format!("fake-claude: {err}"));
+        return 1;
+    }
+    shared.exit_code()
 }
 
 /// The script from `CCWIRE_FAKE_SCRIPT`, or the echo script.

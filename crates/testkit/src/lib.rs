@@ -4,6 +4,9 @@
 //! stdin/stdout and follows a [`script`]. It starts in milliseconds and lets process-level tests
 //! cover what the real CLI rarely does on demand: crashes, hangs, floods, garbage lines, huge
 //! frames, late or duplicate control responses, interrupts mid-stream, background hook calls.
+//! It is an agent on ccwire's own agent side ([`ccwire::agent::serve`], raw framing), so the
+//! engine that drives the CLI is also the one that plays it; frames go out with `type` first,
+//! as the CLI writes them.
 //!
 //! # Using `fake-claude` from a test
 //!

@@ -623,3 +623,115 @@ fn hang_stops_everything() {
     );
     // Drop kills it.
 }
+
+#[test]
+fn every_line_starts_with_its_type() {
+    let script = json!({
+        "auto_hooks": true,
+        "requests": {"set_model": {"respond": "duplicate"}, "mcp_status": {"respond": "wrong_id"}},
+        "initialize": {"before_response": [{"mcp_initialize": {"server": "calc", "notify": false}}]},
+        "turns": [{"steps": [
+            {"text": "hello"},
+            {"stream": {"text": "one two", "deltas": 2}},
+            {"tool": {"name": "Bash", "input": {"command": "touch x"}, "ask": true, "output": "ok"}},
+            {"hook": {"event": "Notification"}},
+            {"request": {"subtype": "elicitation", "message": "?"}},
+            {"cancel_after_ms": {"ms": 30, "request": {"subtype": "can_use_tool",
+                                 "tool_name": "Bash", "input": {}}, "grace_ms": 10}},
+            {"emit": {"x": 1, "type": "rate_limit_event"}},
+            {"control_response": {"subtype": "success", "request_id": "nobody"}},
+            {"flood": {"stream_events": 50, "assistants": 2}},
+            {"oversized": {"bytes": 5000}},
+            {"background": {"delay_ms": 10, "steps": [{"text": "late"}]}},
+            {"result": {"subtype": "error_max_turns"}}
+        ]}]
+    });
+    let mut fake = Setup::new("type-first")
+        .script(script)
+        .env("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1")
+        .start();
+    let hooks = json!({"UserPromptSubmit": [{"matcher": null, "hookCallbackIds": ["h0"]}],
+                       "PreToolUse": [{"matcher": null, "hookCallbackIds": ["h1"]}],
+                       "Notification": [{"matcher": null, "hookCallbackIds": ["h2"]}]});
+    fake.request(
+        "init",
+        json!({"subtype": "initialize", "hooks": hooks, "sdkMcpServers": ["calc"]}),
+    );
+    let mut lines = Vec::new();
+    let next = |fake: &harness::Fake, lines: &mut Vec<String>| {
+        let line = fake.line();
+        lines.push(line.clone());
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    let mcp = next(&fake, &mut lines);
+    fake.respond(
+        &id_of(&mcp),
+        json!({"mcp_response": {"jsonrpc": "2.0", "result": {}}}),
+    );
+    assert_eq!(next(&fake, &mut lines)["response"]["request_id"], "init");
+    for (id, subtype) in [
+        ("a", "set_model"),
+        ("b", "mcp_status"),
+        ("c", "interrupt"),
+        ("d", "nope"),
+    ] {
+        fake.request(id, json!({"subtype": subtype}));
+    }
+    for _ in 0..5 {
+        next(&fake, &mut lines);
+    }
+    fake.request(
+        "e",
+        json!({"subtype": "set_permission_mode", "mode": "default"}),
+    );
+    next(&fake, &mut lines);
+    next(&fake, &mut lines);
+    fake.user("go");
+    let mut results = 0;
+    while results == 0 {
+        let frame = next(&fake, &mut lines);
+        if frame["type"] == "control_request" {
+            let payload = match frame["request"]["subtype"].as_str().unwrap() {
+                "can_use_tool" if frame["request"]["input"] == json!({}) => continue,
+                "can_use_tool" => {
+                    json!({"behavior": "allow", "updatedInput": {"command": "touch x"}})
+                }
+                "elicitation" => json!({"action": "decline"}),
+                _ => json!({}),
+            };
+            fake.respond(&id_of(&frame), payload);
+        }
+        results += usize::from(frame["type"] == "result");
+    }
+    // The background step and the idle state come after the result.
+    while !lines.last().unwrap().contains(r#""state":"idle""#) {
+        next(&fake, &mut lines);
+    }
+    assert_eq!(fake.finish().0, Some(1));
+    let mut kinds = std::collections::BTreeSet::new();
+    for line in &lines {
+        assert!(line.starts_with(r#"{"type":""#), "{line}");
+        let frame: Value = serde_json::from_str(line).unwrap();
+        kinds.insert(frame["type"].as_str().unwrap().to_owned());
+        if frame["type"] == "system" {
+            let subtype = format!(
+                r#"{{"type":"system","subtype":"{}""#,
+                frame["subtype"].as_str().unwrap()
+            );
+            assert!(line.starts_with(&subtype), "{line}");
+        }
+    }
+    for kind in [
+        "assistant",
+        "control_cancel_request",
+        "control_request",
+        "control_response",
+        "rate_limit_event",
+        "result",
+        "stream_event",
+        "system",
+        "user",
+    ] {
+        assert!(kinds.contains(kind), "no {kind} line in {kinds:?}");
+    }
+}

@@ -65,7 +65,7 @@ pub fn prepare(root: &Path, dir: &Path, release: bool) -> Result<Tools> {
         "bench: {profile} build ready in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    let bins = root.join("target").join(subdir);
+    let bins = target_dir(root).join(subdir);
     let mut installs = Vec::new();
     let python = install_python_sdk(&dir.join("venv"), &mut installs)?;
     let ts_sdk = install_ts_sdk(&dir.join("node"), &mut installs)?;
@@ -212,6 +212,15 @@ fn checked(command: &mut Command) -> Result<()> {
         bail!("{command:?} failed: {status}");
     }
     Ok(())
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR` when set (relative to `root`), else
+/// `root/target`, so that the binaries run are the ones the build above just made.
+pub fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root.join(dir),
+        _ => root.join("target"),
+    }
 }
 
 fn cargo() -> String {

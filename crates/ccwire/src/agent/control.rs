@@ -9,12 +9,14 @@ use ccwire_protocol::control::{ControlRequestBody, InterruptResponse};
 use ccwire_protocol::result::{ResultMessage, ResultSubtype, TerminalReason};
 use ccwire_protocol::UserMessage;
 use futures::future::BoxFuture;
+use futures::FutureExt;
 use serde_json::{json, Value};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::reply::{OutputState, Reply};
 use super::session::{new_id, system_frame, Session, Turn};
-use super::Agent;
+use super::{Agent, Framing};
 use crate::engine::{lock, Connection, ControlHandler, HandlerError, RequestContext};
 
 /// How many resolved tool use ids are remembered, to drop repeated permission answers.
@@ -22,11 +24,15 @@ const RESOLVED_TOOL_USES: usize = 1000;
 
 pub(crate) struct Shared {
     agent: Arc<dyn Agent>,
+    framing: Framing,
     connection: OnceLock<Connection>,
+    output: Arc<OutputState>,
     session_id: String,
     state: Mutex<State>,
     /// `true` while a turn runs.
     busy: watch::Sender<bool>,
+    /// How many tasks started with `Session::spawn` are running.
+    background: watch::Sender<usize>,
     pub(crate) resolved_tool_uses: Mutex<Bounded>,
 }
 
@@ -40,15 +46,47 @@ struct State {
 }
 
 impl Shared {
-    pub(crate) fn new(agent: Arc<dyn Agent>) -> Arc<Self> {
+    pub(crate) fn new(agent: Arc<dyn Agent>, output: Arc<OutputState>) -> Arc<Self> {
         Arc::new(Self {
+            framing: agent.framing(),
             agent,
             connection: OnceLock::new(),
+            output,
             session_id: new_id(),
             state: Mutex::new(State::default()),
             busy: watch::channel(false).0,
+            background: watch::channel(0).0,
             resolved_tool_uses: Mutex::new(Bounded::new(RESOLVED_TOOL_USES)),
         })
+    }
+
+    pub(crate) fn framing(&self) -> Framing {
+        self.framing
+    }
+
+    /// Writes what is queued, closes the output and waits until that is done.
+    pub(crate) async fn close_output(&self) {
+        if let Some(connection) = self.connection() {
+            connection.close_input();
+            self.output.closed().await;
+        }
+    }
+
+    /// Runs `work` in its own task; [`Shared::finish`] waits for it.
+    pub(crate) fn spawn(&self, work: BoxFuture<'static, ()>) {
+        self.background.send_modify(|n| *n += 1);
+        let background = self.background.clone();
+        tokio::spawn(async move {
+            // Counted down even if the work panics, so that the server still ends.
+            struct Done(watch::Sender<usize>);
+            impl Drop for Done {
+                fn drop(&mut self) {
+                    self.0.send_modify(|n| *n = n.saturating_sub(1));
+                }
+            }
+            let _done = Done(background);
+            work.await;
+        });
     }
 
     pub(crate) fn attach(&self, connection: Connection) {
@@ -75,6 +113,9 @@ impl Shared {
         let mut state = lock(&self.state);
         if state.turn.is_some() {
             state.queue.push_back(message);
+            if self.framing == Framing::Raw {
+                return;
+            }
             let position = state.queue.len();
             drop(state);
             self.emit(&system_frame(
@@ -97,6 +138,14 @@ impl Shared {
     }
 
     async fn run_turn(self: Arc<Self>, message: UserMessage, cancel: CancellationToken) {
+        if self.framing == Framing::Raw {
+            let session = Session::new(Arc::clone(&self), cancel);
+            if let Err(error) = self.agent.run_turn(Turn { message }, session).await {
+                tracing::warn!(%error, "turn failed");
+            }
+            self.next_turn();
+            return;
+        }
         let started = Instant::now();
         let model = lock(&self.state).model.clone();
         self.emit(&system_frame(
@@ -159,8 +208,17 @@ impl Shared {
     fn next_turn(self: &Arc<Self>) {
         let mut state = lock(&self.state);
         state.turn = None;
-        if let Some(message) = super::session::join(state.queue.drain(..).collect()) {
+        let next = match self.framing {
+            Framing::Managed => super::session::join(state.queue.drain(..).collect()),
+            Framing::Raw => state.queue.pop_front(),
+        };
+        if let Some(message) = next {
             self.start_turn(&mut state, message);
+            return;
+        }
+        if self.framing == Framing::Raw {
+            drop(state);
+            self.busy.send_replace(false);
             return;
         }
         drop(state);
@@ -185,22 +243,29 @@ impl Shared {
         lock(&self.state).env.clone()
     }
 
-    /// Waits until no turn runs and nothing is queued.
+    /// Waits until no turn runs, nothing is queued and no spawned work is left.
     pub(crate) async fn finish(&self) {
         let mut busy = self.busy.subscribe();
-        let _ = busy.wait_for(|busy| !busy).await;
+        let mut background = self.background.subscribe();
+        loop {
+            let _ = busy.wait_for(|busy| !busy).await;
+            let _ = background.wait_for(|running| *running == 0).await;
+            // Spawned work may have queued another turn meanwhile, or a turn spawned work.
+            if !*busy.borrow() && *background.borrow() == 0 {
+                return;
+            }
+        }
     }
 
-    fn interrupt(&self) -> InterruptResponse {
+    /// The receipt of an interrupt, and the running turn it is to cancel.
+    fn interrupt(&self) -> (InterruptResponse, Option<CancellationToken>) {
         let state = lock(&self.state);
-        if let Some(turn) = &state.turn {
-            turn.cancel();
-        }
         let still_queued = state.queue.iter().filter_map(|m| m.uuid.clone()).collect();
-        InterruptResponse {
+        let receipt = InterruptResponse {
             still_queued: Some(still_queued),
             ..InterruptResponse::default()
-        }
+        };
+        (receipt, state.turn.clone())
     }
 }
 
@@ -234,31 +299,78 @@ impl ControlHandler for AgentControl {
     fn handle(
         &self,
         request: ControlRequestBody,
-        _cx: RequestContext,
+        cx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, HandlerError>> {
-        match request {
+        let Some(connection) = self.shared.connection().cloned() else {
+            return Box::pin(async { Err(HandlerError::new("the agent is not attached yet")) });
+        };
+        // Effects that happen however the request is answered. The turn an interrupt stops is
+        // the one running now; it is cancelled below.
+        let mut interrupted = None;
+        let builtin = match &request {
             ControlRequestBody::Interrupt(_) => {
-                let response = self.shared.interrupt();
+                let (receipt, turn) = self.shared.interrupt();
+                interrupted = Some(turn);
+                serde_json::to_value(receipt).ok()
+            }
+            ControlRequestBody::SetModel(request) => {
+                lock(&self.shared.state).model = request.model.clone().flatten();
+                Some(json!({}))
+            }
+            _ => None,
+        };
+        let reply = Reply::new(connection, cx.request_id.clone(), cx.cancel.clone());
+        let session = Session::new(Arc::clone(&self.shared), CancellationToken::new());
+        let answer = match self.shared.agent.respond(&request, &reply, &session) {
+            Some(custom) => custom,
+            None => {
+                let standard = match (builtin, request) {
+                    (Some(payload), _) => Box::pin(async move { Ok(payload) }),
+                    (None, ControlRequestBody::Initialize(request)) => {
+                        self.shared.agent.initialize(*request)
+                    }
+                    (None, other) => match self.shared.agent.handle_request(&other, &session) {
+                        Some(answer) => answer,
+                        None => {
+                            let error = HandlerError::unsupported(other.tag());
+                            Box::pin(async move { Err(error) })
+                        }
+                    },
+                };
                 Box::pin(async move {
-                    serde_json::to_value(response).map_err(|e| HandlerError::new(e.to_string()))
+                    let written = match standard.await {
+                        Ok(payload) => reply.success(payload),
+                        Err(error) => reply.error(&error.message, error.code.as_deref()),
+                    };
+                    if let Err(err) = written {
+                        tracing::debug!(%err, "could not answer a host request");
+                    }
                 })
             }
-            ControlRequestBody::Initialize(request) => self.shared.agent.initialize(*request),
-            ControlRequestBody::SetModel(request) => {
-                lock(&self.shared.state).model = request.model.flatten();
-                Box::pin(async { Ok(json!({})) })
-            }
-            other => {
-                let session = Session::new(Arc::clone(&self.shared), CancellationToken::new());
-                match self.shared.agent.handle_request(&other, &session) {
-                    Some(answer) => answer,
-                    None => {
-                        let error = HandlerError::unsupported(other.tag());
-                        Box::pin(async move { Err(error) })
+        };
+        // The answer is written through `Reply` (so that it can come late, twice or never, and
+        // carries its `type` first as the CLI writes it). Cancelling the request's own token
+        // once that work is done tells the engine not to answer it a second time.
+        let done = cx.cancel;
+        Box::pin(async move {
+            let mut answer = answer;
+            match interrupted {
+                Some(turn) => {
+                    // An answer ready at once goes out before the frames the cancelled turn
+                    // writes as it ends, in the order the CLI writes them.
+                    let finished = (&mut answer).now_or_never().is_some();
+                    if let Some(turn) = turn {
+                        turn.cancel();
+                    }
+                    if !finished {
+                        answer.await;
                     }
                 }
+                None => answer.await,
             }
-        }
+            done.cancel();
+            std::future::pending().await
+        })
     }
 }
 

@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use ccwire_protocol::content::UserContent;
 use ccwire_protocol::control::{
-    CanUseToolRequest, ControlRequestKind, ElicitationRequest, ElicitationResponse,
-    HookCallbackRequest, McpMessageRequest,
+    CanUseToolRequest, ControlRequestBody, ControlRequestKind, ElicitationRequest,
+    ElicitationResponse, HookCallbackRequest, McpMessageRequest,
 };
 use ccwire_protocol::hooks::{HookInput, HookOutput};
 use ccwire_protocol::permission::PermissionResult;
@@ -77,6 +78,12 @@ impl Session {
         self.connection()?.send(frame)
     }
 
+    /// Writes one pre-serialized line as is (it must end with `\n`): a batch of frames
+    /// serialized once, or, to test a host, a line that is not JSON at all.
+    pub fn send_line(&self, line: Vec<u8>) -> Result<()> {
+        self.connection()?.send_line(line)
+    }
+
     /// Writes an assistant frame with one text block.
     pub fn say(&self, text: &str) -> Result<()> {
         self.emit(&json!({
@@ -120,6 +127,46 @@ impl Session {
     /// Sends any typed request to the host and waits for its typed answer.
     pub async fn request<K: ControlRequestKind>(&self, request: K) -> Result<K::Response> {
         self.connection()?.request(request).await
+    }
+
+    /// Like [`Session::request`], waiting at most `timeout` for the answer; when the time is
+    /// up the request is withdrawn with `control_cancel_request`.
+    pub async fn request_with_timeout<K: ControlRequestKind>(
+        &self,
+        request: K,
+        timeout: Duration,
+    ) -> Result<K::Response> {
+        self.connection()?
+            .request_with_timeout(request, timeout)
+            .await
+    }
+
+    /// Sends any request body, typed or not ([`ControlRequestBody::Unknown`] carries a raw
+    /// one), and waits at most `timeout` for the raw payload of the answer. An error answer is
+    /// [`Error::Control`].
+    pub async fn request_body(
+        &self,
+        body: ControlRequestBody,
+        timeout: Duration,
+    ) -> Result<Option<Value>> {
+        self.connection()?.request_body(body, timeout).await
+    }
+
+    /// Runs `work` in its own task, beside the turns: a background subagent that still asks
+    /// and writes after its turn's result. The server keeps its output open until such work is
+    /// done.
+    pub fn spawn<F>(&self, work: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        self.shared.spawn(Box::pin(work));
+    }
+
+    /// Writes every frame sent so far, closes the output (the host sees its end) and returns
+    /// once that is done; frames sent afterwards are dropped. For an agent about to exit the
+    /// process on its own, so that nothing it wrote is lost.
+    pub async fn close_output(&self) {
+        self.shared.close_output().await;
     }
 
     /// Asks the host whether a tool may run. A decision for a tool use already decided is

@@ -402,3 +402,164 @@ async fn a_repeated_permission_answer_is_dropped() {
         }
     }
 }
+
+/// A raw agent: writes its own frames, answers `get_usage` twice, `mcp_status` late and
+/// `get_session_cost` never, and keeps a background task going after its turn.
+struct Scripted;
+
+impl Agent for Scripted {
+    fn framing(&self) -> Framing {
+        Framing::Raw
+    }
+
+    fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome> {
+        Box::pin(async move {
+            let text = turn.text();
+            session.send_line(format!("not json: {text}\n").into_bytes())?;
+            if text == "slow" {
+                // Unanswered by the raw host: times out and is withdrawn.
+                let asked = session
+                    .request_body(
+                        ControlRequestBody::Elicitation(
+                            serde_json::from_value(json!({"mcp_server_name": "s", "message": "?"}))
+                                .unwrap(),
+                        ),
+                        Duration::from_millis(50),
+                    )
+                    .await;
+                assert!(asked.unwrap_err().is_timeout());
+                let later = session.clone();
+                session.spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    let _ = later.emit(&json!({"type": "system", "subtype": "late"}));
+                });
+            }
+            session.emit(&json!({"type": "result", "subtype": "success", "result": text}))?;
+            session.success("not written")
+        })
+    }
+
+    fn respond(
+        &self,
+        request: &ControlRequestBody,
+        reply: &Reply,
+        _session: &Session,
+    ) -> Option<BoxFuture<'static, ()>> {
+        let reply = reply.clone();
+        match request.tag() {
+            "get_usage" => Some(Box::pin(async move {
+                reply.success(json!({"n": 1})).unwrap();
+                reply.success(json!({"n": 2})).unwrap();
+            })),
+            "mcp_status" => Some(Box::pin(async move {
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                reply
+                    .error("late and wrong", Some("internal_error"))
+                    .unwrap();
+            })),
+            "get_session_cost" => Some(Box::pin(async {})),
+            _ => None,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_raw_agent_writes_every_frame_and_answers_as_it_likes() {
+    let (agent_reader, writer) = tokio::io::duplex(1 << 16);
+    let (host_reader, agent_writer) = tokio::io::duplex(1 << 16);
+    let server = tokio::spawn(serve(
+        agent_reader,
+        agent_writer,
+        Scripted,
+        EngineConfig::default(),
+    ));
+    let mut host = RawHost {
+        lines: {
+            use tokio::io::AsyncBufReadExt;
+            tokio::io::BufReader::new(host_reader).lines()
+        },
+        writer,
+    };
+    let request = |id: &str, subtype: &str| {
+        json!({"type": "control_request", "request_id": id, "request": {"subtype": subtype}})
+            .to_string()
+    };
+    host.write(&request("a", "get_session_cost")).await;
+    host.write(&request("b", "mcp_status")).await;
+    host.write(&request("c", "get_usage")).await;
+    host.write(&request("d", "get_binary_version")).await;
+    let mut answers = Vec::new();
+    for _ in 0..4 {
+        let line = host.lines.next_line().await.unwrap().unwrap();
+        assert!(line.starts_with(r#"{"type":"control_response""#), "{line}");
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        answers.push(answer["response"].clone());
+    }
+    let ids: Vec<_> = answers.iter().map(|a| a["request_id"].clone()).collect();
+    // Two answers to c, d unsupported as usual, b late, a never.
+    assert_eq!(ids, [json!("c"), json!("c"), json!("d"), json!("b")]);
+    assert_eq!(answers[1]["response"]["n"], 2);
+    assert_eq!(answers[2]["error_code"], "unsupported_request");
+    assert_eq!(answers[3]["error_code"], "internal_error");
+
+    // Raw framing: only what the turns write, one turn per message, in order.
+    let user = |text: &str| {
+        json!({"type": "user", "message": {"role": "user", "content": text}}).to_string()
+    };
+    host.write(&user("slow")).await;
+    host.write(&user("next")).await;
+    let mut lines = Vec::new();
+    for _ in 0..6 {
+        lines.push(host.lines.next_line().await.unwrap().unwrap());
+    }
+    assert_eq!(lines[0], "not json: slow");
+    let asked: Value = serde_json::from_str(&lines[1]).unwrap();
+    assert_eq!(asked["request"]["subtype"], "elicitation");
+    let withdrawn: Value = serde_json::from_str(&lines[2]).unwrap();
+    assert_eq!(withdrawn["type"], "control_cancel_request");
+    assert_eq!(withdrawn["request_id"], asked["request_id"]);
+    let result: Value = serde_json::from_str(&lines[3]).unwrap();
+    assert_eq!(result["result"], "slow");
+    assert_eq!(lines[4], "not json: next");
+    assert_eq!(
+        serde_json::from_str::<Value>(&lines[5]).unwrap()["result"],
+        "next"
+    );
+
+    // The end of input waits for the background work, whose frame still goes out.
+    host.writer.shutdown().await.unwrap();
+    let late: Value =
+        serde_json::from_str(&host.lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(late["subtype"], "late");
+    assert_eq!(host.lines.next_line().await.unwrap(), None);
+    tokio::time::timeout(Duration::from_secs(5), server)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn close_output_writes_what_was_queued_then_ends_the_output() {
+    let agent = agent(|_turn: Turn, session: Session| async move {
+        for n in 0..100 {
+            session.emit(&json!({"type": "system", "subtype": "n", "n": n}))?;
+        }
+        session.close_output().await;
+        let _ = session.emit(&json!({"type": "system", "subtype": "dropped"}));
+        session.success("not written either")
+    });
+    let mut host = RawHost::start(agent);
+    host.write(&json!({"type": "user", "message": {"role": "user", "content": "go"}}).to_string())
+        .await;
+    let mut seen = 0;
+    while let Some(line) = host.lines.next_line().await.unwrap() {
+        let frame: Value = serde_json::from_str(&line).unwrap();
+        if frame["subtype"] == "n" {
+            assert_eq!(frame["n"], seen);
+            seen += 1;
+        }
+        assert_ne!(frame["subtype"], "dropped");
+    }
+    assert_eq!(seen, 100);
+}

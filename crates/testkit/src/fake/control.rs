@@ -1,16 +1,23 @@
-//! The control channel: outgoing requests waiting for answers, and answers to host requests.
+//! The control channel: the fake's own requests to the host, and its answers to the host's.
 
-use std::collections::HashMap;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
-use serde_json::{json, Value};
+use ccwire::agent::{Reply, Session};
+use ccwire::protocol::control::ControlRequestBody;
+use ccwire::protocol::Unknown;
+use futures_util::future::BoxFuture;
+use serde_json::{json, Map, Value};
 
 use super::frames::{self, DEFAULT_MODEL};
-use super::io::uuid;
-use super::session::Shared;
+use super::io::stderr_line;
+use super::session::{HookMatcher, Shared};
+use super::steps::{emit, Runner};
 use crate::script::{RequestOverride, Respond};
+
+/// How long the engine may wait for an answer: as long as the process lives. The fake gives up
+/// on its own terms (and withdraws the request itself, as the script says).
+const FOREVER: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// Builds the success payload of a host request.
 type Payload = fn() -> Value;
@@ -38,16 +45,6 @@ const PLAIN_SUBTYPES: &[(&str, Payload)] = &[
     ("end_session", || json!({})),
 ];
 
-/// Outgoing requests waiting for the host's answer, by request id.
-pub(crate) struct Router {
-    inner: Mutex<RouterInner>,
-}
-
-struct RouterInner {
-    pending: HashMap<String, Sender<Value>>,
-    closed: bool,
-}
-
 /// How an outgoing request ended.
 pub(crate) enum Answer {
     /// The host answered; the whole `response` object (`{"subtype":…,"request_id":…,…}`).
@@ -60,166 +57,280 @@ pub(crate) enum Answer {
     Interrupted,
 }
 
-/// An outgoing request that was written and is waiting for its answer.
+/// The engine's side of a request: its answer, or why there is none.
+type EngineAnswer = BoxFuture<'static, ccwire::Result<Option<Value>>>;
+
+/// A request the fake sent, waiting for its answer.
 pub(crate) struct Pending {
+    /// The id the request went out with (empty if it could not be written).
     pub(crate) id: String,
-    rx: Option<Receiver<Value>>,
-}
-
-impl Router {
-    pub(crate) fn new() -> Self {
-        Self {
-            inner: Mutex::new(RouterInner {
-                pending: HashMap::new(),
-                closed: false,
-            }),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, RouterInner> {
-        match self.inner.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        }
-    }
-
-    /// Register a fresh request id; `None` for the receiver once stdin has closed.
-    pub(crate) fn register(&self) -> Pending {
-        let id = uuid();
-        let mut inner = self.lock();
-        if inner.closed {
-            return Pending { id, rx: None };
-        }
-        let (tx, rx) = mpsc::channel();
-        inner.pending.insert(id.clone(), tx);
-        Pending { id, rx: Some(rx) }
-    }
-
-    /// Hand an answer to whoever waits for it; false if nobody does (unknown or duplicate id).
-    pub(crate) fn deliver(&self, response: &Value) -> bool {
-        let Some(id) = response.get("request_id").and_then(Value::as_str) else {
-            return false;
-        };
-        let sender = self.lock().pending.remove(id);
-        match sender {
-            Some(tx) => tx.send(response.clone()).is_ok(),
-            None => false,
-        }
-    }
-
-    /// Stop waiting for this id; a later answer counts as unmatched.
-    pub(crate) fn forget(&self, id: &str) {
-        self.lock().pending.remove(id);
-    }
-
-    /// Stdin closed: every waiting request fails at once, new ones fail immediately.
-    pub(crate) fn close(&self) {
-        let mut inner = self.lock();
-        inner.closed = true;
-        inner.pending.clear();
-    }
+    /// The engine waiting for the answer, until it has one.
+    answer: Option<EngineAnswer>,
+    outcome: Option<ccwire::Result<Option<Value>>>,
 }
 
 impl Pending {
-    /// Wait up to `timeout`; polls `interrupted` every 20 ms when given.
-    pub(crate) fn wait(&self, timeout: Duration, interrupted: Option<&dyn Fn() -> bool>) -> Answer {
-        let Some(rx) = &self.rx else {
-            return Answer::Closed;
-        };
-        let deadline = Instant::now() + timeout;
-        loop {
-            let now = Instant::now();
-            if now >= deadline {
-                return Answer::TimedOut;
-            }
-            let slice = match interrupted {
-                Some(_) => (deadline - now).min(Duration::from_millis(20)),
-                None => deadline - now,
-            };
-            match rx.recv_timeout(slice) {
-                Ok(response) => return Answer::Response(response),
-                Err(RecvTimeoutError::Disconnected) => return Answer::Closed,
-                Err(RecvTimeoutError::Timeout) => {
-                    if interrupted.is_some_and(|f| f()) {
-                        return Answer::Interrupted;
-                    }
+    /// Write a control request (`{"subtype": …, …}`, sent as is). The engine is told to wait
+    /// as long as the process lives, so it never withdraws the request: the fake does, when
+    /// and how the script says (see [`Pending::abandon`]).
+    pub(crate) async fn send(
+        shared: &Shared,
+        session: &Session,
+        request: Map<String, Value>,
+    ) -> Self {
+        let subtype = request
+            .get("subtype")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let body = ControlRequestBody::Unknown(Unknown {
+            tag: subtype,
+            raw: request,
+        });
+        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let id = shared.requests.expect(bytes.clone());
+        let asking = session.clone();
+        let mut answer: EngineAnswer =
+            Box::pin(async move { asking.request_body(body, FOREVER).await });
+        tokio::select! {
+            biased;
+            id = id => Self {
+                id: id.unwrap_or_default(),
+                answer: Some(answer),
+                outcome: None,
+            },
+            outcome = &mut answer => {
+                shared.requests.never_written(&bytes);
+                Self {
+                    id: String::new(),
+                    answer: None,
+                    outcome: Some(outcome),
                 }
             }
         }
     }
+
+    /// Wait up to `timeout` (and, given a turn's session, until it is interrupted).
+    pub(crate) async fn wait(
+        &mut self,
+        shared: &Shared,
+        timeout: Duration,
+        interruptible: Option<&Session>,
+    ) -> Answer {
+        if let Some(answer) = &mut self.answer {
+            let interrupted = async {
+                match interruptible {
+                    Some(session) => session.interrupted().cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                outcome = answer => {
+                    self.outcome = Some(outcome);
+                    self.answer = None;
+                }
+                () = tokio::time::sleep(timeout) => return Answer::TimedOut,
+                () = interrupted => return Answer::Interrupted,
+            }
+        }
+        let whole = shared.requests.take_answer(&self.id);
+        match &self.outcome {
+            Some(Ok(payload)) => Answer::Response(whole.unwrap_or_else(
+                || json!({"subtype": "success", "request_id": self.id, "response": payload}),
+            )),
+            Some(Err(ccwire::Error::Control { message, code, .. })) => {
+                Answer::Response(whole.unwrap_or_else(|| {
+                    let mut error =
+                        json!({"subtype": "error", "request_id": self.id, "error": message});
+                    if let (Some(code), Value::Object(map)) = (code, &mut error) {
+                        map.insert("error_code".into(), json!(code));
+                    }
+                    error
+                }))
+            }
+            _ => Answer::Closed,
+        }
+    }
+
+    /// Give up on the answer: a later one is recorded as answering nobody. The engine keeps
+    /// waiting in a task of its own, so that it does not withdraw the request on its own
+    /// terms (whether and how it is withdrawn is the script's business).
+    pub(crate) fn abandon(mut self, shared: &Shared) {
+        shared.requests.forget(&self.id);
+        if let Some(answer) = self.answer.take() {
+            tokio::spawn(async move {
+                let _ = answer.await;
+            });
+        }
+    }
 }
 
-/// Serve one host → CLI control request (not `initialize`, which the session thread serves).
-pub(crate) fn serve_host_request(shared: &Arc<Shared>, frame: &Value) {
-    let id = frame
-        .get("request_id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let request = frame.get("request").cloned().unwrap_or(Value::Null);
+/// Serve one host → CLI control request as the script says. What can be done at once is
+/// done here, while the engine's reader hands the request over, like the old fake's reader
+/// did: an answer and its effects then come before anything the reader sees next, even the end
+/// of input (which withdraws requests still being served).
+pub(crate) fn respond(
+    shared: Arc<Shared>,
+    request: Value,
+    reply: Reply,
+    session: Session,
+) -> BoxFuture<'static, ()> {
     let subtype = request
         .get("subtype")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
     let over = shared.script.requests.get(&subtype).cloned();
-    let delay = over.as_ref().map_or(0, |o| o.delay_ms);
-    if delay == 0 {
-        answer(shared, &id, &subtype, &request, over.as_ref());
-    } else {
-        let shared = Arc::clone(shared);
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(delay));
-            answer(&shared, &id, &subtype, &request, over.as_ref());
+    if subtype == "initialize" {
+        if let Some(exit) = &shared.script.exit_at_initialize {
+            if !exit.stderr.is_empty() {
+                stderr_line(&exit.stderr);
+            }
+            std::process::exit(exit.code);
+        }
+        register(&shared, &request);
+        let behaviour = &shared.script.initialize;
+        if behaviour.before_response.is_empty() && behaviour.delay_ms == 0 && delay(&over) == 0 {
+            answer(&reply, &session, initialize_payload(&shared), over.as_ref());
+            return Box::pin(async {});
+        }
+        return Box::pin(async move {
+            initialize(&shared, over.as_ref(), &reply, session).await;
         });
     }
+    let delay = delay(&over);
+    if delay == 0 {
+        serve_now(&shared, &subtype, &request, &reply, &session, over.as_ref());
+        return Box::pin(async {});
+    }
+    Box::pin(async move {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+        serve_now(&shared, &subtype, &request, &reply, &session, over.as_ref());
+    })
 }
 
 /// Apply the request's effect and write the answer the script asks for.
-fn answer(
+fn serve_now(
     shared: &Shared,
-    id: &str,
     subtype: &str,
     request: &Value,
+    reply: &Reply,
+    session: &Session,
     over: Option<&RequestOverride>,
 ) {
     match apply(shared, subtype, request, over.is_some()) {
         Ok((payload, after)) => {
-            respond(shared, id, payload, over);
+            answer(reply, session, payload, over);
             if let Some(frame) = after {
-                shared.out.frame(&frame);
+                emit(session, &frame);
             }
         }
         Err(error) => {
-            let code = Some("unsupported_request");
-            shared.out.frame(&frames::control_error(id, &error, code));
+            let _ = reply.error(&error, Some("unsupported_request"));
         }
     }
 }
 
-/// Write the response for a request whose built-in answer is `payload`, as scripted.
-pub(crate) fn respond(shared: &Shared, id: &str, payload: Value, over: Option<&RequestOverride>) {
+/// The scripted delay of an answer.
+fn delay(over: &Option<RequestOverride>) -> u64 {
+    over.as_ref().map_or(0, |o| o.delay_ms)
+}
+
+/// `initialize`: remember hooks and SDK MCP servers.
+fn register(shared: &Shared, request: &Value) {
+    let mut state = shared.state();
+    state.hooks = parse_hooks(request.get("hooks"));
+    if let Some(servers) = request.get("sdkMcpServers").and_then(Value::as_array) {
+        state.sdk_mcp_servers = servers
+            .iter()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect();
+    }
+}
+
+fn initialize_payload(shared: &Shared) -> Value {
+    let state = shared.state();
+    frames::initialize_payload(&state.model, &state.permission_mode)
+}
+
+/// `initialize` with scripted steps or a delay before the answer.
+async fn initialize(
+    shared: &Arc<Shared>,
+    over: Option<&RequestOverride>,
+    reply: &Reply,
+    session: Session,
+) {
+    let behaviour = &shared.script.initialize;
+    let mut runner = Runner::new(Arc::clone(shared), session.clone(), String::new(), false);
+    for step in &behaviour.before_response {
+        runner.step(step).await;
+    }
+    let delay = behaviour.delay_ms + over.map_or(0, |o| o.delay_ms);
+    if delay > 0 {
+        tokio::time::sleep(Duration::from_millis(delay)).await;
+    }
+    answer(reply, &session, initialize_payload(shared), over);
+}
+
+/// `{"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"], "timeout": 5}]}`.
+fn parse_hooks(hooks: Option<&Value>) -> std::collections::BTreeMap<String, Vec<HookMatcher>> {
+    let mut parsed = std::collections::BTreeMap::new();
+    let Some(Value::Object(events)) = hooks else {
+        return parsed;
+    };
+    for (event, matchers) in events {
+        let matchers = matchers.as_array().map(Vec::as_slice).unwrap_or_default();
+        let list = matchers
+            .iter()
+            .map(|m| HookMatcher {
+                matcher: m.get("matcher").and_then(Value::as_str).map(str::to_string),
+                callback_ids: m
+                    .get("hookCallbackIds")
+                    .and_then(Value::as_array)
+                    .map(|ids| {
+                        ids.iter()
+                            .filter_map(|id| id.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                timeout: m
+                    .get("timeout")
+                    .and_then(Value::as_f64)
+                    .filter(|t| *t > 0.0)
+                    .map(Duration::from_secs_f64),
+            })
+            .collect();
+        parsed.insert(event.clone(), list);
+    }
+    parsed
+}
+
+/// Write the answer to a request whose built-in payload is `payload`, as scripted.
+fn answer(reply: &Reply, session: &Session, payload: Value, over: Option<&RequestOverride>) {
     let respond = over.map_or(Respond::Success, |o| o.respond);
     let payload = match over.and_then(|o| o.payload.clone()) {
         Some(scripted) => merge(payload, scripted),
         None => payload,
     };
+    // A closed output means the host is gone; nobody is left to answer.
     match respond {
-        Respond::Success => shared.out.frame(&frames::control_success(id, payload)),
+        Respond::Success => {
+            let _ = reply.success(payload);
+        }
         Respond::Duplicate => {
-            let frame = frames::control_success(id, payload);
-            shared.out.frame(&frame);
-            shared.out.frame(&frame);
+            let _ = reply.success(payload.clone());
+            let _ = reply.success(payload);
         }
         Respond::WrongId => {
-            let wrong = format!("{id}-wrong");
-            shared.out.frame(&frames::control_success(&wrong, payload));
+            let wrong = format!("{}-wrong", reply.request_id());
+            emit(session, &frames::control_success(&wrong, payload));
         }
         Respond::Error => {
             let error = over
                 .and_then(|o| o.error.as_deref())
                 .unwrap_or("scripted error");
-            shared.out.frame(&frames::control_error(id, error, None));
+            let _ = reply.error(error, None);
         }
         Respond::Never => {}
     }
@@ -245,10 +356,8 @@ fn apply(
     scripted: bool,
 ) -> Result<(Value, Option<Value>), String> {
     let payload = match subtype {
-        "interrupt" => {
-            shared.request_interrupt();
-            json!({"still_queued": []})
-        }
+        // ccwire's agent server has already cancelled the running turn.
+        "interrupt" => json!({"still_queued": []}),
         "set_model" => {
             let model = request
                 .get("model")
@@ -319,30 +428,13 @@ mod tests {
     }
 
     #[test]
-    fn router_delivers_once() {
-        let router = Router::new();
-        let pending = router.register();
-        let response = json!({"subtype": "success", "request_id": pending.id});
-        assert!(router.deliver(&response));
-        assert!(!router.deliver(&response), "a duplicate matches nothing");
-        assert!(matches!(
-            pending.wait(Duration::from_secs(1), None),
-            Answer::Response(_)
-        ));
-    }
-
-    #[test]
-    fn closing_fails_waiters() {
-        let router = Router::new();
-        let pending = router.register();
-        router.close();
-        assert!(matches!(
-            pending.wait(Duration::from_secs(5), None),
-            Answer::Closed
-        ));
-        assert!(matches!(
-            router.register().wait(Duration::from_secs(5), None),
-            Answer::Closed
-        ));
+    fn hooks_parse_with_their_matchers_and_timeouts() {
+        let hooks = json!({"PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0"],
+                                           "timeout": 5}]});
+        let parsed = parse_hooks(Some(&hooks));
+        let matcher = &parsed["PreToolUse"][0];
+        assert_eq!(matcher.matcher.as_deref(), Some("Bash"));
+        assert_eq!(matcher.callback_ids, ["hook_0"]);
+        assert_eq!(matcher.timeout, Some(Duration::from_secs(5)));
     }
 }

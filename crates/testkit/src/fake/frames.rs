@@ -55,6 +55,46 @@ const AGENTS: &[(&str, &str)] = &[
     ),
 ];
 
+/// One frame as one line, `type` first and then `subtype`, as the CLI writes them (a
+/// `serde_json::Value` alone would sort `type` among the other keys). Nested objects keep
+/// serde_json's order.
+pub(crate) fn line(frame: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(512);
+    write_line(&mut out, frame);
+    out
+}
+
+/// [`line`], appended to `out`.
+pub(crate) fn write_line(out: &mut Vec<u8>, frame: &Value) {
+    // Writing a `Value` into a `Vec` cannot fail: every key is a string.
+    match frame {
+        Value::Object(map) => {
+            out.push(b'{');
+            let mut first = true;
+            let leading = ["type", "subtype"]
+                .into_iter()
+                .filter_map(|key| map.get_key_value(key));
+            let rest = map
+                .iter()
+                .filter(|(key, _)| *key != "type" && *key != "subtype");
+            for (key, value) in leading.chain(rest) {
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                let _ = serde_json::to_writer(&mut *out, key);
+                out.push(b':');
+                let _ = serde_json::to_writer(&mut *out, value);
+            }
+            out.push(b'}');
+        }
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
+    }
+    out.push(b'\n');
+}
+
 /// Who is speaking: the fields every session frame carries.
 #[derive(Clone, Debug)]
 pub(crate) struct Meta {
@@ -302,26 +342,12 @@ pub(crate) fn result(meta: &Meta, info: ResultInfo) -> Value {
     frame
 }
 
-/// A control request frame (CLI → host).
-pub(crate) fn control_request(request_id: &str, request: Value) -> Value {
-    json!({"type": "control_request", "request_id": request_id, "request": request})
-}
-
 /// A success control response.
 pub(crate) fn control_success(request_id: &str, payload: Value) -> Value {
     json!({
         "type": "control_response",
         "response": {"subtype": "success", "request_id": request_id, "response": payload}
     })
-}
-
-/// An error control response, optionally with an `error_code`.
-pub(crate) fn control_error(request_id: &str, error: &str, code: Option<&str>) -> Value {
-    let mut response = json!({"subtype": "error", "request_id": request_id, "error": error});
-    if let (Some(code), Value::Object(map)) = (code, &mut response) {
-        map.insert("error_code".into(), json!(code));
-    }
-    json!({"type": "control_response", "response": response})
 }
 
 /// The payload of a successful `initialize` response (smaller than the real ~18 KB).
@@ -399,4 +425,20 @@ pub(crate) fn context_usage(model: &str) -> Value {
         "model": model,
         "autocompactSource": "auto"
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_start_with_the_type_then_the_subtype() {
+        let frame = json!({"uuid": "u", "subtype": "init", "type": "system", "a": [1]});
+        let text = String::from_utf8(line(&frame)).unwrap_or_default();
+        assert_eq!(
+            text,
+            "{\"type\":\"system\",\"subtype\":\"init\",\"a\":[1],\"uuid\":\"u\"}\n"
+        );
+        assert_eq!(serde_json::from_str::<Value>(&text).ok(), Some(frame));
+    }
 }

@@ -1,81 +1,20 @@
-//! Process I/O of the fake: the stdout writer, stderr, the record file, ids and clocks.
+//! Process-level I/O of the fake besides the protocol: stderr, signals, the record file, ids
+//! and clocks.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Stdout, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-/// Stdout, shared by every thread; each frame is one line, written whole and flushed.
-pub(crate) struct Output {
-    out: Mutex<BufWriter<Stdout>>,
-}
-
-impl Output {
-    pub(crate) fn new() -> Self {
-        Self {
-            out: Mutex::new(BufWriter::with_capacity(64 * 1024, std::io::stdout())),
-        }
-    }
-
-    /// Write one frame as one line and flush it.
-    pub(crate) fn frame(&self, frame: &Value) {
-        self.with(|w| {
-            serde_json::to_writer(&mut *w, frame).map_err(std::io::Error::from)?;
-            w.write_all(b"\n")?;
-            w.flush()
-        });
-    }
-
-    /// Write a raw line (no JSON check) and flush it.
-    pub(crate) fn raw_line(&self, line: &str) {
-        self.with(|w| {
-            w.write_all(line.as_bytes())?;
-            w.write_all(b"\n")?;
-            w.flush()
-        });
-    }
-
-    /// Run `f` with the writer locked, so its writes form one uninterrupted run of bytes.
-    /// The host going away (broken pipe) ends the process, like the real CLI.
-    pub(crate) fn with(&self, f: impl FnOnce(&mut BufWriter<Stdout>) -> std::io::Result<()>) {
-        check_hung();
-        let mut guard = match self.out.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if let Err(err) = f(&mut guard) {
-            stderr_line(&format!("fake-claude: stdout write failed: {err}"));
-            std::process::exit(1);
-        }
-    }
-}
-
-static HUNG: AtomicBool = AtomicBool::new(false);
-
-/// Stop reading and writing for good: every thread that reaches I/O sleeps forever.
+/// Stop reading and writing for good. The fake runs on one thread, so blocking it stops the
+/// engine's reader and writer with it; the process stays alive until it is killed.
 pub(crate) fn hang_forever() -> ! {
-    HUNG.store(true, Ordering::SeqCst);
     loop {
         std::thread::sleep(Duration::from_secs(3600));
     }
-}
-
-/// Sleep forever if the script said `hang`.
-pub(crate) fn check_hung() {
-    if HUNG.load(Ordering::SeqCst) {
-        hang_forever();
-    }
-}
-
-/// Write `stderr` (if any) and exit with `code` at once.
-pub(crate) fn exit_now(code: i32, stderr: &str) -> ! {
-    if !stderr.is_empty() {
-        stderr_line(stderr);
-    }
-    std::process::exit(code)
 }
 
 /// Die by a signal: `SIGABRT` aborts; others are sent with `kill(1)` (abort if that fails).
@@ -137,6 +76,11 @@ impl Recorder {
             },
         );
         Self { file }
+    }
+
+    /// Whether lines are recorded at all.
+    pub(crate) fn enabled(&self) -> bool {
+        self.file.is_some()
     }
 
     /// Append one JSON line.

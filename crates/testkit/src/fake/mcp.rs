@@ -1,17 +1,17 @@
 //! SDK MCP servers over the control channel: the handshake and `tools/call` as `mcp_message`.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::control::Answer;
 use super::frames::VERSION;
 use super::io::stderr_line;
 use super::steps::Runner;
-use super::tools::{failed, is_success, new_tool_use_id, ToolCall, ToolOutcome};
+use super::tools::{failed, is_success, new_tool_use_id, ToolCall, ToolOutcome, ToolRun};
 use crate::script::McpCallStep;
 
-impl Runner<'_> {
+impl Runner {
     /// The MCP handshake with `server`, each message at most once per process.
-    pub(super) fn mcp_initialize(&mut self, server: &str, notify: bool, list_tools: bool) {
+    pub(super) async fn mcp_initialize(&mut self, server: &str, notify: bool, list_tools: bool) {
         let (initialize, notification) = {
             let mut state = self.shared.state();
             let entry = state.mcp.entry(server.to_string()).or_default();
@@ -36,23 +36,24 @@ impl Runner<'_> {
                 "jsonrpc": "2.0",
                 "id": id
             });
-            self.mcp_report(server, message);
+            self.mcp_report(server, message).await;
         }
         if notification {
             let message = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-            self.mcp_report(server, message);
+            self.mcp_report(server, message).await;
         }
         if list_tools {
             let id = self.next_mcp_id(server);
             self.mcp_report(
                 server,
                 json!({"method": "tools/list", "jsonrpc": "2.0", "id": id}),
-            );
+            )
+            .await;
         }
     }
 
-    fn mcp_report(&mut self, server: &str, message: Value) {
-        if let Err(err) = self.mcp_message(server, message) {
+    async fn mcp_report(&mut self, server: &str, message: Value) {
+        if let Err(err) = self.mcp_message(server, message).await {
             stderr_line(&format!("fake-claude: MCP server {server}: {err}"));
         }
     }
@@ -65,11 +66,14 @@ impl Runner<'_> {
     }
 
     /// Send one JSON-RPC message to an SDK server; the `mcp_response` it got back.
-    fn mcp_message(&mut self, server: &str, message: Value) -> Result<Value, String> {
-        let request = json!({"subtype": "mcp_message", "server_name": server, "message": message});
-        let pending = self.send_request(request);
+    async fn mcp_message(&mut self, server: &str, message: Value) -> Result<Value, String> {
+        let mut request = Map::new();
+        request.insert("subtype".into(), json!("mcp_message"));
+        request.insert("server_name".into(), json!(server));
+        request.insert("message".into(), message);
+        let pending = self.send_request(request).await;
         let timeout = self.shared.config.request_timeout;
-        match self.await_answer(&pending, timeout, false) {
+        match self.await_answer(pending, timeout, false).await.1 {
             Answer::Response(response) if is_success(&response) => response
                 .pointer("/response/mcp_response")
                 .cloned()
@@ -86,7 +90,7 @@ impl Runner<'_> {
     }
 
     /// The `mcp_call` step: tool use `mcp__<server>__<tool>`, then `tools/call`.
-    pub(super) fn mcp_call(&mut self, step: &McpCallStep) {
+    pub(super) async fn mcp_call(&mut self, step: &McpCallStep) {
         let name = format!("mcp__{}__{}", step.server, step.tool);
         let id = step.id.clone().unwrap_or_else(new_tool_use_id);
         let arguments = match &step.arguments {
@@ -102,24 +106,32 @@ impl Runner<'_> {
                                      "behavior": "allow", "destination": "localSettings"})],
             mcp_server: Some(step.server.clone()),
         };
-        self.tool_use(call, |runner, input| {
-            runner.mcp_initialize(&step.server, true, false);
-            let rpc_id = runner.next_mcp_id(&step.server);
-            let message = json!({
-                "method": "tools/call",
-                "params": {
-                    "name": step.tool,
-                    "arguments": input,
-                    "_meta": {"claudecode/toolUseId": id, "progressToken": rpc_id}
-                },
-                "jsonrpc": "2.0",
-                "id": rpc_id
-            });
-            match runner.mcp_message(&step.server, message) {
-                Ok(response) => mcp_outcome(&response),
-                Err(err) => failed(&format!("MCP error: {err}")),
-            }
+        self.tool_use(call, ToolRun::Mcp(step, id)).await;
+    }
+
+    /// Run an allowed SDK MCP tool: the handshake if not done yet, then `tools/call`.
+    pub(super) async fn mcp_tool(
+        &mut self,
+        step: &McpCallStep,
+        tool_use_id: &str,
+        input: &Value,
+    ) -> ToolOutcome {
+        self.mcp_initialize(&step.server, true, false).await;
+        let rpc_id = self.next_mcp_id(&step.server);
+        let message = json!({
+            "method": "tools/call",
+            "params": {
+                "name": step.tool,
+                "arguments": input,
+                "_meta": {"claudecode/toolUseId": tool_use_id, "progressToken": rpc_id}
+            },
+            "jsonrpc": "2.0",
+            "id": rpc_id
         });
+        match self.mcp_message(&step.server, message).await {
+            Ok(response) => mcp_outcome(&response),
+            Err(err) => failed(&format!("MCP error: {err}")),
+        }
     }
 }
 

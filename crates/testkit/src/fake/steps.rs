@@ -1,11 +1,12 @@
 //! Playing steps: text, streams, results, raw output, timing and process-level mischief.
-//! Tools, hooks and MCP live in `tools.rs`.
+//! Tools, hooks and MCP live in `tools.rs` and `mcp.rs`.
 
-use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ccwire::agent::Session;
+use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 
 use super::control::{Answer, Pending};
@@ -17,13 +18,20 @@ use crate::script::{BackgroundStep, CancelStep, FloodStep, ResultStep, Step, Str
 /// Counter behind the `request_id` (`req_fake_N`) of assistant frames.
 static API_REQUESTS: AtomicU64 = AtomicU64::new(0);
 
-/// Plays steps for one turn (or for `initialize`, or for a background thread).
-pub(crate) struct Runner<'a> {
-    pub(super) shared: &'a Arc<Shared>,
+/// Write one frame, `type` first. A host that is gone is not an error here: the writer ends
+/// the process when stdout breaks, as the real CLI dies.
+pub(crate) fn emit(session: &Session, frame: &Value) {
+    let _ = session.send_line(frames::line(frame));
+}
+
+/// Plays steps for one turn (or for `initialize`, or for a background task).
+pub(crate) struct Runner {
+    pub(super) shared: Arc<Shared>,
+    pub(super) session: Session,
     /// The user message's text (replaces `{{prompt}}`).
     pub(super) prompt: String,
-    /// The 1-based user message number, or 0 outside a turn (never interrupted, no auto result).
-    turn: u64,
+    /// Whether this plays a turn: only turns are interrupted and get an automatic result.
+    in_turn: bool,
     /// The API message being written: `message.id` and `request_id`.
     message: Option<(String, String)>,
     num_turns: u64,
@@ -35,12 +43,18 @@ pub(crate) struct Runner<'a> {
     started: Instant,
 }
 
-impl<'a> Runner<'a> {
-    pub(crate) fn new(shared: &'a Arc<Shared>, prompt: String, turn: u64) -> Self {
+impl Runner {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        session: Session,
+        prompt: String,
+        in_turn: bool,
+    ) -> Self {
         Self {
             shared,
+            session,
             prompt,
-            turn,
+            in_turn,
             message: None,
             num_turns: 0,
             last_text: String::new(),
@@ -52,7 +66,7 @@ impl<'a> Runner<'a> {
     }
 
     /// Play a turn's steps, then the automatic result if none was written.
-    pub(crate) fn play(&mut self, steps: &[Step]) {
+    pub(crate) async fn play(&mut self, steps: &[Step]) {
         for step in steps {
             if self.ended {
                 break;
@@ -61,68 +75,94 @@ impl<'a> Runner<'a> {
                 self.abort("aborted_tools", "[Request interrupted by user]");
                 break;
             }
-            self.step(step);
+            self.step(step).await;
         }
-        if self.turn > 0 && !self.ended && !self.result_sent {
+        if self.in_turn && !self.ended && !self.result_sent {
             if self.shared.script.auto_hooks {
                 let last = self.last_text.clone();
                 let input = json!({"stop_hook_active": false, "last_assistant_message": last});
-                self.auto_hook("Stop", input);
+                self.auto_hook("Stop", input).await;
             }
             self.result(&ResultStep::default());
         }
     }
 
-    /// Play one step.
-    pub(crate) fn step(&mut self, step: &Step) {
-        match step {
-            Step::Text(text) => self.text(text),
-            Step::Stream(stream) => self.stream(stream),
-            Step::Tool(tool) => self.tool(tool),
-            Step::Hook(hook) => self.hook(hook),
-            Step::McpInitialize(init) => {
-                self.mcp_initialize(&init.server, init.notify, init.list_tools);
-            }
-            Step::McpCall(call) => self.mcp_call(call),
-            Step::Request(request) => self.request(request),
-            Step::CancelAfterMs(cancel) => self.cancel_after(cancel),
-            Step::Result(result) => self.result(result),
-            Step::Emit(value) => self.shared.out.frame(value),
-            Step::Garbage(line) => self.shared.out.raw_line(line),
-            Step::Oversized(step) => self.oversized(step.bytes),
-            Step::Flood(flood) => self.flood(flood),
-            Step::SleepMs(ms) => {
-                if !self.pause(*ms) {
-                    self.abort("aborted_tools", "[Request interrupted by user]");
+    /// Play one step (boxed: a `background` step plays steps in turn).
+    pub(crate) fn step<'a>(&'a mut self, step: &'a Step) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            match step {
+                Step::Text(text) => self.text(text),
+                Step::Stream(stream) => self.stream(stream).await,
+                Step::Tool(tool) => self.tool(tool).await,
+                Step::Hook(hook) => self.hook(hook).await,
+                Step::McpInitialize(init) => {
+                    self.mcp_initialize(&init.server, init.notify, init.list_tools)
+                        .await;
                 }
+                Step::McpCall(call) => self.mcp_call(call).await,
+                Step::Request(request) => self.request(request).await,
+                Step::CancelAfterMs(cancel) => self.cancel_after(cancel).await,
+                Step::Result(result) => self.result(result),
+                Step::Emit(value) => self.emit(value),
+                Step::Garbage(line) => {
+                    let _ = self.session.send_line(format!("{line}\n").into_bytes());
+                }
+                Step::Oversized(step) => self.oversized(step.bytes),
+                Step::Flood(flood) => self.flood(flood).await,
+                Step::SleepMs(ms) => {
+                    if !self.pause(*ms).await {
+                        self.abort("aborted_tools", "[Request interrupted by user]");
+                    }
+                }
+                Step::Crash(exit) => {
+                    if !exit.stderr.is_empty() {
+                        stderr_line(&exit.stderr);
+                    }
+                    // Everything written so far reaches the host first, as a dying CLI's does.
+                    self.session.close_output().await;
+                    std::process::exit(exit.code);
+                }
+                Step::KillSelf(signal) => {
+                    self.session.close_output().await;
+                    io::kill_self(signal);
+                }
+                Step::Hang(true) => {
+                    // Let the writer hand over what is queued, then stop everything.
+                    for _ in 0..16 {
+                        tokio::task::yield_now().await;
+                    }
+                    io::hang_forever();
+                }
+                Step::Hang(false) => {}
+                Step::Stderr(line) => stderr_line(line),
+                Step::StderrFlood(flood) => io::stderr_flood(flood.bytes),
+                Step::ControlResponse(value) => {
+                    let frame =
+                        if value.get("type").and_then(Value::as_str) == Some("control_response") {
+                            value.clone()
+                        } else {
+                            json!({"type": "control_response", "response": value})
+                        };
+                    self.emit(&frame);
+                }
+                Step::Background(background) => self.background(background),
             }
-            Step::Crash(exit) => io::exit_now(exit.code, &exit.stderr),
-            Step::KillSelf(signal) => io::kill_self(signal),
-            Step::Hang(true) => io::hang_forever(),
-            Step::Hang(false) => {}
-            Step::Stderr(line) => stderr_line(line),
-            Step::StderrFlood(flood) => io::stderr_flood(flood.bytes),
-            Step::ControlResponse(value) => {
-                let frame = if value.get("type").and_then(Value::as_str) == Some("control_response")
-                {
-                    value.clone()
-                } else {
-                    json!({"type": "control_response", "response": value})
-                };
-                self.shared.out.frame(&frame);
-            }
-            Step::Background(background) => self.background(background),
-        }
+        })
+    }
+
+    /// Write one frame.
+    pub(super) fn emit(&self, frame: &Value) {
+        emit(&self.session, frame);
     }
 
     /// Whether an `interrupt` hit this turn.
     pub(super) fn interrupted(&self) -> bool {
-        self.shared.interrupted(self.turn)
+        self.in_turn && self.session.interrupted().is_cancelled()
     }
 
-    /// Whether this runner plays a turn (only turns can be interrupted).
-    pub(super) fn in_turn(&self) -> bool {
-        self.turn > 0
+    /// The session to watch for interrupts while waiting, if this is a turn.
+    pub(super) fn interruptible(&self) -> Option<&Session> {
+        self.in_turn.then_some(&self.session)
     }
 
     /// The current API message (`message.id`, `request_id`), starting one if needed.
@@ -147,23 +187,21 @@ impl<'a> Runner<'a> {
         text.replace("{{prompt}}", &self.prompt)
     }
 
-    /// Sleep `ms`, in slices during a turn; false if an interrupt cut it short.
-    fn pause(&self, ms: u64) -> bool {
-        let deadline = Instant::now() + Duration::from_millis(ms);
-        loop {
-            if self.interrupted() {
-                return false;
+    /// Sleep `ms`; false if an interrupt cut it short (only turns are interrupted).
+    async fn pause(&self, ms: u64) -> bool {
+        if self.interrupted() {
+            return false;
+        }
+        let sleep = tokio::time::sleep(Duration::from_millis(ms));
+        match self.interruptible() {
+            Some(session) => tokio::select! {
+                () = sleep => true,
+                () = session.interrupted().cancelled() => false,
+            },
+            None => {
+                sleep.await;
+                true
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return true;
-            }
-            let slice = if self.turn > 0 {
-                (deadline - now).min(Duration::from_millis(10))
-            } else {
-                deadline - now
-            };
-            std::thread::sleep(slice);
         }
     }
 
@@ -172,25 +210,25 @@ impl<'a> Runner<'a> {
         let (msg_id, request_id) = self.message();
         let block = frames::text_block(&text);
         let frame = frames::assistant(&self.shared.meta(), &msg_id, &request_id, block);
-        self.shared.out.frame(&frame);
+        self.emit(&frame);
         self.last_text = text;
     }
 
     /// Stream events, then the assistant frame, in 2.1.330's order: deltas, `assistant`,
     /// `content_block_stop`, `message_delta`, `message_stop`.
-    fn stream(&mut self, stream: &StreamStep) {
+    async fn stream(&mut self, stream: &StreamStep) {
         let text = self.fill(&stream.text);
         let meta = self.shared.meta();
         let (msg_id, request_id) = self.message();
-        let out = &self.shared.out;
-        let event = |e: Value| out.frame(&frames::stream_event(&meta, &msg_id, e));
+        let session = self.session.clone();
+        let event = |e: Value| emit(&session, &frames::stream_event(&meta, &msg_id, e));
         event(frames::message_start(&meta, &msg_id));
         event(json!({"type": "content_block_start", "index": 0,
                      "content_block": {"type": "text", "text": ""}}));
         let mut sent = String::new();
         let mut aborted = false;
         for piece in split(&text, stream.deltas.unwrap_or(3)) {
-            if !self.pause(stream.delay_ms) || self.interrupted() {
+            if !self.pause(stream.delay_ms).await || self.interrupted() {
                 aborted = true;
                 break;
             }
@@ -204,8 +242,8 @@ impl<'a> Runner<'a> {
             if let Value::Object(map) = &mut partial {
                 map.insert("aborted".into(), json!(true));
             }
-            out.frame(&partial);
-            out.frame(&frames::user_text(&meta, "[Request interrupted by user]"));
+            self.emit(&partial);
+            self.emit(&frames::user_text(&meta, "[Request interrupted by user]"));
             event(json!({"type": "content_block_stop", "index": 0}));
             event(json!({"type": "message_delta",
                          "delta": {"stop_reason": null, "stop_sequence": null},
@@ -215,7 +253,7 @@ impl<'a> Runner<'a> {
             self.error_result("aborted_streaming");
             return;
         }
-        out.frame(&frames::assistant(
+        self.emit(&frames::assistant(
             &meta,
             &msg_id,
             &request_id,
@@ -232,7 +270,7 @@ impl<'a> Runner<'a> {
     /// End the turn after an interrupt: a user note, then an error result.
     pub(super) fn abort(&mut self, terminal_reason: &str, note: &str) {
         let meta = self.shared.meta();
-        self.shared.out.frame(&frames::user_text(&meta, note));
+        self.emit(&frames::user_text(&meta, note));
         self.error_result(terminal_reason);
     }
 
@@ -243,7 +281,6 @@ impl<'a> Runner<'a> {
             terminal_reason: Some(terminal_reason.into()),
             ..ResultStep::default()
         });
-        self.shared.consume_interrupt();
         self.ended = true;
     }
 
@@ -265,46 +302,62 @@ impl<'a> Runner<'a> {
             structured_output: step.structured_output.clone(),
             errors: step.errors.clone(),
         };
-        self.shared
-            .out
-            .frame(&frames::result(&self.shared.meta(), info));
+        self.emit(&frames::result(&self.shared.meta(), info));
         self.shared.set_last_result_error(is_error);
         self.result_sent = true;
     }
 
     /// Write a control request; the answer is awaited through the returned handle.
-    pub(super) fn send_request(&self, request: Value) -> Pending {
-        let pending = self.shared.router.register();
-        let frame = frames::control_request(&pending.id, request);
-        self.shared.out.frame(&frame);
-        pending
+    pub(super) async fn send_request(&self, request: Map<String, Value>) -> Pending {
+        Pending::send(&self.shared, &self.session, request).await
     }
 
-    fn request(&mut self, request: &Map<String, Value>) {
-        let request = Value::Object(request.clone());
-        let pending = self.send_request(request.clone());
-        let timeout = self.shared.config.request_timeout;
-        let answer = self.await_answer(&pending, timeout, false);
-        self.observe(&request, &pending.id, answer, false);
-    }
-
-    fn cancel_after(&mut self, cancel: &CancelStep) {
-        let request = Value::Object(cancel.request.clone());
-        let pending = self.send_request(request.clone());
-        let answer = pending.wait(Duration::from_millis(cancel.ms), None);
-        if let Answer::TimedOut = answer {
-            let frame = json!({"type": "control_cancel_request", "request_id": pending.id});
-            self.shared.out.frame(&frame);
-            let late = pending.wait(Duration::from_millis(cancel.grace_ms), None);
-            self.shared.router.forget(&pending.id);
-            self.observe(&request, &pending.id, late, true);
+    /// Wait for an answer; the request is abandoned unless one arrived (late answers are
+    /// ignored). Returns the request id with the answer.
+    pub(super) async fn await_answer(
+        &self,
+        mut pending: Pending,
+        timeout: Duration,
+        interruptible: bool,
+    ) -> (String, Answer) {
+        let interruptible = if interruptible {
+            self.interruptible()
         } else {
-            self.observe(&request, &pending.id, answer, false);
+            None
+        };
+        let answer = pending.wait(&self.shared, timeout, interruptible).await;
+        let id = pending.id.clone();
+        pending.abandon(&self.shared);
+        (id, answer)
+    }
+
+    async fn request(&mut self, request: &Map<String, Value>) {
+        let pending = self.send_request(request.clone()).await;
+        let timeout = self.shared.config.request_timeout;
+        let (id, answer) = self.await_answer(pending, timeout, false).await;
+        self.observe(request, &id, answer, false);
+    }
+
+    async fn cancel_after(&mut self, cancel: &CancelStep) {
+        let mut pending = self.send_request(cancel.request.clone()).await;
+        let answer = pending
+            .wait(&self.shared, Duration::from_millis(cancel.ms), None)
+            .await;
+        let id = pending.id.clone();
+        if let Answer::TimedOut = answer {
+            self.emit(&json!({"type": "control_cancel_request", "request_id": id}));
+            let (_, late) = self
+                .await_answer(pending, Duration::from_millis(cancel.grace_ms), false)
+                .await;
+            self.observe(&cancel.request, &id, late, true);
+        } else {
+            pending.abandon(&self.shared);
+            self.observe(&cancel.request, &id, answer, false);
         }
     }
 
     /// `system/fake_observed`: what the host answered to a scripted request.
-    fn observe(&self, request: &Value, id: &str, answer: Answer, cancelled: bool) {
+    fn observe(&self, request: &Map<String, Value>, id: &str, answer: Answer, cancelled: bool) {
         let (outcome, response) = match answer {
             Answer::Response(response) => ("answered", response),
             Answer::TimedOut => ("timeout", Value::Null),
@@ -318,12 +371,15 @@ impl<'a> Runner<'a> {
             "response": response,
             "cancelled": cancelled
         });
-        let frame = frames::system(&self.shared.meta(), "fake_observed", fields);
-        self.shared.out.frame(&frame);
+        self.emit(&frames::system(
+            &self.shared.meta(),
+            "fake_observed",
+            fields,
+        ));
     }
 
     /// One valid assistant frame of exactly `bytes` bytes (when `bytes` is above the frame's
-    /// fixed size), written in pieces.
+    /// fixed size).
     fn oversized(&mut self, bytes: usize) {
         const MARK: &str = "@@FAKE_CLAUDE_FILL@@";
         let (msg_id, request_id) = self.message();
@@ -333,82 +389,84 @@ impl<'a> Runner<'a> {
             &request_id,
             frames::text_block(MARK),
         );
-        let text = frame.to_string();
-        let (prefix, suffix) = text.split_once(MARK).unwrap_or((&text, ""));
-        let mut left = bytes.saturating_sub(prefix.len() + suffix.len());
-        let chunk = [b'x'; 64 * 1024];
-        self.shared.out.with(|w| {
-            w.write_all(prefix.as_bytes())?;
-            while left > 0 {
-                let n = left.min(chunk.len());
-                w.write_all(&chunk[..n])?;
-                left -= n;
-            }
-            w.write_all(suffix.as_bytes())?;
-            w.write_all(b"\n")?;
-            w.flush()
-        });
+        let text = frames::line(&frame);
+        let text = String::from_utf8_lossy(&text);
+        let text = text.trim_end();
+        let (prefix, suffix) = text.split_once(MARK).unwrap_or((text, ""));
+        let fill = bytes.saturating_sub(prefix.len() + suffix.len());
+        let mut line = Vec::with_capacity(prefix.len() + fill + suffix.len() + 1);
+        line.extend_from_slice(prefix.as_bytes());
+        line.resize(prefix.len() + fill, b'x');
+        line.extend_from_slice(suffix.as_bytes());
+        line.push(b'\n');
+        let _ = self.session.send_line(line);
     }
 
-    /// Pre-formatted frames at full speed, flushed once at the end.
-    fn flood(&mut self, flood: &FloodStep) {
+    /// Frames serialized once and repeated, handed to the writer in batches of whole lines;
+    /// the writer drains each before the next is built, so memory stays small and hot.
+    async fn flood(&mut self, flood: &FloodStep) {
+        const BATCH: usize = 64 * 1024;
         let meta = self.shared.meta();
         let (msg_id, request_id) = self.message();
         let delta = json!({"type": "content_block_delta", "index": 0,
                            "delta": {"type": "text_delta", "text": "x"}});
-        let mut event_line = frames::stream_event(&meta, &msg_id, delta).to_string();
-        event_line.push('\n');
+        let event_line = frames::line(&frames::stream_event(&meta, &msg_id, delta));
         let block = frames::text_block("flood");
-        let mut assistant_line = frames::assistant(&meta, &msg_id, &request_id, block).to_string();
-        assistant_line.push('\n');
+        let assistant_line = frames::line(&frames::assistant(&meta, &msg_id, &request_id, block));
         let every = match flood.assistants {
             0 => usize::MAX,
             n => (flood.stream_events / n).max(1),
         };
-        self.shared.out.with(|w| {
-            let mut assistants = 0;
-            for i in 1..=flood.stream_events {
-                w.write_all(event_line.as_bytes())?;
-                if i % every == 0 && assistants < flood.assistants {
-                    w.write_all(assistant_line.as_bytes())?;
-                    assistants += 1;
-                }
+        let mut batch = Vec::with_capacity(BATCH + assistant_line.len());
+        let mut assistants = 0;
+        for i in 1..=flood.stream_events {
+            batch.extend_from_slice(&event_line);
+            if i % every == 0 && assistants < flood.assistants {
+                batch.extend_from_slice(&assistant_line);
+                assistants += 1;
             }
-            for _ in assistants..flood.assistants {
-                w.write_all(assistant_line.as_bytes())?;
+            if batch.len() >= BATCH {
+                self.flush_batch(&mut batch).await;
             }
-            w.flush()
-        });
+        }
+        for _ in assistants..flood.assistants {
+            batch.extend_from_slice(&assistant_line);
+            if batch.len() >= BATCH {
+                self.flush_batch(&mut batch).await;
+            }
+        }
+        self.flush_batch(&mut batch).await;
         self.last_text = "flood".into();
     }
 
+    /// Hand `batch` to the writer and let it write before going on.
+    async fn flush_batch(&self, batch: &mut Vec<u8>) {
+        if batch.is_empty() {
+            return;
+        }
+        let full = std::mem::replace(batch, Vec::with_capacity(batch.capacity()));
+        let _ = self.session.send_line(full);
+        tokio::task::yield_now().await;
+    }
+
     fn background(&mut self, background: &BackgroundStep) {
-        let shared = Arc::clone(self.shared);
+        let shared = Arc::clone(&self.shared);
+        let session = self.session.clone();
         let prompt = self.prompt.clone();
         let background = background.clone();
         shared.background_started();
-        let spawned = std::thread::Builder::new()
-            .name("background-steps".into())
-            .spawn({
-                let shared = Arc::clone(&shared);
-                move || {
-                    std::thread::sleep(Duration::from_millis(background.delay_ms));
-                    let mut runner = Runner::new(&shared, prompt, 0);
-                    for step in &background.steps {
-                        if runner.ended {
-                            break;
-                        }
-                        runner.step(step);
-                    }
-                    shared.background_finished();
+        // Spawned through the session, so that the server keeps its output open for it.
+        self.session.spawn(async move {
+            tokio::time::sleep(Duration::from_millis(background.delay_ms)).await;
+            let mut runner = Runner::new(Arc::clone(&shared), session.clone(), prompt, false);
+            for step in &background.steps {
+                if runner.ended {
+                    break;
                 }
-            });
-        if let Err(err) = spawned {
-            stderr_line(&format!(
-                "fake-claude: cannot start background steps: {err}"
-            ));
-            shared.background_finished();
-        }
+                runner.step(step).await;
+            }
+            shared.background_finished(&session);
+        });
     }
 
     /// Session id and model for frames.

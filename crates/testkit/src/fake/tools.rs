@@ -1,14 +1,12 @@
 //! Tool uses (with PreToolUse / PostToolUse hooks and `can_use_tool`) and hook steps.
 
-use std::time::Duration;
-
 use serde_json::{json, Map, Value};
 
-use super::control::{Answer, Pending};
+use super::control::Answer;
 use super::frames;
 use super::io::{hex, uuid};
 use super::steps::Runner;
-use crate::script::{HookStep, ToolStep};
+use crate::script::{HookStep, McpCallStep, ToolStep};
 
 /// A tool use the model makes.
 pub(super) struct ToolCall {
@@ -18,6 +16,15 @@ pub(super) struct ToolCall {
     pub(super) ask: bool,
     pub(super) suggestions: Vec<Value>,
     pub(super) mcp_server: Option<String>,
+}
+
+/// How the tool runs once allowed.
+pub(super) enum ToolRun<'a> {
+    /// A built-in tool: its scripted output (and the input it was scripted with).
+    Scripted(&'a ToolStep, Value),
+    /// A tool of an SDK MCP server: `tools/call` over the control channel (with the tool use
+    /// id).
+    Mcp(&'a McpCallStep, String),
 }
 
 /// What running the tool produced.
@@ -45,29 +52,9 @@ enum HookDecision {
 
 const INTERRUPTED_FOR_TOOL: &str = "[Request interrupted by user for tool use]";
 
-impl Runner<'_> {
-    /// Wait for an answer; the id is forgotten unless one arrived (late answers are ignored).
-    pub(super) fn await_answer(
-        &self,
-        pending: &Pending,
-        timeout: Duration,
-        interruptible: bool,
-    ) -> Answer {
-        let check = || self.interrupted();
-        let check: Option<&dyn Fn() -> bool> = if interruptible && self.in_turn() {
-            Some(&check)
-        } else {
-            None
-        };
-        let answer = pending.wait(timeout, check);
-        if !matches!(answer, Answer::Response(_)) {
-            self.shared.router.forget(&pending.id);
-        }
-        answer
-    }
-
+impl Runner {
     /// Call every registered callback of `event` whose matcher accepts `target`, in order.
-    fn run_hooks(
+    async fn run_hooks(
         &mut self,
         event: &str,
         target: Option<&str>,
@@ -89,17 +76,19 @@ impl Runner<'_> {
             .filter(|m| matcher_accepts(m.matcher.as_deref(), target))
         {
             for callback_id in &matcher.callback_ids {
-                let request = json!({
-                    "subtype": "hook_callback",
-                    "callback_id": callback_id,
-                    "input": input,
-                    "tool_use_id": tool_use_id.map_or_else(uuid, str::to_string)
-                });
-                let pending = self.send_request(request);
+                let mut request = Map::new();
+                request.insert("subtype".into(), json!("hook_callback"));
+                request.insert("callback_id".into(), json!(callback_id));
+                request.insert("input".into(), Value::Object(input.clone()));
+                request.insert(
+                    "tool_use_id".into(),
+                    json!(tool_use_id.map_or_else(uuid, str::to_string)),
+                );
+                let pending = self.send_request(request).await;
                 let timeout = matcher
                     .timeout
                     .unwrap_or(self.shared.config.request_timeout);
-                let answer = self.await_answer(&pending, timeout, false);
+                let (_, answer) = self.await_answer(pending, timeout, false).await;
                 answers.push((callback_id.clone(), answer));
             }
         }
@@ -125,16 +114,16 @@ impl Runner<'_> {
     }
 
     /// Run the hooks of an event the fake fires by itself (`auto_hooks`); answers are ignored.
-    pub(crate) fn auto_hook(&mut self, event: &str, fields: Value) {
+    pub(crate) async fn auto_hook(&mut self, event: &str, fields: Value) {
         let fields = match fields {
             Value::Object(map) => map,
             _ => Map::new(),
         };
-        self.run_hooks(event, None, fields, None);
+        self.run_hooks(event, None, fields, None).await;
     }
 
     /// The `hook` step: call the callbacks, report each answer as `system/fake_hook_answer`.
-    pub(super) fn hook(&mut self, step: &HookStep) {
+    pub(super) async fn hook(&mut self, step: &HookStep) {
         let fields: Map<String, Value> = step
             .input
             .iter()
@@ -148,7 +137,9 @@ impl Runner<'_> {
             .and_then(Value::as_str)
             .map(str::to_string);
         let tool_use_id = step.tool_use_id.as_deref();
-        let answers = self.run_hooks(&step.event, target.as_deref(), fields, tool_use_id);
+        let answers = self
+            .run_hooks(&step.event, target.as_deref(), fields, tool_use_id)
+            .await;
         for (callback_id, answer) in answers {
             let (outcome, output, response) = match answer {
                 Answer::Response(r) if is_success(&r) => {
@@ -168,13 +159,12 @@ impl Runner<'_> {
                 "output": output,
                 "response": response
             });
-            let frame = frames::system(&self.meta(), "fake_hook_answer", fields);
-            self.shared.out.frame(&frame);
+            self.emit(&frames::system(&self.meta(), "fake_hook_answer", fields));
         }
     }
 
     /// The `tool` step.
-    pub(super) fn tool(&mut self, step: &ToolStep) {
+    pub(super) async fn tool(&mut self, step: &ToolStep) {
         let input = match &step.input {
             Value::Null => json!({}),
             other => other.clone(),
@@ -191,42 +181,48 @@ impl Runner<'_> {
             suggestions,
             mcp_server: None,
         };
-        let bash = step.name == "Bash";
-        self.tool_use(call, |_, final_input| {
-            let text = if *final_input == input {
-                step.output.clone()
-            } else {
-                format!("ran with input: {final_input}")
-            };
-            let tool_use_result = if step.is_error {
-                json!(format!("Error: {text}"))
-            } else if bash {
-                json!({"stdout": text, "stderr": "", "interrupted": false,
-                       "isImage": false, "noOutputExpected": false})
-            } else {
-                json!(text)
-            };
-            ToolOutcome {
-                content: json!(text),
-                is_error: step.is_error,
-                tool_use_result,
-            }
-        });
+        self.tool_use(call, ToolRun::Scripted(step, input)).await;
+    }
+
+    /// Run an allowed tool.
+    async fn run_tool(&mut self, run: ToolRun<'_>, final_input: &Value) -> ToolOutcome {
+        let (step, input) = match run {
+            ToolRun::Scripted(step, input) => (step, input),
+            ToolRun::Mcp(step, id) => return self.mcp_tool(step, &id, final_input).await,
+        };
+        let text = if *final_input == input {
+            step.output.clone()
+        } else {
+            format!("ran with input: {final_input}")
+        };
+        let tool_use_result = if step.is_error {
+            json!(format!("Error: {text}"))
+        } else if step.name == "Bash" {
+            json!({"stdout": text, "stderr": "", "interrupted": false,
+                   "isImage": false, "noOutputExpected": false})
+        } else {
+            json!(text)
+        };
+        ToolOutcome {
+            content: json!(text),
+            is_error: step.is_error,
+            tool_use_result,
+        }
     }
 
     /// A tool use: the assistant frame, PreToolUse hooks, the permission prompt, the tool,
     /// PostToolUse hooks, the tool result.
-    pub(super) fn tool_use(
-        &mut self,
-        call: ToolCall,
-        run: impl FnOnce(&mut Self, &Value) -> ToolOutcome,
-    ) {
+    pub(super) async fn tool_use(&mut self, call: ToolCall, run: ToolRun<'_>) {
         let (msg_id, request_id) = self.message();
         let block = json!({"type": "tool_use", "id": call.id, "name": call.name,
                            "input": call.input});
-        let frame = frames::assistant(&self.meta(), &msg_id, &request_id, block);
-        self.shared.out.frame(&frame);
-        match self.pre_tool_use(&call) {
+        self.emit(&frames::assistant(
+            &self.meta(),
+            &msg_id,
+            &request_id,
+            block,
+        ));
+        match self.pre_tool_use(&call).await {
             Verdict::Interrupted => {
                 self.end_message();
                 self.abort("aborted_tools", INTERRUPTED_FOR_TOOL);
@@ -240,7 +236,7 @@ impl Runner<'_> {
                     json!(format!("Error: {message}")),
                     json!({"decision": "reject", "source": "user_reject"}),
                 );
-                self.shared.out.frame(&frame);
+                self.emit(&frame);
                 self.denials.push(json!({
                     "tool_name": call.name,
                     "tool_use_id": call.id,
@@ -252,13 +248,14 @@ impl Runner<'_> {
                 }
             }
             Verdict::Allow { input, source } => {
-                let outcome = run(self, &input);
+                let outcome = self.run_tool(run, &input).await;
                 let mut fields = Map::new();
                 fields.insert("tool_name".into(), json!(call.name));
                 fields.insert("tool_input".into(), input);
                 fields.insert("tool_response".into(), outcome.tool_use_result.clone());
                 fields.insert("tool_use_id".into(), json!(call.id));
-                self.run_hooks("PostToolUse", Some(&call.name), fields, Some(&call.id));
+                self.run_hooks("PostToolUse", Some(&call.name), fields, Some(&call.id))
+                    .await;
                 let frame = frames::tool_result(
                     &self.meta(),
                     &call.id,
@@ -267,19 +264,21 @@ impl Runner<'_> {
                     outcome.tool_use_result,
                     json!({"decision": "accept", "source": source}),
                 );
-                self.shared.out.frame(&frame);
+                self.emit(&frame);
                 self.end_message();
             }
         }
     }
 
     /// PreToolUse hooks, then `can_use_tool` if asked for.
-    fn pre_tool_use(&mut self, call: &ToolCall) -> Verdict {
+    async fn pre_tool_use(&mut self, call: &ToolCall) -> Verdict {
         let mut fields = Map::new();
         fields.insert("tool_name".into(), json!(call.name));
         fields.insert("tool_input".into(), call.input.clone());
         fields.insert("tool_use_id".into(), json!(call.id));
-        let answers = self.run_hooks("PreToolUse", Some(&call.name), fields, Some(&call.id));
+        let answers = self
+            .run_hooks("PreToolUse", Some(&call.name), fields, Some(&call.id))
+            .await;
         let mut input = call.input.clone();
         let mut decision = HookDecision::None;
         let mut reason = None;
@@ -325,8 +324,8 @@ impl Runner<'_> {
                 input,
                 source: "hook",
             },
-            HookDecision::Ask => self.ask_unless_mode(call, input),
-            HookDecision::None if call.ask => self.ask_unless_mode(call, input),
+            HookDecision::Ask => self.ask_unless_mode(call, input).await,
+            HookDecision::None if call.ask => self.ask_unless_mode(call, input).await,
             HookDecision::None => Verdict::Allow {
                 input,
                 source: "config",
@@ -336,7 +335,7 @@ impl Runner<'_> {
 
     /// The permission mode may settle the question: `bypassPermissions` allows, `dontAsk`
     /// denies; otherwise ask the host.
-    fn ask_unless_mode(&mut self, call: &ToolCall, input: Value) -> Verdict {
+    async fn ask_unless_mode(&mut self, call: &ToolCall, input: Value) -> Verdict {
         let mode = self.shared.state().permission_mode.clone();
         match mode.as_str() {
             "bypassPermissions" => Verdict::Allow {
@@ -347,12 +346,12 @@ impl Runner<'_> {
                 message: format!("Permission to use {} was denied (dontAsk mode)", call.name),
                 interrupt: false,
             },
-            _ => self.ask(call, input),
+            _ => self.ask(call, input).await,
         }
     }
 
     /// `can_use_tool`: ask the host and wait (interruptible, with the permission timeout).
-    fn ask(&mut self, call: &ToolCall, input: Value) -> Verdict {
+    async fn ask(&mut self, call: &ToolCall, input: Value) -> Verdict {
         let mut request = Map::new();
         request.insert("subtype".into(), json!("can_use_tool"));
         request.insert("tool_name".into(), json!(call.name));
@@ -369,12 +368,12 @@ impl Runner<'_> {
         }
         request.insert("permission_suggestions".into(), json!(call.suggestions));
         request.insert("tool_use_id".into(), json!(call.id));
-        self.shared.session_state("requires_action");
-        let pending = self.send_request(Value::Object(request));
+        self.shared.session_state(&self.session, "requires_action");
+        let pending = self.send_request(request).await;
         let timeout = self.shared.config.request_timeout;
-        let answer = self.await_answer(&pending, timeout, true);
-        self.shared.session_state("running");
-        let cancel = json!({"type": "control_cancel_request", "request_id": pending.id});
+        let (id, answer) = self.await_answer(pending, timeout, true).await;
+        self.shared.session_state(&self.session, "running");
+        let cancel = json!({"type": "control_cancel_request", "request_id": id});
         match answer {
             Answer::Response(response) if is_success(&response) => {
                 let payload = response.get("response").cloned().unwrap_or(Value::Null);
@@ -406,7 +405,7 @@ impl Runner<'_> {
                 interrupt: false,
             },
             Answer::TimedOut => {
-                self.shared.out.frame(&cancel);
+                self.emit(&cancel);
                 Verdict::Deny {
                     message: "Permission request timed out".into(),
                     interrupt: false,
@@ -417,7 +416,7 @@ impl Runner<'_> {
                 interrupt: false,
             },
             Answer::Interrupted => {
-                self.shared.out.frame(&cancel);
+                self.emit(&cancel);
                 Verdict::Interrupted
             }
         }
