@@ -711,6 +711,14 @@ fn every_line_starts_with_its_type() {
     let mut kinds = std::collections::BTreeSet::new();
     for line in &lines {
         assert!(line.starts_with(r#"{"type":""#), "{line}");
+        // Nested objects too (stream events, deltas, content blocks), as the CLI writes them.
+        for (at, _) in line.match_indices(r#""type":"#) {
+            assert_eq!(
+                &line[at - 1..at],
+                "{",
+                "`type` is not first at {at}: {line}"
+            );
+        }
         let frame: Value = serde_json::from_str(line).unwrap();
         kinds.insert(frame["type"].as_str().unwrap().to_owned());
         if frame["type"] == "system" {

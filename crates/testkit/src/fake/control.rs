@@ -83,10 +83,13 @@ impl Pending {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let body = ControlRequestBody::Unknown(Unknown {
-            tag: subtype,
-            raw: request,
-        });
+        // Typed when it parses, so it is written as the CLI writes it (`subtype` and every
+        // nested `type` first); as is when the script sends something malformed on purpose.
+        let body = serde_json::from_value::<ControlRequestBody>(Value::Object(request.clone()))
+            .unwrap_or(ControlRequestBody::Unknown(Unknown {
+                tag: subtype,
+                raw: request,
+            }));
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         let id = shared.requests.expect(bytes.clone());
         let asking = session.clone();

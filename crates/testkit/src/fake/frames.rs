@@ -55,9 +55,8 @@ const AGENTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// One frame as one line, `type` first and then `subtype`, as the CLI writes them (a
-/// `serde_json::Value` alone would sort `type` among the other keys). Nested objects keep
-/// serde_json's order.
+/// One frame as one line, `type` first and then `subtype` in every object, nested ones too, as
+/// the CLI writes them (a `serde_json::Value` alone would sort `type` among the other keys).
 pub(crate) fn line(frame: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(512);
     write_line(&mut out, frame);
@@ -66,33 +65,45 @@ pub(crate) fn line(frame: &Value) -> Vec<u8> {
 
 /// [`line`], appended to `out`.
 pub(crate) fn write_line(out: &mut Vec<u8>, frame: &Value) {
-    // Writing a `Value` into a `Vec` cannot fail: every key is a string.
-    match frame {
+    write_value(out, frame);
+    out.push(b'\n');
+}
+
+fn write_value(out: &mut Vec<u8>, value: &Value) {
+    // Writing JSON into a `Vec` cannot fail: every key is a string.
+    match value {
         Value::Object(map) => {
             out.push(b'{');
-            let mut first = true;
             let leading = ["type", "subtype"]
                 .into_iter()
                 .filter_map(|key| map.get_key_value(key));
             let rest = map
                 .iter()
                 .filter(|(key, _)| *key != "type" && *key != "subtype");
-            for (key, value) in leading.chain(rest) {
-                if !first {
+            for (i, (key, value)) in leading.chain(rest).enumerate() {
+                if i > 0 {
                     out.push(b',');
                 }
-                first = false;
                 let _ = serde_json::to_writer(&mut *out, key);
                 out.push(b':');
-                let _ = serde_json::to_writer(&mut *out, value);
+                write_value(out, value);
             }
             out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, item);
+            }
+            out.push(b']');
         }
         other => {
             let _ = serde_json::to_writer(&mut *out, other);
         }
     }
-    out.push(b'\n');
 }
 
 /// Who is speaking: the fields every session frame carries.
