@@ -442,11 +442,18 @@ struct PendingGuard<'a> {
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         if lock(&self.shared.pending).abandon(&self.id) {
-            let cancel = serde_json::json!({
-                "type": "control_cancel_request",
-                "request_id": self.id,
-            });
-            let mut line = cancel.to_string().into_bytes();
+            #[derive(Serialize)]
+            struct Cancel<'a> {
+                #[serde(rename = "type")]
+                kind: &'static str,
+                request_id: &'a str,
+            }
+            let cancel = Cancel {
+                kind: "control_cancel_request",
+                request_id: &self.id,
+            };
+            // Plain data with string keys: serializing it cannot fail.
+            let mut line = serde_json::to_vec(&cancel).unwrap_or_default();
             line.push(b'\n');
             let _ = self.shared.writer.send(WriterCommand::Line(line));
         }
