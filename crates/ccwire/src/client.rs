@@ -437,12 +437,16 @@ fn observe(progress: &watch::Sender<Progress>, message: &Message) {
         }),
         Message::System(system) => {
             if let SystemMessage::SessionStateChanged(change) = &**system {
-                progress.send_modify(|p| {
+                // Waiters are woken only by a change: the state goes `running` and
+                // `requires_action` many times a turn, and each wake-up may cost a thread hop.
+                progress.send_if_modified(|p| {
+                    let before = (p.reports_state, p.idle_after_result);
                     p.reports_state = true;
                     if change.state == SessionState::Idle && p.results > 0 {
                         p.idle_after_result = true;
                     }
-                })
+                    before != (p.reports_state, p.idle_after_result)
+                });
             }
         }
         _ => {}
