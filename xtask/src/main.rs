@@ -14,6 +14,7 @@
 
 mod bench;
 mod install;
+mod sdks;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
