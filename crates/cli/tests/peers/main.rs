@@ -30,7 +30,7 @@ mod world;
 
 use std::collections::HashMap;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -85,16 +85,16 @@ impl Sdk {
 
 /// The path in `$name`, which `cargo xtask test` sets; fails with the hint when it is not.
 fn installed(name: &str) -> PathBuf {
-    let path = std::env::var_os(name)
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from);
-    match path {
-        Some(path) if path.exists() => path,
-        other => panic!(
-            "${name} is {other:?}: the official SDKs are installed by `cargo xtask test`, which \
-             runs this suite (or run `cargo xtask install-sdks` and export what it prints)"
-        ),
-    }
+    let path = std::env::var_os(name).filter(|p| !p.is_empty());
+    let problem = match &path {
+        None => "is not set".to_owned(),
+        Some(path) if !Path::new(path).exists() => format!("names {path:?}, which does not exist"),
+        Some(path) => return PathBuf::from(path),
+    };
+    panic!(
+        "${name} {problem}: the official SDKs are installed by `cargo xtask test`, which runs \
+         this suite (or run `cargo xtask install-sdks` and export what it prints)"
+    )
 }
 
 /// What mode (a) gave for one SDK and scenario.
