@@ -9,8 +9,9 @@
 //! frames `witness.out`, in number and text.
 //!
 //! The order: `meta` first and only once, `t` never decreasing, every control response after
-//! the request it answers (in the other direction) and every request answered once, every
-//! `can_use_tool` after the assistant frame that announced its tool use.
+//! the request it answers (in the other direction) and every request answered once (or
+//! cancelled by the side that asked), every `can_use_tool` after the assistant frame that
+//! announced its tool use.
 
 use std::collections::{HashMap, HashSet};
 
@@ -125,6 +126,14 @@ fn frames(recording: &str) -> Result<Vec<Frame>, String> {
     Ok(frames)
 }
 
+/// Where a control request stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Request {
+    Open,
+    Answered,
+    Cancelled,
+}
+
 /// The order checks (see the module docs).
 fn order(recording: &str, frames: &[Frame]) -> Result<(), String> {
     let lines: Vec<Line<'_>> = recording
@@ -140,8 +149,8 @@ fn order(recording: &str, frames: &[Frame]) -> Result<(), String> {
     if let Some(at) = lines.windows(2).position(|w| w[1].t < w[0].t) {
         return Err(format!("time goes back at recording line {}", at + 2));
     }
-    // Request id → (direction of the request, answered?).
-    let mut open: HashMap<String, (String, bool)> = HashMap::new();
+    // Request id → (direction of the request, where it stands).
+    let mut open: HashMap<String, (String, Request)> = HashMap::new();
     let mut announced = HashSet::new();
     for frame in frames {
         let Ok(value) = serde_json::from_str::<Value>(&frame.text) else {
@@ -151,10 +160,8 @@ fn order(recording: &str, frames: &[Frame]) -> Result<(), String> {
         match value["type"].as_str() {
             Some("control_request") => {
                 let id = value["request_id"].as_str().unwrap_or_default().to_owned();
-                if open
-                    .insert(id.clone(), (frame.dir.clone(), false))
-                    .is_some()
-                {
+                let entry = (frame.dir.clone(), Request::Open);
+                if open.insert(id.clone(), entry).is_some() {
                     return Err(format!("{at}: request id `{id}` used twice"));
                 }
                 let request = &value["request"];
@@ -174,10 +181,20 @@ fn order(recording: &str, frames: &[Frame]) -> Result<(), String> {
                     Some((dir, _)) if *dir == frame.dir => {
                         return Err(format!("{at}: `{id}` answered by the side that asked"));
                     }
-                    Some((_, answered)) if *answered => {
+                    Some((_, Request::Answered)) => {
                         return Err(format!("{at}: `{id}` answered twice"));
                     }
-                    Some((_, answered)) => *answered = true,
+                    Some((_, state)) => *state = Request::Answered,
+                }
+            }
+            // A cancelled request needs no answer, but may still get one (a race).
+            Some("control_cancel_request") => {
+                let id = value["request_id"].as_str().unwrap_or_default();
+                match open.get_mut(id) {
+                    Some((dir, state)) if *dir == frame.dir && *state == Request::Open => {
+                        *state = Request::Cancelled;
+                    }
+                    _ => return Err(format!("{at}: a cancel of `{id}`, which is not open")),
                 }
             }
             Some("assistant") => {
@@ -192,7 +209,7 @@ fn order(recording: &str, frames: &[Frame]) -> Result<(), String> {
     }
     let mut unanswered: Vec<&String> = open
         .iter()
-        .filter(|(_, (_, answered))| !answered)
+        .filter(|(_, (_, state))| *state == Request::Open)
         .map(|(id, _)| id)
         .collect();
     unanswered.sort();
@@ -252,9 +269,31 @@ mod tests {
         assert!(err.contains("before its request"), "{err}");
         let err = order_of(&[request]);
         assert!(err.contains("before any assistant frame"), "{err}");
+        let cancel =
+            r#"{"dir":"out","t":0.2,"msg":{"type":"control_cancel_request","request_id":"c1"}}"#;
+        let err = order_of(&[cancel]);
+        assert!(err.contains("not open"), "{err}");
         let late = r#"{"dir":"out","t":0.05,"msg":{"type":"keep_alive"}}"#;
         let err = order_of(&[answer.replace("0.1", "0.3").as_str(), late]);
         assert!(err.contains("time goes back"), "{err}");
+    }
+
+    #[test]
+    fn a_cancelled_request_needs_no_answer() {
+        let assistant = r#"{"dir":"out","t":0.1,"msg":{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1"}]}}}"#;
+        let request = r#"{"dir":"out","t":0.2,"msg":{"type":"control_request","request_id":"c1","request":{"subtype":"can_use_tool","tool_use_id":"t1"}}}"#;
+        let cancel =
+            r#"{"dir":"out","t":0.3,"msg":{"type":"control_cancel_request","request_id":"c1"}}"#;
+        let answer = r#"{"dir":"in","t":0.4,"msg":{"type":"control_response","response":{"subtype":"success","request_id":"c1"}}}"#;
+        for lines in [
+            &[assistant, request, cancel][..],
+            &[assistant, request, cancel, answer],
+        ] {
+            let rec = recording(lines);
+            order(&rec, &frames(&rec).unwrap()).unwrap();
+        }
+        let err = order_of(&[assistant, request]);
+        assert!(err.contains("never answered"), "{err}");
     }
 
     fn order_of(lines: &[&str]) -> String {
