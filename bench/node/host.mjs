@@ -2,7 +2,7 @@
 //
 //     node host.mjs WORKLOAD FAKE SCRIPT N
 //
-// Started by `cargo xtask bench`, which installs the SDK under target/bench/node and passes the
+// Started by `cargo xtask bench`, which installs the SDK under target/sdks/node and passes the
 // path of its `sdk.mjs` as CCWIRE_BENCH_TS_SDK. Drives `fake-claude` (FAKE, playing SCRIPT)
 // through the SDK's public API only: `query({prompt, options: {pathToClaudeCodeExecutable,
 // canUseTool, env}})`. Prints one JSON line with the fields described in

@@ -2,7 +2,7 @@
 //! SDKs, and with bare Rust loops, on the same fake CLI, in one run.
 //!
 //! 1. Build `fake-claude` and the Rust hosts (release), install the official SDKs under
-//!    `target/bench` (once; later runs reuse them).
+//!    `target/sdks` (once; later runs reuse them).
 //! 2. For each workload (flood, round trips, startup, sessions), run every host as its own
 //!    process, interleaved (A B C A B C …), `--reps` times after one warm-up round. Each host
 //!    prints its inner timings; xtask adds wall time and CPU from outside (see [`measure`]).
@@ -163,8 +163,8 @@ pub fn bench(root: &Path, args: &BenchArgs) -> Result<()> {
     let reps = args.reps.unwrap_or(if args.quick { 1 } else { 5 }).max(1);
     let warmups = u32::from(!args.quick);
     let workloads = selected(&args.only)?;
-    let dir = setup::target_dir(root).join("bench");
-    let tools = setup::prepare(root, &dir, !args.quick)?;
+    let dir = crate::sdks::target_dir(root).join("bench");
+    let tools = setup::prepare(root, !args.quick)?;
     let machine = setup::machine(&tools);
     let limit = Duration::from_secs(args.timeout);
     let scripts = dir.join(if args.quick {

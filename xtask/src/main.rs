@@ -1,11 +1,14 @@
 //! Project tasks, run as `cargo xtask <task>`.
 //!
 //! - `test`: everything CI proves: the workspace's tests (unit, transcript, property, process
-//!   tests), a run of the `ccwire` binary over the recorded transcripts, and the conformance
-//!   suite against the real pinned Claude Code CLI (installed first if needed), then
-//!   `bench --quick`.
+//!   tests), a run of the `ccwire` binary over the recorded transcripts, the conformance suite
+//!   against the real pinned Claude Code CLI (installed first if needed), the peers suite (the
+//!   official SDKs through `ccwire tap`, against `fake-claude` and against `ccwire replay`;
+//!   installed first if needed), then `bench --quick`.
 //! - `install-claude [--version V]`: download a Claude Code build from npm into ccwire's cache
 //!   and print the path of its executable.
+//! - `install-sdks`: install the official Python and TypeScript SDKs under `target/sdks` and
+//!   print the environment the peers suite reads.
 //! - `bench [--quick] [--reps N]`: ccwire against the official TypeScript and Python SDKs and
 //!   bare Rust loops on the same fake CLI; writes its section of `docs/benchmarks.md`.
 
@@ -14,6 +17,8 @@
 
 mod bench;
 mod install;
+mod peers;
+mod sdks;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -25,11 +30,20 @@ use clap::{Parser, Subcommand};
 
 use install::{install_claude, PINNED_CLI_VERSION};
 
-/// The environment variable that gives the conformance suite the CLI to drive.
+/// The environment variable that gives the conformance and peers suites the CLI to drive.
 const CLAUDE_PATH_ENV: &str = "CCWIRE_CLAUDE_PATH";
 
 /// The test target of `crates/testkit` that drives the real CLI.
 const CONFORMANCE_TEST: &str = "conformance";
+
+/// The test target of `crates/cli` that runs the official SDKs as peers.
+const PEERS_TEST: &str = "peers";
+
+/// The environment variable that gives the peers suite the Python SDK's venv interpreter.
+const PYTHON_ENV: &str = "CCWIRE_PEERS_PYTHON";
+
+/// The environment variable that gives the peers suite the TypeScript SDK's `sdk.mjs`.
+const TS_SDK_ENV: &str = "CCWIRE_PEERS_TS_SDK";
 
 #[derive(Debug, Parser)]
 #[command(name = "xtask")]
@@ -41,7 +55,8 @@ struct Args {
 #[derive(Debug, Subcommand)]
 enum Task {
     /// Run every test: unit, transcript, property and process tests, `ccwire check` over the
-    /// recorded transcripts, the conformance suite against the real pinned CLI, then
+    /// recorded transcripts, the conformance suite against the real pinned CLI, the peers suite
+    /// (the official SDKs as clients of `ccwire tap`, `fake-claude` and `ccwire replay`), then
     /// `bench --quick`.
     Test,
     /// Download a Claude Code CLI build from npm into ccwire's cache (a no-op when it is
@@ -51,6 +66,9 @@ enum Task {
         #[arg(long, default_value = PINNED_CLI_VERSION)]
         version: String,
     },
+    /// Install the official Python and TypeScript SDKs under `target/sdks` (a no-op when the
+    /// pinned versions are there) and print the environment the peers suite reads.
+    InstallSdks,
     /// Measure ccwire against the official TypeScript and Python SDKs and bare Rust loops on
     /// the same fake CLI, and rewrite its section of docs/benchmarks.md (see docs/benchmarks.md).
     Bench(bench::BenchArgs),
@@ -64,6 +82,12 @@ fn main() -> Result<()> {
             println!("{}", path.display());
             Ok(())
         }
+        Task::InstallSdks => {
+            let sdks = sdks::install(&sdks::sdk_dir(&workspace_root()))?;
+            println!("{PYTHON_ENV}={}", sdks.python.display());
+            println!("{TS_SDK_ENV}={}", sdks.ts_sdk.display());
+            Ok(())
+        }
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
     }
 }
@@ -72,8 +96,9 @@ fn test() -> Result<()> {
     let root = workspace_root();
     let claude = install_claude(PINNED_CLI_VERSION)?;
     eprintln!("conformance CLI: {}", claude.display());
+    let sdks = sdks::install(&sdks::sdk_dir(&root))?;
 
-    // Everything but the conformance suite, which runs last, on its own, timed.
+    // Everything but the conformance and peers suites, which run last, each on its own, timed.
     run(Command::new(cargo())
         .current_dir(&root)
         .env(CLAUDE_PATH_ENV, &claude)
@@ -82,26 +107,24 @@ fn test() -> Result<()> {
             "--workspace",
             "--exclude",
             "ccwire-testkit",
+            "--exclude",
+            "ccwire-cli",
             "--all-targets",
             "--locked",
         ]))?;
-    let mut testkit = Command::new(cargo());
-    testkit.current_dir(&root).args([
-        "test",
-        "-p",
+    run(&mut package_tests_but(
+        &root,
         "ccwire-testkit",
-        "--lib",
-        "--bins",
-        "--examples",
-        "--benches",
-        "--locked",
-    ]);
-    for target in test_targets(&root.join("crates/testkit"))? {
-        if target != CONFORMANCE_TEST {
-            testkit.args(["--test", &target]);
-        }
-    }
-    run(&mut testkit)?;
+        &["--lib", "--bins", "--examples", "--benches"],
+        CONFORMANCE_TEST,
+    )?)?;
+    // The `ccwire` binary's crate has no library.
+    run(&mut package_tests_but(
+        &root,
+        "ccwire-cli",
+        &["--bins", "--examples", "--benches"],
+        PEERS_TEST,
+    )?)?;
     run(Command::new(cargo()).current_dir(&root).args([
         "test",
         "--workspace",
@@ -128,6 +151,7 @@ fn test() -> Result<()> {
         ])
         .arg(&transcripts))?;
     conformance(&root, &claude)?;
+    peers::run_suite(&root, &claude, &sdks)?;
     // Proves the benchmark harness works (tiny sizes, dev build): about a minute with the
     // one-time SDK installs, seconds after.
     bench::bench(&root, &bench::BenchArgs::quick())
@@ -220,6 +244,27 @@ impl TestCounts {
         }
         counts
     }
+}
+
+/// `cargo test -p PACKAGE` of the target kinds in `kinds` and every integration test target of
+/// the package but `except`. The package's directory is `crates/<name without ccwire->`, or
+/// `crates/ccwire` for `ccwire`.
+fn package_tests_but(root: &Path, package: &str, kinds: &[&str], except: &str) -> Result<Command> {
+    let dir = match package.strip_prefix("ccwire-") {
+        Some(short) => root.join("crates").join(short),
+        None => root.join("crates").join(package),
+    };
+    let mut command = Command::new(cargo());
+    command
+        .current_dir(root)
+        .args(["test", "-p", package, "--locked"])
+        .args(kinds);
+    for target in test_targets(&dir)? {
+        if target != except {
+            command.args(["--test", &target]);
+        }
+    }
+    Ok(command)
 }
 
 /// The integration test targets of the package in `package_dir`, as Cargo discovers them

@@ -98,7 +98,7 @@ pub fn section(results: &Results, charts: &[(String, String)]) -> String {
         results.machine.hardware, results.load_before, results.load_after
     );
     let _ = writeln!(md, "- Toolchains: {}.", results.machine.toolchains);
-    let _ = writeln!(md, "- Hosts: ccwire {} (this tree, {} build, tokio multi-thread runtime); the official TypeScript SDK `@anthropic-ai/claude-agent-sdk` {} (npm); the official Python SDK `claude-agent-sdk` {} (PyPI). Every host drives the same `fake-claude` ({} build).", env!("CARGO_PKG_VERSION"), results.profile, super::setup::TS_SDK_VERSION, super::setup::PYTHON_SDK_VERSION, results.profile);
+    let _ = writeln!(md, "- Hosts: ccwire {} (this tree, {} build, tokio multi-thread runtime); the official TypeScript SDK `@anthropic-ai/claude-agent-sdk` {} (npm); the official Python SDK `claude-agent-sdk` {} (PyPI). Every host drives the same `fake-claude` ({} build).", env!("CARGO_PKG_VERSION"), results.profile, crate::sdks::TS_SDK_VERSION, crate::sdks::PYTHON_SDK_VERSION, results.profile);
     let installs: Vec<String> = results
         .installs
         .iter()
@@ -109,7 +109,7 @@ pub fn section(results: &Results, charts: &[(String, String)]) -> String {
         .collect();
     let _ = writeln!(
         md,
-        "- One-time SDK installs (then cached under `target/bench`): {}.\n",
+        "- One-time SDK installs (then cached under `target/sdks`): {}.\n",
         installs.join("; ")
     );
 

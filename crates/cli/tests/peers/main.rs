@@ -1,0 +1,299 @@
+//! The official SDKs as peers: the Python SDK (`claude-agent-sdk` 0.2.187) and the TypeScript
+//! SDK (`@anthropic-ai/claude-agent-sdk` 0.3.330), unmodified, run scenario programs
+//! (`peers/python/scenarios.py`, `peers/node/scenarios.mjs`) against three CLIs:
+//!
+//! * (a) `tap`: `ccwire tap --record` in front of the real pinned Claude Code, offline against
+//!   an in-process scripted model server. The SDK's checks pass, the real tools had their
+//!   effects, and the recording equals what a witness between the tap and the CLI saw (see
+//!   [`witness`]).
+//! * (b) `fake`: `fake-claude` playing the same conversation from a script.
+//! * (c) `replay`: `ccwire replay` of the recording of (a). The SDK's checks pass and the
+//!   replay exits 0: the SDK sent what it sent to the real CLI.
+//!
+//! Tests are named `SDK::SCENARIO::MODE`. (c) uses the recording of (a), made once per SDK and
+//! scenario by whichever of the two tests gets there first. Every run has its own directories
+//! (and, in (a), its own model server), so runs are independent and may go concurrently.
+//!
+//! The SDKs come from `cargo xtask test`, which installs them under `target/sdks` and names
+//! them in `CCWIRE_PEERS_PYTHON` (the venv's `python`) and `CCWIRE_PEERS_TS_SDK` (the SDK's
+//! `sdk.mjs`); `cargo xtask install-sdks` prints both. When `CCWIRE_PEERS_REPORT` names a file,
+//! each run appends one JSON line to it (SDK, scenario, mode, outcome, seconds).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+// The tap's own redaction, so that the witness's lines are redacted exactly as the recording.
+#[allow(dead_code, missing_docs)]
+#[path = "../../src/transcript/redact.rs"]
+mod redact;
+mod scenarios;
+mod witness;
+mod world;
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ccwire_testkit::model_server::ModelServer;
+use serde_json::json;
+
+use scenarios::Scenario;
+use world::{tail, World};
+
+/// An official SDK.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Sdk {
+    Python,
+    Node,
+}
+
+impl Sdk {
+    fn from_name(name: &str) -> Self {
+        match name {
+            "python" => Self::Python,
+            "node" => Self::Node,
+            other => panic!("no SDK `{other}`"),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Python => "python",
+            Self::Node => "node",
+        }
+    }
+
+    /// The command that runs this SDK's scenario program (the scenario name goes last).
+    fn command(self) -> Command {
+        let peers = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../peers");
+        match self {
+            Self::Python => {
+                let mut command = Command::new(installed("CCWIRE_PEERS_PYTHON"));
+                command.arg(peers.join("python/scenarios.py"));
+                command
+            }
+            Self::Node => {
+                // The program imports the SDK from this path; checked here for a clear hint.
+                installed("CCWIRE_PEERS_TS_SDK");
+                let mut command = Command::new("node");
+                command.arg(peers.join("node/scenarios.mjs"));
+                command
+            }
+        }
+    }
+}
+
+/// The path in `$name`, which `cargo xtask test` sets; fails with the hint when it is not.
+fn installed(name: &str) -> PathBuf {
+    let path = std::env::var_os(name).filter(|p| !p.is_empty());
+    let problem = match &path {
+        None => "is not set".to_owned(),
+        Some(path) if !Path::new(path).exists() => format!("names {path:?}, which does not exist"),
+        Some(path) => return PathBuf::from(path),
+    };
+    panic!(
+        "${name} {problem}: the official SDKs are installed by `cargo xtask test`, which runs \
+         this suite (or run `cargo xtask install-sdks` and export what it prints)"
+    )
+}
+
+/// What mode (a) gave for one SDK and scenario.
+struct TapRun {
+    /// The whole verdict: the SDK's checks, the real effects, the tap's exit, the witness.
+    verdict: Result<(), String>,
+    /// The recording, when the SDK's checks passed on it (mode (c) replays it).
+    recording: Option<String>,
+}
+
+/// Mode (a), run once per SDK and scenario and shared with mode (c).
+fn tap_run(sdk: Sdk, scenario: Scenario) -> Arc<TapRun> {
+    type Cells = Mutex<HashMap<(Sdk, Scenario), Arc<OnceLock<Arc<TapRun>>>>>;
+    static RUNS: OnceLock<Cells> = OnceLock::new();
+    let cell = {
+        let mut runs = RUNS.get_or_init(Cells::default).lock().unwrap();
+        Arc::clone(runs.entry((sdk, scenario)).or_default())
+    };
+    Arc::clone(cell.get_or_init(|| Arc::new(run_tap(sdk, scenario))))
+}
+
+fn run_tap(sdk: Sdk, scenario: Scenario) -> TapRun {
+    let world = World::new();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime
+        .block_on(ModelServer::start(scenario.model_script()))
+        .expect("the model server starts");
+    let cli = world.tap_wrapper(&world.witness(&world::real_cli()));
+    let mut env = world.env(&cli);
+    env.push(("ANTHROPIC_BASE_URL".into(), server.url().into()));
+    let run = world.run_sdk(sdk, scenario.name(), &env);
+    let sdk_passed = run.passed();
+    let tap_exit = world.exit_code("tap");
+    world.kill_witness();
+    let recording = world.read("record.jsonl");
+    let verdict = sdk_passed
+        .clone()
+        .and_then(|()| scenario.effects(&world.path("work"), &server.message_requests()))
+        .and_then(|()| match tap_exit {
+            Ok(0) => Ok(()),
+            Ok(code) => Err(format!("the tap exited with {code}")),
+            Err(err) => Err(err),
+        })
+        .and_then(|()| one_spawn(&world))
+        .and_then(|()| {
+            let (input, output) = (world.read("witness.in"), world.read("witness.out"));
+            witness::check(&recording, &input, &output, &world.read("witness.env"))
+        })
+        .map_err(|why| {
+            format!(
+                "{why}\n--- tap stderr (tail)\n{}\n--- recording (tail)\n{}",
+                tail(&world.read("tap.stderr"), 4000),
+                tail(&recording, 4000)
+            )
+        });
+    report(sdk, scenario, "tap", &verdict, run.seconds, run.checks());
+    runtime.block_on(server.shutdown());
+    TapRun {
+        verdict,
+        recording: sdk_passed.is_ok().then_some(recording),
+    }
+}
+
+/// Mode (a): see the crate docs.
+fn check_tap(sdk: &str, scenario: &str) {
+    let (sdk, scenario) = (Sdk::from_name(sdk), Scenario::from_name(scenario));
+    if let Err(why) = &tap_run(sdk, scenario).verdict {
+        panic!("{} {} through the tap: {why}", sdk.name(), scenario.name());
+    }
+}
+
+/// Mode (b): the SDK against `fake-claude` playing the scenario's script.
+fn check_fake(sdk: &str, scenario: &str) {
+    let (sdk, scenario) = (Sdk::from_name(sdk), Scenario::from_name(scenario));
+    let world = World::new();
+    let script = world.path("fake-script.json");
+    std::fs::write(&script, scenario.fake_script().to_string()).unwrap();
+    let mut env = world.env(&world::fake_claude());
+    env.push(("CCWIRE_FAKE_SCRIPT".into(), script));
+    let run = world.run_sdk(sdk, scenario.name(), &env);
+    let verdict = run.passed();
+    report(sdk, scenario, "fake", &verdict, run.seconds, run.checks());
+    if let Err(why) = verdict {
+        panic!(
+            "{} {} against fake-claude: {why}",
+            sdk.name(),
+            scenario.name()
+        );
+    }
+}
+
+/// Mode (c): the SDK against `ccwire replay` of the recording of mode (a).
+fn check_replay(sdk: &str, scenario: &str) {
+    let (sdk, scenario) = (Sdk::from_name(sdk), Scenario::from_name(scenario));
+    let tapped = tap_run(sdk, scenario);
+    let Some(recording) = &tapped.recording else {
+        let why = tapped.verdict.as_ref().err().cloned().unwrap_or_default();
+        panic!(
+            "{} {}: no recording to replay: the SDK failed in mode (a): {why}",
+            sdk.name(),
+            scenario.name()
+        );
+    };
+    let world = World::new();
+    let file = world.path("recording.jsonl");
+    std::fs::write(&file, recording).unwrap();
+    let cli = world.replay_wrapper(&file);
+    let run = world.run_sdk(sdk, scenario.name(), &world.env(&cli));
+    let verdict = run
+        .passed()
+        .and_then(|()| match world.exit_code("replay")? {
+            0 => Ok(()),
+            code => Err(format!("the replay exited with {code}")),
+        })
+        .and_then(|()| one_spawn(&world))
+        .map_err(|why| {
+            format!(
+                "{why}\n--- replay stderr\n{}",
+                tail(&world.read("replay.stderr"), 6000)
+            )
+        });
+    report(sdk, scenario, "replay", &verdict, run.seconds, run.checks());
+    if let Err(why) = verdict {
+        panic!(
+            "{} {} against the replay: {why}",
+            sdk.name(),
+            scenario.name()
+        );
+    }
+}
+
+/// Every scenario runs on one CLI process (`three_turns` depends on it).
+fn one_spawn(world: &World) -> Result<(), String> {
+    match world.spawns() {
+        1 => Ok(()),
+        n => Err(format!("the SDK started its CLI {n} times, not once")),
+    }
+}
+
+/// One line on stderr (shown with `--nocapture`) and in `$CCWIRE_PEERS_REPORT`.
+#[allow(clippy::print_stderr)] // a test's output, captured by libtest
+fn report(
+    sdk: Sdk,
+    scenario: Scenario,
+    mode: &str,
+    verdict: &Result<(), String>,
+    seconds: f64,
+    checks: u64,
+) {
+    let outcome = if verdict.is_ok() { "passed" } else { "FAILED" };
+    eprintln!(
+        "peers: {} {} {mode}: {outcome} in {seconds:.1} s ({checks} SDK checks)",
+        sdk.name(),
+        scenario.name()
+    );
+    let Some(path) = std::env::var_os("CCWIRE_PEERS_REPORT").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let line = json!({"sdk": sdk.name(), "scenario": scenario.name(), "mode": mode,
+                      "ok": verdict.is_ok(), "seconds": seconds, "checks": checks});
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path);
+    if let Ok(mut file) = file {
+        // One write per line: concurrent runs append whole lines.
+        let _ = file.write_all(format!("{line}\n").as_bytes());
+    }
+}
+
+/// `SDK::SCENARIO::{tap, fake, replay}` for every SDK and scenario.
+macro_rules! peers {
+    ($($sdk:ident: [$($scenario:ident),* $(,)?]),* $(,)?) => {$(
+        mod $sdk {$(
+            mod $scenario {
+                #[test]
+                fn tap() {
+                    crate::check_tap(stringify!($sdk), stringify!($scenario));
+                }
+
+                #[test]
+                fn fake() {
+                    crate::check_fake(stringify!($sdk), stringify!($scenario));
+                }
+
+                #[test]
+                fn replay() {
+                    crate::check_replay(stringify!($sdk), stringify!($scenario));
+                }
+            }
+        )*}
+    )*};
+}
+
+peers! {
+    python: [text, permission_allow, permission_deny, hooks, mcp, interrupt, three_turns],
+    node: [text, permission_allow, permission_deny, hooks, mcp, interrupt, three_turns],
+}
