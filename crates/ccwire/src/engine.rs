@@ -46,7 +46,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{Error, Result};
 use pending::Pending;
-use writer::WriterCommand;
+use writer::Outbox;
 
 /// Settings of a [`Connection`].
 #[derive(Debug, Clone)]
@@ -232,7 +232,7 @@ impl std::fmt::Debug for Connection {
 
 pub(crate) struct Shared {
     config: EngineConfig,
-    writer: mpsc::UnboundedSender<WriterCommand>,
+    outbox: Arc<Outbox>,
     pending: Mutex<Pending>,
     /// The peer's requests being served, by id.
     incoming: Mutex<HashMap<String, CancellationToken>>,
@@ -241,6 +241,14 @@ pub(crate) struct Shared {
     closed: watch::Sender<Option<Error>>,
     /// Cancelled when the connection ends; parent of every incoming request's token.
     shutdown: CancellationToken,
+}
+
+impl Drop for Shared {
+    /// The last handle is gone (every `Connection` and the reader): what was sent is written,
+    /// then the peer's input is closed.
+    fn drop(&mut self) {
+        self.outbox.close();
+    }
 }
 
 impl Connection {
@@ -276,18 +284,18 @@ impl Connection {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (writer_tx, writer_rx) = mpsc::unbounded_channel();
+        let (outbox, writer_task) = Outbox::new(writer);
         let (data_tx, data_rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             pending: Mutex::new(Pending::new(config.recent_ids)),
             incoming: Mutex::new(HashMap::new()),
             config,
-            writer: writer_tx,
+            outbox,
             next_id: AtomicU64::new(1),
             closed: watch::channel(None).0,
             shutdown: CancellationToken::new(),
         });
-        tokio::spawn(writer::run(writer, writer_rx));
+        tokio::spawn(writer_task);
         tokio::spawn(reader::run::<P, R>(
             reader,
             Arc::clone(&shared),
@@ -372,14 +380,14 @@ impl Connection {
     /// Writes one pre-serialized line (it must end with `\n`).
     pub fn send_line(&self, line: Vec<u8>) -> Result<()> {
         self.shared
-            .writer
-            .send(WriterCommand::Line(line))
+            .outbox
+            .line(line)
             .map_err(|_| self.closed_cause().unwrap_or(Error::Closed))
     }
 
     /// Finishes writing: frames already sent are written, then the peer's input is closed.
     pub fn close_input(&self) {
-        let _ = self.shared.writer.send(WriterCommand::Close);
+        self.shared.outbox.close();
     }
 
     /// Whether the peer's output has ended.
@@ -455,7 +463,7 @@ impl Drop for PendingGuard<'_> {
             // Plain data with string keys: serializing it cannot fail.
             let mut line = serde_json::to_vec(&cancel).unwrap_or_default();
             line.push(b'\n');
-            let _ = self.shared.writer.send(WriterCommand::Line(line));
+            let _ = self.shared.outbox.line(line);
         }
     }
 }

@@ -73,13 +73,13 @@ fn answer(shared: &Shared, id: &str, subtype: &str, outcome: Option<Outcome>) {
             failure(id, &HandlerError::new(message))
         }
     };
-    let _ = shared.writer.send(super::WriterCommand::Line(line));
+    let _ = shared.outbox.line(line);
 }
 
 /// Answers a request with an error without serving it.
 pub(crate) fn refuse(shared: &Shared, id: &str, message: &str) {
     let line = failure(id, &HandlerError::new(message));
-    let _ = shared.writer.send(super::WriterCommand::Line(line));
+    let _ = shared.outbox.line(line);
 }
 
 /// Stops serving a request the peer withdrew.

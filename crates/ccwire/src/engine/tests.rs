@@ -424,3 +424,42 @@ async fn bulk_frames_are_decoded_in_order_when_taken() {
         ["stream_event", "result/success"]
     );
 }
+
+#[tokio::test]
+async fn a_full_pipe_queues_frames_in_order_and_close_waits_for_them() {
+    // 64 bytes of pipe: most frames cannot be written at once and go through the queue.
+    let (our_reader, _peer_writer) = tokio::io::duplex(1 << 16);
+    let (peer_reader, our_writer) = tokio::io::duplex(64);
+    let (connection, _inbound) = Connection::start::<HostSide, _, _>(
+        our_reader,
+        our_writer,
+        Arc::new(NoHandler),
+        EngineConfig::default(),
+        Box::new(|| Box::pin(async { Error::Closed })),
+    );
+    for i in 0..200 {
+        connection
+            .send(&json!({"type": "user", "n": i, "pad": "x".repeat(i % 50)}))
+            .unwrap();
+    }
+    connection.close_input();
+    assert!(
+        connection.send(&json!({"type": "user"})).is_err(),
+        "nothing is sent after close"
+    );
+    let mut lines = BufReader::new(peer_reader).lines();
+    for i in 0..200 {
+        let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+            .await
+            .expect("a frame within 5 s")
+            .unwrap()
+            .expect("the input closed early");
+        let frame: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(frame["n"], i);
+    }
+    let end = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+        .await
+        .expect("EOF within 5 s")
+        .unwrap();
+    assert!(end.is_none(), "the input is closed after the last frame");
+}
