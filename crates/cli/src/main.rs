@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod check;
 mod replay;
+mod rules;
 mod run;
 mod tap;
 mod transcript;

@@ -10,7 +10,6 @@ mod label;
 mod offline;
 mod permission;
 mod render;
-mod rules;
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -24,11 +23,11 @@ use ccwire::protocol::result::ResultMessage;
 use ccwire::protocol::Message;
 use ccwire::{Client, Options};
 
+use crate::rules::{Pattern, Rules};
 use offline::Offline;
 pub use offline::{model_server, ModelServerArgs};
 use permission::{Permissions, ShownTools};
 use render::{OutputMode, Renderer, Style};
-use rules::{Pattern, Rules};
 
 /// Exit code after Ctrl-C, as shells use for SIGINT.
 const EXIT_INTERRUPTED: u8 = 130;

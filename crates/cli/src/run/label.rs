@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::rules;
+use crate::rules;
 
 /// The longest tool summary or result line shown, in characters.
 pub const MAX_LINE: usize = 100;

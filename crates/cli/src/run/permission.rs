@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::label::tool_label;
 use super::render::Style;
-use super::rules::{self, Decision, Rules};
+use crate::rules::{self, Decision, Rules};
 
 /// Decides tool permissions for one session.
 pub struct Permissions {

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 
 use super::label::{plural, tool_label, truncate, MAX_LINE};
-use super::rules;
+use crate::rules;
 use ccwire_protocol::content::{ContentBlock, ToolResultBlock, UserContent};
 use ccwire_protocol::result::{ResultMessage, ResultSubtype};
 use ccwire_protocol::stream::{ContentDelta, StreamEvent};

@@ -1,33 +1,30 @@
 //! `--policy FILE`: `can_use_tool` requests the tap answers itself.
 //!
 //! The file is JSON: `{"allow": ["Read", "Bash(ls*)", "mcp__calc__*"], "deny": ["Bash(rm*)"]}`.
-//! A pattern is a tool name (`Read`), a glob over tool names (`*` any run of characters, `?`
-//! one: `mcp__calc__*`), or a tool with a glob over its main argument in parentheses:
-//! `Bash(ls*)` (the command starts with `ls`), `Bash(npm test:*)` (Claude Code's syntax: `npm
-//! test` alone or followed by a space), `Write(/tmp/*)` (the file path). The main argument is
-//! the input's `command`, else `file_path`, `path`, `url` or `pattern`.
-//!
-//! Deny wins. A Bash command is split at `&&`, `||`, `;`, `|`, `&` and newlines: it is denied
-//! when any part matches a deny pattern, and allowed by a pattern with parentheses only when
-//! every part matches one and it holds no substitution or redirection (`$(`, backquotes, `<(`,
-//! `>(`, `>`, `<`). Anything no pattern decides goes to the host.
+//! The patterns are those of `ccwire run --allow` ([`crate::rules`]): a tool name (`Read`), a
+//! glob over tool names (`mcp__calc__*`), or a tool with a pattern over its main argument:
+//! `Bash(ls*)`, `Bash(npm test:*)`, `Write(/tmp/*)`. Deny wins; a compound Bash command is
+//! allowed only when every part is, and never when it substitutes or redirects (`$(`,
+//! backquotes, `<(`, `>(`, `>`, `<`): nobody confirms what a policy allows. Anything no pattern
+//! decides goes to the host.
 
 use std::path::Path;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use ccwire_protocol::control::ControlResponse;
 use ccwire_protocol::permission::PermissionResult;
 use ccwire_protocol::InputMessage;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::rules::{Decision as RuleDecision, Pattern, Rules};
+
 /// The rules of a policy file.
 #[derive(Debug, Clone)]
 pub struct Policy {
     /// The file's name, quoted in deny messages.
     name: String,
-    allow: Vec<Pattern>,
-    deny: Vec<Pattern>,
+    rules: Rules,
 }
 
 #[derive(Deserialize)]
@@ -64,12 +61,13 @@ impl Policy {
     pub fn parse(name: &str, json: &str) -> anyhow::Result<Self> {
         let file: PolicyFile = serde_json::from_str(json)?;
         let patterns = |list: Vec<String>| -> anyhow::Result<Vec<Pattern>> {
-            list.iter().map(|p| Pattern::parse(p)).collect()
+            list.iter()
+                .map(|p| p.parse::<Pattern>().map_err(anyhow::Error::from))
+                .collect()
         };
         Ok(Self {
             name: name.to_owned(),
-            allow: patterns(file.allow)?,
-            deny: patterns(file.deny)?,
+            rules: Rules::new(patterns(file.allow)?, patterns(file.deny)?).strict_redirects(),
         })
     }
 
@@ -107,176 +105,12 @@ impl Policy {
 
     /// `Some((allowed, rule))` when a pattern decides this call; deny wins.
     pub fn decide(&self, tool: &str, input: &Value) -> Option<(bool, String)> {
-        let argument = main_argument(input);
-        let parts = argument
-            .filter(|_| tool == "Bash")
-            .map(split_command)
-            .unwrap_or_default();
-        let matches_any = |patterns: &[Pattern], text: Option<&str>| {
-            patterns.iter().find(|p| p.matches(tool, text)).cloned()
-        };
-        // Deny: the whole argument, or any part of a compound command.
-        let denied = matches_any(&self.deny, argument).or_else(|| {
-            parts
-                .iter()
-                .find_map(|part| matches_any(&self.deny, Some(part)))
-        });
-        if let Some(rule) = denied {
-            return Some((false, rule.text));
-        }
-        // Allow: a bare tool pattern allows every call; a pattern on the argument needs every
-        // part of a Bash command to match, and no substitution.
-        if let Some(rule) = self
-            .allow
-            .iter()
-            .find(|p| p.bare() && p.matches(tool, None))
-        {
-            return Some((true, rule.text.clone()));
-        }
-        if tool == "Bash" {
-            let command = argument?;
-            if has_substitution(command) {
-                return None;
-            }
-            let mut rule = None;
-            for part in &parts {
-                rule = Some(matches_any(&self.allow, Some(part))?);
-            }
-            return rule.map(|rule| (true, rule.text));
-        }
-        matches_any(&self.allow, argument).map(|rule| (true, rule.text))
-    }
-}
-
-/// One pattern.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Pattern {
-    text: String,
-    tool: Vec<char>,
-    content: Option<Content>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Content {
-    Glob(Vec<char>),
-    /// `prefix:*`: the argument is the prefix, or starts with it and a space.
-    Word(String),
-}
-
-impl Pattern {
-    fn parse(text: &str) -> anyhow::Result<Self> {
-        let trimmed = text.trim();
-        let (tool, content) = match trimmed.split_once('(') {
-            Some((tool, rest)) => {
-                let Some(inner) = rest.strip_suffix(')') else {
-                    bail!("pattern {text:?}: missing the closing parenthesis");
-                };
-                let content = match inner.strip_suffix(":*") {
-                    Some(word) => Content::Word(word.to_owned()),
-                    None => Content::Glob(inner.chars().collect()),
-                };
-                (tool, Some(content))
-            }
-            None => (trimmed, None),
-        };
-        if tool.is_empty() {
-            bail!("pattern {text:?}: no tool name");
-        }
-        Ok(Self {
-            text: trimmed.to_owned(),
-            tool: tool.chars().collect(),
-            content,
-        })
-    }
-
-    fn bare(&self) -> bool {
-        self.content.is_none()
-    }
-
-    fn matches(&self, tool: &str, argument: Option<&str>) -> bool {
-        if !glob(&self.tool, tool) {
-            return false;
-        }
-        match (&self.content, argument) {
-            (None, _) => true,
-            (Some(_), None) => false,
-            (Some(Content::Glob(pattern)), Some(arg)) => glob(pattern, arg.trim()),
-            (Some(Content::Word(word)), Some(arg)) => {
-                let arg = arg.trim();
-                arg == word
-                    || arg
-                        .strip_prefix(word.as_str())
-                        .is_some_and(|rest| rest.starts_with(' '))
-            }
+        match self.rules.decide(tool, input) {
+            RuleDecision::Allow(rule) => Some((true, rule.to_string())),
+            RuleDecision::Deny(rule) => Some((false, rule.to_string())),
+            RuleDecision::Unmatched => None,
         }
     }
-}
-
-/// `*` matches any run of characters, `?` one.
-fn glob(pattern: &[char], text: &str) -> bool {
-    let text: Vec<char> = text.chars().collect();
-    let (mut p, mut t) = (0, 0);
-    let mut backtrack: Option<(usize, usize)> = None;
-    while t < text.len() {
-        match pattern.get(p) {
-            Some('*') => {
-                backtrack = Some((p + 1, t));
-                p += 1;
-            }
-            Some(&c) if c == '?' || c == text[t] => {
-                p += 1;
-                t += 1;
-            }
-            _ => match backtrack {
-                Some((after_star, from)) => {
-                    p = after_star;
-                    t = from + 1;
-                    backtrack = Some((after_star, from + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    pattern[p..].iter().all(|&c| c == '*')
-}
-
-/// The argument a content pattern looks at.
-fn main_argument(input: &Value) -> Option<&str> {
-    ["command", "file_path", "path", "url", "pattern"]
-        .iter()
-        .find_map(|key| input.get(key).and_then(Value::as_str))
-}
-
-/// The parts of a compound shell command.
-fn split_command(command: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut chars = command.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ';' | '\n' | '|' | '&' => {
-                if matches!((c, chars.peek()), ('|', Some('|')) | ('&', Some('&'))) {
-                    chars.next();
-                }
-                parts.push(std::mem::take(&mut current));
-            }
-            _ => current.push(c),
-        }
-    }
-    parts.push(current);
-    parts
-        .into_iter()
-        .map(|part| part.trim().to_owned())
-        .filter(|part| !part.is_empty())
-        .collect()
-}
-
-/// Whether a command runs other commands or writes files in ways its prefix does not show.
-fn has_substitution(command: &str) -> bool {
-    command.contains("$(")
-        || command.contains('`')
-        || command.contains('>')
-        || command.contains('<')
 }
 
 #[cfg(test)]

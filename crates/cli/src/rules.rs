@@ -1,4 +1,5 @@
-//! `--allow` / `--deny` patterns and the decision they make for one tool call.
+//! Permission patterns and the decision they make for one tool call: `ccwire run`'s `--allow` /
+//! `--deny`, and the policy file of `ccwire tap`.
 //!
 //! A pattern is a tool name (`Write`), a glob over tool names (`mcp__*`, `mcp__calc__*`, `*`),
 //! or a tool with a pattern over its main argument: `Bash(git log*)` (the command starts with
@@ -9,7 +10,8 @@
 //! Deny wins over allow. A Bash command is split at `&&`, `||`, `;`, `|`, `&` and newlines: it
 //! is denied when any part matches a deny pattern, and allowed by content patterns only when
 //! every part matches one of them and it holds no command substitution (`$(`, backquotes,
-//! `<(`, `>(`). A bare `Bash` allows every command.
+//! `<(`, `>(`), nor, with [`Rules::strict_redirects`], a redirection (`>`, `<`). A bare `Bash`
+//! allows every command.
 
 use std::fmt;
 use std::str::FromStr;
@@ -197,12 +199,26 @@ pub enum Decision {
 pub struct Rules {
     allow: Vec<Pattern>,
     deny: Vec<Pattern>,
+    /// A Bash command with a redirection is never allowed by a content pattern.
+    strict_redirects: bool,
 }
 
 impl Rules {
     /// Rules from `--allow` and `--deny`.
     pub fn new(allow: Vec<Pattern>, deny: Vec<Pattern>) -> Self {
-        Self { allow, deny }
+        Self {
+            allow,
+            deny,
+            strict_redirects: false,
+        }
+    }
+
+    /// A content pattern does not allow a Bash command that redirects input or output
+    /// (`Bash(ls*)` does not allow `ls > /etc/passwd`); such calls stay undecided. For rules
+    /// nobody is asked to confirm, like a tap's policy.
+    pub fn strict_redirects(mut self) -> Self {
+        self.strict_redirects = true;
+        self
     }
 
     /// Adds an allow pattern (an "always" answer).
@@ -239,7 +255,13 @@ impl Rules {
         {
             return Decision::Allow(pattern.clone());
         }
-        if argument.is_none() || (tool == "Bash" && has_substitution(argument.unwrap_or(""))) {
+        if let ("Bash", Some(command)) = (tool, argument) {
+            if has_substitution(command) || (self.strict_redirects && command.contains(['>', '<']))
+            {
+                return Decision::Unmatched;
+            }
+        }
+        if argument.is_none() {
             return Decision::Unmatched;
         }
         // Every part must be allowed by some content pattern.
@@ -261,7 +283,8 @@ impl Rules {
 }
 
 /// The argument content patterns are matched against: the command of `Bash`, the path of file
-/// tools, the pattern of search tools, the URL or query of web tools.
+/// tools, the pattern of search tools, the URL or query of web tools; for any other tool (MCP
+/// tools, say) the first of `command`, `file_path`, `path`, `url`, `pattern` it has.
 pub fn main_argument<'a>(tool: &str, input: &'a Value) -> Option<&'a str> {
     let key = match tool {
         "Bash" | "BashOutput" | "PowerShell" => "command",
@@ -270,7 +293,11 @@ pub fn main_argument<'a>(tool: &str, input: &'a Value) -> Option<&'a str> {
         "Glob" | "Grep" => "pattern",
         "WebFetch" => "url",
         "WebSearch" => "query",
-        _ => return None,
+        _ => {
+            return ["command", "file_path", "path", "url", "pattern"]
+                .iter()
+                .find_map(|key| input.get(key).and_then(Value::as_str))
+        }
     };
     input.get(key).and_then(Value::as_str)
 }
@@ -521,5 +548,33 @@ mod tests {
             Decision::Allow(_)
         ));
         assert_eq!(r.decide("mcp__calc__sub", &json!({})), Decision::Unmatched);
+    }
+
+    #[test]
+    fn redirects_are_allowed_unless_strict() {
+        let lenient = rules(&["Bash(echo*)"], &[]);
+        let strict = rules(&["Bash(echo*)"], &[]).strict_redirects();
+        let call = bash("echo hi > greeting.txt");
+        assert!(matches!(lenient.decide("Bash", &call), Decision::Allow(_)));
+        assert_eq!(strict.decide("Bash", &call), Decision::Unmatched);
+        assert!(matches!(
+            strict.decide("Bash", &bash("echo hi")),
+            Decision::Allow(_)
+        ));
+    }
+
+    #[test]
+    fn other_tools_use_the_first_usual_argument() {
+        let rules = rules(&["mcp__files__read(/tmp/*)"], &[]);
+        let call = json!({"path": "/tmp/a", "mode": "r"});
+        assert!(matches!(
+            rules.decide("mcp__files__read", &call),
+            Decision::Allow(_)
+        ));
+        let elsewhere = json!({"path": "/etc/a"});
+        assert_eq!(
+            rules.decide("mcp__files__read", &elsewhere),
+            Decision::Unmatched
+        );
     }
 }
