@@ -10,10 +10,9 @@
 //!   above.
 //! * `decode`: no process, no pipe: the exact stdout of one bare `flood` and one bare
 //!   `round_trips` session, framed and parsed in 64 KiB pieces as ccwire's reader does, typed
-//!   (`Message::from_json`) or as `serde_json::Value`; `as_written` is the fake's key order
-//!   (alphabetical, so `type` comes last in every object), `type_first` the same frames with
-//!   `type` first in every object, as the real CLI writes them. This splits the end-to-end
-//!   figures into decoding and everything else.
+//!   (`Message::from_json`) or as `serde_json::Value`, in the fake's key order (the real
+//!   CLI's: `type` first in every object). This splits the end-to-end figures into decoding and
+//!   everything else.
 //!
 //! The bare loops replay exactly what ccwire does to the fake: before any timing, one probe run
 //! of ccwire with `CCWIRE_FAKE_RECORD` captures the argv, the environment and the stdin frames
@@ -140,28 +139,16 @@ mod decode {
 
     const CAPTURES: [&str; 2] = ["flood", "round_trips"];
 
-    /// `LineDecoder` + `Message::from_json`, the fake's key order.
+    /// `LineDecoder` + `Message::from_json`.
     #[divan::bench(args = CAPTURES, sample_count = 20, sample_size = 1)]
-    fn typed_as_written(bencher: Bencher, capture: &str) {
-        decode_bench(bencher, capture, false, typed);
+    fn typed_message(bencher: Bencher, capture: &str) {
+        decode_bench(bencher, capture, typed);
     }
 
-    /// `LineDecoder` + `serde_json::Value`, the fake's key order.
+    /// `LineDecoder` + `serde_json::Value`.
     #[divan::bench(args = CAPTURES, sample_count = 20, sample_size = 1)]
-    fn value_as_written(bencher: Bencher, capture: &str) {
-        decode_bench(bencher, capture, false, value);
-    }
-
-    /// `LineDecoder` + `Message::from_json`, `type` first.
-    #[divan::bench(args = CAPTURES, sample_count = 20, sample_size = 1)]
-    fn typed_type_first(bencher: Bencher, capture: &str) {
-        decode_bench(bencher, capture, true, typed);
-    }
-
-    /// `LineDecoder` + `serde_json::Value`, `type` first.
-    #[divan::bench(args = CAPTURES, sample_count = 20, sample_size = 1)]
-    fn value_type_first(bencher: Bencher, capture: &str) {
-        decode_bench(bencher, capture, true, value);
+    fn serde_json_value(bencher: Bencher, capture: &str) {
+        decode_bench(bencher, capture, value);
     }
 
     fn typed(line: &str) {
@@ -172,12 +159,12 @@ mod decode {
         divan::black_box(serde_json::from_str::<Value>(line).unwrap());
     }
 
-    fn decode_bench(bencher: Bencher, capture: &str, type_first: bool, parse: fn(&str)) {
+    fn decode_bench(bencher: Bencher, capture: &str, parse: fn(&str)) {
         let session = match capture {
             "flood" => flood(),
             _ => round_trips(),
         };
-        let path = session.capture(type_first);
+        let path = session.capture();
         let lines = std::fs::read(path).unwrap().split(|b| *b == b'\n').count() - 1;
         bencher
             .counter(ItemsCount::new(lines))
@@ -211,8 +198,8 @@ struct Session {
     env: Vec<(String, String)>,
     /// The frames ccwire wrote before the first answer: `initialize` and the user message.
     input: Vec<u8>,
-    /// What the fake wrote in one bare session, as written and with `type` first.
-    captures: OnceLock<[PathBuf; 2]>,
+    /// What the fake wrote in one bare session.
+    capture: OnceLock<PathBuf>,
     name: &'static str,
 }
 
@@ -333,34 +320,23 @@ impl Session {
             args,
             env,
             input,
-            captures: OnceLock::new(),
+            capture: OnceLock::new(),
             name,
         }
     }
 
-    /// The stdout of one bare session: as written, or with `type` first in every object.
-    fn capture(&self, type_first: bool) -> &Path {
-        let [as_written, reordered] = self.captures.get_or_init(|| {
-            let mut as_written = Vec::new();
-            let mut reordered = Vec::new();
+    /// The stdout of one bare session, byte for byte.
+    fn capture(&self) -> &Path {
+        self.capture.get_or_init(|| {
+            let mut stdout = Vec::new();
             let tally = bare(self, |line| {
-                as_written.extend_from_slice(line.as_bytes());
-                let frame: Value = serde_json::from_str(line).unwrap();
-                write_type_first(&frame, &mut reordered);
-                reordered.push(b'\n');
+                stdout.extend_from_slice(line.as_bytes());
             });
             self.expect.check(&tally, "capture");
-            let paths = ["as-written", "type-first"]
-                .map(|order| scratch().join(format!("{}.{order}.out", self.name)));
-            std::fs::write(&paths[0], as_written).unwrap();
-            std::fs::write(&paths[1], reordered).unwrap();
-            paths
-        });
-        if type_first {
-            reordered
-        } else {
-            as_written
-        }
+            let path = scratch().join(format!("{}.out", self.name));
+            std::fs::write(&path, stdout).unwrap();
+            path
+        })
     }
 }
 
@@ -502,37 +478,6 @@ fn allow(request_id: &str, input: &Value) -> Value {
             "response": {"behavior": "allow", "updatedInput": input}
         }
     })
-}
-
-/// `value` as JSON with `type` first in every object (the real CLI's order), other keys after.
-fn write_type_first(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Object(map) => {
-            out.push(b'{');
-            let first = map.get_key_value("type");
-            let others = map.iter().filter(|(k, _)| *k != "type");
-            for (i, (key, value)) in first.into_iter().chain(others).enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                serde_json::to_writer(&mut *out, key).unwrap();
-                out.push(b':');
-                write_type_first(value, out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_type_first(item, out);
-            }
-            out.push(b']');
-        }
-        other => serde_json::to_writer(&mut *out, other).unwrap(),
-    }
 }
 
 fn write_all(stdin: &mut ChildStdin, bytes: &[u8]) {
