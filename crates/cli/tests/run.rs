@@ -3,38 +3,13 @@
 //! against the offline model server).
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-fn ccwire() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_ccwire"))
-}
-
-/// The `fake-claude` binary next to `ccwire`, built (once per test run) so it is current.
-fn fake_claude() -> &'static Path {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let path = ccwire().with_file_name(format!("fake-claude{}", std::env::consts::EXE_SUFFIX));
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build.args(["build", "-p", "ccwire-testkit", "--bin", "fake-claude"]);
-        let profile = ccwire().parent().and_then(Path::file_name);
-        if profile.is_some_and(|name| name == "release") {
-            build.arg("--release");
-        }
-        let status = build.status().expect("running cargo build");
-        assert!(
-            status.success() || path.exists(),
-            "building fake-claude failed"
-        );
-        assert!(path.exists(), "no fake-claude at {}", path.display());
-        path
-    })
-}
+mod common;
+use common::{ccwire, fake_claude};
 
 /// A scratch directory with a script for the fake CLI.
 struct Scene {
@@ -487,18 +462,10 @@ fn model_server_with_a_bad_script_fails() {
     assert!(run.stderr.contains("model.json"), "{run:?}");
 }
 
-/// The real pinned CLI, offline, when it is installed (`cargo xtask install-claude`).
+/// The real pinned CLI, offline (`cargo xtask test` installs it; without it the test fails).
 #[test]
 fn offline_demo_with_the_real_cli() {
-    let Ok(cli) = ccwire::transport::discover(None) else {
-        // Not installed here; the fake-CLI tests above cover ccwire's side.
-        return;
-    };
-    let cli = cli
-        .leading_args
-        .first()
-        .map(PathBuf::from)
-        .unwrap_or(cli.program);
+    let cli = ccwire_testkit::real_claude();
     let dir = tempfile::tempdir().expect("tempdir");
     let run = |extra: &[&str]| {
         let output = Command::new(ccwire())

@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ccwire::callbacks::can_use_tool;
@@ -16,35 +16,12 @@ use ccwire::{Client, Options};
 use futures::StreamExt;
 use serde_json::{json, Value};
 
+mod common;
+use common::{ccwire, fake_claude, quoted};
+
 const API_KEY: &str = "sk-ant-api03-Zx9wVu8tSr7qPo6nMl5kJi4hGf3eDc2bA1";
 const SERVICE_TOKEN: &str = "svc-tok-0123456789abcdef";
 const POLICY_DENIAL: &str = "Denied by the ccwire tap policy policy.json: rule Bash(rm*)";
-
-fn ccwire() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_ccwire"))
-}
-
-/// `fake-claude` beside `ccwire`, built once if Cargo has not built it.
-fn fake_claude() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let path = ccwire().with_file_name("fake-claude");
-        if !path.exists() {
-            let mut cargo = Command::new(env!("CARGO"));
-            cargo.args(["build", "-p", "ccwire-testkit", "--bin", "fake-claude"]);
-            if path.parent().and_then(Path::file_name) == Some("release".as_ref()) {
-                cargo.arg("--release");
-            }
-            assert!(cargo.status().unwrap().success(), "building fake-claude");
-        }
-        path
-    })
-    .clone()
-}
-
-fn quoted(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
-}
 
 /// An executable `#!/bin/sh` script.
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
@@ -100,14 +77,14 @@ impl Session {
         script(
             self.dir.path(),
             "claude-tap",
-            &format!("exec {} tap \"$@\"", quoted(&ccwire())),
+            &format!("exec {} tap \"$@\"", quoted(ccwire())),
         )
     }
 
     fn replay_wrapper(&self) -> PathBuf {
         let body = format!(
             "exec {} replay {} \"$@\"",
-            quoted(&ccwire()),
+            quoted(ccwire()),
             quoted(&self.path("record.jsonl"))
         );
         script(self.dir.path(), "claude-replay", &body)
@@ -116,7 +93,7 @@ impl Session {
     /// The environment the host gives its CLI (the tap passes it on to the fake).
     fn env(&self) -> Vec<(&'static str, PathBuf)> {
         vec![
-            ("CCWIRE_TAP_CLI", fake_claude()),
+            ("CCWIRE_TAP_CLI", fake_claude().to_path_buf()),
             ("CCWIRE_TAP_RECORD", self.path("record.jsonl")),
             ("CCWIRE_TAP_POLICY", self.path("policy.json")),
             ("CCWIRE_FAKE_SCRIPT", self.path("script.json")),

@@ -39,6 +39,28 @@ pub mod script;
 
 mod fake;
 
+use std::path::PathBuf;
+
+/// The real Claude Code CLI for the suites that drive it: `$CCWIRE_CLAUDE_PATH`, else the build
+/// of [`ccwire::transport::PINNED_CLI_VERSION`] in ccwire's cache. Panics, saying how to install
+/// it, when it is not there, so that a suite without its CLI fails rather than passes empty.
+pub fn real_claude() -> PathBuf {
+    let version = ccwire::transport::PINNED_CLI_VERSION;
+    let path = match std::env::var_os("CCWIRE_CLAUDE_PATH").filter(|p| !p.is_empty()) {
+        Some(path) => PathBuf::from(path),
+        None => ccwire::transport::pinned_cli_dir(version)
+            .expect("no cache directory: set CCWIRE_CLAUDE_PATH, CCWIRE_CACHE_DIR or HOME")
+            .join("claude"),
+    };
+    assert!(
+        path.is_file(),
+        "the Claude Code CLI {version} is not installed at {}: run `cargo xtask install-claude` \
+         (`cargo xtask test` does it too), or set CCWIRE_CLAUDE_PATH to a `claude` executable",
+        path.display()
+    );
+    path
+}
+
 /// Run `fake-claude` in this process (its argv, environment and stdio); returns the exit code.
 ///
 /// This is the whole `fake-claude` binary; it is public so a test binary can re-run itself as

@@ -117,6 +117,20 @@ pub use script::{ErrorReply, ModelScript, Reply, Rule, SlowTextReply, ToolUseRep
 
 use service::Shared;
 
+/// Every `tool_result` block of a recorded request body, as JSON text, one per line: what the
+/// model was told about the tools, for assertions on what reached it.
+pub fn request_tool_results(body: &serde_json::Value) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|block| block["type"] == "tool_result")
+        .map(|block| block.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// How long [`ModelServer::shutdown`] waits for open responses before cutting them off.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 

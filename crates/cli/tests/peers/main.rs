@@ -20,6 +20,8 @@
 //! each run appends one JSON line to it (SDK, scenario, mode, outcome, seconds).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../common/mod.rs"]
+mod common;
 // The tap's own redaction, so that the witness's lines are redacted exactly as the recording.
 #[allow(dead_code, missing_docs)]
 #[path = "../../src/transcript/redact.rs"]
@@ -126,7 +128,7 @@ fn run_tap(sdk: Sdk, scenario: Scenario) -> TapRun {
     let server = runtime
         .block_on(ModelServer::start(scenario.model_script()))
         .expect("the model server starts");
-    let cli = world.tap_wrapper(&world.witness(&world::real_cli()));
+    let cli = world.tap_wrapper(&world.witness(&ccwire_testkit::real_claude()));
     let mut env = world.env(&cli);
     env.push(("ANTHROPIC_BASE_URL".into(), server.url().into()));
     let run = world.run_sdk(sdk, scenario.name(), &env);
@@ -176,7 +178,7 @@ fn check_fake(sdk: &str, scenario: &str) {
     let world = World::new();
     let script = world.path("fake-script.json");
     std::fs::write(&script, scenario.fake_script().to_string()).unwrap();
-    let mut env = world.env(&world::fake_claude());
+    let mut env = world.env(common::fake_claude());
     env.push(("CCWIRE_FAKE_SCRIPT".into(), script));
     let run = world.run_sdk(sdk, scenario.name(), &env);
     let verdict = run.passed();

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use ccwire_testkit::model_server::ModelScript;
+use ccwire_testkit::model_server::{request_tool_results, ModelScript};
 use serde_json::{json, Value};
 
 /// What the deny callback says.
@@ -147,7 +147,7 @@ impl Scenario {
     /// CLI told the model (`requests`: the bodies of its `POST /v1/messages`).
     pub fn effects(self, work: &Path, requests: &[Value]) -> Result<(), String> {
         let all = Value::from(requests.to_vec()).to_string();
-        let results: Vec<String> = requests.iter().map(tool_results).collect();
+        let results: Vec<String> = requests.iter().map(request_tool_results).collect();
         let told = |needle: &str| results.iter().any(|r| r.contains(needle));
         let expect = |holds: bool, what: &str| {
             if holds {
@@ -191,16 +191,3 @@ impl Scenario {
 
 /// The text the model streams in the interrupt scenario.
 const STORY: &str = "once upon a time there was a very long story that went on and on";
-
-/// The `tool_result` blocks of a request body, as JSON text.
-fn tool_results(body: &Value) -> String {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|block| block["type"] == "tool_result")
-        .map(|block| block.to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}

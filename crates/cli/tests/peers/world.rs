@@ -7,11 +7,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::{ccwire, quoted};
 use crate::Sdk;
 
 /// How long one scenario program may run. The programs give up on their own well before
@@ -21,54 +21,6 @@ const RUN_LIMIT: Duration = Duration::from_secs(120);
 /// How long a wrapper may take to report its exit after the SDK is done: the SDKs close the
 /// CLI's stdin and wait for it (Python 5 s, TypeScript 2 s) before they signal it.
 const EXIT_LIMIT: Duration = Duration::from_secs(15);
-
-/// The Claude Code version the suite runs.
-pub const CLI_VERSION: &str = "2.1.330";
-
-/// `$CCWIRE_CLAUDE_PATH`, else the pinned CLI in ccwire's cache.
-pub fn real_cli() -> PathBuf {
-    let path = match std::env::var_os("CCWIRE_CLAUDE_PATH").filter(|p| !p.is_empty()) {
-        Some(path) => PathBuf::from(path),
-        None => ccwire::transport::pinned_cli_dir(CLI_VERSION)
-            .expect("no cache directory: set CCWIRE_CLAUDE_PATH, CCWIRE_CACHE_DIR or HOME")
-            .join("claude"),
-    };
-    assert!(
-        path.is_file(),
-        "the Claude Code CLI {CLI_VERSION} is not installed at {}: run `cargo xtask test` (or \
-         `cargo xtask install-claude`, or set CCWIRE_CLAUDE_PATH)",
-        path.display()
-    );
-    path
-}
-
-/// The `ccwire` binary under test.
-pub fn ccwire() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_ccwire"))
-}
-
-/// `fake-claude` beside `ccwire`, built once if Cargo has not built it.
-pub fn fake_claude() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let path = ccwire().with_file_name("fake-claude");
-        if !path.exists() {
-            let mut cargo = Command::new(env!("CARGO"));
-            cargo.args(["build", "-p", "ccwire-testkit", "--bin", "fake-claude"]);
-            if path.parent().and_then(Path::file_name) == Some("release".as_ref()) {
-                cargo.arg("--release");
-            }
-            assert!(cargo.status().unwrap().success(), "building fake-claude");
-        }
-        path
-    })
-    .clone()
-}
-
-/// `path` quoted for `sh`.
-pub fn quoted(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
-}
 
 /// A scratch directory: `home/`, `tmp/`, `work/` (the SDK's and the CLI's working directory),
 /// `bin/` (wrapper scripts) and the files of the run.
@@ -132,7 +84,7 @@ impl World {
              code=$?\n\
              echo $code > @DIR@/tap.exit\n\
              exit $code",
-            quoted(&ccwire()),
+            quoted(ccwire()),
             quoted(witness)
         );
         self.script("claude-tap", "/bin/sh", &body)
@@ -147,7 +99,7 @@ impl World {
              code=$?\n\
              echo $code > @DIR@/replay.exit\n\
              exit $code",
-            quoted(&ccwire()),
+            quoted(ccwire()),
             quoted(recording)
         );
         self.script("claude-replay", "/bin/sh", &body)

@@ -26,6 +26,7 @@ use ccwire::protocol::result::ResultMessage;
 use ccwire::protocol::system::{SystemInit, SystemMessage};
 use ccwire::protocol::Message;
 use ccwire::{Client, MessageStream, Options, Result};
+pub use ccwire_testkit::model_server::request_tool_results;
 use ccwire_testkit::model_server::{ModelScript, ModelServer};
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -35,24 +36,6 @@ pub const CLI_VERSION: &str = "2.1.330";
 
 /// How long one scenario step (a connect, a turn, a control request) may take.
 pub const STEP: Duration = Duration::from_secs(60);
-
-/// The real CLI: `$CCWIRE_CLAUDE_PATH`, else the pinned build in ccwire's cache. Fails the test
-/// when it is not there.
-pub fn cli_path() -> PathBuf {
-    let path = match std::env::var_os("CCWIRE_CLAUDE_PATH").filter(|p| !p.is_empty()) {
-        Some(path) => PathBuf::from(path),
-        None => ccwire::transport::pinned_cli_dir(CLI_VERSION)
-            .expect("no cache directory: set CCWIRE_CLAUDE_PATH, CCWIRE_CACHE_DIR or HOME")
-            .join("claude"),
-    };
-    assert!(
-        path.is_file(),
-        "the Claude Code CLI {CLI_VERSION} is not installed at {}: run `cargo xtask install-claude` \
-         (or set CCWIRE_CLAUDE_PATH to a `claude` executable)",
-        path.display()
-    );
-    path
-}
 
 /// A model script from rules and a default reply (JSON forms of `Rule` and `Reply`).
 pub fn script(rules: Value, default: Value) -> ModelScript {
@@ -106,7 +89,7 @@ impl Scenario {
         let tmp = self.root.path().join("tmp");
         let stderr = Arc::clone(&self.stderr);
         Options::builder()
-            .cli_path(cli_path())
+            .cli_path(ccwire_testkit::real_claude())
             .cwd(self.work())
             .env("HOME", &home)
             .env("TMPDIR", &tmp)
@@ -280,19 +263,6 @@ pub fn last_user_text(body: &Value) -> String {
             .join("\n"),
         _ => String::new(),
     }
-}
-
-/// The `tool_result` blocks of a request body, as JSON text.
-pub fn request_tool_results(body: &Value) -> String {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|block| block["type"] == "tool_result")
-        .map(|block| block.to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The whole conversation of a request body as JSON text.
