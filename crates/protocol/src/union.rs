@@ -67,21 +67,32 @@ impl<'de, U: TaggedUnion> Visitor<'de> for UnionVisitor<U> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<U, A::Error> {
         let mut before_tag: Vec<(String, Value)> = Vec::new();
-        let tag: String = loop {
+        let tag = loop {
             match map.next_key_seed(KeySeed(U::TAG_FIELD))? {
-                Some(Key::Tag) => break map.next_value()?,
+                Some(Key::Tag) => break map.next_value_seed(TagSeed)?,
                 Some(Key::Other(key)) => before_tag.push((key, map.next_value()?)),
                 None => return Err(de::Error::missing_field(U::TAG_FIELD)),
             }
         };
-        if U::is_known(&tag) {
+        if U::is_known(tag.as_str()) {
+            if before_tag.is_empty() {
+                // The usual case (the CLI writes the tag first): nothing to replay.
+                return U::deserialize_variant(
+                    tag.as_str(),
+                    de::value::MapAccessDeserializer::new(map),
+                );
+            }
             let rest = ReplayThenRest {
                 replay: before_tag.into_iter(),
                 pending: None,
                 rest: map,
             };
-            return U::deserialize_variant(&tag, de::value::MapAccessDeserializer::new(rest));
+            return U::deserialize_variant(
+                tag.as_str(),
+                de::value::MapAccessDeserializer::new(rest),
+            );
         }
+        let tag = tag.into_string();
         let mut raw = Map::new();
         raw.insert(U::TAG_FIELD.to_owned(), Value::String(tag.clone()));
         raw.extend(before_tag);
@@ -89,6 +100,54 @@ impl<'de, U: TaggedUnion> Visitor<'de> for UnionVisitor<U> {
             raw.insert(key, value);
         }
         Ok(U::unknown(Unknown { tag, raw }))
+    }
+}
+
+/// A tag's value, borrowed from the input when it can be (no escapes), so that reading the
+/// tag of every frame and of every nested union costs no allocation.
+enum Tag<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Tag<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Self::Borrowed(tag) => tag,
+            Self::Owned(tag) => tag,
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self {
+            Self::Borrowed(tag) => tag.to_owned(),
+            Self::Owned(tag) => tag,
+        }
+    }
+}
+
+struct TagSeed;
+
+impl<'de> DeserializeSeed<'de> for TagSeed {
+    type Value = Tag<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Tag<'de>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TagSeed {
+    type Value = Tag<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string tag")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Tag<'de>, E> {
+        Ok(Tag::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Tag<'de>, E> {
+        Ok(Tag::Owned(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Tag<'de>, E> {
+        Ok(Tag::Owned(v))
     }
 }
 

@@ -181,3 +181,51 @@ fn known_frames() -> Vec<(bool, Value)> {
     }
     seen.into_values().collect()
 }
+
+/// `object` written with its `type` first, its other entries after in `serde_json`'s order,
+/// and the tag's first character escaped when `escape_tag` (so the parser cannot lend it).
+fn with_type_first(object: &Map<String, Value>, escape_tag: bool) -> String {
+    let tag = object["type"].as_str().unwrap();
+    let mut first = tag.chars();
+    let head = first.next().unwrap();
+    let tag = if escape_tag {
+        format!("\"\\u{:04x}{}\"", u32::from(head), first.as_str())
+    } else {
+        Value::String(tag.to_owned()).to_string()
+    };
+    let mut rest = object.clone();
+    rest.remove("type");
+    let rest = Value::Object(rest).to_string();
+    let rest = &rest[1..rest.len() - 1];
+    let comma = if rest.is_empty() { "" } else { "," };
+    format!("{{\"type\":{tag}{comma}{rest}}}")
+}
+
+/// Known frames read the same whether the tag comes first (as the CLI writes it, read without
+/// replaying anything), after other fields (`serde_json` sorts keys, so `type` comes late), or
+/// escaped (the tag cannot be borrowed from the input).
+#[test]
+fn tag_position_and_escapes_do_not_change_what_is_read() {
+    let frames = known_frames();
+    assert!(frames.len() > 10, "{} kinds", frames.len());
+    for (out_dir, frame) in frames {
+        let object = frame.as_object().unwrap();
+        let sorted = frame.to_string();
+        let variants = [
+            sorted.clone(),
+            with_type_first(object, false),
+            with_type_first(object, true),
+        ];
+        if out_dir {
+            let expected = Message::from_json(&sorted).unwrap();
+            for text in &variants {
+                assert_eq!(Message::from_json(text).unwrap(), expected, "{text}");
+            }
+        } else {
+            let expected = InputMessage::from_json(&sorted).unwrap();
+            for text in &variants {
+                assert_eq!(InputMessage::from_json(text).unwrap(), expected, "{text}");
+            }
+        }
+    }
+}
