@@ -355,7 +355,7 @@ crate::string_enum! {
 }
 
 /// A raw Messages API stream event, sent with `include_partial_messages`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StreamEventMessage {
     /// The event.
     pub event: StreamEvent,
@@ -392,6 +392,19 @@ pub struct StreamEventMessage {
     pub extra: Map<String, Value>,
 }
 
+crate::serde_util::deserialize_with_extra!(StreamEventMessage {
+    event: "event" required,
+    parent_tool_use_id: "parent_tool_use_id" default,
+    uuid: "uuid" default,
+    session_id: "session_id" default,
+    ttft_ms: "ttft_ms" default,
+    api_message_id: "api_message_id" default,
+    thinking_display: "thinking_display" default,
+    user_message_uuid: "user_message_uuid" default,
+    user_message_uuids: "user_message_uuids" default,
+    resume_reason: "resume_reason" default,
+});
+
 /// A keep-alive frame.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct KeepAlive {
@@ -413,6 +426,34 @@ pub struct UpdateEnvironmentVariables {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `StreamEventMessage`'s hand-listed fields are read under the names they are written
+    /// with, every one of them set.
+    #[test]
+    fn stream_event_fields_match_the_written_names() {
+        let message = StreamEventMessage {
+            event: crate::stream::StreamEvent::ContentBlockStop(
+                crate::stream::ContentBlockStopEvent::default(),
+            ),
+            parent_tool_use_id: Some("toolu_1".into()),
+            uuid: "u".into(),
+            session_id: "s".into(),
+            ttft_ms: Some(12),
+            api_message_id: Some("msg_1".into()),
+            thinking_display: Some("summarized".into()),
+            user_message_uuid: Some("uu".into()),
+            user_message_uuids: Some(vec!["uu".into()]),
+            resume_reason: Some("restart".into()),
+            extra: Map::new(),
+        };
+        let mut written = serde_json::to_value(&message).unwrap();
+        let read: StreamEventMessage = serde_json::from_value(written.clone()).unwrap();
+        assert_eq!(read, message);
+        written["zz_new"] = serde_json::json!(true);
+        let read: StreamEventMessage = serde_json::from_value(written.clone()).unwrap();
+        assert_eq!(read.extra.len(), 1);
+        assert_eq!(serde_json::to_value(&read).unwrap(), written);
+    }
 
     /// Frames are moved through queues and streams by value: the unions stay small, their big
     /// variants boxed.

@@ -141,7 +141,7 @@ pub struct ContentBlockStartEvent {
 }
 
 /// A piece of a content block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContentBlockDeltaEvent {
     /// The block's position in the message content.
     pub index: u64,
@@ -152,8 +152,13 @@ pub struct ContentBlockDeltaEvent {
     pub extra: Map<String, Value>,
 }
 
+crate::serde_util::deserialize_with_extra!(ContentBlockDeltaEvent {
+    index: "index" required,
+    delta: "delta" required,
+});
+
 /// The end of a content block.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ContentBlockStopEvent {
     /// The block's position in the message content.
     pub index: u64,
@@ -161,6 +166,10 @@ pub struct ContentBlockStopEvent {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+crate::serde_util::deserialize_with_extra!(ContentBlockStopEvent {
+    index: "index" required,
+});
 
 /// A keep-alive event.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -212,7 +221,7 @@ crate::tagged_union! {
 }
 
 /// Text to append to a `text` block.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct TextDelta {
     /// The text.
     pub text: String,
@@ -221,8 +230,12 @@ pub struct TextDelta {
     pub extra: Map<String, Value>,
 }
 
+crate::serde_util::deserialize_with_extra!(TextDelta {
+    text: "text" required,
+});
+
 /// A piece of a tool call's input, as raw JSON text.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct InputJsonDelta {
     /// A fragment of JSON (not valid JSON on its own).
     pub partial_json: String,
@@ -230,6 +243,10 @@ pub struct InputJsonDelta {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+crate::serde_util::deserialize_with_extra!(InputJsonDelta {
+    partial_json: "partial_json" required,
+});
 
 /// A citation to add to a `text` block.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -242,7 +259,7 @@ pub struct CitationsDelta {
 }
 
 /// Thinking text to append to a `thinking` block.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ThinkingDelta {
     /// The thinking text.
     pub thinking: String,
@@ -251,8 +268,12 @@ pub struct ThinkingDelta {
     pub extra: Map<String, Value>,
 }
 
+crate::serde_util::deserialize_with_extra!(ThinkingDelta {
+    thinking: "thinking" required,
+});
+
 /// The signature of a `thinking` block.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct SignatureDelta {
     /// The signature.
     pub signature: String,
@@ -260,6 +281,10 @@ pub struct SignatureDelta {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+crate::serde_util::deserialize_with_extra!(SignatureDelta {
+    signature: "signature" required,
+});
 
 /// The content of a `compaction` block.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -281,6 +306,59 @@ mod tests {
     use super::*;
     use crate::content::test_transcripts::{self, unknown_tags};
     use serde_json::json;
+
+    /// The structs whose `Deserialize` is written by `deserialize_with_extra!` read every field
+    /// under the name `Serialize` writes it (a misspelt name would leave the field empty and
+    /// put the entry in `extra`), and keep the fields they do not know.
+    #[test]
+    fn hand_listed_fields_match_the_written_names() {
+        fn check<T>(value: T)
+        where
+            T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+        {
+            let mut written = serde_json::to_value(&value).unwrap();
+            assert_eq!(serde_json::from_value::<T>(written.clone()).unwrap(), value);
+            written["zz_new"] = json!({"a": [1]});
+            let read: T = serde_json::from_value(written.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&read).unwrap(), written);
+        }
+        let text = |text: &str| TextDelta {
+            text: text.into(),
+            extra: Map::new(),
+        };
+        check(text("hi"));
+        check(InputJsonDelta {
+            partial_json: "{\"a\"".into(),
+            extra: Map::new(),
+        });
+        check(ThinkingDelta {
+            thinking: "hmm".into(),
+            extra: Map::new(),
+        });
+        check(SignatureDelta {
+            signature: "sig".into(),
+            extra: Map::new(),
+        });
+        check(ContentBlockStopEvent {
+            index: 3,
+            extra: Map::new(),
+        });
+        check(ContentBlockDeltaEvent {
+            index: 2,
+            delta: ContentDelta::Text(text("x")),
+            extra: Map::new(),
+        });
+        let missing = serde_json::from_value::<ContentBlockDeltaEvent>(json!({"index": 1}));
+        assert!(missing
+            .unwrap_err()
+            .to_string()
+            .contains("missing field `delta`"));
+        let twice = serde_json::from_str::<TextDelta>(r#"{"text":"a","text":"b"}"#);
+        assert!(twice
+            .unwrap_err()
+            .to_string()
+            .contains("duplicate field `text`"));
+    }
 
     #[test]
     fn every_stream_event_round_trips() {
