@@ -36,7 +36,7 @@ pub struct BenchArgs {
     /// no warm-up, on the dev build; the docs are left alone. Fails if any run failed.
     #[arg(long)]
     quick: bool,
-    /// Timed repetitions of every workload (default 5; 1 with `--quick`).
+    /// Timed repetitions of every workload (default 9; 1 with `--quick`).
     #[arg(long)]
     reps: Option<u32>,
     /// Only these workloads (flood, roundtrip, startup, sessions), comma-separated.
@@ -160,7 +160,7 @@ pub fn bench(root: &Path, args: &BenchArgs) -> Result<()> {
             ..Sizes::FULL
         },
     };
-    let reps = args.reps.unwrap_or(if args.quick { 1 } else { 5 }).max(1);
+    let reps = args.reps.unwrap_or(if args.quick { 1 } else { 9 }).max(1);
     let warmups = u32::from(!args.quick);
     let workloads = selected(&args.only)?;
     let dir = crate::sdks::target_dir(root).join("bench");
