@@ -8,6 +8,7 @@
 //! union does not know becomes [`Unknown`], which holds the whole object and writes it back
 //! unchanged. A known tag with a broken payload is an error, never `Unknown`.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -74,25 +75,19 @@ impl<'de, U: TaggedUnion> Visitor<'de> for UnionVisitor<U> {
                 None => return Err(de::Error::missing_field(U::TAG_FIELD)),
             }
         };
-        if U::is_known(tag.as_str()) {
+        if U::is_known(&tag) {
             if before_tag.is_empty() {
                 // The usual case (the CLI writes the tag first): nothing to replay.
-                return U::deserialize_variant(
-                    tag.as_str(),
-                    de::value::MapAccessDeserializer::new(map),
-                );
+                return U::deserialize_variant(&tag, de::value::MapAccessDeserializer::new(map));
             }
             let rest = ReplayThenRest {
                 replay: before_tag.into_iter(),
                 pending: None,
                 rest: map,
             };
-            return U::deserialize_variant(
-                tag.as_str(),
-                de::value::MapAccessDeserializer::new(rest),
-            );
+            return U::deserialize_variant(&tag, de::value::MapAccessDeserializer::new(rest));
         }
-        let tag = tag.into_string();
+        let tag = tag.into_owned();
         let mut raw = Map::new();
         raw.insert(U::TAG_FIELD.to_owned(), Value::String(tag.clone()));
         raw.extend(before_tag);
@@ -103,51 +98,31 @@ impl<'de, U: TaggedUnion> Visitor<'de> for UnionVisitor<U> {
     }
 }
 
-/// A tag's value, borrowed from the input when it can be (no escapes), so that reading the
-/// tag of every frame and of every nested union costs no allocation.
-enum Tag<'de> {
-    Borrowed(&'de str),
-    Owned(String),
-}
-
-impl Tag<'_> {
-    fn as_str(&self) -> &str {
-        match self {
-            Self::Borrowed(tag) => tag,
-            Self::Owned(tag) => tag,
-        }
-    }
-
-    fn into_string(self) -> String {
-        match self {
-            Self::Borrowed(tag) => tag.to_owned(),
-            Self::Owned(tag) => tag,
-        }
-    }
-}
-
+/// Reads a tag's value borrowed from the input when it can be (no escapes), so that reading
+/// the tag of every frame and of every nested union costs no allocation (serde's own
+/// `Deserialize` for `Cow` always copies).
 struct TagSeed;
 
 impl<'de> DeserializeSeed<'de> for TagSeed {
-    type Value = Tag<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Tag<'de>, D::Error> {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
 impl<'de> Visitor<'de> for TagSeed {
-    type Value = Tag<'de>;
+    type Value = Cow<'de, str>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a string tag")
     }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Tag<'de>, E> {
-        Ok(Tag::Borrowed(v))
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Tag<'de>, E> {
-        Ok(Tag::Owned(v.to_owned()))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
     }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Tag<'de>, E> {
-        Ok(Tag::Owned(v))
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
     }
 }
 
