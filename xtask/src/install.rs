@@ -1,6 +1,6 @@
 //! `cargo xtask install-claude`: fetch a Claude Code CLI build from npm into ccwire's cache.
 //!
-//! The cache layout is the one `ccwire::transport::pinned_cli_dir` reads:
+//! The cache layout is the one `ccwire::host::process::pinned_cli_dir` reads:
 //! `$CCWIRE_CACHE_DIR`, else `$XDG_CACHE_HOME/ccwire`, else `~/.cache/ccwire`, then
 //! `claude-code/<version>/`. Native builds (2.1.113 and newer) leave one executable,
 //! `claude`, there; the older JavaScript builds leave the npm package's files with `cli.js`,
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 /// The Claude Code version ccwire is tested against. Kept equal to
-/// `ccwire::transport::PINNED_CLI_VERSION` by hand, so that xtask does not build ccwire (and
+/// `ccwire::host::process::PINNED_CLI_VERSION` by hand, so that xtask does not build ccwire (and
 /// tokio) just to read one constant.
 pub const PINNED_CLI_VERSION: &str = "2.1.330";
 

@@ -3,7 +3,7 @@
 //! `cargo run -p ccwire --example hooks`
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
-use ccwire::callbacks::{hook, HookMatcher};
+use ccwire::host::callbacks::{hook, HookMatcher};
 use ccwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};
 use ccwire::protocol::Message;
 use ccwire::{query, Options};

@@ -3,7 +3,7 @@
 //! `cargo run -p ccwire --example permissions`
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
-use ccwire::callbacks::{can_use_tool, PermissionRequest};
+use ccwire::host::callbacks::{can_use_tool, PermissionRequest};
 use ccwire::protocol::permission::PermissionResult;
 use ccwire::protocol::Message;
 use ccwire::{query, Options};

@@ -51,8 +51,8 @@ use ccwire_protocol::hooks::HookEvent;
 use ccwire_protocol::permission::PermissionMode;
 use serde_json::{Map, Value};
 
-use crate::callbacks::{CanUseTool, HookMatcher, OnElicitation};
-use crate::transport::{ShutdownTimeouts, StderrCallback};
+use crate::host::callbacks::{CanUseTool, HookMatcher, OnElicitation};
+use crate::host::process::{ShutdownTimeouts, StderrCallback};
 
 pub use builder::OptionsBuilder;
 pub use ccwire_protocol::control::{

@@ -5,7 +5,8 @@
 mod options {
     use std::time::Duration;
 
-    use ccwire::callbacks::{can_use_tool, hook, on_elicitation, HookMatcher};
+    use ccwire::host::callbacks::{can_use_tool, hook, on_elicitation, HookMatcher};
+    use ccwire::host::process::ShutdownTimeouts;
     use ccwire::mcp::SdkMcpServer;
     use ccwire::options::{
         AgentDefinition, Delivery, EffortLevel, McpServer, Options, OptionsBuilder, OutputFormat,
@@ -16,13 +17,12 @@ mod options {
     use ccwire::protocol::hooks::{HookEvent, HookOutput};
     use ccwire::protocol::mcp::McpServerConfig;
     use ccwire::protocol::permission::{PermissionMode, PermissionResult};
-    use ccwire::transport::ShutdownTimeouts;
     use ccwire::Error;
     use serde_json::json;
 
     const UUID: &str = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
 
-    fn allow_all() -> std::sync::Arc<dyn ccwire::callbacks::CanUseTool> {
+    fn allow_all() -> std::sync::Arc<dyn ccwire::host::callbacks::CanUseTool> {
         can_use_tool(|request| async move { Ok(PermissionResult::allow(request.input().clone())) })
     }
 

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::callbacks::CanUseTool;
+use ccwire::host::callbacks::CanUseTool;
 use ccwire::options::SystemPrompt;
 use ccwire::protocol::permission::PermissionMode;
 use ccwire::protocol::result::ResultMessage;

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context};
-use ccwire::transport::{ChildProcess, CliCommand, ShutdownTimeouts, Spawn, StderrCallback};
+use ccwire::host::process::{ChildProcess, CliCommand, ShutdownTimeouts, Spawn, StderrCallback};
 use ccwire_protocol::framing::{LineDecoder, LineError, DEFAULT_MAX_LINE_LENGTH};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::process::{ChildStdin, ChildStdout};

@@ -9,7 +9,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ccwire::callbacks::can_use_tool;
+use ccwire::host::callbacks::can_use_tool;
 use ccwire::protocol::permission::PermissionResult;
 use ccwire::protocol::Message;
 use ccwire::{Client, Options};

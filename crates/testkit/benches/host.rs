@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{LazyLock, OnceLock};
 
-use ccwire::callbacks::can_use_tool;
+use ccwire::host::callbacks::can_use_tool;
 use ccwire::protocol::framing::LineDecoder;
 use ccwire::protocol::permission::PermissionResult;
 use ccwire::protocol::Message;

@@ -34,7 +34,6 @@
 //! unknown subtype gets an `unsupported_request` error. The process exits when stdin closes,
 //! after the current turn and any background steps, with 1 if the last result was an error.
 
-pub mod model_server;
 pub mod script;
 
 mod fake;
@@ -42,13 +41,13 @@ mod fake;
 use std::path::PathBuf;
 
 /// The real Claude Code CLI for the suites that drive it: `$CCWIRE_CLAUDE_PATH`, else the build
-/// of [`ccwire::transport::PINNED_CLI_VERSION`] in ccwire's cache. Panics, saying how to install
+/// of [`ccwire::host::process::PINNED_CLI_VERSION`] in ccwire's cache. Panics, saying how to install
 /// it, when it is not there, so that a suite without its CLI fails rather than passes empty.
 pub fn real_claude() -> PathBuf {
-    let version = ccwire::transport::PINNED_CLI_VERSION;
+    let version = ccwire::host::process::PINNED_CLI_VERSION;
     let path = match std::env::var_os("CCWIRE_CLAUDE_PATH").filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
-        None => ccwire::transport::pinned_cli_dir(version)
+        None => ccwire::host::process::pinned_cli_dir(version)
             .expect("no cache directory: set CCWIRE_CLAUDE_PATH, CCWIRE_CACHE_DIR or HOME")
             .join("claude"),
     };

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use ccwire::callbacks::{can_use_tool, PermissionRequest};
+use ccwire::host::callbacks::{can_use_tool, PermissionRequest};
 use ccwire::protocol::permission::PermissionResult;
 use ccwire::protocol::Message;
 use ccwire::{query, Client, Options};

@@ -17,8 +17,8 @@ use ccwire_protocol::hooks::HookEvent;
 use serde_json::Value;
 
 use super::Options;
-use crate::callbacks::{CanUseTool, HookMatcher, OnElicitation};
-use crate::transport::ShutdownTimeouts;
+use crate::host::callbacks::{CanUseTool, HookMatcher, OnElicitation};
+use crate::host::process::ShutdownTimeouts;
 use crate::Result;
 
 /// Builds [`Options`]; see the [module docs](super) and `docs/options.md`.

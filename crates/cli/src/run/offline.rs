@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use ccwire_testkit::model_server::{ModelScript, ModelServer};
+use ccwire_model_server::{ModelScript, ModelServer};
 
 /// A running offline setup; the server stops and the directory goes when it is dropped.
 pub struct Offline {

@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccwire::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
+use ccwire::host::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
 use ccwire::protocol::permission::{
     PermissionAllow, PermissionResult, PermissionUpdate, PermissionUpdateDestination,
 };

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use ccwire_testkit::model_server::ModelServer;
+use ccwire_model_server::ModelServer;
 use serde_json::json;
 
 use scenarios::Scenario;

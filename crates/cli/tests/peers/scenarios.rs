@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use ccwire_testkit::model_server::{request_tool_results, ModelScript};
+use ccwire_model_server::{request_tool_results, ModelScript};
 use serde_json::{json, Value};
 
 /// What the deny callback says.

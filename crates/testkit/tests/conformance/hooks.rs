@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use ccwire::callbacks::{can_use_tool, hook, HookCallback, HookMatcher};
+use ccwire::host::callbacks::{can_use_tool, hook, HookCallback, HookMatcher};
 use ccwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};
 use ccwire::protocol::permission::PermissionResult;
 use ccwire::query;
@@ -13,7 +13,7 @@ use crate::{collect, request_tool_results, script, the_result, tool_results, Sce
 
 type Log = Arc<Mutex<Vec<String>>>;
 
-fn bash_script(command: &str) -> ccwire_testkit::model_server::ModelScript {
+fn bash_script(command: &str) -> ccwire_model_server::ModelScript {
     script(
         json!([
             {"when": {"last_is_tool_result": true}, "reply": {"text": "hooks done"}},

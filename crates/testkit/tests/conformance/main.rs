@@ -1,5 +1,5 @@
 //! Conformance: ccwire's host API driving the REAL pinned Claude Code CLI, offline, against the
-//! scripted model server (`ccwire_testkit::model_server`).
+//! scripted model server (`ccwire_model_server`).
 //!
 //! The CLI comes from `$CCWIRE_CLAUDE_PATH`, else from the cache `cargo xtask install-claude`
 //! fills (`pinned_cli_dir("2.1.330")/claude`); when it is missing every scenario fails and says
@@ -26,8 +26,8 @@ use ccwire::protocol::result::ResultMessage;
 use ccwire::protocol::system::{SystemInit, SystemMessage};
 use ccwire::protocol::Message;
 use ccwire::{Client, MessageStream, Options, Result};
-pub use ccwire_testkit::model_server::request_tool_results;
-use ccwire_testkit::model_server::{ModelScript, ModelServer};
+pub use ccwire_model_server::request_tool_results;
+use ccwire_model_server::{ModelScript, ModelServer};
 use futures::StreamExt;
 use serde_json::{json, Value};
 

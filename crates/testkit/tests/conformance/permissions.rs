@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use ccwire::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
+use ccwire::host::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
 use ccwire::protocol::permission::{PermissionMode, PermissionResult};
 use ccwire::query;
 use serde_json::{json, Value};
@@ -13,7 +13,7 @@ use crate::{
 };
 
 /// The model runs `command` with Bash when asked to "run the command", then says "done".
-fn bash_script(command: &str) -> ccwire_testkit::model_server::ModelScript {
+fn bash_script(command: &str) -> ccwire_model_server::ModelScript {
     script(
         json!([
             {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},

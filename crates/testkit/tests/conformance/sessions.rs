@@ -5,7 +5,7 @@ use serde_json::json;
 
 use crate::{collect, conversation, script, the_result, Scenario};
 
-fn remember_script() -> ccwire_testkit::model_server::ModelScript {
+fn remember_script() -> ccwire_model_server::ModelScript {
     script(
         json!([
             {"when": {"last_user_text_contains": "remember the word"},

@@ -4,11 +4,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ccwire::callbacks::can_use_tool;
+use ccwire::host::callbacks::can_use_tool;
+use ccwire::host::process::ShutdownTimeouts;
 use ccwire::protocol::framing::LineError;
 use ccwire::protocol::permission::PermissionResult;
 use ccwire::protocol::Message;
-use ccwire::transport::ShutdownTimeouts;
 use ccwire::{query, Client, Error, Options};
 use futures::StreamExt;
 use serde_json::json;

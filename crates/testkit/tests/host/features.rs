@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccwire::callbacks::{can_use_tool, hook, on_elicitation, HookMatcher};
+use ccwire::host::callbacks::{can_use_tool, hook, on_elicitation, HookMatcher};
 use ccwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
 use ccwire::protocol::control::{ElicitationResponse, GetContextUsageRequest};
 use ccwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};

@@ -8,7 +8,7 @@ use ccwire_protocol::mcp::McpServerConfig;
 use serde_json::json;
 
 use super::{allow_all, args, initialize_json};
-use crate::callbacks::{hook, HookMatcher};
+use crate::host::callbacks::{hook, HookMatcher};
 use crate::mcp::SdkMcpServer;
 use crate::options::argv::FIXED_ARGS;
 use crate::options::{Delivery, Options, Skills, SystemPrompt};

@@ -5,7 +5,7 @@ use ccwire_protocol::mcp::McpServerConfig;
 use serde_json::json;
 
 use super::allow_all;
-use crate::callbacks::{hook, HookMatcher};
+use crate::host::callbacks::{hook, HookMatcher};
 use crate::mcp::SdkMcpServer;
 use crate::options::{
     McpServer, Options, OptionsBuilder, PermissionPrompts, SandboxSettings, Skills, Thinking,

@@ -23,11 +23,11 @@ use futures::Stream;
 use serde_json::Value;
 use tokio::sync::{watch, Mutex};
 
-use crate::dispatch::HostDispatch;
+use super::dispatch::HostDispatch;
+use super::process::{discover, ChildProcess, Spawn};
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
 use crate::options::{McpServer, Options};
-use crate::transport::{discover, ChildProcess, Spawn};
 use crate::Result;
 
 /// A session with one `claude` process, for many turns. Cheap to clone; every clone drives

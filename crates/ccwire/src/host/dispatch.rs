@@ -22,7 +22,7 @@ use futures::FutureExt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::callbacks::{
+use super::callbacks::{
     CallbackError, CanUseTool, HookCallback, HookContext, HookFailure, HookMatcher, OnElicitation,
     PermissionRequest,
 };

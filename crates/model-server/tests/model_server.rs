@@ -5,7 +5,7 @@
 mod model_server {
     use std::time::{Duration, Instant};
 
-    use ccwire_testkit::model_server::{ModelScript, ModelServer, Reply, Rule, When};
+    use ccwire_model_server::{ModelScript, ModelServer, Reply, Rule, When};
     use serde_json::{json, Value};
 
     fn client() -> reqwest::Client {
@@ -170,7 +170,7 @@ mod model_server {
         let input = json!({"command": "touch touched.txt && echo touched", "description": "Create touched.txt"});
         let script = ModelScript::default().rule(Rule::new(
             When::LastUserTextContains("TOOL_TOUCH".into()),
-            Reply::ToolUse(ccwire_testkit::model_server::ToolUseReply {
+            Reply::ToolUse(ccwire_model_server::ToolUseReply {
                 name: "Bash".into(),
                 input: input.clone(),
                 text: Some("I will create a file with Bash.".into()),
@@ -254,7 +254,7 @@ mod model_server {
         let script = ModelScript::default()
             .rule(Rule::new(
                 When::LastUserTextContains("API_500".into()),
-                Reply::Error(ccwire_testkit::model_server::ErrorReply {
+                Reply::Error(ccwire_model_server::ErrorReply {
                     status: 500,
                     error_type: Some("api_error".into()),
                     message: Some("fake 500".into()),
@@ -290,13 +290,11 @@ mod model_server {
 
     #[tokio::test]
     async fn slow_text_sends_n_deltas_with_pauses() {
-        let script = ModelScript::new(Reply::SlowText(
-            ccwire_testkit::model_server::SlowTextReply {
-                text: "one two three four five".into(),
-                deltas: 5,
-                delay_ms: 60,
-            },
-        ));
+        let script = ModelScript::new(Reply::SlowText(ccwire_model_server::SlowTextReply {
+            text: "one two three four five".into(),
+            deltas: 5,
+            delay_ms: 60,
+        }));
         let server = ModelServer::start(script).await.unwrap();
         let began = Instant::now();
         let mut response = post(&server, "/v1/messages", &user_turn("Please be SLOW", true)).await;

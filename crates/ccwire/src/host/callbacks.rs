@@ -3,7 +3,7 @@
 //! Each callback is a trait with an adapter for async closures, so both of these work:
 //!
 //! ```
-//! use ccwire::callbacks::{can_use_tool, PermissionRequest};
+//! use ccwire::host::callbacks::{can_use_tool, PermissionRequest};
 //! use ccwire::protocol::permission::PermissionResult;
 //!
 //! let callback = can_use_tool(|request: PermissionRequest| async move {

@@ -8,7 +8,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
-//! use ccwire_testkit::model_server::{ModelScript, ModelServer, Reply, Rule, When};
+//! use ccwire_model_server::{ModelScript, ModelServer, Reply, Rule, When};
 //!
 //! let script = ModelScript::new(Reply::text("Hello from the fake model."))
 //!     .rule(Rule::new(

@@ -1,0 +1,16 @@
+//! The host side: start the `claude` CLI and drive it.
+//!
+//! - [`query`] runs one prompt and streams its messages; [`Client`] holds a multi-turn session
+//!   with the whole control plane.
+//! - [`callbacks`]: the traits a host answers the CLI's requests with (permissions, hooks,
+//!   elicitation); `dispatch` routes each incoming request to them.
+//! - [`process`]: finding, starting and stopping the CLI.
+
+pub mod callbacks;
+mod client;
+mod dispatch;
+pub mod process;
+mod query;
+
+pub use client::Client;
+pub use query::{query, MessageStream, Prompt};
