@@ -195,7 +195,7 @@ where
         reply::WatchedOutput::new(writer, output),
         Arc::new(control::AgentControl::new(Arc::clone(&state))),
         config,
-        Box::new(|| Box::pin(async { Error::Closed })),
+        Box::new(|_| Box::pin(async { Error::Closed })),
     );
     state.attach(connection.clone());
     while let Some(item) = inbound.recv().await {

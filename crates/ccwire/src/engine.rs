@@ -16,12 +16,15 @@
 //! late or duplicate id is ignored. When the peer's output ends, every pending request fails at
 //! once with the real cause (for a process: exit code or signal and the stderr tail).
 
+mod budget;
+mod frames;
 mod inbound;
 mod incoming;
 mod pending;
 mod reader;
 mod writer;
 
+pub use budget::DEFAULT_MAX_BUFFERED_BYTES;
 pub use inbound::Inbound;
 pub(crate) use incoming::panic_message;
 
@@ -33,9 +36,10 @@ use std::time::Duration;
 
 use ccwire_protocol::control::{
     ControlCancelRequest, ControlRequest, ControlRequestBody, ControlRequestKind, ControlResponse,
+    RequestId,
 };
 use ccwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
-use ccwire_protocol::{DecodeError, InputMessage, Message};
+use ccwire_protocol::{DecodeError, InputMessage, Malformed, Message};
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -45,6 +49,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::{Error, Result};
+use budget::Budget;
 use pending::Pending;
 use writer::Outbox;
 
@@ -58,6 +63,11 @@ pub struct EngineConfig {
     pub max_line_length: usize,
     /// How many resolved request ids to remember, to tell a duplicate response from a stray one.
     pub recent_ids: usize,
+    /// How many bytes of the peer's data frames may wait for the user to take them before the
+    /// reader stops reading (backpressure; see [`DEFAULT_MAX_BUFFERED_BYTES`]). Control
+    /// requests already read are served regardless, and while one of our requests waits for
+    /// its answer the reader reads on past the budget.
+    pub max_buffered_bytes: usize,
 }
 
 impl Default for EngineConfig {
@@ -66,6 +76,7 @@ impl Default for EngineConfig {
             request_timeout: Duration::from_secs(60),
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             recent_ids: 1024,
+            max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
         }
     }
 }
@@ -73,11 +84,17 @@ impl Default for EngineConfig {
 /// Which end of the wire we are: decides how the peer's frames are read.
 pub trait Peer: Send + 'static {
     /// What the peer writes.
-    type Inbound: DeserializeOwned + Send + 'static;
+    type Inbound: DeserializeOwned + Serialize + Send + 'static;
     /// Parses one line.
     fn decode(line: &str) -> Result<Self::Inbound, DecodeError>;
     /// Separates the control plane from the data plane.
     fn route(frame: Self::Inbound) -> Routed<Self::Inbound>;
+    /// What the reader could not type in the frame (see [`Malformed`]): the frame itself, or
+    /// the body of a control request or response.
+    fn as_malformed(frame: &Self::Inbound) -> Option<&Malformed>;
+    /// Whether our input to the peer closes when its output ends (the host side: a CLI whose
+    /// stdout ended reads nothing more; an agent still answers a host that closed its input).
+    const CLOSES_INPUT_AT_END: bool;
     /// Whether a line whose leading `type` is `tag` ([`ccwire_protocol::leading_type`]) is a
     /// data-plane kind the engine never needs to look at, so that it can go to the user as text
     /// and be decoded when the user takes it. An [`Observer`] does not see such frames.
@@ -120,6 +137,14 @@ impl Peer for HostSide {
             other => Routed::Data(other),
         }
     }
+    fn as_malformed(frame: &Message) -> Option<&Malformed> {
+        match frame {
+            Message::ControlRequest(request) => request.request.as_malformed(),
+            Message::ControlResponse(response) => response.response.as_malformed(),
+            other => other.as_malformed(),
+        }
+    }
+    const CLOSES_INPUT_AT_END: bool = true;
     /// The bulk of a turn: streamed deltas and whole messages, read by nobody but the user.
     fn deferrable(tag: &str) -> bool {
         matches!(tag, "stream_event" | "assistant" | "user")
@@ -144,6 +169,14 @@ impl Peer for AgentSide {
             other => Routed::Data(other),
         }
     }
+    fn as_malformed(frame: &InputMessage) -> Option<&Malformed> {
+        match frame {
+            InputMessage::ControlRequest(request) => request.request.as_malformed(),
+            InputMessage::ControlResponse(response) => response.response.as_malformed(),
+            other => other.as_malformed(),
+        }
+    }
+    const CLOSES_INPUT_AT_END: bool = false;
 }
 
 /// Why a handler could not answer a request; sent to the peer as an error response.
@@ -177,7 +210,7 @@ impl HandlerError {
 #[derive(Debug, Clone)]
 pub struct RequestContext {
     /// The peer's request id.
-    pub request_id: String,
+    pub request_id: RequestId,
     /// Cancelled when the peer withdraws the request or the connection ends.
     pub cancel: CancellationToken,
 }
@@ -208,8 +241,18 @@ impl ControlHandler for NoHandler {
 }
 
 /// Produces the cause of the end of the peer's output (for a process: waits for its exit
-/// status and collects the stderr tail). Called once, by the reader, at end of input.
-pub type EndCause = Box<dyn FnOnce() -> BoxFuture<'static, Error> + Send>;
+/// status and collects the stderr tail). Called once, by the reader, at end of input. The cause
+/// [`Error::Closed`] means a normal end; any other cause reaches the user as the last item of
+/// the data plane.
+pub type EndCause = Box<dyn FnOnce(OutputEnd) -> BoxFuture<'static, Error> + Send>;
+
+/// What the reader saw at the end of the peer's output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OutputEnd {
+    /// The last line had no newline: the peer stopped mid-frame.
+    pub partial_last_line: bool,
+}
 
 /// Sees every data-plane frame in the reader task, before it is queued for the user (e.g. to
 /// track the session's state whether or not the user is reading), except the bulk kinds that
@@ -234,8 +277,11 @@ pub(crate) struct Shared {
     config: EngineConfig,
     outbox: Arc<Outbox>,
     pending: Mutex<Pending>,
-    /// The peer's requests being served, by id.
-    incoming: Mutex<HashMap<String, CancellationToken>>,
+    /// The peer's requests being served, by id (a peer may reuse an id while the first request
+    /// is in flight: each keeps its own token, and a cancel reaches all of them).
+    incoming: Mutex<HashMap<RequestId, Vec<(u64, CancellationToken)>>>,
+    /// The bytes of data frames the user has not taken yet.
+    budget: Budget,
     next_id: AtomicU64,
     /// `None` while open; the cause once the peer's output has ended.
     closed: watch::Sender<Option<Error>>,
@@ -289,6 +335,7 @@ impl Connection {
         let shared = Arc::new(Shared {
             pending: Mutex::new(Pending::new(config.recent_ids)),
             incoming: Mutex::new(HashMap::new()),
+            budget: Budget::new(config.max_buffered_bytes),
             config,
             outbox,
             next_id: AtomicU64::new(1),
@@ -304,7 +351,8 @@ impl Connection {
             end_cause,
             observer,
         ));
-        (Connection { shared }, Inbound::new(data_rx, P::decode))
+        let inbound = Inbound::new(data_rx, P::decode, Arc::clone(&shared));
+        (Connection { shared }, inbound)
     }
 
     /// Sends a typed control request and waits for its typed answer, within the configured
@@ -321,10 +369,16 @@ impl Connection {
         timeout: Duration,
     ) -> Result<K::Response> {
         let payload = self.request_body(request.into(), timeout).await?;
-        // A response with no payload reads as an empty object, which every empty response
-        // type accepts.
+        // A response with no payload reads as an empty object, which every response type but
+        // the permission and dialog decisions accepts; fields that do not fit are read
+        // leniently (see `ccwire_protocol::lenient`).
         let payload = payload.unwrap_or_else(|| Value::Object(Default::default()));
-        Ok(serde_json::from_value(payload)?)
+        let decoded = ccwire_protocol::from_value::<K::Response>(payload)
+            .map_err(|source| Error::Decode { line: 0, source })?;
+        if !decoded.repairs.is_empty() {
+            tracing::debug!(subtype = K::SUBTYPE, repairs = ?decoded.repairs, "read a response leniently");
+        }
+        Ok(decoded.value)
     }
 
     /// Sends any control request and waits for the raw payload of the answer.
@@ -337,20 +391,21 @@ impl Connection {
             return Err(cause);
         }
         let subtype = body.tag().to_owned();
-        let id = format!(
+        let id = RequestId::Text(format!(
             "req_{}",
             self.shared.next_id.fetch_add(1, Ordering::Relaxed)
-        );
+        ));
         let (tx, rx) = tokio::sync::oneshot::channel();
         lock(&self.shared.pending).insert(id.clone(), tx);
+        // A reader paused by a full budget reads on while a request waits for its answer.
+        self.shared.budget.nudge();
         // From here on, leaving early (timeout, or the caller dropping this future) withdraws
         // the request from the peer.
         let guard = PendingGuard {
             shared: &self.shared,
             id: id.clone(),
         };
-        let frame = InputOrOutputRequest::new(id, body);
-        self.send(&frame)?;
+        self.send_line(frames::request(id, body))?;
         match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(outcome)) => {
                 std::mem::forget(guard);
@@ -372,9 +427,7 @@ impl Connection {
     /// Writes one frame (any serializable wire value) to the peer, after every frame sent
     /// before it. Returns once it is queued.
     pub fn send<T: Serialize + ?Sized>(&self, frame: &T) -> Result<()> {
-        let mut line = serde_json::to_vec(frame)?;
-        line.push(b'\n');
-        self.send_line(line)
+        self.send_line(frames::line(frame)?)
     }
 
     /// Writes one pre-serialized line (it must end with `\n`).
@@ -419,51 +472,16 @@ impl Connection {
     }
 }
 
-/// A `control_request` frame, written with its `type` tag.
-#[derive(Serialize)]
-struct InputOrOutputRequest {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(flatten)]
-    request: ControlRequest,
-}
-
-impl InputOrOutputRequest {
-    fn new(request_id: String, request: ControlRequestBody) -> Self {
-        Self {
-            kind: "control_request",
-            request: ControlRequest {
-                request_id,
-                request,
-                extra: Default::default(),
-            },
-        }
-    }
-}
-
 /// Withdraws a request whose caller stopped waiting.
 struct PendingGuard<'a> {
     shared: &'a Shared,
-    id: String,
+    id: RequestId,
 }
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         if lock(&self.shared.pending).abandon(&self.id) {
-            #[derive(Serialize)]
-            struct Cancel<'a> {
-                #[serde(rename = "type")]
-                kind: &'static str,
-                request_id: &'a str,
-            }
-            let cancel = Cancel {
-                kind: "control_cancel_request",
-                request_id: &self.id,
-            };
-            // Plain data with string keys: serializing it cannot fail.
-            let mut line = serde_json::to_vec(&cancel).unwrap_or_default();
-            line.push(b'\n');
-            let _ = self.shared.outbox.line(line);
+            let _ = self.shared.outbox.line(frames::cancel(self.id.clone()));
         }
     }
 }

@@ -28,13 +28,15 @@ pub enum Error {
         source: Arc<std::io::Error>,
     },
     /// The CLI exited (or its output ended) while something was still expected of it.
-    #[error("{}", exit_message(*.code, *.signal, .stderr_tail))]
+    #[error("{}", exit_message(*.code, *.signal, *.reason, .stderr_tail))]
     ProcessExited {
         /// Its exit code, if it exited normally.
         code: Option<i32>,
         /// The signal that ended it, if one did.
         signal: Option<i32>,
-        /// The last lines it wrote to stderr.
+        /// What was wrong about the end.
+        reason: EndReason,
+        /// The last bytes it wrote to stderr.
         stderr_tail: String,
     },
     /// A line could not be read as a frame; the session goes on.
@@ -123,14 +125,41 @@ impl From<serde_json::Error> for Error {
     }
 }
 
+/// What was wrong about the end of a CLI's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EndReason {
+    /// It exited (or was killed) while something was still expected of it.
+    Exited,
+    /// It exited while a turn was running: the last message sent got no `result`.
+    ExitedMidTurn,
+    /// Its last line had no newline: it stopped in the middle of a frame.
+    PartialLastLine,
+    /// It closed its stdout but kept running; it was stopped (SIGTERM, then SIGKILL).
+    OutputClosed,
+}
+
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-fn exit_message(code: Option<i32>, signal: Option<i32>, stderr_tail: &str) -> String {
-    let how = match (code, signal) {
+fn exit_message(
+    code: Option<i32>,
+    signal: Option<i32>,
+    reason: EndReason,
+    stderr_tail: &str,
+) -> String {
+    let exited = match (code, signal) {
         (Some(code), _) => format!("the CLI exited with code {code}"),
         (None, Some(signal)) => format!("the CLI was killed by signal {signal}"),
         (None, None) => "the CLI closed its output".to_owned(),
+    };
+    let how = match reason {
+        EndReason::Exited => exited,
+        EndReason::ExitedMidTurn => format!("{exited} before the turn ended (no result)"),
+        EndReason::PartialLastLine => format!("{exited} in the middle of a line"),
+        EndReason::OutputClosed => {
+            "the CLI closed its output but kept running (it was stopped)".to_owned()
+        }
     };
     if stderr_tail.trim().is_empty() {
         how

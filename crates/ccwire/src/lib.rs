@@ -35,6 +35,6 @@ pub mod mcp;
 pub mod options;
 
 pub use ccwire_protocol as protocol;
-pub use error::{Error, Result};
+pub use error::{EndReason, Error, Result};
 pub use host::{query, Client, MessageStream, Prompt};
 pub use options::Options;

@@ -168,15 +168,27 @@ struct Location<'a> {
 }
 
 fn check_frame(frame: &str, at: Location<'_>, session: &mut Correlation, report: &mut Report) {
+    // The liberal reader reads every JSON object; what it had to repair, or keep raw, does
+    // not fit the schema and is reported as an error.
     let parsed = match at.direction {
-        Direction::Out => {
-            Message::from_json(frame).map(|m| (m.kind(), m.unknown_kind(), m.to_value()))
-        }
-        Direction::In => {
-            InputMessage::from_json(frame).map(|m| (m.kind(), m.unknown_kind(), m.to_value()))
-        }
+        Direction::Out => Message::decode(frame).map(|m| {
+            (
+                m.value.kind(),
+                m.value.unknown_kind(),
+                m.value.to_value(),
+                m.repairs,
+            )
+        }),
+        Direction::In => InputMessage::decode(frame).map(|m| {
+            (
+                m.value.kind(),
+                m.value.unknown_kind(),
+                m.value.to_value(),
+                m.repairs,
+            )
+        }),
     };
-    let (kind, unknown, value) = match parsed {
+    let (kind, unknown, value, repairs) = match parsed {
         Ok(parsed) => parsed,
         Err(err) => {
             let kind = err.kind().unwrap_or("?").to_owned();
@@ -186,6 +198,11 @@ fn check_frame(frame: &str, at: Location<'_>, session: &mut Correlation, report:
             return;
         }
     };
+    for repair in &repairs {
+        report
+            .errors
+            .push(finding(at.file, at.line, at.direction, &kind, repair));
+    }
     let label = match at.direction {
         Direction::Out => "out",
         Direction::In => "in",

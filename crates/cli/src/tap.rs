@@ -176,8 +176,6 @@ async fn tap(invocation: Invocation) -> anyhow::Result<u8> {
         let _ = err.write_all(line.as_bytes());
         let _ = err.write_all(b"\n");
     });
-    // Spawned from the runtime's main thread, which lives as long as the tap: the child's
-    // parent-death signal is tied to the thread that started it.
     let (process, child_in, child_out) = ChildProcess::spawn(Spawn {
         command: CliCommand::for_path(&invocation.program),
         args: invocation.args.clone(),
@@ -186,6 +184,7 @@ async fn tap(invocation: Invocation) -> anyhow::Result<u8> {
         on_stderr: Some(on_stderr),
         user: None,
     })
+    .await
     .with_context(|| format!("starting {}", invocation.program.display()))?;
     let process = Arc::new(process);
     let signals = tokio::spawn(forward_signals(Arc::clone(&process)));
@@ -217,7 +216,7 @@ async fn tap(invocation: Invocation) -> anyhow::Result<u8> {
     let _ = inbound.await;
     let status = process.shutdown(ShutdownTimeouts::default()).await;
     // Waits (briefly) for the last stderr lines to be relayed.
-    let _ = process.end_cause().await;
+    let _ = process.output_ended(ShutdownTimeouts::default()).await;
     signals.abort();
     Ok(exit_code(status))
 }

@@ -14,6 +14,42 @@
 mod blocks;
 mod media;
 mod server_tools;
+
+/// Reads a list of content blocks, or a plain string as one text block.
+fn blocks_or_text<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<ContentBlock>, D::Error> {
+    struct BlocksOrText;
+
+    impl<'de> serde::de::Visitor<'de> for BlocksOrText {
+        type Value = Vec<ContentBlock>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a sequence of content blocks or a string")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(64));
+            while let Some(block) = seq.next_element()? {
+                blocks.push(block);
+            }
+            Ok(blocks)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+            Ok(vec![ContentBlock::Text(TextBlock {
+                text: text.to_owned(),
+                ..TextBlock::default()
+            })])
+        }
+    }
+
+    deserializer.deserialize_any(BlocksOrText)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 pub(crate) mod test_transcripts;
@@ -54,15 +90,21 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ApiMessage {
     /// The API message id; the lines of one response share it.
+    #[serde(default)]
     pub id: String,
     /// The object type, always `message`.
     #[serde(rename = "type")]
+    #[serde(default)]
     pub kind: String,
     /// Always `assistant`.
+    #[serde(default)]
     pub role: String,
     /// The model that produced the message (`<synthetic>` for messages the CLI made up).
+    #[serde(default)]
     pub model: String,
-    /// The content blocks (the CLI sends one block per `assistant` line).
+    /// The content blocks (the CLI sends one block per `assistant` line). A plain string, as
+    /// some producers write it, reads as one text block.
+    #[serde(default, deserialize_with = "blocks_or_text")]
     pub content: Vec<ContentBlock>,
     /// Why generation stopped; `None` while the message is still streaming.
     #[serde(default)]
@@ -71,6 +113,7 @@ pub struct ApiMessage {
     #[serde(default)]
     pub stop_sequence: Option<String>,
     /// Token usage.
+    #[serde(default)]
     pub usage: Usage,
     /// The code execution container: absent, `null` or its description.
     #[serde(
@@ -130,8 +173,10 @@ impl ApiMessage {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MessageContainer {
     /// The container id.
+    #[serde(default)]
     pub id: String,
     /// When the container expires (RFC 3339).
+    #[serde(default)]
     pub expires_at: String,
     /// Skills loaded in the container.
     #[serde(default)]
@@ -145,6 +190,7 @@ pub struct MessageContainer {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ContextManagementResponse {
     /// One entry per applied edit (cleared tool uses, cleared thinking, …).
+    #[serde(default)]
     pub applied_edits: Vec<Value>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -187,8 +233,10 @@ pub struct RefusalStopDetails {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MessageParam {
     /// `user` (or `assistant` when replaying a conversation).
+    #[serde(default)]
     pub role: String,
     /// A plain string or a list of content blocks.
+    #[serde(default)]
     pub content: UserContent,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -522,12 +570,23 @@ mod tests {
     }
 
     #[test]
-    fn broken_known_block_is_an_error() {
+    fn broken_known_block_is_repaired_or_kept_raw() {
+        // Missing fields read as defaults, even on the strict path.
         let missing_id = json!({"type": "tool_use", "name": "Bash", "input": {}});
-        let error = serde_json::from_value::<ContentBlock>(missing_id).unwrap_err();
-        assert!(error.to_string().contains("id"), "{error}");
+        let block: ContentBlock = serde_json::from_value(missing_id).unwrap();
+        assert!(matches!(&block, ContentBlock::ToolUse(t) if t.id.is_empty() && t.name == "Bash"));
+        // A wrong type fails the strict path; the lenient one coerces it.
         let bad_text = json!({"type": "text", "text": 5});
-        assert!(serde_json::from_value::<ContentBlock>(bad_text).is_err());
+        assert!(serde_json::from_value::<ContentBlock>(bad_text.clone()).is_err());
+        let read = crate::from_value::<ContentBlock>(bad_text).unwrap();
+        assert!(matches!(&read.value, ContentBlock::Text(t) if t.text == "5"));
+        // What cannot be typed at all is kept raw, with why.
+        let no_tag = json!({"text": "hi"});
+        let read = crate::from_value::<ContentBlock>(no_tag.clone()).unwrap();
+        let malformed = read.value.as_malformed().unwrap();
+        assert_eq!(malformed.raw, no_tag);
+        assert!(malformed.message.contains("type"), "{malformed}");
+        assert_eq!(serde_json::to_value(&read.value).unwrap(), no_tag);
     }
 
     #[test]

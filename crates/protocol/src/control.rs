@@ -30,6 +30,7 @@ use serde_json::{Map, Value};
 mod agent;
 mod context;
 mod host;
+mod id;
 mod initialize;
 mod kinds;
 mod plan_usage;
@@ -43,6 +44,7 @@ mod tests;
 pub use agent::*;
 pub use context::*;
 pub use host::*;
+pub use id::RequestId;
 pub use initialize::*;
 pub use kinds::{reencode_response, ControlRequestKind};
 pub use plan_usage::*;
@@ -54,11 +56,25 @@ pub use settings::*;
 /// The elicitation types are shared with the hook events and live in [`crate::hooks`].
 pub use crate::hooks::{ElicitationAction, ElicitationMode};
 
+crate::tagged_union! {
+    /// A frame of the control plane, as either side writes it: the envelope both
+    /// [`crate::Message`] and [`crate::InputMessage`] share, for code that writes control
+    /// frames without caring which end it is.
+    pub enum ControlFrame: "type", "control frame" {
+        /// A request.
+        "control_request" => Request(ControlRequest),
+        /// An answer.
+        "control_response" => Response(ControlResponse),
+        /// The sender withdraws one of its own requests.
+        "control_cancel_request" => Cancel(ControlCancelRequest),
+    }
+}
+
 /// A `control_request` frame, without its outer `"type"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ControlRequest {
     /// Chosen by the sender, unique among its requests in flight; the answer echoes it.
-    pub request_id: String,
+    pub request_id: RequestId,
     /// What is asked, keyed by `subtype`.
     pub request: ControlRequestBody,
     /// Fields this version does not know (inside `pending_*` lists this holds the `"type"`).
@@ -68,7 +84,7 @@ pub struct ControlRequest {
 
 impl ControlRequest {
     /// A request with the given id and body.
-    pub fn new(request_id: impl Into<String>, request: impl Into<ControlRequestBody>) -> Self {
+    pub fn new(request_id: impl Into<RequestId>, request: impl Into<ControlRequestBody>) -> Self {
         Self {
             request_id: request_id.into(),
             request: request.into(),
@@ -222,7 +238,7 @@ pub struct ControlResponse {
 
 impl ControlResponse {
     /// A success answer to `request_id` carrying `payload`.
-    pub fn success(request_id: impl Into<String>, payload: Option<Value>) -> Self {
+    pub fn success(request_id: impl Into<RequestId>, payload: Option<Value>) -> Self {
         ControlSuccess {
             request_id: request_id.into(),
             response: payload,
@@ -232,7 +248,7 @@ impl ControlResponse {
     }
 
     /// An error answer to `request_id`.
-    pub fn error(request_id: impl Into<String>, error: impl Into<String>) -> Self {
+    pub fn error(request_id: impl Into<RequestId>, error: impl Into<String>) -> Self {
         ControlError {
             request_id: request_id.into(),
             error: error.into(),
@@ -242,7 +258,7 @@ impl ControlResponse {
     }
 
     /// The `request_id` this answers, when known.
-    pub fn request_id(&self) -> Option<&str> {
+    pub fn request_id(&self) -> Option<RequestId> {
         self.response.request_id()
     }
 }
@@ -279,12 +295,20 @@ crate::tagged_union! {
 }
 
 impl ControlResponseBody {
-    /// The `request_id` this answers (read from the raw object for an unknown subtype).
-    pub fn request_id(&self) -> Option<&str> {
+    /// The `request_id` this answers (read from the raw object for an unknown or malformed
+    /// subtype).
+    pub fn request_id(&self) -> Option<RequestId> {
         match self {
-            Self::Success(success) => Some(&success.request_id),
-            Self::Error(error) => Some(&error.request_id),
-            Self::Unknown(unknown) => unknown.raw.get("request_id").and_then(Value::as_str),
+            Self::Success(success) => Some(success.request_id.clone()),
+            Self::Error(error) => Some(error.request_id.clone()),
+            Self::Unknown(unknown) => unknown
+                .raw
+                .get("request_id")
+                .and_then(RequestId::from_value),
+            Self::Malformed(malformed) => malformed
+                .raw
+                .get("request_id")
+                .and_then(RequestId::from_value),
         }
     }
 }
@@ -293,7 +317,7 @@ impl ControlResponseBody {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ControlSuccess {
     /// The `request_id` of the request this answers.
-    pub request_id: String,
+    pub request_id: RequestId,
     /// The payload, shaped by the request's subtype; absent for a bare acknowledgement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<Value>,
@@ -326,8 +350,9 @@ impl ControlSuccess {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ControlError {
     /// The `request_id` of the request this answers.
-    pub request_id: String,
+    pub request_id: RequestId,
     /// What went wrong, for people.
+    #[serde(default)]
     pub error: String,
     /// A machine-readable reason, e.g. `unsupported_request` (recent CLIs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -365,7 +390,7 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ControlCancelRequest {
     /// The `request_id` of the request being withdrawn.
-    pub request_id: String,
+    pub request_id: RequestId,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

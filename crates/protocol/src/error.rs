@@ -1,7 +1,9 @@
 //! Why a line did not become a typed frame.
 
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
+use serde_json::Value;
+
+use crate::Decoded;
 
 /// A line that could not be read as a frame. The stream it came from is still usable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -38,42 +40,81 @@ impl DecodeError {
     }
 }
 
-/// Parses one line as `T` (any wire type). The fast path is a plain `serde_json` parse; only when it fails is
-/// the line read again to find the kind and the path of the fault.
+/// Parses one line as `T` (any wire type), liberally: see [`crate::lenient`]. The fast path
+/// is a plain strict `serde_json` parse; only when it fails is the line read again leniently,
+/// with repairs. Fails only when the line is not JSON, or when the root of a value that is not
+/// a union cannot be read even after repairs.
 pub fn decode<T: DeserializeOwned>(line: &str) -> Result<T, DecodeError> {
+    decode_with_repairs(line).map(|decoded| decoded.value)
+}
+
+/// Like [`decode`], with the list of repairs the liberal reader made (empty on the fast path).
+pub fn decode_with_repairs<T: DeserializeOwned>(line: &str) -> Result<Decoded<T>, DecodeError> {
     match serde_json::from_str(line) {
-        Ok(value) => Ok(value),
-        Err(err) => Err(explain::<T>(line, err)),
+        Ok(value) => Ok(Decoded {
+            value,
+            repairs: Vec::new(),
+        }),
+        Err(err) => read_leniently(line, err, false),
+    }
+}
+
+/// Like [`decode_with_repairs`] for a whole frame: the line must be a JSON object.
+pub(crate) fn decode_frame<T: DeserializeOwned>(line: &str) -> Result<Decoded<T>, DecodeError> {
+    match serde_json::from_str(line) {
+        Ok(value) => Ok(Decoded {
+            value,
+            repairs: Vec::new(),
+        }),
+        Err(err) => read_leniently(line, err, true),
+    }
+}
+
+/// Reads a JSON value as `T` liberally (see [`decode`]).
+pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<Decoded<T>, DecodeError> {
+    match T::deserialize(&value) {
+        Ok(typed) => Ok(Decoded {
+            value: typed,
+            repairs: Vec::new(),
+        }),
+        Err(_) => {
+            let kind = kind_of(&value);
+            crate::lenient::read_value(value).map_err(|failure| DecodeError::Malformed {
+                kind,
+                path: failure.path,
+                message: failure.message,
+            })
+        }
     }
 }
 
 #[cold]
-fn explain<T: DeserializeOwned>(line: &str, err: serde_json::Error) -> DecodeError {
+fn read_leniently<T: DeserializeOwned>(
+    line: &str,
+    err: serde_json::Error,
+    frame: bool,
+) -> Result<Decoded<T>, DecodeError> {
     use serde_json::error::Category;
+    let not_json = |message: String| DecodeError::NotJson {
+        preview: preview(line),
+        message,
+    };
     if matches!(
         err.classify(),
         Category::Syntax | Category::Eof | Category::Io
     ) {
-        return DecodeError::NotJson {
-            preview: preview(line),
-            message: err.to_string(),
-        };
+        return Err(not_json(err.to_string()));
     }
-    let kind = peek_kind(line);
-    let mut de = serde_json::Deserializer::from_str(line);
-    match serde_path_to_error::deserialize::<_, T>(&mut de) {
-        Err(tracked) => DecodeError::Malformed {
-            kind,
-            path: tracked.path().to_string(),
-            message: tracked.into_inner().to_string(),
-        },
-        // Cannot happen (the same input failed above); keep the first error.
-        Ok(_) => DecodeError::Malformed {
-            kind,
-            path: ".".to_owned(),
-            message: err.to_string(),
-        },
+    let value: Value = serde_json::from_str(line).map_err(|err| not_json(err.to_string()))?;
+    if frame && !value.is_object() {
+        return Err(not_json("a frame must be a JSON object".to_owned()));
     }
+    let kind = kind_of(&value);
+    crate::lenient::read_value(value).map_err(|failure| DecodeError::Malformed {
+        kind,
+        path: failure.path,
+        message: failure.message,
+    })
 }
 
 fn preview(line: &str) -> String {
@@ -84,28 +125,14 @@ fn preview(line: &str) -> String {
     }
 }
 
-/// The `type`/`subtype` of a JSON object, looking inside control envelopes.
-fn peek_kind(line: &str) -> String {
-    #[derive(Deserialize)]
-    struct Inner {
-        subtype: Option<String>,
-    }
-    #[derive(Deserialize)]
-    struct Peek {
-        #[serde(rename = "type")]
-        kind: Option<String>,
-        subtype: Option<String>,
-        request: Option<Inner>,
-        response: Option<Inner>,
-    }
-    let Ok(peek) = serde_json::from_str::<Peek>(line) else {
-        return "?".to_owned();
-    };
-    let kind = peek.kind.unwrap_or_else(|| "?".to_owned());
-    let subtype = peek
-        .subtype
-        .or(peek.request.and_then(|r| r.subtype))
-        .or(peek.response.and_then(|r| r.subtype));
+/// The `type`/`subtype` of a JSON object, looking inside control envelopes (`?` for a missing
+/// part).
+pub(crate) fn kind_of(value: &Value) -> String {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+    let kind = text(value.get("type")).unwrap_or_else(|| "?".to_owned());
+    let subtype = text(value.get("subtype"))
+        .or_else(|| text(value.get("request").and_then(|r| r.get("subtype"))))
+        .or_else(|| text(value.get("response").and_then(|r| r.get("subtype"))));
     match subtype {
         Some(subtype) => format!("{kind}/{subtype}"),
         None => kind,

@@ -61,17 +61,22 @@ pub const SDK_MESSAGE_KINDS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SubagentRetry {
     /// The subagent.
+    #[serde(default)]
     pub agent_id: String,
     /// Attempt number.
+    #[serde(default)]
     pub attempt: u64,
     /// Retry budget.
+    #[serde(default)]
     pub max_retries: u64,
     /// Delay before the retry, in milliseconds.
+    #[serde(default)]
     pub retry_delay_ms: u64,
     /// HTTP status; `None` is `null` (no response).
     #[serde(default)]
     pub error_status: Option<u64>,
     /// Error category.
+    #[serde(default)]
     pub error_category: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -82,21 +87,26 @@ pub struct SubagentRetry {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ToolProgress {
     /// Id of the `tool_use` block.
+    #[serde(default)]
     pub tool_use_id: String,
     /// Tool name.
+    #[serde(default)]
     pub tool_name: String,
     /// The Task tool call this runs under; `None` is `null` (the main thread).
     #[serde(default)]
     pub parent_tool_use_id: Option<String>,
     /// Time since the tool started, in seconds.
     #[serde(with = "crate::result::js_f64")]
+    #[serde(default)]
     pub elapsed_time_seconds: f64,
     /// Task id, for a backgrounded tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// A keep-alive without new progress.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,15 +127,19 @@ pub struct ToolProgress {
 pub struct AuthStatus {
     /// Whether authentication is in progress.
     #[serde(rename = "isAuthenticating")]
+    #[serde(default)]
     pub is_authenticating: bool,
     /// Output lines of the flow.
+    #[serde(default)]
     pub output: Vec<String>,
     /// Error message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -136,12 +150,16 @@ pub struct AuthStatus {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ToolUseSummary {
     /// The summary.
+    #[serde(default)]
     pub summary: String,
     /// The tool calls it summarizes.
+    #[serde(default)]
     pub preceding_tool_use_ids: Vec<String>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -236,6 +254,7 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RateLimitInfo {
     /// Whether requests are allowed.
+    #[serde(default)]
     pub status: RateLimitStatus,
     /// When the window resets (Unix seconds).
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "resetsAt")]
@@ -337,10 +356,13 @@ pub struct RateLimitInfo {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RateLimitEvent {
     /// The new state.
+    #[serde(default)]
     pub rate_limit_info: RateLimitInfo,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -351,10 +373,13 @@ pub struct RateLimitEvent {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PromptSuggestion {
     /// The suggested prompt.
+    #[serde(default)]
     pub suggestion: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -379,10 +404,13 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ConversationReset {
     /// Id of the new conversation.
+    #[serde(default)]
     pub new_conversation_id: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// What discarded the conversation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -402,12 +430,16 @@ pub struct ConversationReset {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Goal {
     /// The condition to meet.
+    #[serde(default)]
     pub condition: String,
     /// How many times the Stop hook found it not yet met.
+    #[serde(default)]
     pub iterations: u64,
     /// When the goal was set (Unix milliseconds).
+    #[serde(default)]
     pub set_at: u64,
     /// Output tokens when the goal was set.
+    #[serde(default)]
     pub tokens_at_start: u64,
     /// Why the last check found it not met.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -424,8 +456,10 @@ pub struct ActiveGoal {
     #[serde(default)]
     pub value: Option<Goal>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -438,8 +472,10 @@ pub struct ActiveGoal {
 pub struct TranscriptMirror {
     /// Transcript file the entries belong to.
     #[serde(rename = "filePath")]
+    #[serde(default)]
     pub file_path: String,
     /// The entries, opaque JSON objects each with a string `type`.
+    #[serde(default)]
     pub entries: Vec<Value>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -575,10 +611,14 @@ mod tests {
     }
 
     #[test]
-    fn broken_payloads_are_errors() {
-        let bad = json!({"rate_limit_info": {"resetsAt": 1}, "uuid": "u", "session_id": "s"});
-        assert!(serde_json::from_value::<RateLimitEvent>(bad).is_err());
-        let bad = json!({"tool_use_id": "t", "tool_name": "Bash", "uuid": "u", "session_id": "s"});
-        assert!(serde_json::from_value::<ToolProgress>(bad).is_err());
+    fn broken_payloads_are_repaired() {
+        let bad = json!({"rate_limit_info": {"resetsAt": "soon"}, "uuid": "u", "session_id": "s"});
+        assert!(serde_json::from_value::<RateLimitEvent>(bad.clone()).is_err());
+        let read = crate::from_value::<RateLimitEvent>(bad).unwrap();
+        assert_eq!(read.repairs.len(), 1, "{:?}", read.repairs);
+        let partial =
+            json!({"tool_use_id": "t", "tool_name": "Bash", "uuid": "u", "session_id": "s"});
+        let progress: ToolProgress = serde_json::from_value(partial).unwrap();
+        assert_eq!(progress.tool_name, "Bash");
     }
 }

@@ -156,6 +156,7 @@ pub struct HookCallbackMatcher {
     pub matcher: Option<Option<String>>,
     /// The host's ids for its callbacks; they come back as `callback_id` in `hook_callback`.
     #[serde(rename = "hookCallbackIds")]
+    #[serde(default)]
     pub hook_callback_ids: Vec<String>,
     /// Timeout in seconds for the callbacks of this matcher.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -244,7 +245,9 @@ mod tests {
                 .expect("serialize"),
             json!({"matcher": null, "hookCallbackIds": ["hook_1"]})
         );
-        assert!(serde_json::from_value::<HookCallbackMatcher>(json!({"matcher": "Bash"})).is_err());
+        let bare: HookCallbackMatcher =
+            serde_json::from_value(json!({"matcher": "Bash"})).expect("parse");
+        assert!(bare.hook_callback_ids.is_empty());
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod error;
 pub mod events;
 pub mod framing;
 pub mod hooks;
+pub mod lenient;
 pub mod mcp;
 mod message;
 pub mod permission;
@@ -40,6 +41,7 @@ pub mod system;
 pub mod union;
 pub mod usage;
 
-pub use error::{decode, DecodeError};
+pub use error::{decode, decode_with_repairs, from_value, DecodeError};
+pub use lenient::{Decoded, Repair, RepairAction};
 pub use message::*;
-pub use union::Unknown;
+pub use union::{Malformed, Unknown};

@@ -15,7 +15,7 @@ use crate::events::{
 use crate::result::ResultMessage;
 use crate::stream::StreamEvent;
 use crate::system::SystemMessage;
-use crate::DecodeError;
+use crate::{DecodeError, Decoded};
 
 crate::tagged_union! {
     /// One frame the CLI writes to stdout: the data plane (assistant, user, result, system,
@@ -95,22 +95,49 @@ pub fn leading_type(line: &str) -> Option<&str> {
 }
 
 impl Message {
-    /// Parses one stdout line. Errors name the kind and the field at fault.
+    /// Parses one stdout line, liberally (see [`crate::lenient`]): any JSON object becomes a
+    /// message: typed, [`Message::Unknown`] for a kind this version does not know, or
+    /// [`Message::Malformed`] (its kind, raw JSON and error) for a known kind that cannot be
+    /// typed even after repairs. Fails only for a line that is not a JSON object.
     pub fn from_json(line: &str) -> Result<Self, DecodeError> {
-        crate::error::decode(line)
+        Self::decode(line).map(|decoded| decoded.value)
+    }
+
+    /// Like [`Message::from_json`], with the repairs the liberal reader made.
+    pub fn decode(line: &str) -> Result<Decoded<Self>, DecodeError> {
+        crate::error::decode_frame(line)
     }
 
     /// The kind as `type` or `type/subtype` (`system/init`, `result/success`,
-    /// `control_request/can_use_tool`, …), for logs and counts.
+    /// `control_request/can_use_tool`, …), for logs and counts; `?` for a missing part.
     pub fn kind(&self) -> String {
         match self {
-            Self::System(system) => format!("system/{}", system.tag()),
-            Self::Result(result) => format!("result/{}", result.subtype),
-            Self::ControlRequest(request) => format!("control_request/{}", request.request.tag()),
-            Self::ControlResponse(response) => {
-                format!("control_response/{}", response.response.tag())
+            Self::System(system) => format!("system/{}", or_unknown(system.tag())),
+            Self::Result(result) => format!("result/{}", or_unknown(result.subtype.as_str())),
+            Self::ControlRequest(request) => {
+                format!("control_request/{}", or_unknown(request.request.tag()))
             }
+            Self::ControlResponse(response) => {
+                format!("control_response/{}", or_unknown(response.response.tag()))
+            }
+            Self::Malformed(malformed) => crate::error::kind_of(&malformed.raw),
             other => other.tag().to_owned(),
+        }
+    }
+
+    /// If this frame ends a turn (a `result`, typed or not), whether it reports an error. A
+    /// malformed `result` whose `is_error` cannot be read counts as an error.
+    pub fn result_is_error(&self) -> Option<bool> {
+        match self {
+            Self::Result(result) => Some(result.is_error),
+            Self::Malformed(malformed) if malformed.tag == "result" => Some(
+                malformed
+                    .raw
+                    .get("is_error")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true),
+            ),
+            _ => None,
         }
     }
 
@@ -158,18 +185,26 @@ impl Message {
 }
 
 impl InputMessage {
-    /// Parses one stdin line. Errors name the kind and the field at fault.
+    /// Parses one stdin line, liberally (see [`Message::from_json`]).
     pub fn from_json(line: &str) -> Result<Self, DecodeError> {
-        crate::error::decode(line)
+        Self::decode(line).map(|decoded| decoded.value)
     }
 
-    /// The kind as `type` or `type/subtype`, for logs and counts.
+    /// Like [`InputMessage::from_json`], with the repairs the liberal reader made.
+    pub fn decode(line: &str) -> Result<Decoded<Self>, DecodeError> {
+        crate::error::decode_frame(line)
+    }
+
+    /// The kind as `type` or `type/subtype`, for logs and counts; `?` for a missing part.
     pub fn kind(&self) -> String {
         match self {
-            Self::ControlRequest(request) => format!("control_request/{}", request.request.tag()),
-            Self::ControlResponse(response) => {
-                format!("control_response/{}", response.response.tag())
+            Self::ControlRequest(request) => {
+                format!("control_request/{}", or_unknown(request.request.tag()))
             }
+            Self::ControlResponse(response) => {
+                format!("control_response/{}", or_unknown(response.response.tag()))
+            }
+            Self::Malformed(malformed) => crate::error::kind_of(&malformed.raw),
             other => other.tag().to_owned(),
         }
     }
@@ -197,10 +232,20 @@ impl InputMessage {
     }
 }
 
+/// A tag for display: `?` when it is missing.
+fn or_unknown(tag: &str) -> &str {
+    if tag.is_empty() {
+        "?"
+    } else {
+        tag
+    }
+}
+
 /// An assistant frame: one complete content block of a Messages API response.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct AssistantMessage {
     /// The API message, usually holding the single block this frame delivers.
+    #[serde(default)]
     pub message: ApiMessage,
     /// The tool use of the subagent call this message belongs to; `None` on the main thread.
     #[serde(default)]
@@ -280,6 +325,7 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct UserMessage {
     /// The Messages API message (`role` and `content`).
+    #[serde(default)]
     pub message: MessageParam,
     /// The tool use of the subagent call this message belongs to; `None` on the main thread.
     #[serde(default)]
@@ -417,11 +463,14 @@ pub struct KeepAlive {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct UpdateEnvironmentVariables {
     /// Variable name → value.
+    #[serde(default)]
     pub variables: BTreeMap<String, String>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+crate::union::absent_is_empty!(AssistantMessageError);
 
 #[cfg(test)]
 mod tests {

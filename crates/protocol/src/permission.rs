@@ -95,6 +95,7 @@ crate::string_enum! {
 pub struct PermissionRuleValue {
     /// The tool the rule is about, e.g. `Bash` or `mcp__calc__add`.
     #[serde(rename = "toolName")]
+    #[serde(default)]
     pub tool_name: String,
     /// The rule's argument, e.g. a command prefix; absent for a rule on the whole tool.
     #[serde(
@@ -134,10 +135,13 @@ macro_rules! rules_update {
         #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
         pub struct $name {
             /// The rules concerned.
+            #[serde(default)]
             pub rules: Vec<PermissionRuleValue>,
             /// What the rules do.
+            #[serde(default)]
             pub behavior: PermissionBehavior,
             /// Where the change is stored.
+            #[serde(default)]
             pub destination: PermissionUpdateDestination,
             /// Fields this version does not know.
             #[serde(flatten)]
@@ -153,8 +157,10 @@ macro_rules! directories_update {
         #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
         pub struct $name {
             /// The directories concerned.
+            #[serde(default)]
             pub directories: Vec<String>,
             /// Where the change is stored.
+            #[serde(default)]
             pub destination: PermissionUpdateDestination,
             /// Fields this version does not know.
             #[serde(flatten)]
@@ -183,8 +189,10 @@ directories_update! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SetModeUpdate {
     /// The new mode.
+    #[serde(default)]
     pub mode: PermissionMode,
     /// Where the change is stored.
+    #[serde(default)]
     pub destination: PermissionUpdateDestination,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -254,7 +262,7 @@ impl PermissionUpdate {
             Self::SetMode(u) => Some(&u.destination),
             Self::AddDirectories(u) => Some(&u.destination),
             Self::RemoveDirectories(u) => Some(&u.destination),
-            Self::Unknown(_) => None,
+            Self::Unknown(_) | Self::Malformed(_) => None,
         }
     }
 }
@@ -317,6 +325,7 @@ impl PermissionAllow {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PermissionDeny {
     /// Why, shown to the model.
+    #[serde(default)]
     pub message: String,
     /// Whether to stop the whole turn, not just this call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -389,10 +398,13 @@ impl PermissionResult {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PermissionDenial {
     /// The tool's name.
+    #[serde(default)]
     pub tool_name: String,
     /// The refused call's id.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The input the model gave.
+    #[serde(default)]
     pub tool_input: Value,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -611,13 +623,13 @@ mod tests {
     }
 
     #[test]
-    fn broken_and_unknown() {
-        // A deny without its message is an error, not Unknown.
-        assert!(serde_json::from_value::<PermissionResult>(json!({"behavior": "deny"})).is_err());
-        assert!(serde_json::from_value::<PermissionUpdate>(
-            json!({"type": "setMode", "destination": "session"})
-        )
-        .is_err());
+    fn partial_broken_and_unknown() {
+        // A deny without its message reads with an empty one (the writer always sends one).
+        let deny: PermissionResult = serde_json::from_value(json!({"behavior": "deny"})).unwrap();
+        assert!(matches!(&deny, PermissionResult::Deny(d) if d.message.is_empty()));
+        let update: PermissionUpdate =
+            serde_json::from_value(json!({"type": "setMode", "destination": "session"})).unwrap();
+        assert_eq!(update.tag(), "setMode");
         let raw = json!({"behavior": "defer", "why": 1});
         let parsed: PermissionResult = round_trip(&raw);
         assert_eq!(parsed.tag(), "defer");

@@ -124,3 +124,8 @@ macro_rules! deserialize_with_extra {
     };
 }
 pub(crate) use deserialize_with_extra;
+
+/// The default of a number field that is absent: zero.
+pub(crate) fn zero() -> serde_json::Number {
+    serde_json::Number::from(0)
+}

@@ -64,6 +64,7 @@ impl StreamEvent {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MessageStartEvent {
     /// The message so far (content usually empty, `stop_reason` `None`).
+    #[serde(default)]
     pub message: ApiMessage,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -74,8 +75,10 @@ pub struct MessageStartEvent {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MessageDeltaEvent {
     /// The changed fields.
+    #[serde(default)]
     pub delta: MessageDelta,
     /// Cumulative usage.
+    #[serde(default)]
     pub usage: MessageDeltaUsage,
     /// Context edits the API applied: absent, `null` or the edits.
     #[serde(
@@ -132,6 +135,7 @@ pub struct MessageStopEvent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContentBlockStartEvent {
     /// The block's position in the message content.
+    #[serde(default)]
     pub index: u64,
     /// The block as it starts (empty text, tool input `{}`, …).
     pub content_block: ContentBlock,
@@ -153,7 +157,7 @@ pub struct ContentBlockDeltaEvent {
 }
 
 crate::serde_util::deserialize_with_extra!(ContentBlockDeltaEvent {
-    index: "index" required,
+    index: "index" default,
     delta: "delta" required,
 });
 
@@ -168,7 +172,7 @@ pub struct ContentBlockStopEvent {
 }
 
 crate::serde_util::deserialize_with_extra!(ContentBlockStopEvent {
-    index: "index" required,
+    index: "index" default,
 });
 
 /// A keep-alive event.
@@ -183,6 +187,7 @@ pub struct PingEvent {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct StreamErrorEvent {
     /// The error.
+    #[serde(default)]
     pub error: StreamError,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -194,8 +199,10 @@ pub struct StreamErrorEvent {
 pub struct StreamError {
     /// The error type, e.g. `overloaded_error` or `api_error`.
     #[serde(rename = "type")]
+    #[serde(default)]
     pub kind: String,
     /// A description.
+    #[serde(default)]
     pub message: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -231,7 +238,7 @@ pub struct TextDelta {
 }
 
 crate::serde_util::deserialize_with_extra!(TextDelta {
-    text: "text" required,
+    text: "text" default,
 });
 
 /// A piece of a tool call's input, as raw JSON text.
@@ -245,13 +252,14 @@ pub struct InputJsonDelta {
 }
 
 crate::serde_util::deserialize_with_extra!(InputJsonDelta {
-    partial_json: "partial_json" required,
+    partial_json: "partial_json" default,
 });
 
 /// A citation to add to a `text` block.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CitationsDelta {
     /// The citation (char, page, block, search result or web location).
+    #[serde(default)]
     pub citation: Value,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -269,7 +277,7 @@ pub struct ThinkingDelta {
 }
 
 crate::serde_util::deserialize_with_extra!(ThinkingDelta {
-    thinking: "thinking" required,
+    thinking: "thinking" default,
 });
 
 /// The signature of a `thinking` block.
@@ -283,7 +291,7 @@ pub struct SignatureDelta {
 }
 
 crate::serde_util::deserialize_with_extra!(SignatureDelta {
-    signature: "signature" required,
+    signature: "signature" default,
 });
 
 /// The content of a `compaction` block.
@@ -448,12 +456,17 @@ mod tests {
     }
 
     #[test]
-    fn broken_known_event_is_an_error() {
+    fn broken_known_event_is_repaired_or_kept_raw() {
         let no_index = json!({"type": "content_block_stop"});
-        assert!(serde_json::from_value::<StreamEvent>(no_index).is_err());
-        let bad_delta = json!({"type": "content_block_delta", "index": 0,
-                               "delta": {"type": "text_delta"}});
-        assert!(serde_json::from_value::<StreamEvent>(bad_delta).is_err());
+        let event: StreamEvent = serde_json::from_value(no_index).unwrap();
+        assert!(matches!(event, StreamEvent::ContentBlockStop(e) if e.index == 0));
+        let no_text = json!({"type": "content_block_delta", "index": 0,
+                             "delta": {"type": "text_delta"}});
+        serde_json::from_value::<StreamEvent>(no_text).unwrap();
+        let no_delta = json!({"type": "content_block_delta", "index": 0});
+        assert!(serde_json::from_value::<StreamEvent>(no_delta.clone()).is_err());
+        let read = crate::from_value::<StreamEvent>(no_delta.clone()).unwrap();
+        assert_eq!(read.value.as_malformed().map(|m| &m.raw), Some(&no_delta));
     }
 
     #[test]

@@ -120,6 +120,7 @@ impl SystemMessage {
             Self::Informational(m) => Some(&m.session_id),
             Self::SessionWritesLost(m) => Some(&m.session_id),
             Self::Unknown(u) => u.raw.get("session_id").and_then(|v| v.as_str()),
+            Self::Malformed(m) => m.str_field("session_id"),
         }
     }
 }
@@ -325,11 +326,13 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn broken_known_subtype_is_an_error() {
+    fn broken_known_subtype_is_repaired_or_kept_raw() {
         let value = json!({"subtype": "session_state_changed", "uuid": "u", "session_id": "s"});
-        let err = serde_json::from_value::<SystemMessage>(value).unwrap_err();
-        assert!(err.to_string().contains("state"), "{err}");
+        let read: SystemMessage = serde_json::from_value(value).unwrap();
+        assert!(matches!(read, SystemMessage::SessionStateChanged(_)));
         let value = json!({"subtype": "init", "cwd": 3});
-        assert!(serde_json::from_value::<SystemMessage>(value).is_err());
+        assert!(serde_json::from_value::<SystemMessage>(value.clone()).is_err());
+        let read = crate::from_value::<SystemMessage>(value).unwrap();
+        assert!(matches!(&read.value, SystemMessage::Init(init) if init.cwd == "3"));
     }
 }

@@ -6,14 +6,20 @@
 //! followed by the rest of the object to the variant's own `Deserialize`. Nothing is parsed
 //! twice and no intermediate tree is built when, as the CLI does, the tag comes first. A tag the
 //! union does not know becomes [`Unknown`], which holds the whole object and writes it back
-//! unchanged. A known tag with a broken payload is an error, never `Unknown`.
+//! unchanged.
+//!
+//! That is the strict, fast path: a known tag with a broken payload fails the read there. On the
+//! lenient path (see [`crate::lenient`]) every union is read from a JSON tree instead, its
+//! payload repaired field by field, and a payload that still cannot be typed (or an object with
+//! no tag at all) becomes the union's `Malformed` variant: a [`Malformed`] with the tag, the raw
+//! JSON and the error. A union never fails on the lenient path.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
-use serde::{Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// An object whose tag this version of the schema does not know, kept whole.
@@ -33,6 +39,47 @@ impl Serialize for Unknown {
     }
 }
 
+/// A union object whose tag is known (or missing) but whose payload could not be typed, even
+/// leniently: kept whole, with what went wrong.
+///
+/// It serializes back to the JSON it was read from (as a value: key order may differ).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Malformed {
+    /// The value of the tag field as received; empty when it is missing or not a string.
+    pub tag: String,
+    /// The value as received.
+    pub raw: Value,
+    /// Where in the value typing failed, e.g. `message.content` (`.` for the value itself).
+    pub path: String,
+    /// Why it failed.
+    pub message: String,
+}
+
+impl Malformed {
+    /// The raw value as an object, if it is one.
+    pub fn object(&self) -> Option<&Map<String, Value>> {
+        self.raw.as_object()
+    }
+
+    /// A string field of the raw value, e.g. `subtype`.
+    pub fn str_field(&self, key: &str) -> Option<&str> {
+        self.raw.get(key).and_then(Value::as_str)
+    }
+}
+
+impl fmt::Display for Malformed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tag = if self.tag.is_empty() { "?" } else { &self.tag };
+        write!(f, "`{tag}` malformed at `{}`: {}", self.path, self.message)
+    }
+}
+
+impl Serialize for Malformed {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.raw.serialize(serializer)
+    }
+}
+
 /// Implemented by every union the [`tagged_union!`] macro declares.
 #[doc(hidden)]
 pub trait TaggedUnion: Sized {
@@ -47,6 +94,8 @@ pub trait TaggedUnion: Sized {
     fn deserialize_variant<'de, D: Deserializer<'de>>(tag: &str, de: D) -> Result<Self, D::Error>;
     /// Wraps an object with an unknown tag.
     fn unknown(unknown: Unknown) -> Self;
+    /// Wraps an object whose payload could not be typed.
+    fn malformed(malformed: Malformed) -> Self;
 }
 
 /// Deserializes a [`TaggedUnion`] from any self-describing deserializer.
@@ -54,7 +103,66 @@ pub trait TaggedUnion: Sized {
 pub fn deserialize_union<'de, U: TaggedUnion, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<U, D::Error> {
+    if crate::lenient::is_active() {
+        let raw = Value::deserialize(deserializer)?;
+        return Ok(read_leniently(raw));
+    }
     deserializer.deserialize_map(UnionVisitor(PhantomData))
+}
+
+/// The lenient path: never fails; what cannot be typed is kept as `Malformed`.
+fn read_leniently<U: TaggedUnion>(raw: Value) -> U {
+    let what = U::NAME;
+    let object = match raw {
+        Value::Object(object) => object,
+        other => {
+            let message = format!("expected a {what} object");
+            return kept_raw(what, String::new(), other, ".", message);
+        }
+    };
+    let tag = match object.get(U::TAG_FIELD) {
+        Some(Value::String(tag)) => tag.clone(),
+        _ => {
+            let message = format!("missing field `{}`", U::TAG_FIELD);
+            return kept_raw(what, String::new(), Value::Object(object), ".", message);
+        }
+    };
+    if !U::is_known(&tag) {
+        return U::unknown(Unknown { tag, raw: object });
+    }
+    let within = format!("{what} `{tag}`");
+    let read = crate::lenient::read_variant(&object, U::TAG_FIELD, &within, |body, track| {
+        U::deserialize_variant(&tag, serde_path_to_error::Deserializer::new(body, track))
+    });
+    match read {
+        Ok(union) => union,
+        Err(failure) => kept_raw(
+            what,
+            tag,
+            Value::Object(object),
+            &failure.path,
+            failure.message,
+        ),
+    }
+}
+
+fn kept_raw<U: TaggedUnion>(what: &str, tag: String, raw: Value, path: &str, message: String) -> U {
+    let within = if tag.is_empty() {
+        what.to_owned()
+    } else {
+        format!("{what} `{tag}`")
+    };
+    let failure = crate::lenient::Failure {
+        path: path.to_owned(),
+        message,
+    };
+    crate::lenient::record_kept_raw(&within, &raw, &failure);
+    U::malformed(Malformed {
+        tag,
+        raw,
+        path: failure.path,
+        message: failure.message,
+    })
 }
 
 struct UnionVisitor<U>(PhantomData<U>);
@@ -220,6 +328,9 @@ macro_rules! tagged_union {
             $( $(#[$vmeta])* $variant($ty), )*
             /// A tag this version does not know, kept whole.
             Unknown($crate::Unknown),
+            /// A known tag (or none) whose payload could not be typed even leniently, kept
+            /// whole with the error.
+            Malformed(Box<$crate::Malformed>),
         }
 
         impl $name {
@@ -231,6 +342,15 @@ macro_rules! tagged_union {
                 match self {
                     $( Self::$variant(_) => $wire, )*
                     Self::Unknown(unknown) => &unknown.tag,
+                    Self::Malformed(malformed) => &malformed.tag,
+                }
+            }
+
+            /// The object if its payload could not be typed.
+            pub fn as_malformed(&self) -> Option<&$crate::Malformed> {
+                match self {
+                    Self::Malformed(malformed) => Some(malformed),
+                    _ => None,
                 }
             }
 
@@ -274,6 +394,10 @@ macro_rules! tagged_union {
             fn unknown(unknown: $crate::Unknown) -> Self {
                 Self::Unknown(unknown)
             }
+
+            fn malformed(malformed: $crate::Malformed) -> Self {
+                Self::Malformed(Box::new(malformed))
+            }
         }
 
         impl<'de> ::serde::Deserialize<'de> for $name {
@@ -299,6 +423,7 @@ macro_rules! tagged_union {
                 match self {
                     $( Self::$variant(inner) => Tagged { tag: $wire, inner }.serialize(serializer), )*
                     Self::Unknown(unknown) => unknown.serialize(serializer),
+                    Self::Malformed(malformed) => malformed.serialize(serializer),
                 }
             }
         }
@@ -398,3 +523,16 @@ impl<T: for<'a> From<&'a str>> Visitor<'_> for StrVisitor<T> {
         Ok(T::from(v))
     }
 }
+
+/// Implements `Default` for open string sets whose fields may be absent on the wire: an
+/// absent value reads as an empty [`Other`](self) (`Other("")`), a value nobody sent.
+macro_rules! absent_is_empty {
+    ($($ty:ty),* $(,)?) => {$(
+        impl Default for $ty {
+            fn default() -> Self {
+                Self::Other(String::new())
+            }
+        }
+    )*};
+}
+pub(crate) use absent_is_empty;

@@ -48,8 +48,10 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Usage {
     /// Input tokens not read from or written to the prompt cache.
+    #[serde(default)]
     pub input_tokens: u64,
     /// Output tokens (thinking included).
+    #[serde(default)]
     pub output_tokens: u64,
     /// Input tokens written to the prompt cache.
     #[serde(default)]
@@ -123,6 +125,7 @@ impl Usage {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MessageDeltaUsage {
     /// Output tokens so far.
+    #[serde(default)]
     pub output_tokens: u64,
     /// Input tokens, when the API repeats them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -158,8 +161,10 @@ pub struct MessageDeltaUsage {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CacheCreation {
     /// Tokens written with a 1-hour lifetime.
+    #[serde(default)]
     pub ephemeral_1h_input_tokens: u64,
     /// Tokens written with a 5-minute lifetime.
+    #[serde(default)]
     pub ephemeral_5m_input_tokens: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -170,6 +175,7 @@ pub struct CacheCreation {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ServerToolUsage {
     /// Web search requests.
+    #[serde(default)]
     pub web_search_requests: u64,
     /// Web fetch requests (absent before CLI 2.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,6 +189,7 @@ pub struct ServerToolUsage {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct OutputTokensDetails {
     /// Tokens spent on thinking (already counted in `output_tokens`).
+    #[serde(default)]
     pub thinking_tokens: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -194,9 +201,11 @@ pub struct OutputTokensDetails {
 pub struct ModelUsage {
     /// Uncached input tokens.
     #[serde(rename = "inputTokens")]
+    #[serde(default)]
     pub input_tokens: u64,
     /// Output tokens.
     #[serde(rename = "outputTokens")]
+    #[serde(default)]
     pub output_tokens: u64,
     /// Thinking tokens, already counted in `output_tokens`.
     #[serde(
@@ -207,9 +216,11 @@ pub struct ModelUsage {
     pub thinking_tokens: Option<u64>,
     /// Input tokens read from the prompt cache.
     #[serde(rename = "cacheReadInputTokens")]
+    #[serde(default)]
     pub cache_read_input_tokens: u64,
     /// Input tokens written to the prompt cache.
     #[serde(rename = "cacheCreationInputTokens")]
+    #[serde(default)]
     pub cache_creation_input_tokens: u64,
     /// Cache writes with a 5-minute lifetime.
     #[serde(
@@ -227,12 +238,15 @@ pub struct ModelUsage {
     pub cache_creation_ephemeral_1h_input_tokens: Option<u64>,
     /// Web search requests.
     #[serde(rename = "webSearchRequests")]
+    #[serde(default)]
     pub web_search_requests: u64,
     /// Cost in US dollars (written back as an integer when it is one, as JavaScript does).
     #[serde(rename = "costUSD", with = "crate::result::js_f64")]
+    #[serde(default)]
     pub cost_usd: f64,
     /// The model's context window in tokens.
     #[serde(rename = "contextWindow")]
+    #[serde(default)]
     pub context_window: u64,
     /// The model's output token limit (absent before CLI 2.1).
     #[serde(
@@ -332,10 +346,13 @@ mod tests {
     }
 
     #[test]
-    fn fractional_token_count_is_an_error() {
+    fn fractional_token_count_is_repaired() {
         let broken = serde_json::json!({"input_tokens": 1.5, "output_tokens": 2});
-        assert!(serde_json::from_value::<Usage>(broken).is_err());
-        let broken = serde_json::json!({"inputTokens": 1, "outputTokens": 2});
-        assert!(serde_json::from_value::<ModelUsage>(broken).is_err());
+        assert!(serde_json::from_value::<Usage>(broken.clone()).is_err());
+        let read = crate::from_value::<Usage>(broken).unwrap();
+        assert_eq!((read.value.input_tokens, read.value.output_tokens), (0, 2));
+        let camel = serde_json::json!({"inputTokens": 1, "outputTokens": 2});
+        let usage: ModelUsage = serde_json::from_value(camel).unwrap();
+        assert_eq!(usage.input_tokens, 1);
     }
 }

@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use ccwire_protocol::control::{ControlError, ControlErrorCode, ControlResponse};
+use ccwire_protocol::control::{ControlError, ControlErrorCode, ControlResponse, RequestId};
 use ccwire_protocol::Message;
 use serde_json::Value;
 use tokio::io::AsyncWrite;
@@ -25,7 +25,7 @@ use crate::Result;
 #[derive(Clone)]
 pub struct Reply {
     connection: Connection,
-    request_id: String,
+    request_id: RequestId,
     cancel: CancellationToken,
 }
 
@@ -40,7 +40,7 @@ impl std::fmt::Debug for Reply {
 impl Reply {
     pub(crate) fn new(
         connection: Connection,
-        request_id: String,
+        request_id: RequestId,
         cancel: CancellationToken,
     ) -> Self {
         Self {
@@ -51,7 +51,7 @@ impl Reply {
     }
 
     /// The host's id for the request.
-    pub fn request_id(&self) -> &str {
+    pub fn request_id(&self) -> &RequestId {
         &self.request_id
     }
 

@@ -7,11 +7,13 @@
 //! fastest, and the reader only frames lines while the user decodes, so the two overlap.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use ccwire_protocol::DecodeError;
 use tokio::sync::mpsc;
 
+use super::Shared;
 use crate::{Error, Result};
 
 /// What one read of the peer's output produced for the user.
@@ -19,6 +21,8 @@ pub(crate) struct Batch<T> {
     /// The text of the deferred lines, back to back.
     text: String,
     items: std::vec::IntoIter<Item<T>>,
+    /// The bytes of the lines it holds, counted against the budget until it is taken.
+    bytes: usize,
 }
 
 enum Item<T> {
@@ -32,6 +36,8 @@ enum Item<T> {
 pub(crate) struct BatchBuilder<T> {
     text: String,
     items: Vec<Item<T>>,
+    /// Bytes of the lines decoded by the reader (deferred lines count as their text).
+    ready_bytes: usize,
 }
 
 impl<T> Default for BatchBuilder<T> {
@@ -39,13 +45,15 @@ impl<T> Default for BatchBuilder<T> {
         Self {
             text: String::new(),
             items: Vec::new(),
+            ready_bytes: 0,
         }
     }
 }
 
 impl<T> BatchBuilder<T> {
-    /// Adds an item the reader decoded (or failed to).
-    pub(crate) fn ready(&mut self, item: Result<T>) {
+    /// Adds an item the reader decoded (or failed to), read from a line of `bytes` bytes.
+    pub(crate) fn ready(&mut self, item: Result<T>, bytes: usize) {
+        self.ready_bytes += bytes;
         self.items.push(Item::Ready(item));
     }
 
@@ -65,32 +73,64 @@ impl<T> BatchBuilder<T> {
         if self.items.is_empty() {
             return None;
         }
+        let bytes = self.text.len() + std::mem::take(&mut self.ready_bytes);
         let batch = Batch {
             text: std::mem::take(&mut self.text),
             items: std::mem::take(&mut self.items).into_iter(),
+            bytes,
         };
         Some(batch)
     }
 }
 
 impl<T> Batch<T> {
-    /// A batch of one item.
-    pub(crate) fn single(item: Result<T>) -> Self {
+    /// A batch of one item, read from a line of `bytes` bytes.
+    pub(crate) fn single(item: Result<T>, bytes: usize) -> Self {
         Self {
             text: String::new(),
             items: vec![Item::Ready(item)].into_iter(),
+            bytes,
         }
+    }
+
+    /// The bytes it holds against the budget.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
     }
 }
 
-/// The data-plane frames of the peer, in order, with recoverable errors (an undecodable or
-/// oversized line) in between. Ends when the peer's output ends; if that was not a clean
-/// exit, the last item is the error saying why.
-#[derive(Debug)]
+/// The data-plane frames of the peer, in order, with recoverable errors (a line that is not a
+/// frame, an oversized line) in between. Ends when the peer's output ends; if that was not a
+/// clean exit, the last item is the error saying why.
+///
+/// What is not taken yet counts against the connection's byte budget
+/// ([`super::EngineConfig::max_buffered_bytes`]): a user who stops taking frames makes the
+/// reader stop reading the peer, until they are taken (or until one of our requests waits
+/// for an answer). Dropping it lets the reader go on, discarding the data plane.
 pub struct Inbound<T> {
     rx: mpsc::UnboundedReceiver<Batch<T>>,
     current: Option<Batch<T>>,
     decode: fn(&str) -> std::result::Result<T, DecodeError>,
+    shared: Arc<Shared>,
+}
+
+impl<T> std::fmt::Debug for Inbound<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inbound")
+            .field("held_bytes", &self.shared.budget.held())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Drop for Inbound<T> {
+    fn drop(&mut self) {
+        if let Some(batch) = self.current.take() {
+            self.shared.budget.release(batch.bytes);
+        }
+        self.rx.close();
+        // A reader paused by the budget goes on: nobody will take what it holds.
+        self.shared.budget.nudge();
+    }
 }
 
 impl<T> std::fmt::Debug for Batch<T> {
@@ -105,11 +145,13 @@ impl<T> Inbound<T> {
     pub(crate) fn new(
         rx: mpsc::UnboundedReceiver<Batch<T>>,
         decode: fn(&str) -> std::result::Result<T, DecodeError>,
+        shared: Arc<Shared>,
     ) -> Self {
         Self {
             rx,
             current: None,
             decode,
+            shared,
         }
     }
 
@@ -126,12 +168,16 @@ impl<T> Inbound<T> {
                     Some(Item::Deferred { start, end, line }) => {
                         let text = batch.text.get(start..end).unwrap_or_default();
                         let item = (self.decode)(text).map_err(|source| {
-                            tracing::warn!(line, %source, "undecodable frame");
+                            tracing::warn!(line, %source, "a line that is not a frame");
                             Error::Decode { line, source }
                         });
                         return Poll::Ready(Some(item));
                     }
-                    None => self.current = None,
+                    None => {
+                        if let Some(done) = self.current.take() {
+                            self.shared.budget.release(done.bytes);
+                        }
+                    }
                 }
             }
             match self.rx.poll_recv(cx) {

@@ -2,18 +2,20 @@
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use ccwire_protocol::control::ControlRequest;
+use ccwire_protocol::control::{ControlRequest, RequestId};
 use futures::FutureExt;
-use serde::Serialize;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
-use super::{lock, unless_cancelled, ControlHandler, HandlerError, RequestContext, Shared};
+use super::{frames, lock, unless_cancelled, ControlHandler, HandlerError, RequestContext, Shared};
 
 /// Starts serving `request`. The answer is written when the handler finishes, unless the peer
 /// withdrew the request or the connection ended first. A panicking handler is answered with an
-/// error; the connection lives on.
+/// error; the connection lives on. A request whose body could not be typed is answered with
+/// an error that says why, without reaching the handler.
 ///
 /// The handler is polled once right here: an answer that is ready at once (a policy, a cached
 /// decision, a callback with nothing to wait for) is written without a task, which saves a
@@ -25,6 +27,15 @@ pub(crate) fn spawn(
 ) {
     let id = request.request_id;
     let subtype = request.request.tag().to_owned();
+    if let Some(malformed) = request.request.as_malformed() {
+        tracing::warn!(%id, %malformed, "answering a malformed control request with an error");
+        refuse(
+            shared,
+            id,
+            &format!("malformed control request: {malformed}"),
+        );
+        return;
+    }
     let token = shared.shutdown.child_token();
     let cx = RequestContext {
         request_id: id.clone(),
@@ -35,108 +46,84 @@ pub(crate) fn spawn(
         match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(request.request, cx))) {
             Ok(future) => AssertUnwindSafe(future).catch_unwind(),
             Err(panic) => {
-                answer(shared, &id, &subtype, Some(Err(panic)));
+                answer(shared, id, &subtype, Some(Err(panic)));
                 return;
             }
         };
     if let Some(outcome) = (&mut future).now_or_never() {
-        answer(shared, &id, &subtype, Some(outcome));
+        answer(shared, id, &subtype, Some(outcome));
         return;
     }
     // Registered before the reader reads on, so a cancel that follows finds it.
-    lock(&shared.incoming).insert(id.clone(), token.clone());
+    let serial = register(shared, &id, &token);
     let shared = Arc::clone(shared);
     tokio::spawn(async move {
         let outcome = unless_cancelled(&token, future).await;
-        lock(&shared.incoming).remove(&id);
-        answer(&shared, &id, &subtype, outcome);
+        unregister(&shared, &id, serial);
+        answer(&shared, id, &subtype, outcome);
     });
+}
+
+/// Remembers the token of a request being served, under a serial number of its own. A peer
+/// that reuses an id while the first request is still served gets both served; each keeps its
+/// own token, and a cancel for the id reaches both.
+fn register(shared: &Shared, id: &RequestId, token: &CancellationToken) -> u64 {
+    static SERIAL: AtomicU64 = AtomicU64::new(0);
+    let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+    let mut incoming = lock(&shared.incoming);
+    let tokens = incoming.entry(id.clone()).or_default();
+    if !tokens.is_empty() {
+        tracing::warn!(%id, "the peer reused the id of a request still being served");
+    }
+    tokens.push((serial, token.clone()));
+    serial
+}
+
+fn unregister(shared: &Shared, id: &RequestId, serial: u64) {
+    let mut incoming = lock(&shared.incoming);
+    if let Some(tokens) = incoming.get_mut(id) {
+        tokens.retain(|(other, _)| *other != serial);
+        if tokens.is_empty() {
+            incoming.remove(id);
+        }
+    }
 }
 
 type Outcome = std::thread::Result<Result<Value, HandlerError>>;
 
 /// Writes the answer to a request, or nothing if it was withdrawn (`None`).
-fn answer(shared: &Shared, id: &str, subtype: &str, outcome: Option<Outcome>) {
+fn answer(shared: &Shared, id: RequestId, subtype: &str, outcome: Option<Outcome>) {
     let line = match outcome {
         None => {
             tracing::debug!(%id, %subtype, "request withdrawn; not answering");
             return;
         }
-        Some(Ok(Ok(payload))) => success(id, &payload),
-        Some(Ok(Err(error))) => failure(id, &error),
+        Some(Ok(Ok(payload))) => frames::success(id, payload),
+        Some(Ok(Err(error))) => frames::failure(id, &error),
         Some(Err(panic)) => {
             let message = format!(
                 "handler for `{subtype}` panicked: {}",
                 panic_message(&*panic)
             );
             tracing::warn!(%id, "{message}");
-            failure(id, &HandlerError::new(message))
+            frames::failure(id, &HandlerError::new(message))
         }
     };
     let _ = shared.outbox.line(line);
 }
 
 /// Answers a request with an error without serving it.
-pub(crate) fn refuse(shared: &Shared, id: &str, message: &str) {
-    let line = failure(id, &HandlerError::new(message));
+pub(crate) fn refuse(shared: &Shared, id: RequestId, message: &str) {
+    let line = frames::failure(id, &HandlerError::new(message));
     let _ = shared.outbox.line(line);
 }
 
-/// Stops serving a request the peer withdrew.
-pub(crate) fn cancel(shared: &Shared, id: &str) {
+/// Stops serving a request the peer withdrew (every request in flight with that id).
+pub(crate) fn cancel(shared: &Shared, id: &RequestId) {
     match lock(&shared.incoming).remove(id) {
-        Some(token) => token.cancel(),
+        Some(tokens) => tokens.iter().for_each(|(_, token)| token.cancel()),
         None => tracing::debug!(%id, "cancel for a request not being served"),
     }
-}
-
-/// A `control_response` frame, as it goes on the wire.
-#[derive(Serialize)]
-struct ResponseFrame<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    response: ResponseBody<'a>,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "subtype", rename_all = "lowercase")]
-enum ResponseBody<'a> {
-    Success {
-        request_id: &'a str,
-        response: &'a Value,
-    },
-    Error {
-        request_id: &'a str,
-        error: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        error_code: Option<&'a str>,
-    },
-}
-
-fn encode(body: ResponseBody<'_>) -> Vec<u8> {
-    let frame = ResponseFrame {
-        kind: "control_response",
-        response: body,
-    };
-    // Plain data with string keys: serializing it cannot fail.
-    let mut line = serde_json::to_vec(&frame).unwrap_or_default();
-    line.push(b'\n');
-    line
-}
-
-fn success(id: &str, payload: &Value) -> Vec<u8> {
-    encode(ResponseBody::Success {
-        request_id: id,
-        response: payload,
-    })
-}
-
-fn failure(id: &str, error: &HandlerError) -> Vec<u8> {
-    encode(ResponseBody::Error {
-        request_id: id,
-        error: &error.message,
-        error_code: error.code.as_deref(),
-    })
 }
 
 pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {

@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use ccwire_protocol::control::RequestId;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -21,10 +22,10 @@ pub(crate) enum Resolution {
 type Waiter = oneshot::Sender<Result<Option<Value>>>;
 
 pub(crate) struct Pending {
-    waiting: HashMap<String, Waiter>,
+    waiting: HashMap<RequestId, Waiter>,
     /// Ids answered or abandoned lately, oldest first, bounded by `capacity`.
-    recent: VecDeque<String>,
-    recent_set: HashSet<String>,
+    recent: VecDeque<RequestId>,
+    recent_set: HashSet<RequestId>,
     capacity: usize,
 }
 
@@ -42,12 +43,12 @@ impl Pending {
         self.waiting.len()
     }
 
-    pub(crate) fn insert(&mut self, id: String, waiter: Waiter) {
+    pub(crate) fn insert(&mut self, id: RequestId, waiter: Waiter) {
         self.waiting.insert(id, waiter);
     }
 
     /// Hands `outcome` to the request with this id, if one waits.
-    pub(crate) fn resolve(&mut self, id: &str, outcome: Result<Option<Value>>) -> Resolution {
+    pub(crate) fn resolve(&mut self, id: &RequestId, outcome: Result<Option<Value>>) -> Resolution {
         match self.waiting.remove(id) {
             Some(waiter) => {
                 self.remember(id);
@@ -61,7 +62,7 @@ impl Pending {
     }
 
     /// Forgets a request whose caller stopped waiting. True if it was still waiting.
-    pub(crate) fn abandon(&mut self, id: &str) -> bool {
+    pub(crate) fn abandon(&mut self, id: &RequestId) -> bool {
         let was_waiting = self.waiting.remove(id).is_some();
         if was_waiting {
             self.remember(id);
@@ -76,9 +77,9 @@ impl Pending {
         }
     }
 
-    fn remember(&mut self, id: &str) {
-        if self.recent_set.insert(id.to_owned()) {
-            self.recent.push_back(id.to_owned());
+    fn remember(&mut self, id: &RequestId) {
+        if self.recent_set.insert(id.clone()) {
+            self.recent.push_back(id.clone());
         }
         while self.recent.len() > self.capacity {
             if let Some(old) = self.recent.pop_front() {
@@ -95,16 +96,25 @@ mod tests {
     #[test]
     fn duplicates_and_strays_are_told_apart_within_the_bound() {
         let mut pending = Pending::new(2);
-        for id in ["a", "b", "c"] {
+        let id = RequestId::from;
+        for name in ["a", "b", "c"] {
             let (tx, _rx) = oneshot::channel();
-            pending.insert(id.to_owned(), tx);
-            assert_eq!(pending.resolve(id, Ok(None)), Resolution::Delivered);
+            pending.insert(id(name), tx);
+            assert_eq!(pending.resolve(&id(name), Ok(None)), Resolution::Delivered);
         }
-        assert_eq!(pending.resolve("c", Ok(None)), Resolution::Duplicate);
-        assert_eq!(pending.resolve("b", Ok(None)), Resolution::Duplicate);
+        assert_eq!(pending.resolve(&id("c"), Ok(None)), Resolution::Duplicate);
+        assert_eq!(pending.resolve(&id("b"), Ok(None)), Resolution::Duplicate);
         // "a" fell out of the bounded memory: now indistinguishable from a stray id.
-        assert_eq!(pending.resolve("a", Ok(None)), Resolution::Unknown);
-        assert_eq!(pending.resolve("zzz", Ok(None)), Resolution::Unknown);
+        assert_eq!(pending.resolve(&id("a"), Ok(None)), Resolution::Unknown);
+        assert_eq!(pending.resolve(&id("zzz"), Ok(None)), Resolution::Unknown);
+        // A numeric id is another id than the same digits as a string.
+        let (tx, _rx) = oneshot::channel();
+        pending.insert(RequestId::from(1), tx);
+        assert_eq!(pending.resolve(&id("1"), Ok(None)), Resolution::Unknown);
+        assert_eq!(
+            pending.resolve(&RequestId::from(1), Ok(None)),
+            Resolution::Delivered
+        );
         assert_eq!(pending.len(), 0);
     }
 
@@ -118,6 +128,6 @@ mod tests {
         pending.fail_all(&Error::Closed);
         assert!(matches!(rx1.await, Ok(Err(Error::Closed))));
         assert!(matches!(rx2.await, Ok(Err(Error::Closed))));
-        assert!(!pending.abandon("1"));
+        assert!(!pending.abandon(&"1".into()));
     }
 }

@@ -2,14 +2,14 @@
 
 use std::sync::Arc;
 
-use ccwire_protocol::control::{ControlResponse, ControlResponseBody};
+use ccwire_protocol::control::{ControlResponse, ControlResponseBody, RequestId};
 use ccwire_protocol::framing::{Line, LineDecoder, LineError};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::mpsc;
 
 use super::inbound::{Batch, BatchBuilder};
 use super::pending::Resolution;
-use super::{incoming, lock, ControlHandler, EndCause, Observer, Peer, Routed, Shared};
+use super::{incoming, lock, ControlHandler, EndCause, Observer, OutputEnd, Peer, Routed, Shared};
 use crate::Error;
 
 const READ_CHUNK: usize = 64 * 1024;
@@ -31,6 +31,14 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
         observer,
     };
     loop {
+        if shared.budget.is_full() {
+            // Backpressure: the peer's writes block until the user takes what is held, but a
+            // request of ours that waits for its answer, or a user who left, lets us go on.
+            shared
+                .budget
+                .wait_for_room(|| data.is_closed() || lock(&shared.pending).len() > 0)
+                .await;
+        }
         let buffer = decoder.append_buffer();
         buffer.reserve(READ_CHUNK);
         match reader.read_buf(buffer).await {
@@ -47,34 +55,25 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
             }
         }
     }
+    let end = OutputEnd {
+        partial_last_line: decoder.buffered_len() > 0,
+    };
     while let Some(item) = decoder.finish() {
         router.route(item);
     }
     router.flush();
-    let cause = end_cause().await;
+    if P::CLOSES_INPUT_AT_END {
+        shared.outbox.close();
+    }
+    let cause = end_cause(end).await;
     tracing::debug!(%cause, "the peer's output ended");
     shared.shutdown.cancel();
     lock(&shared.pending).fail_all(&cause);
-    let clean = matches!(
-        cause,
-        Error::Closed | Error::ProcessExited { code: Some(0), .. }
-    );
+    let normal = matches!(cause, Error::Closed);
     shared.closed.send_replace(Some(cause.clone()));
-    if !clean {
-        let _ = data.send(Batch::single(Err(cause)));
+    if !normal {
+        let _ = data.send(Batch::single(Err(cause), 0));
     }
-}
-
-/// The id of a `control_request` frame, if the line is one.
-fn malformed_request_id(line: &str) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Envelope {
-        #[serde(rename = "type")]
-        kind: String,
-        request_id: String,
-    }
-    let envelope: Envelope = serde_json::from_str(line).ok()?;
-    (envelope.kind == "control_request").then_some(envelope.request_id)
 }
 
 struct Router<'a, P: Peer> {
@@ -92,10 +91,11 @@ impl<P: Peer> Router<'_, P> {
             Ok(line) => line,
             Err(err) => {
                 tracing::warn!(%err, "skipped a line of the peer's output");
-                self.batch.ready(Err(Error::Line(err)));
+                self.batch.ready(Err(Error::Line(err)), 0);
                 return;
             }
         };
+        let bytes = line.text.len();
         if ccwire_protocol::leading_type(line.text).is_some_and(P::deferrable) {
             self.batch.deferred(line.text, line.number);
             return;
@@ -103,29 +103,28 @@ impl<P: Peer> Router<'_, P> {
         let frame = match P::decode(line.text) {
             Ok(frame) => frame,
             Err(source) => {
-                tracing::warn!(line = line.number, %source, "undecodable frame");
-                // A request we cannot read still gets an answer, so the peer does not wait.
-                if let Some(id) = malformed_request_id(line.text) {
-                    incoming::refuse(
-                        self.shared,
-                        &id,
-                        &format!("malformed control request: {source}"),
-                    );
-                }
-                self.batch.ready(Err(Error::Decode {
-                    line: line.number,
-                    source,
-                }));
+                // Not a JSON object: not a frame at all (a stray log line, a truncated write).
+                tracing::warn!(line = line.number, %source, "a line that is not a frame");
+                self.batch.ready(
+                    Err(Error::Decode {
+                        line: line.number,
+                        source,
+                    }),
+                    bytes,
+                );
                 return;
             }
         };
+        if let Some(malformed) = P::as_malformed(&frame) {
+            tracing::warn!(line = line.number, %malformed, "a frame that could not be typed");
+            // Rare: the frame's JSON is rebuilt to read its control envelope.
+            let raw = serde_json::to_value(&frame).unwrap_or_default();
+            self.malformed_control(&raw, &malformed.to_string());
+            self.deliver(frame, bytes);
+            return;
+        }
         match P::route(frame) {
-            Routed::Data(frame) => {
-                if let Some(observer) = &mut self.observer {
-                    observer(&frame);
-                }
-                self.batch.ready(Ok(frame));
-            }
+            Routed::Data(frame) => self.deliver(frame, bytes),
             Routed::Request(request) => incoming::spawn(request, self.shared, self.handler),
             Routed::Response(response) => self.resolve(response),
             Routed::Cancel(cancel) => incoming::cancel(self.shared, &cancel.request_id),
@@ -133,11 +132,43 @@ impl<P: Peer> Router<'_, P> {
         }
     }
 
+    fn deliver(&mut self, frame: P::Inbound, bytes: usize) {
+        if let Some(observer) = &mut self.observer {
+            observer(&frame);
+        }
+        self.batch.ready(Ok(frame), bytes);
+    }
+
+    /// A control frame that could not be typed still does its part when its id can be read:
+    /// a request is answered with an error (so the peer does not wait for an answer), a
+    /// response fails the request waiting for it (so it does not wait for its timeout).
+    fn malformed_control(&self, raw: &serde_json::Value, why: &str) {
+        let id = |value: Option<&serde_json::Value>| value.and_then(RequestId::from_value);
+        match raw.get("type").and_then(serde_json::Value::as_str) {
+            Some("control_request") => {
+                if let Some(id) = id(raw.get("request_id")) {
+                    let message = format!("malformed control request: {why}");
+                    incoming::refuse(self.shared, id, &message);
+                }
+            }
+            Some("control_response") => {
+                let response = raw.get("response");
+                if let Some(id) = id(response.and_then(|r| r.get("request_id"))) {
+                    self.fail_pending(&id, format!("malformed control response: {why}"));
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Hands the items of this read to the user in one send. The user may have dropped the
     /// stream; control traffic goes on regardless.
     fn flush(&mut self) {
         if let Some(batch) = self.batch.take() {
-            let _ = self.data.send(batch);
+            let bytes = batch.bytes();
+            if self.data.send(batch).is_ok() {
+                self.shared.budget.hold(bytes);
+            }
         }
     }
 
@@ -152,6 +183,16 @@ impl<P: Peer> Router<'_, P> {
                     code: error.error_code.map(|code| code.to_string()),
                 }),
             ),
+            ControlResponseBody::Malformed(malformed) => {
+                if let Some(id) = malformed
+                    .raw
+                    .get("request_id")
+                    .and_then(RequestId::from_value)
+                {
+                    self.fail_pending(&id, format!("malformed control response: {malformed}"));
+                }
+                return;
+            }
             other => {
                 tracing::warn!(
                     subtype = other.tag(),
@@ -160,7 +201,20 @@ impl<P: Peer> Router<'_, P> {
                 return;
             }
         };
-        match lock(&self.shared.pending).resolve(&id, outcome) {
+        self.settle(&id, outcome);
+    }
+
+    fn fail_pending(&self, id: &RequestId, message: String) {
+        let error = Error::Control {
+            subtype: String::new(),
+            message,
+            code: None,
+        };
+        self.settle(id, Err(error));
+    }
+
+    fn settle(&self, id: &RequestId, outcome: crate::Result<Option<serde_json::Value>>) {
+        match lock(&self.shared.pending).resolve(id, outcome) {
             Resolution::Delivered => {}
             Resolution::Duplicate => tracing::debug!(%id, "ignored a late or repeated response"),
             Resolution::Unknown => tracing::warn!(%id, "ignored a response to no request"),

@@ -24,11 +24,11 @@ use serde_json::Value;
 use tokio::sync::{watch, Mutex};
 
 use super::dispatch::HostDispatch;
-use super::process::{discover, ChildProcess, Spawn};
-use crate::engine::{Connection, HostSide, Inbound};
+use super::process::{discover, exit_error, ChildProcess, OutputEnded, Spawn};
+use crate::engine::{Connection, HostSide, Inbound, OutputEnd};
 use crate::mcp::McpRouter;
 use crate::options::{McpServer, Options};
-use crate::Result;
+use crate::{EndReason, Error, Result};
 
 /// A session with one `claude` process, for many turns. Cheap to clone; every clone drives
 /// the same process. The process ends when [`Client::close`] is called, or at once when the
@@ -58,7 +58,7 @@ struct Inner {
     process: ChildProcess,
     inbound: Arc<Mutex<Inbound<Message>>>,
     initialize: Option<InitializeResponse>,
-    progress: watch::Receiver<Progress>,
+    progress: Arc<watch::Sender<Progress>>,
     /// Results seen when the latest user message was sent: its turn ends at the next one.
     results_at_last_send: AtomicU64,
     options: Options,
@@ -84,6 +84,8 @@ pub(crate) struct Progress {
     pub(crate) idle_after_result: bool,
     /// Whether the latest result was an error.
     pub(crate) last_result_is_error: bool,
+    /// Whether a user message was sent after the latest result: a turn is running.
+    pub(crate) awaiting_result: bool,
 }
 
 impl Client {
@@ -114,17 +116,20 @@ impl Client {
             cwd: options.cwd.clone(),
             on_stderr: options.stderr.clone(),
             user: options.user().map(str::to_owned),
-        })?;
-        let end_cause = process.end_cause();
-        let (progress_tx, progress) = watch::channel(Progress::default());
-        let observer = Box::new(move |message: &Message| observe(&progress_tx, message));
-        let seen = progress.clone();
+        })
+        .await?;
+        // Runs only once the CLI's stdout has ended (an async block waits until polled).
+        let output_ended = process.output_ended(options.shutdown);
+        let progress = Arc::new(watch::channel(Progress::default()).0);
+        let observed = Arc::clone(&progress);
+        let observer = Box::new(move |message: &Message| observe(&observed, message));
+        let seen = progress.subscribe();
         let (connection, inbound) = Connection::start_observed::<HostSide, _, _>(
             stdout,
             stdin,
             Arc::new(dispatch),
             options.engine_config(),
-            Box::new(move || Box::pin(expected_exit(end_cause, seen))),
+            Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
             Some(observer),
         );
         let request = options.initialize_request(hooks, sdk_names);
@@ -133,6 +138,11 @@ impl Client {
             .await
         {
             Ok(response) => Some(response),
+            // An answer we cannot read is still an answer: the session works without it.
+            Err(Error::Decode { source, .. }) => {
+                tracing::warn!(%source, "could not read the answer to `initialize`; going on");
+                None
+            }
             Err(err) => {
                 process.kill();
                 return Err(err);
@@ -169,6 +179,9 @@ impl Client {
             .results_at_last_send
             .store(results, Ordering::SeqCst);
         self.inner
+            .progress
+            .send_if_modified(|p| !std::mem::replace(&mut p.awaiting_result, true));
+        self.inner
             .connection
             .send(&ccwire_protocol::InputMessage::User(Box::new(message)))
     }
@@ -194,7 +207,8 @@ impl Client {
                 return None;
             }
             let item = self.receive().await?;
-            let is_result = matches!(item, Ok(Message::Result(_)));
+            // A `result` ends the turn even when it could not be typed.
+            let is_result = matches!(&item, Ok(message) if message.result_is_error().is_some());
             Some((item, is_result))
         })
     }
@@ -392,7 +406,7 @@ impl Client {
     pub(crate) async fn end_input_after(&self, baseline: u64) {
         let ceiling = self.inner.options.stdin_idle_ceiling;
         let has_callbacks = self.inner.options.has_callbacks();
-        let mut progress = self.inner.progress.clone();
+        let mut progress = self.inner.progress.subscribe();
         let result_seen = progress.wait_for(|p| p.results > baseline).await.is_ok();
         if result_seen && has_callbacks {
             let idle = progress.wait_for(|p| !p.reports_state || p.idle_after_result);
@@ -429,43 +443,62 @@ impl Client {
 }
 
 fn observe(progress: &watch::Sender<Progress>, message: &Message) {
-    match message {
-        Message::Result(result) => progress.send_modify(|p| {
+    if let Some(is_error) = message.result_is_error() {
+        progress.send_modify(|p| {
             p.results += 1;
             p.idle_after_result = false;
-            p.last_result_is_error = result.is_error;
-        }),
-        Message::System(system) => {
-            if let SystemMessage::SessionStateChanged(change) = &**system {
-                // Waiters are woken only by a change: the state goes `running` and
-                // `requires_action` many times a turn, and each wake-up may cost a thread hop.
-                progress.send_if_modified(|p| {
-                    let before = (p.reports_state, p.idle_after_result);
-                    p.reports_state = true;
-                    if change.state == SessionState::Idle && p.results > 0 {
-                        p.idle_after_result = true;
-                    }
-                    before != (p.reports_state, p.idle_after_result)
-                });
-            }
-        }
-        _ => {}
+            p.awaiting_result = false;
+            p.last_result_is_error = is_error;
+        });
+        return;
     }
+    let Message::System(system) = message else {
+        return;
+    };
+    let idle = match &**system {
+        SystemMessage::SessionStateChanged(change) => change.state == SessionState::Idle,
+        SystemMessage::Malformed(malformed) if malformed.tag == "session_state_changed" => {
+            malformed.str_field("state") == Some("idle")
+        }
+        _ => return,
+    };
+    // Waiters are woken only by a change: the state goes `running` and `requires_action` many
+    // times a turn, and each wake-up may cost a thread hop.
+    progress.send_if_modified(|p| {
+        let before = (p.reports_state, p.idle_after_result);
+        p.reports_state = true;
+        if idle && p.results > 0 {
+            p.idle_after_result = true;
+        }
+        before != (p.reports_state, p.idle_after_result)
+    });
 }
 
-/// Why the CLI's output ended, with the CLI's own convention applied: it exits with code 1
-/// when its last result was an error, which that result already reported, so the session
-/// ended normally.
-async fn expected_exit(
-    end_cause: impl std::future::Future<Output = crate::Error> + Send,
+/// Why the CLI's output ended, judged with what the session knows. A normal end is
+/// [`Error::Closed`]: exit code 0 with no turn running, or code 1 after a result that was an
+/// error (the CLI's own convention; that result already reported it). Anything else names the
+/// cause and carries the stderr tail: an exit in the middle of a turn or of a line, a signal, a
+/// CLI that closed its output but kept running (being stopped by then).
+async fn end_cause(
+    output_ended: impl std::future::Future<Output = OutputEnded> + Send,
+    end: OutputEnd,
     progress: watch::Receiver<Progress>,
-) -> crate::Error {
-    match end_cause.await {
-        crate::Error::ProcessExited { code: Some(1), .. }
-            if progress.borrow().last_result_is_error =>
-        {
-            crate::Error::Closed
-        }
-        cause => cause,
+) -> Error {
+    let ended = output_ended.await;
+    let progress = *progress.borrow();
+    let reason = if ended.status.is_none() {
+        EndReason::OutputClosed
+    } else if end.partial_last_line {
+        EndReason::PartialLastLine
+    } else if progress.awaiting_result {
+        EndReason::ExitedMidTurn
+    } else {
+        EndReason::Exited
+    };
+    let code = ended.status.and_then(|status| status.code());
+    match (reason, code) {
+        (EndReason::Exited, Some(0)) => Error::Closed,
+        (EndReason::Exited, Some(1)) if progress.last_result_is_error => Error::Closed,
+        _ => exit_error(ended.status, reason, ended.stderr_tail),
     }
 }

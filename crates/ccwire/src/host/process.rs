@@ -2,14 +2,19 @@
 //!
 //! - [`discover`] finds the executable.
 //! - [`ChildProcess::spawn`] starts it with its own process group, stderr always drained (a
-//!   per-line callback plus a tail kept for error messages), and on Linux a parent-death signal
-//!   so that it dies with its parent.
+//!   per-line callback plus a tail of the last bytes kept for error messages), and on Linux a
+//!   parent-death signal so that it dies with the host process (forked from a thread that lives
+//!   as long as the process: see `spawner`).
 //! - [`ChildProcess::shutdown`] closes it gracefully: the caller closes its stdin, then this
 //!   waits, sends SIGTERM to the process group, waits, and sends SIGKILL. Dropping a
 //!   [`ChildProcess`] that is still running kills its process group at once; `kill_on_drop` is
 //!   the backstop should the runtime go away first.
+//! - [`ChildProcess::output_ended`] says what became of a child whose stdout ended, and stops
+//!   one that keeps running with the same ladder.
 
 mod discovery;
+#[cfg(target_os = "linux")]
+mod spawner;
 mod stderr;
 
 use std::ffi::OsString;
@@ -22,7 +27,7 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
 pub use discovery::{discover, pinned_cli_dir, CliCommand, CLI_PATH_ENV, PINNED_CLI_VERSION};
-pub use stderr::{StderrCallback, StderrTail};
+pub use stderr::{StderrCallback, StderrTail, MAX_LINE_PIECE, TAIL_BYTES};
 
 use crate::{Error, Result};
 
@@ -71,7 +76,7 @@ pub struct ChildProcess {
 
 impl ChildProcess {
     /// Starts the child with piped stdin, stdout and stderr; returns it and its stdio.
-    pub fn spawn(spawn: Spawn) -> Result<(ChildProcess, ChildStdin, ChildStdout)> {
+    pub async fn spawn(spawn: Spawn) -> Result<(ChildProcess, ChildStdin, ChildStdout)> {
         let mut command = Command::new(&spawn.command.program);
         command
             .args(&spawn.command.leading_args)
@@ -103,7 +108,11 @@ impl ChildProcess {
             command.process_group(0);
             die_with_parent(&mut command);
         }
-        let mut child = command.spawn().map_err(|source| Error::SpawnFailed {
+        #[cfg(target_os = "linux")]
+        let started = spawner::spawn(command).await;
+        #[cfg(not(target_os = "linux"))]
+        let started = command.spawn();
+        let mut child = started.map_err(|source| Error::SpawnFailed {
             path: spawn.command.program.clone(),
             source: Arc::new(source),
         })?;
@@ -125,6 +134,16 @@ impl ChildProcess {
             match status {
                 Ok(status) => {
                     tracing::debug!(?pid, %status, "CLI exited");
+                    // Whatever it started and left in its process group goes with it. The
+                    // group is certainly still ours at this moment: it was led by the child
+                    // just reaped, and its number stays taken while a member lives.
+                    #[cfg(unix)]
+                    if let Some(group) = pid.and_then(|pid| i32::try_from(pid).ok()) {
+                        use nix::sys::signal::{killpg, Signal as Sig};
+                        if killpg(nix::unistd::Pid::from_raw(group), Sig::SIGKILL).is_ok() {
+                            tracing::debug!(?pid, "killed what the CLI left in its process group");
+                        }
+                    }
                     let _ = exit_tx.send(Some(status));
                 }
                 Err(err) => tracing::warn!(?pid, %err, "could not wait for the CLI"),
@@ -167,51 +186,105 @@ impl ChildProcess {
         }
     }
 
-    /// A future that reports why the child's stdout ended: waits briefly for its exit status
-    /// and for stderr to be drained.
-    pub fn end_cause(&self) -> impl std::future::Future<Output = Error> + Send + 'static {
+    /// What became of the child once its stdout ended (the caller has closed its stdin by
+    /// then): waits up to [`EXIT_GRACE`] for it to exit, and for its stderr to be drained. A
+    /// child that is still running is stopped in the background with the usual ladder
+    /// (SIGTERM after `timeouts.after_close`, SIGKILL after `timeouts.after_term`), so that
+    /// nothing is left behind, and reported at once as still running.
+    pub fn output_ended(
+        &self,
+        timeouts: ShutdownTimeouts,
+    ) -> impl std::future::Future<Output = OutputEnded> + Send + 'static {
         let exit = self.exit.clone();
         let stderr = self.stderr.clone();
+        let pid = self.pid;
         async move {
-            let mut exit = exit;
-            let status =
-                match tokio::time::timeout(Duration::from_secs(5), exit.wait_for(Option::is_some))
-                    .await
-                {
-                    Ok(Ok(status)) => *status,
-                    _ => None,
-                };
-            stderr.wait_drained(Duration::from_secs(1)).await;
-            exit_error(status, stderr.text())
+            let status = wait_exit(&exit, EXIT_GRACE).await;
+            if status.is_none() {
+                tracing::warn!(
+                    ?pid,
+                    "the CLI closed its output but keeps running: stopping it"
+                );
+                let exit = exit.clone();
+                tokio::spawn(async move {
+                    stop(pid, &exit, timeouts).await;
+                });
+                stderr.wait_drained(Duration::from_millis(100)).await;
+            } else {
+                stderr.wait_drained(Duration::from_secs(1)).await;
+            }
+            OutputEnded {
+                status,
+                stderr_tail: stderr.text(),
+            }
         }
     }
 
     /// Ends the child gracefully; the caller has already closed its stdin. Returns its exit
     /// status.
     pub async fn shutdown(&self, timeouts: ShutdownTimeouts) -> Option<ExitStatus> {
-        if let Some(status) = self.wait_for_exit(timeouts.after_close).await {
-            return Some(status);
-        }
-        tracing::debug!(pid = ?self.pid, "CLI still running after stdin closed: SIGTERM");
-        self.signal_group(Signal::Term);
-        if let Some(status) = self.wait_for_exit(timeouts.after_term).await {
-            return Some(status);
-        }
-        tracing::warn!(pid = ?self.pid, "CLI ignored SIGTERM: SIGKILL");
-        self.signal_group(Signal::Kill);
-        self.wait_for_exit(Duration::from_secs(5)).await
+        stop(self.pid, &self.exit, timeouts).await
     }
 
     /// Kills the process group at once, if the child still runs.
     pub fn kill(&self) {
         if self.exit_status().is_none() {
-            self.signal_group(Signal::Kill);
+            signal_group(self.pid, Signal::Kill);
         }
     }
+}
 
-    fn signal_group(&self, signal: Signal) {
+/// What is known of a child whose stdout ended.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct OutputEnded {
+    /// Its exit status, if it exited within the grace period; `None` if it kept running (it is
+    /// being stopped).
+    pub status: Option<ExitStatus>,
+    /// The last bytes it wrote to stderr.
+    pub stderr_tail: String,
+}
+
+/// How long a child whose stdout ended may take to exit before it counts as still running.
+pub const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+async fn wait_exit(
+    exit: &watch::Receiver<Option<ExitStatus>>,
+    limit: Duration,
+) -> Option<ExitStatus> {
+    let mut exit = exit.clone();
+    let waited = tokio::time::timeout(limit, exit.wait_for(Option::is_some))
+        .await
+        .ok()
+        .and_then(|status| status.ok().and_then(|status| *status));
+    waited.or_else(|| *exit.borrow())
+}
+
+/// The stop ladder: wait, SIGTERM the group, wait, SIGKILL the group.
+async fn stop(
+    pid: Option<u32>,
+    exit: &watch::Receiver<Option<ExitStatus>>,
+    timeouts: ShutdownTimeouts,
+) -> Option<ExitStatus> {
+    if let Some(status) = wait_exit(exit, timeouts.after_close).await {
+        return Some(status);
+    }
+    tracing::debug!(?pid, "CLI still running after stdin closed: SIGTERM");
+    signal_group(pid, Signal::Term);
+    if let Some(status) = wait_exit(exit, timeouts.after_term).await {
+        return Some(status);
+    }
+    tracing::warn!(?pid, "CLI ignored SIGTERM: SIGKILL");
+    signal_group(pid, Signal::Kill);
+    wait_exit(exit, Duration::from_secs(5)).await
+}
+
+fn signal_group(pid: Option<u32>, signal: Signal) {
+    {
+        // Signalled only while the child has not been seen to exit (callers check), so the
+        // group is its own.
         #[cfg(unix)]
-        if let Some(pid) = self.pid.and_then(|pid| i32::try_from(pid).ok()) {
+        if let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
             use nix::sys::signal::{killpg, Signal as Sig};
             use nix::unistd::Pid;
             let sig = match signal {
@@ -223,7 +296,7 @@ impl ChildProcess {
             }
         }
         #[cfg(not(unix))]
-        let _ = signal;
+        let _ = (pid, signal);
     }
 }
 
@@ -240,8 +313,12 @@ enum Signal {
     Kill,
 }
 
-/// The error for a child that ended with `status`.
-pub fn exit_error(status: Option<ExitStatus>, stderr_tail: String) -> Error {
+/// The error for a child that ended with `status`, for `reason`.
+pub fn exit_error(
+    status: Option<ExitStatus>,
+    reason: crate::EndReason,
+    stderr_tail: String,
+) -> Error {
     #[cfg(unix)]
     let signal = {
         use std::os::unix::process::ExitStatusExt;
@@ -252,13 +329,14 @@ pub fn exit_error(status: Option<ExitStatus>, stderr_tail: String) -> Error {
     Error::ProcessExited {
         code: status.and_then(|s| s.code()),
         signal,
+        reason,
         stderr_tail,
     }
 }
 
-/// Linux: the child gets SIGKILL when the thread that started it ends, so a host that dies
-/// without cleaning up leaves no CLI behind. (Tokio's worker threads live as long as the
-/// runtime, which is what we want.)
+/// Linux: the child gets SIGKILL when the thread that forked it ends, so a host that dies
+/// without cleaning up leaves no CLI behind. The fork happens on the spawner thread, which
+/// lives as long as the process (see `spawner`).
 #[cfg(target_os = "linux")]
 fn die_with_parent(command: &mut Command) {
     // SAFETY: the closure runs in the forked child before exec and only calls prctl(2) and

@@ -10,6 +10,7 @@ use super::ToolResultContent;
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TextBlock {
     /// The text.
+    #[serde(default)]
     pub text: String,
     /// Sources the text cites: absent, `null` or a list of citation objects.
     #[serde(
@@ -30,8 +31,10 @@ pub struct TextBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ThinkingBlock {
     /// The thinking text (may be empty or summarized).
+    #[serde(default)]
     pub thinking: String,
     /// The signature that lets the block be sent back to the API.
+    #[serde(default)]
     pub signature: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -42,6 +45,7 @@ pub struct ThinkingBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RedactedThinkingBlock {
     /// The encrypted thinking.
+    #[serde(default)]
     pub data: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -52,10 +56,13 @@ pub struct RedactedThinkingBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ToolUseBlock {
     /// The call id; the matching `tool_result` carries it as `tool_use_id`.
+    #[serde(default)]
     pub id: String,
     /// The tool name.
+    #[serde(default)]
     pub name: String,
     /// The tool input (a JSON object).
+    #[serde(default)]
     pub input: Value,
     /// Who made the call (the model directly, or code running in a server tool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -75,6 +82,7 @@ pub struct ToolUseBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ToolResultBlock {
     /// The `id` of the `tool_use` this answers.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The result: text or blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -113,6 +121,7 @@ impl ToolResultBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ToolReferenceBlock {
     /// The referenced tool.
+    #[serde(default)]
     pub tool_name: String,
     /// Prompt-cache breakpoint (request side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,12 +135,16 @@ pub struct ToolReferenceBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpToolUseBlock {
     /// The call id.
+    #[serde(default)]
     pub id: String,
     /// The tool name.
+    #[serde(default)]
     pub name: String,
     /// The MCP server's name.
+    #[serde(default)]
     pub server_name: String,
     /// The tool input.
+    #[serde(default)]
     pub input: Value,
     /// Prompt-cache breakpoint (request side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,6 +158,7 @@ pub struct McpToolUseBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpToolResultBlock {
     /// The `id` of the `mcp_tool_use` this answers.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The result: text or text blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -164,8 +178,10 @@ pub struct McpToolResultBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpToolListingBlock {
     /// The MCP server's name.
+    #[serde(default)]
     pub mcp_server_name: String,
     /// The tool definitions.
+    #[serde(default)]
     pub tools: Vec<Value>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -176,6 +192,7 @@ pub struct McpToolListingBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ContainerUploadBlock {
     /// The uploaded file's id.
+    #[serde(default)]
     pub file_id: String,
     /// Prompt-cache breakpoint (request side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,8 +233,10 @@ pub struct CompactionBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FallbackBlock {
     /// The model the request left.
+    #[serde(default)]
     pub from: Value,
     /// The model that took over.
+    #[serde(default)]
     pub to: Value,
     /// What caused the fallback.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -231,6 +250,7 @@ pub struct FallbackBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ToolAdditionBlock {
     /// The tool (a reference or a full definition).
+    #[serde(default)]
     pub tool: Value,
     /// Prompt-cache breakpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -244,6 +264,7 @@ pub struct ToolAdditionBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ToolRemovalBlock {
     /// A reference to the tool.
+    #[serde(default)]
     pub tool: Value,
     /// Prompt-cache breakpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -257,6 +278,7 @@ pub struct ToolRemovalBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct BrowserStateBlock {
     /// The open tabs.
+    #[serde(default)]
     pub tabs: Vec<Value>,
     /// What changed since the last state.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -52,8 +52,10 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Base64ImageSource {
     /// The image format.
+    #[serde(default)]
     pub media_type: ImageMediaType,
     /// The base64-encoded bytes.
+    #[serde(default)]
     pub data: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -64,6 +66,7 @@ pub struct Base64ImageSource {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct UrlSource {
     /// The URL.
+    #[serde(default)]
     pub url: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -74,6 +77,7 @@ pub struct UrlSource {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FileSource {
     /// The file id.
+    #[serde(default)]
     pub file_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -134,8 +138,10 @@ crate::tagged_union! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Base64PdfSource {
     /// The media type, `application/pdf`.
+    #[serde(default)]
     pub media_type: String,
     /// The base64-encoded bytes.
+    #[serde(default)]
     pub data: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -146,8 +152,10 @@ pub struct Base64PdfSource {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PlainTextSource {
     /// The media type, `text/plain`.
+    #[serde(default)]
     pub media_type: String,
     /// The text.
+    #[serde(default)]
     pub data: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -158,6 +166,7 @@ pub struct PlainTextSource {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ContentDocumentSource {
     /// A string, or text and image blocks.
+    #[serde(default)]
     pub content: UserContent,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -168,10 +177,13 @@ pub struct ContentDocumentSource {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SearchResultBlock {
     /// Where the result comes from (a URL or other identifier).
+    #[serde(default)]
     pub source: String,
     /// The result's title.
+    #[serde(default)]
     pub title: String,
     /// The result's text blocks.
+    #[serde(default)]
     pub content: Vec<ContentBlock>,
     /// Citation settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,3 +195,5 @@ pub struct SearchResultBlock {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+crate::union::absent_is_empty!(ImageMediaType);

@@ -74,10 +74,13 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerToolUseBlock {
     /// The call id (`srvtoolu_…`); the result block carries it as `tool_use_id`.
+    #[serde(default)]
     pub id: String,
     /// The tool.
+    #[serde(default)]
     pub name: ServerToolName,
     /// The tool input.
+    #[serde(default)]
     pub input: Value,
     /// Who made the call (the model directly, or code running in a server tool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,6 +97,7 @@ pub struct ServerToolUseBlock {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WebSearchToolResultBlock {
     /// The `id` of the `server_tool_use` this answers.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The hits, or an error.
     pub content: WebSearchToolResultContent,
@@ -123,12 +127,16 @@ pub enum WebSearchToolResultContent {
 pub struct WebSearchResult {
     /// The object type, `web_search_result`.
     #[serde(rename = "type")]
+    #[serde(default)]
     pub kind: String,
     /// The page URL.
+    #[serde(default)]
     pub url: String,
     /// The page title.
+    #[serde(default)]
     pub title: String,
     /// The page content, encrypted (for citations in later turns).
+    #[serde(default)]
     pub encrypted_content: String,
     /// How old the page is, as reported by the search engine: absent, `null` or text.
     #[serde(
@@ -147,8 +155,10 @@ pub struct WebSearchResult {
 pub struct ServerToolError {
     /// The object type, e.g. `web_search_tool_result_error`.
     #[serde(rename = "type")]
+    #[serde(default)]
     pub kind: String,
     /// What went wrong.
+    #[serde(default)]
     pub error_code: ServerToolErrorCode,
     /// A description, for tools that give one.
     #[serde(
@@ -166,6 +176,7 @@ pub struct ServerToolError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WebFetchToolResultBlock {
     /// The `id` of the `server_tool_use` this answers.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The fetched document, or an error.
     pub content: WebFetchToolResultContent,
@@ -194,6 +205,7 @@ crate::tagged_union! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WebFetchResult {
     /// The URL that was fetched.
+    #[serde(default)]
     pub url: String,
     /// The fetched content, as a `document` block.
     pub content: Box<ContentBlock>,
@@ -213,6 +225,7 @@ pub struct WebFetchResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CodeExecutionToolResultBlock {
     /// The `id` of the `server_tool_use` this answers.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The output, or an error.
     pub content: CodeExecutionToolResultContent,
@@ -240,6 +253,7 @@ crate::tagged_union! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BashCodeExecutionToolResultBlock {
     /// The `id` of the `server_tool_use` this answers.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The output, or an error.
     pub content: BashCodeExecutionToolResultContent,
@@ -265,10 +279,13 @@ crate::tagged_union! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CodeExecutionOutput {
     /// Standard output.
+    #[serde(default)]
     pub stdout: String,
     /// Standard error.
+    #[serde(default)]
     pub stderr: String,
     /// The exit status.
+    #[serde(default)]
     pub return_code: i64,
     /// Files the program wrote (`{"type": "…_output", "file_id": …}`).
     #[serde(default)]
@@ -282,10 +299,13 @@ pub struct CodeExecutionOutput {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct EncryptedCodeExecutionOutput {
     /// Standard output, encrypted.
+    #[serde(default)]
     pub encrypted_stdout: String,
     /// Standard error.
+    #[serde(default)]
     pub stderr: String,
     /// The exit status.
+    #[serde(default)]
     pub return_code: i64,
     /// Files the program wrote.
     #[serde(default)]
@@ -299,6 +319,7 @@ pub struct EncryptedCodeExecutionOutput {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerToolErrorBody {
     /// What went wrong.
+    #[serde(default)]
     pub error_code: ServerToolErrorCode,
     /// A description, for tools that give one.
     #[serde(
@@ -316,8 +337,10 @@ pub struct ServerToolErrorBody {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TextEditorCodeExecutionToolResultBlock {
     /// The `id` of the `server_tool_use` this answers.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The view, create or str_replace result, or an error (kept as JSON).
+    #[serde(default)]
     pub content: Value,
     /// Prompt-cache breakpoint (request side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -331,8 +354,10 @@ pub struct TextEditorCodeExecutionToolResultBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ToolSearchToolResultBlock {
     /// The `id` of the `server_tool_use` this answers.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The matching tool references, or an error (kept as JSON).
+    #[serde(default)]
     pub content: Value,
     /// Prompt-cache breakpoint (request side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -346,8 +371,10 @@ pub struct ToolSearchToolResultBlock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct AdvisorToolResultBlock {
     /// The `id` of the `server_tool_use` this answers.
+    #[serde(default)]
     pub tool_use_id: String,
     /// The advice (plain or encrypted), or an error (kept as JSON).
+    #[serde(default)]
     pub content: Value,
     /// Prompt-cache breakpoint (request side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -356,3 +383,5 @@ pub struct AdvisorToolResultBlock {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+crate::union::absent_is_empty!(ServerToolName, ServerToolErrorCode);

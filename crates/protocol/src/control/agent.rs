@@ -40,8 +40,10 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MatchedAskRule {
     /// Where the rule comes from.
+    #[serde(default)]
     pub source: String,
     /// The tool the rule names.
+    #[serde(default)]
     pub tool_name: String,
     /// The rule's content, e.g. a command prefix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,11 +58,13 @@ pub struct MatchedAskRule {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CanUseToolRequest {
     /// The tool's name.
+    #[serde(default)]
     pub tool_name: String,
     /// The MCP server behind an `mcp__*` tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_server: Option<McpServerProvenance>,
     /// The tool's input.
+    #[serde(default)]
     pub input: Value,
     /// Rule updates the host may offer ("always allow …").
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,6 +120,7 @@ pub struct CanUseToolRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HookCallbackRequest {
     /// The id the host gave the callback (`hookCallbackIds`).
+    #[serde(default)]
     pub callback_id: String,
     /// The hook's input, keyed by `hook_event_name`.
     pub input: HookInput,
@@ -132,8 +137,10 @@ pub struct HookCallbackRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpMessageRequest {
     /// The SDK server's name.
+    #[serde(default)]
     pub server_name: String,
     /// The JSON-RPC 2.0 request, notification or response.
+    #[serde(default)]
     pub message: Value,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -156,8 +163,10 @@ pub struct McpMessageResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ElicitationRequest {
     /// The asking server.
+    #[serde(default)]
     pub mcp_server_name: String,
     /// What it asks.
+    #[serde(default)]
     pub message: String,
     /// Form or URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -192,6 +201,7 @@ pub struct ElicitationRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ElicitationResponse {
     /// What the user did.
+    #[serde(default)]
     pub action: ElicitationAction,
     /// The submitted form values, on accept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -206,8 +216,10 @@ pub struct ElicitationResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RequestUserDialogRequest {
     /// Which dialog to render (open set).
+    #[serde(default)]
     pub dialog_kind: String,
     /// Dialog-specific data.
+    #[serde(default)]
     pub payload: Map<String, Value>,
     /// The tool call the dialog belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -231,6 +243,7 @@ crate::tagged_union! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct UserDialogCompleted {
     /// The choice, shaped per dialog kind.
+    #[serde(default)]
     pub result: Value,
     /// Fields this version does not know.
     #[serde(flatten)]

@@ -7,28 +7,37 @@ use serde_json::{Map, Number, Value};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetContextUsageResponse {
     /// One row per category (system prompt, tools, messages, free space, …).
+    #[serde(default)]
     pub categories: Vec<ContextCategory>,
     /// Tokens in use.
     #[serde(rename = "totalTokens")]
+    #[serde(default)]
     pub total_tokens: u64,
     /// The usable window.
     #[serde(rename = "maxTokens")]
+    #[serde(default)]
     pub max_tokens: u64,
     /// The model's whole window.
     #[serde(rename = "rawMaxTokens")]
+    #[serde(default)]
     pub raw_max_tokens: u64,
     /// Share of the window in use, 0–100.
+    #[serde(default = "crate::serde_util::zero")]
     pub percentage: Number,
     /// The /context grid, row by row.
     #[serde(rename = "gridRows")]
+    #[serde(default)]
     pub grid_rows: Vec<Vec<ContextGridCell>>,
     /// The model the window belongs to.
+    #[serde(default)]
     pub model: String,
     /// Memory files (CLAUDE.md, …) loaded.
     #[serde(rename = "memoryFiles")]
+    #[serde(default)]
     pub memory_files: Vec<ContextMemoryFile>,
     /// MCP tools and their cost.
     #[serde(rename = "mcpTools")]
+    #[serde(default)]
     pub mcp_tools: Vec<ContextMcpTool>,
     /// The MCP instructions row, by server.
     #[serde(
@@ -59,6 +68,7 @@ pub struct GetContextUsageResponse {
     )]
     pub system_prompt_sections: Option<Vec<ContextNamedTokens>>,
     /// Custom agents and their cost.
+    #[serde(default)]
     pub agents: Vec<ContextAgent>,
     /// Slash command totals.
     #[serde(
@@ -79,6 +89,7 @@ pub struct GetContextUsageResponse {
     pub auto_compact_threshold: Option<u64>,
     /// Whether auto-compaction is on.
     #[serde(rename = "isAutoCompactEnabled")]
+    #[serde(default)]
     pub is_auto_compact_enabled: bool,
     /// The messages row, broken down.
     #[serde(
@@ -148,10 +159,13 @@ pub struct ContextCategory {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<ContextCategoryId>,
     /// Display name.
+    #[serde(default)]
     pub name: String,
     /// Tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// Theme color name.
+    #[serde(default)]
     pub color: String,
     /// Whether the row is deferred.
     #[serde(
@@ -172,19 +186,25 @@ pub struct ContextCategory {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContextGridCell {
     /// Theme color name.
+    #[serde(default)]
     pub color: String,
     /// Whether the square is filled.
     #[serde(rename = "isFilled")]
+    #[serde(default)]
     pub is_filled: bool,
     /// The category it belongs to.
     #[serde(rename = "categoryName")]
+    #[serde(default)]
     pub category_name: String,
     /// The category's tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// The category's share of the window.
+    #[serde(default = "crate::serde_util::zero")]
     pub percentage: Number,
     /// How full the square is, 0–1.
     #[serde(rename = "squareFullness")]
+    #[serde(default = "crate::serde_util::zero")]
     pub square_fullness: Number,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -195,11 +215,14 @@ pub struct ContextGridCell {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ContextMemoryFile {
     /// Its path.
+    #[serde(default)]
     pub path: String,
     /// Its kind.
     #[serde(rename = "type")]
+    #[serde(default)]
     pub file_type: String,
     /// Tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -210,11 +233,14 @@ pub struct ContextMemoryFile {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ContextMcpTool {
     /// Tool name.
+    #[serde(default)]
     pub name: String,
     /// Server name (normalized).
     #[serde(rename = "serverName")]
+    #[serde(default)]
     pub server_name: String,
     /// Tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// Whether its schema is loaded.
     #[serde(default, rename = "isLoaded", skip_serializing_if = "Option::is_none")]
@@ -229,8 +255,10 @@ pub struct ContextMcpTool {
 pub struct ContextServerTokens {
     /// Server name, not normalized.
     #[serde(rename = "serverName")]
+    #[serde(default)]
     pub server_name: String,
     /// Estimated tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -241,8 +269,10 @@ pub struct ContextServerTokens {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ContextNamedTokens {
     /// Name.
+    #[serde(default)]
     pub name: String,
     /// Tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// Whether it is loaded (deferred tools only).
     #[serde(default, rename = "isLoaded", skip_serializing_if = "Option::is_none")]
@@ -257,8 +287,10 @@ pub struct ContextNamedTokens {
 pub struct ContextAgent {
     /// Agent type.
     #[serde(rename = "agentType")]
+    #[serde(default)]
     pub agent_type: String,
     /// Where it is defined.
+    #[serde(default)]
     pub source: String,
     /// The providing plugin.
     #[serde(default, rename = "pluginId", skip_serializing_if = "Option::is_none")]
@@ -267,6 +299,7 @@ pub struct ContextAgent {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -278,11 +311,14 @@ pub struct ContextAgent {
 pub struct ContextSlashCommands {
     /// Commands known.
     #[serde(rename = "totalCommands")]
+    #[serde(default)]
     pub total_commands: u64,
     /// Commands included in the prompt.
     #[serde(rename = "includedCommands")]
+    #[serde(default)]
     pub included_commands: u64,
     /// Tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -294,14 +330,18 @@ pub struct ContextSlashCommands {
 pub struct ContextSkills {
     /// Skills known.
     #[serde(rename = "totalSkills")]
+    #[serde(default)]
     pub total_skills: u64,
     /// Skills included in the prompt.
     #[serde(rename = "includedSkills")]
+    #[serde(default)]
     pub included_skills: u64,
     /// Tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// Each skill's frontmatter cost.
     #[serde(rename = "skillFrontmatter")]
+    #[serde(default)]
     pub skill_frontmatter: Vec<ContextSkill>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -312,8 +352,10 @@ pub struct ContextSkills {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ContextSkill {
     /// Skill name.
+    #[serde(default)]
     pub name: String,
     /// Where it is defined (`built-in`, `bundled`, …).
+    #[serde(default)]
     pub source: String,
     /// The providing plugin's name.
     #[serde(
@@ -329,6 +371,7 @@ pub struct ContextSkill {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Tokens.
+    #[serde(default)]
     pub tokens: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -340,30 +383,39 @@ pub struct ContextSkill {
 pub struct ContextMessageBreakdown {
     /// Tool calls.
     #[serde(rename = "toolCallTokens")]
+    #[serde(default)]
     pub tool_call_tokens: u64,
     /// Tool results.
     #[serde(rename = "toolResultTokens")]
+    #[serde(default)]
     pub tool_result_tokens: u64,
     /// Attachments.
     #[serde(rename = "attachmentTokens")]
+    #[serde(default)]
     pub attachment_tokens: u64,
     /// Assistant messages.
     #[serde(rename = "assistantMessageTokens")]
+    #[serde(default)]
     pub assistant_message_tokens: u64,
     /// User messages.
     #[serde(rename = "userMessageTokens")]
+    #[serde(default)]
     pub user_message_tokens: u64,
     /// Redirected context.
     #[serde(rename = "redirectedContextTokens")]
+    #[serde(default)]
     pub redirected_context_tokens: u64,
     /// Not attributed to any of the above.
     #[serde(rename = "unattributedTokens")]
+    #[serde(default)]
     pub unattributed_tokens: u64,
     /// Tool calls by tool.
     #[serde(rename = "toolCallsByType")]
+    #[serde(default)]
     pub tool_calls_by_type: Vec<ContextToolCallTokens>,
     /// Attachments by kind.
     #[serde(rename = "attachmentsByType")]
+    #[serde(default)]
     pub attachments_by_type: Vec<ContextNamedTokens>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -374,12 +426,15 @@ pub struct ContextMessageBreakdown {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ContextToolCallTokens {
     /// Tool name.
+    #[serde(default)]
     pub name: String,
     /// Tokens in its calls.
     #[serde(rename = "callTokens")]
+    #[serde(default)]
     pub call_tokens: u64,
     /// Tokens in its results.
     #[serde(rename = "resultTokens")]
+    #[serde(default)]
     pub result_tokens: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -390,12 +445,16 @@ pub struct ContextToolCallTokens {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ContextApiUsage {
     /// Input tokens.
+    #[serde(default)]
     pub input_tokens: u64,
     /// Output tokens.
+    #[serde(default)]
     pub output_tokens: u64,
     /// Tokens written to the cache.
+    #[serde(default)]
     pub cache_creation_input_tokens: u64,
     /// Tokens read from the cache.
+    #[serde(default)]
     pub cache_read_input_tokens: u64,
     /// Fields this version does not know.
     #[serde(flatten)]

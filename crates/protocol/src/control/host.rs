@@ -21,6 +21,7 @@ pub struct InterruptRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SetPermissionModeRequest {
     /// The new mode.
+    #[serde(default)]
     pub mode: PermissionMode,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -90,6 +91,7 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RenameSessionRequest {
     /// The new title.
+    #[serde(default)]
     pub title: String,
     /// Who chose it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +108,7 @@ pub struct RenameSessionRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SetColorRequest {
     /// An agent color name, or `"default"` to reset.
+    #[serde(default)]
     pub color: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -172,6 +175,7 @@ pub struct GetBinaryVersionRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FileSuggestionsRequest {
     /// The partial path typed so far.
+    #[serde(default)]
     pub query: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -182,6 +186,7 @@ pub struct FileSuggestionsRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RewindFilesRequest {
     /// The `uuid` of the user message to rewind to.
+    #[serde(default)]
     pub user_message_id: String,
     /// Only report what would change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -195,6 +200,7 @@ pub struct RewindFilesRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CancelAsyncMessageRequest {
     /// The `uuid` of the queued message.
+    #[serde(default)]
     pub message_uuid: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -215,6 +221,7 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ReadFileRequest {
     /// The path, resolved against the session's working directory.
+    #[serde(default)]
     pub path: String,
     /// Read at most this many bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -232,8 +239,10 @@ pub struct ReadFileRequest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeedReadStateRequest {
     /// The file's path.
+    #[serde(default)]
     pub path: String,
     /// Its modification time in milliseconds (possibly fractional).
+    #[serde(default = "crate::serde_util::zero")]
     pub mtime: Number,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -254,6 +263,7 @@ impl Default for SeedReadStateRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RegisterRepoRootRequest {
     /// The directory to add.
+    #[serde(default)]
     pub directory: String,
     /// Reload CLAUDE.md files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -317,6 +327,7 @@ pub struct SetHasSubscribersRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct StopTaskRequest {
     /// The task's id.
+    #[serde(default)]
     pub task_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -338,6 +349,7 @@ pub struct BackgroundTasksRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GetTaskOutputRequest {
     /// The task's id, from `task_started` or `background_tasks_changed`.
+    #[serde(default)]
     pub task_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -348,6 +360,7 @@ pub struct GetTaskOutputRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ApplyFlagSettingsRequest {
     /// Settings keys and values, as in settings.json.
+    #[serde(default)]
     pub settings: Map<String, Value>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -386,8 +399,10 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct UpdateSettingsRequest {
     /// The file to write.
+    #[serde(default)]
     pub source: UpdateSettingsSource,
     /// String-valued keys to merge in.
+    #[serde(default)]
     pub settings: Map<String, Value>,
     /// Fields this version does not know.
     #[serde(flatten)]

@@ -179,6 +179,7 @@ pub struct SdkMcpServerSettings {
 pub struct SdkMcpServerManifest {
     /// The server's JSON-RPC `initialize` result, verbatim.
     #[serde(rename = "initializeResult")]
+    #[serde(default)]
     pub initialize_result: Map<String, Value>,
     /// The server's JSON-RPC `tools/list` result, verbatim.
     #[serde(
@@ -220,20 +221,25 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct InitializeResponse {
     /// Slash commands and skills.
+    #[serde(default)]
     pub commands: Vec<SlashCommand>,
     /// Subagents (absent before 2.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agents: Option<Vec<AgentInfo>>,
     /// The active output style.
+    #[serde(default)]
     pub output_style: String,
     /// Every output style, built-in and custom.
+    #[serde(default)]
     pub available_output_styles: Vec<String>,
     /// Where the user's custom output styles live.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_output_styles_dir: Option<String>,
     /// Models the session can switch to.
+    #[serde(default)]
     pub models: Vec<ModelInfo>,
     /// The logged-in account.
+    #[serde(default)]
     pub account: AccountInfo,
     /// The CLI's process id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -280,11 +286,14 @@ pub struct InitializeResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SlashCommand {
     /// Name, without the leading slash.
+    #[serde(default)]
     pub name: String,
     /// What it does.
+    #[serde(default)]
     pub description: String,
     /// Hint for its arguments, e.g. `<file>`; may be empty.
     #[serde(rename = "argumentHint")]
+    #[serde(default)]
     pub argument_hint: String,
     /// Other names that run it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -301,8 +310,10 @@ pub struct SlashCommand {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct AgentInfo {
     /// Agent type, e.g. `Explore`.
+    #[serde(default)]
     pub name: String,
     /// When to use it.
+    #[serde(default)]
     pub description: String,
     /// Its model alias or id, or `inherit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,6 +327,7 @@ pub struct AgentInfo {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ModelInfo {
     /// The value to pass to `set_model`.
+    #[serde(default)]
     pub value: String,
     /// The model id that value resolves to.
     #[serde(
@@ -326,8 +338,10 @@ pub struct ModelInfo {
     pub resolved_model: Option<String>,
     /// Display name.
     #[serde(rename = "displayName")]
+    #[serde(default)]
     pub display_name: String,
     /// Description, with prices.
+    #[serde(default)]
     pub description: String,
     /// Supports effort levels.
     #[serde(

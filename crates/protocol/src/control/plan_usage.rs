@@ -12,11 +12,13 @@ use crate::usage::ModelUsage;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetUsageResponse {
     /// Cost and usage of the current session.
+    #[serde(default)]
     pub session: SessionUsage,
     /// claude.ai subscription (`pro`, `max`, …); `null` for API-key and cloud-provider sessions.
     #[serde(default)]
     pub subscription_type: Option<String>,
     /// Whether plan rate limits apply.
+    #[serde(default)]
     pub rate_limits_available: bool,
     /// Plan rate-limit windows; `null` when unavailable.
     #[serde(default)]
@@ -33,20 +35,40 @@ pub struct GetUsageResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionUsage {
     /// Cost in US dollars (an integer `0` stays `0`).
+    #[serde(default = "crate::serde_util::zero")]
     pub total_cost_usd: Number,
     /// Time spent waiting on the API.
+    #[serde(default)]
     pub total_api_duration_ms: u64,
     /// Wall time.
+    #[serde(default)]
     pub total_duration_ms: u64,
     /// Lines added by edits.
+    #[serde(default)]
     pub total_lines_added: u64,
     /// Lines removed by edits.
+    #[serde(default)]
     pub total_lines_removed: u64,
     /// Usage per model (the `modelUsage` shape of `result`).
+    #[serde(default)]
     pub model_usage: BTreeMap<String, ModelUsage>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl Default for SessionUsage {
+    fn default() -> Self {
+        Self {
+            total_cost_usd: crate::serde_util::zero(),
+            total_api_duration_ms: 0,
+            total_duration_ms: 0,
+            total_lines_added: 0,
+            total_lines_removed: 0,
+            model_usage: BTreeMap::new(),
+            extra: Map::new(),
+        }
+    }
 }
 
 /// Plan rate-limit windows from the claude.ai usage endpoint.
@@ -120,6 +142,7 @@ pub struct RateLimitWindow {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ModelScopedWindow {
     /// The model bucket's label.
+    #[serde(default)]
     pub display_name: String,
     /// Percentage used, 0–100.
     #[serde(default)]
@@ -136,6 +159,7 @@ pub struct ModelScopedWindow {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ExtraUsage {
     /// Whether extra usage is on.
+    #[serde(default)]
     pub is_enabled: bool,
     /// Monthly limit.
     #[serde(default)]
@@ -162,8 +186,10 @@ pub struct ExtraUsage {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct UsageBehaviors {
     /// The last 24 hours.
+    #[serde(default)]
     pub day: UsageWindowBehaviors,
     /// The last 7 days.
+    #[serde(default)]
     pub week: UsageWindowBehaviors,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -174,10 +200,13 @@ pub struct UsageBehaviors {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct UsageWindowBehaviors {
     /// API requests found.
+    #[serde(default)]
     pub request_count: u64,
     /// Sessions seen.
+    #[serde(default)]
     pub session_count: u64,
     /// Behavioral characteristics (overlapping).
+    #[serde(default)]
     pub behaviors: Vec<UsageBehavior>,
     /// Recommended changes, largest share first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -186,12 +215,16 @@ pub struct UsageWindowBehaviors {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix: Option<UsageFix>,
     /// Share by agent.
+    #[serde(default)]
     pub agents: Vec<UsageShare>,
     /// Share by skill.
+    #[serde(default)]
     pub skills: Vec<UsageShare>,
     /// Share by plugin.
+    #[serde(default)]
     pub plugins: Vec<UsageShare>,
     /// Share by MCP server.
+    #[serde(default)]
     pub mcp_servers: Vec<UsageShare>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -226,10 +259,13 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UsageBehavior {
     /// Which characteristic.
+    #[serde(default)]
     pub key: UsageBehaviorKey,
     /// Share of weighted usage, 0–100.
+    #[serde(default = "crate::serde_util::zero")]
     pub pct: Number,
     /// Requests showing it.
+    #[serde(default)]
     pub count: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -240,10 +276,13 @@ pub struct UsageBehavior {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UsageRecommendation {
     /// A behavior key, or `agent`, `skill`, `plugin`, `mcp_server`.
+    #[serde(default)]
     pub key: String,
     /// Share of weighted usage it touches, 0–100.
+    #[serde(default = "crate::serde_util::zero")]
     pub pct: Number,
     /// What to do.
+    #[serde(default)]
     pub title: String,
     /// A few words of detail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -257,8 +296,10 @@ pub struct UsageRecommendation {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct UsageFix {
     /// The recommendations it covers.
+    #[serde(default)]
     pub keys: Vec<String>,
     /// User messages to send, in order.
+    #[serde(default)]
     pub messages: Vec<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -269,10 +310,14 @@ pub struct UsageFix {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UsageShare {
     /// Name.
+    #[serde(default)]
     pub name: String,
     /// Share of weighted usage, 0–100.
+    #[serde(default = "crate::serde_util::zero")]
     pub pct: Number,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+crate::union::absent_is_empty!(UsageBehaviorKey);

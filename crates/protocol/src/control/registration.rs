@@ -46,6 +46,7 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct AgentDefinition {
     /// When to use this agent.
+    #[serde(default)]
     pub description: String,
     /// Allowed tools; all of the parent's when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,6 +59,7 @@ pub struct AgentDefinition {
     )]
     pub disallowed_tools: Option<Vec<String>>,
     /// The agent's system prompt.
+    #[serde(default)]
     pub prompt: String,
     /// Model alias or id, or `inherit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,6 +148,7 @@ crate::tagged_union! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct LocalPluginConfig {
     /// Path of the plugin directory.
+    #[serde(default)]
     pub path: String,
     /// Load the plugin but not its MCP servers (the host owns them).
     #[serde(

@@ -57,6 +57,7 @@ pub struct SetPermissionModeResponse {
 pub struct RewindFilesResponse {
     /// Whether the rewind can be (or was) done.
     #[serde(rename = "canRewind")]
+    #[serde(default)]
     pub can_rewind: bool,
     /// Why not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,6 +113,7 @@ pub struct BackgroundTasksResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FileSuggestionsResponse {
     /// The suggestions, as the TUI shows them (shape not published).
+    #[serde(default)]
     pub suggestions: Vec<Value>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -146,10 +148,13 @@ pub struct ListModelsResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GetTaskOutputResponse {
     /// The end of the output, as UTF-8 (escape sequences included).
+    #[serde(default)]
     pub output: String,
     /// The size of the whole output in bytes.
+    #[serde(default)]
     pub total_bytes: u64,
     /// Whether `output` is only the last 8 KiB.
+    #[serde(default)]
     pub truncated: bool,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -160,9 +165,11 @@ pub struct GetTaskOutputResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ReadFileResponse {
     /// The contents, in the requested encoding.
+    #[serde(default)]
     pub contents: String,
     /// The absolute path read.
     #[serde(rename = "absPath")]
+    #[serde(default)]
     pub abs_path: String,
     /// Whether the read stopped at `max_bytes`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -182,8 +189,10 @@ pub struct ReadFileResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct LoadedPlugin {
     /// Its name.
+    #[serde(default)]
     pub name: String,
     /// Its directory.
+    #[serde(default)]
     pub path: String,
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -214,8 +223,10 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CacheImpact {
     /// Plugin MCP servers it would register.
+    #[serde(default)]
     pub mcp_servers_added: Vec<String>,
     /// Plugin MCP servers it would drop.
+    #[serde(default)]
     pub mcp_servers_removed: Vec<String>,
     /// Change to the LSP tool, if any.
     #[serde(default)]
@@ -229,15 +240,20 @@ pub struct CacheImpact {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ReloadPluginsResponse {
     /// Slash commands and skills.
+    #[serde(default)]
     pub commands: Vec<SlashCommand>,
     /// Subagents.
+    #[serde(default)]
     pub agents: Vec<AgentInfo>,
     /// Loaded plugins.
+    #[serde(default)]
     pub plugins: Vec<LoadedPlugin>,
     /// MCP server status.
     #[serde(rename = "mcpServers")]
+    #[serde(default)]
     pub mcp_servers: Vec<McpServerStatus>,
     /// Number of errors the reload hit.
+    #[serde(default)]
     pub error_count: u64,
     /// With `hold_on_cache_impact`: `true` when the reload was not applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -254,6 +270,7 @@ pub struct ReloadPluginsResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ReloadSkillsResponse {
     /// The skills after the reload.
+    #[serde(default)]
     pub skills: Vec<SlashCommand>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -264,6 +281,7 @@ pub struct ReloadSkillsResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ReloadOutputStylesResponse {
     /// Every output style, built-in and custom.
+    #[serde(default)]
     pub available_output_styles: Vec<String>,
     /// Fields this version does not know.
     #[serde(flatten)]

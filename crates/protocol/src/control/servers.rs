@@ -25,6 +25,7 @@ pub struct McpStatusRequest {
 pub struct McpStatusResponse {
     /// One entry per configured server.
     #[serde(rename = "mcpServers")]
+    #[serde(default)]
     pub mcp_servers: Vec<McpServerStatus>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -35,8 +36,10 @@ pub struct McpStatusResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct StagedInputFile {
     /// Handle used in the arguments as `{{in:NAME}}`.
+    #[serde(default)]
     pub name: String,
     /// The row to stage.
+    #[serde(default)]
     pub lane_path: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -47,8 +50,10 @@ pub struct StagedInputFile {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct StagedOutputFile {
     /// Handle used in the arguments as `{{out:NAME}}`.
+    #[serde(default)]
     pub name: String,
     /// The row to write.
+    #[serde(default)]
     pub lane_path: String,
     /// Etag the row must still carry for the write to land.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,6 +67,7 @@ pub struct StagedOutputFile {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpCallRequest {
     /// Fully-qualified tool name, e.g. `mcp__server__tool`.
+    #[serde(default)]
     pub tool: String,
     /// Tool arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,6 +113,7 @@ pub struct McpCallResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpSetServersRequest {
     /// The full new set, by name.
+    #[serde(default)]
     pub servers: BTreeMap<String, McpServerConfig>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -117,10 +124,13 @@ pub struct McpSetServersRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpSetServersResponse {
     /// Servers added.
+    #[serde(default)]
     pub added: Vec<String>,
     /// Servers removed.
+    #[serde(default)]
     pub removed: Vec<String>,
     /// Error message by server, for those that failed to connect.
+    #[serde(default)]
     pub errors: BTreeMap<String, String>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -132,6 +142,7 @@ pub struct McpSetServersResponse {
 pub struct McpReconnectRequest {
     /// The server's name.
     #[serde(rename = "serverName")]
+    #[serde(default)]
     pub server_name: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -143,8 +154,10 @@ pub struct McpReconnectRequest {
 pub struct McpToggleRequest {
     /// The server's name.
     #[serde(rename = "serverName")]
+    #[serde(default)]
     pub server_name: String,
     /// Enable (`true`) or disable.
+    #[serde(default)]
     pub enabled: bool,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -156,8 +169,10 @@ pub struct McpToggleRequest {
 pub struct McpReadResourceRequest {
     /// The server's name, as `mcp_status` reports it.
     #[serde(rename = "serverName")]
+    #[serde(default)]
     pub server_name: String,
     /// The resource; must use the `ui://` scheme.
+    #[serde(default)]
     pub uri: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -168,6 +183,7 @@ pub struct McpReadResourceRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpReadResourceResponse {
     /// The resource's content items.
+    #[serde(default)]
     pub contents: Vec<ReadResourceContent>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -178,6 +194,7 @@ pub struct McpReadResourceResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ReadResourceContent {
     /// The item's URI.
+    #[serde(default)]
     pub uri: String,
     /// Its MIME type.
     #[serde(default, rename = "mimeType", skip_serializing_if = "Option::is_none")]

@@ -10,8 +10,10 @@ pub struct SettingsParseError {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// Dot path of the bad field; empty for whole-file errors.
+    #[serde(default)]
     pub path: String,
     /// What is wrong.
+    #[serde(default)]
     pub message: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -36,13 +38,17 @@ pub struct GetSettingsResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GetHooksListingResponse {
     /// Events with at least one hook, in lifecycle order.
+    #[serde(default)]
     pub events: Vec<HookListingEvent>,
     /// One row per hook.
+    #[serde(default)]
     pub hooks: Vec<HookListingRow>,
     /// Every hook event, for an add-hook form.
     #[serde(rename = "eventCatalog")]
+    #[serde(default)]
     pub event_catalog: Vec<HookCatalogEntry>,
     /// Managed-policy state.
+    #[serde(default)]
     pub policy: HooksPolicy,
     /// Present under `--safe-mode`.
     #[serde(default, rename = "safeMode", skip_serializing_if = "Option::is_none")]
@@ -62,14 +68,18 @@ pub struct GetHooksListingResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HookListingEvent {
     /// Event name.
+    #[serde(default)]
     pub name: String,
     /// One-line summary.
+    #[serde(default)]
     pub summary: String,
     /// Whether its hooks take a matcher.
     #[serde(rename = "supportsMatcher")]
+    #[serde(default)]
     pub supports_matcher: bool,
     /// Number of hooks listed.
     #[serde(rename = "hookCount")]
+    #[serde(default)]
     pub hook_count: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -80,13 +90,17 @@ pub struct HookListingEvent {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HookListingRow {
     /// Event name.
+    #[serde(default)]
     pub event: String,
     /// Matcher, control characters revealed; empty when none.
+    #[serde(default)]
     pub matcher: String,
     /// Raw source name (`userSettings`, `sessionHook`, `pluginHook`, …).
+    #[serde(default)]
     pub source: String,
     /// Source, for people.
     #[serde(rename = "sourceLabel")]
+    #[serde(default)]
     pub source_label: String,
     /// The providing plugin.
     #[serde(
@@ -97,15 +111,19 @@ pub struct HookListingRow {
     pub plugin_name: Option<String>,
     /// Hook type (`command`, `prompt`, `agent`, `http`, …).
     #[serde(rename = "type")]
+    #[serde(default)]
     pub hook_type: String,
     /// One-line label.
     #[serde(rename = "displayText")]
+    #[serde(default)]
     pub display_text: String,
     /// The command, prompt or URL that runs.
     #[serde(rename = "commandText")]
+    #[serde(default)]
     pub command_text: String,
     /// Label for `command_text`.
     #[serde(rename = "contentLabel")]
+    #[serde(default)]
     pub content_label: String,
     /// The hook's if-condition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,8 +163,10 @@ pub struct HookListingRow {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HookListingEditable {
     /// The raw matcher; empty when none.
+    #[serde(default)]
     pub matcher: String,
     /// The raw hook object.
+    #[serde(default)]
     pub config: Map<String, Value>,
     /// `true` when HTTP header values were blanked.
     #[serde(
@@ -164,11 +184,14 @@ pub struct HookListingEditable {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HookCatalogEntry {
     /// Event name.
+    #[serde(default)]
     pub name: String,
     /// One-line summary.
+    #[serde(default)]
     pub summary: String,
     /// Whether its hooks take a matcher.
     #[serde(rename = "supportsMatcher")]
+    #[serde(default)]
     pub supports_matcher: bool,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -180,18 +203,23 @@ pub struct HookCatalogEntry {
 pub struct HooksPolicy {
     /// Managed `disableAllHooks`: nothing runs.
     #[serde(rename = "disabledByPolicy")]
+    #[serde(default)]
     pub disabled_by_policy: bool,
     /// Managed `allowManagedHooksOnly`.
     #[serde(rename = "managedOnly")]
+    #[serde(default)]
     pub managed_only: bool,
     /// Managed `strictPluginOnlyCustomization`.
     #[serde(rename = "pluginOnly")]
+    #[serde(default)]
     pub plugin_only: bool,
     /// Effective `disableAllHooks`, whatever set it.
     #[serde(rename = "allDisabled")]
+    #[serde(default)]
     pub all_disabled: bool,
     /// Hooks configured in managed settings.
     #[serde(rename = "policyHookCount")]
+    #[serde(default)]
     pub policy_hook_count: u64,
     /// `true` when a managed settings source exists but could not be read.
     #[serde(
@@ -210,9 +238,11 @@ pub struct HooksPolicy {
 pub struct HooksSafeMode {
     /// Managed hooks still run.
     #[serde(rename = "managedHooksStillApply")]
+    #[serde(default)]
     pub managed_hooks_still_apply: bool,
     /// How to leave safe mode.
     #[serde(rename = "exitHint")]
+    #[serde(default)]
     pub exit_hint: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -224,6 +254,7 @@ pub struct HooksSafeMode {
 pub struct HooksBareMode {
     /// How to leave bare mode.
     #[serde(rename = "exitHint")]
+    #[serde(default)]
     pub exit_hint: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -234,6 +265,7 @@ pub struct HooksBareMode {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ListPermissionRulesResponse {
     /// The session's live permission rules.
+    #[serde(default)]
     pub state: PermissionRulesState,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -244,15 +276,19 @@ pub struct ListPermissionRulesResponse {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PermissionRulesState {
     /// The rules, each with its source.
+    #[serde(default)]
     pub rules: Vec<PermissionRuleEntry>,
     /// Extra working directories in the permission scope.
     #[serde(rename = "workspaceDirectories")]
+    #[serde(default)]
     pub workspace_directories: Vec<PermissionWorkspaceDirectory>,
     /// The session's original working directory.
     #[serde(rename = "originalCwd")]
+    #[serde(default)]
     pub original_cwd: String,
     /// Managed settings allow only policy rules.
     #[serde(rename = "managedOnly")]
+    #[serde(default)]
     pub managed_only: bool,
     /// Settings files skipped (their rules are not in force).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -323,15 +359,19 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PermissionRuleEntry {
     /// What it does.
+    #[serde(default)]
     pub behavior: RuleBehavior,
     /// Where it comes from.
+    #[serde(default)]
     pub source: RuleSource,
     /// The stored rule string, verbatim (escape before display).
+    #[serde(default)]
     pub rule: String,
     /// A plain-language reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<PermissionRuleDescription>,
     /// Where it lives.
+    #[serde(default)]
     pub editability: RuleEditability,
     /// `true` when managed settings make the session ignore it.
     #[serde(
@@ -349,6 +389,7 @@ pub struct PermissionRuleEntry {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PermissionRuleDescription {
     /// Text before the emphasis.
+    #[serde(default)]
     pub prefix: String,
     /// The emphasized part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -365,10 +406,14 @@ pub struct PermissionRuleDescription {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PermissionWorkspaceDirectory {
     /// The directory.
+    #[serde(default)]
     pub path: String,
     /// Where the grant came from (`localSettings`, `cliArg`, `session`, …).
+    #[serde(default)]
     pub source: String,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+crate::union::absent_is_empty!(RuleBehavior, RuleSource, RuleEditability);

@@ -10,8 +10,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct TeammateIdleInput {
         /// The teammate.
+        #[serde(default)]
         pub teammate_name: String,
         /// Its team.
+        #[serde(default)]
         pub team_name: String,
     }
 
@@ -19,8 +21,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct TaskCreatedInput {
         /// The task's id.
+        #[serde(default)]
         pub task_id: String,
         /// Its subject.
+        #[serde(default)]
         pub task_subject: String,
         /// Its description.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -37,8 +41,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct TaskCompletedInput {
         /// The task's id.
+        #[serde(default)]
         pub task_id: String,
         /// Its subject.
+        #[serde(default)]
         pub task_subject: String,
         /// Its description.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,8 +61,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct ElicitationInput {
         /// The server asking.
+        #[serde(default)]
         pub mcp_server_name: String,
         /// What it asks.
+        #[serde(default)]
         pub message: String,
         /// A form or a URL to visit.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -76,6 +84,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct ElicitationResultInput {
         /// The server that asked.
+        #[serde(default)]
         pub mcp_server_name: String,
         /// The elicitation's id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,6 +93,7 @@ hook_input! {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub mode: Option<ElicitationMode>,
         /// What the user did.
+        #[serde(default)]
         pub action: ElicitationAction,
         /// The form's content, if accepted.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,6 +104,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct ConfigChangeInput {
         /// Which settings changed.
+        #[serde(default)]
         pub source: ConfigChangeSource,
         /// The file.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,6 +115,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct WorktreeCreateInput {
         /// The worktree's name.
+        #[serde(default)]
         pub name: String,
     }
 
@@ -111,6 +123,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct WorktreeRemoveInput {
         /// The worktree's path.
+        #[serde(default)]
         pub worktree_path: String,
     }
 
@@ -118,10 +131,13 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct InstructionsLoadedInput {
         /// The file.
+        #[serde(default)]
         pub file_path: String,
         /// Which memory it belongs to.
+        #[serde(default)]
         pub memory_type: InstructionsMemoryType,
         /// Why it was loaded.
+        #[serde(default)]
         pub load_reason: InstructionsLoadReason,
         /// The globs that matched.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,8 +154,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct CwdChangedInput {
         /// The previous working directory.
+        #[serde(default)]
         pub old_cwd: String,
         /// The new one.
+        #[serde(default)]
         pub new_cwd: String,
     }
 
@@ -147,8 +165,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct FileChangedInput {
         /// The file.
+        #[serde(default)]
         pub file_path: String,
         /// What happened to it.
+        #[serde(default)]
         pub event: FileChangeEvent,
     }
 
@@ -156,8 +176,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct DirectoryAddedInput {
         /// The directory.
+        #[serde(default)]
         pub directory: String,
         /// How it was added.
+        #[serde(default)]
         pub source: DirectoryAddedSource,
     }
 
@@ -165,15 +187,20 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct MessageDisplayInput {
         /// The turn's id.
+        #[serde(default)]
         pub turn_id: String,
         /// The message's id.
+        #[serde(default)]
         pub message_id: String,
         /// The batch's index within the message.
+        #[serde(default)]
         pub index: u64,
         /// Whether this is the message's last batch.
         #[serde(rename = "final")]
+        #[serde(default)]
         pub is_final: bool,
         /// The new lines.
+        #[serde(default)]
         pub delta: String,
     }
 }

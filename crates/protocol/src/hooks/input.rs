@@ -12,6 +12,7 @@ use crate::permission::{PermissionMode, PermissionUpdate};
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HookEffort {
     /// The effort level (`low`, `medium`, `high`, `xhigh`, `max`).
+    #[serde(default)]
     pub level: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -23,10 +24,13 @@ pub struct HookEffort {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HookInputBase {
     /// The session's id.
+    #[serde(default)]
     pub session_id: String,
     /// The path of the session's transcript file.
+    #[serde(default)]
     pub transcript_path: String,
     /// The working directory.
+    #[serde(default)]
     pub cwd: String,
     /// Correlates everything that follows one user prompt; absent before the first prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,7 +66,7 @@ macro_rules! hook_input_union {
             pub fn base(&self) -> Option<&HookInputBase> {
                 match self {
                     $(Self::$variant(input) => Some(&input.base),)*
-                    Self::Unknown(_) => None,
+                    Self::Unknown(_) | Self::Malformed(_) => None,
                 }
             }
 
@@ -70,7 +74,7 @@ macro_rules! hook_input_union {
             pub fn base_mut(&mut self) -> Option<&mut HookInputBase> {
                 match self {
                     $(Self::$variant(input) => Some(&mut input.base),)*
-                    Self::Unknown(_) => None,
+                    Self::Unknown(_) | Self::Malformed(_) => None,
                 }
             }
         }
@@ -166,8 +170,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct PreToolUseInput {
         /// The tool's name.
+        #[serde(default)]
         pub tool_name: String,
         /// The tool's input.
+        #[serde(default)]
         pub tool_input: Value,
         /// The tool call's id (absent before CLI 2.0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -181,10 +187,13 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct PostToolUseInput {
         /// The tool's name.
+        #[serde(default)]
         pub tool_name: String,
         /// The tool's input.
+        #[serde(default)]
         pub tool_input: Value,
         /// What the tool returned.
+        #[serde(default)]
         pub tool_response: Value,
         /// The tool call's id (absent before CLI 2.0).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,12 +210,16 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct PostToolUseFailureInput {
         /// The tool's name.
+        #[serde(default)]
         pub tool_name: String,
         /// The tool's input.
+        #[serde(default)]
         pub tool_input: Value,
         /// The tool call's id.
+        #[serde(default)]
         pub tool_use_id: String,
         /// The error.
+        #[serde(default)]
         pub error: String,
         /// Whether the failure was an interrupt.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -223,6 +236,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct PostToolBatchInput {
         /// The calls, in order.
+        #[serde(default)]
         pub tool_calls: Vec<PostToolBatchToolCall>,
     }
 
@@ -230,8 +244,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct PermissionRequestInput {
         /// The tool's name.
+        #[serde(default)]
         pub tool_name: String,
         /// The tool's input.
+        #[serde(default)]
         pub tool_input: Value,
         /// Updates the CLI suggests offering ("always allow", …).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -245,12 +261,16 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct PermissionDeniedInput {
         /// The tool's name.
+        #[serde(default)]
         pub tool_name: String,
         /// The tool's input.
+        #[serde(default)]
         pub tool_input: Value,
         /// The tool call's id.
+        #[serde(default)]
         pub tool_use_id: String,
         /// Why it was denied.
+        #[serde(default)]
         pub reason: String,
         /// The MCP server behind an `mcp__*` tool.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -261,11 +281,13 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct NotificationInput {
         /// The notification's text.
+        #[serde(default)]
         pub message: String,
         /// Its title.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
         /// Its kind.
+        #[serde(default)]
         pub notification_type: String,
     }
 
@@ -273,6 +295,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct UserPromptSubmitInput {
         /// The prompt's text.
+        #[serde(default)]
         pub prompt: String,
         /// Where the prompt came from.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -286,15 +309,19 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct UserPromptExpansionInput {
         /// What expanded.
+        #[serde(default)]
         pub expansion_type: PromptExpansionType,
         /// The command's name.
+        #[serde(default)]
         pub command_name: String,
         /// The command's arguments.
+        #[serde(default)]
         pub command_args: String,
         /// Where the command is defined.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub command_source: Option<String>,
         /// The expanded prompt.
+        #[serde(default)]
         pub prompt: String,
     }
 }
@@ -303,10 +330,13 @@ hook_input! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PostToolBatchToolCall {
     /// The tool's name.
+    #[serde(default)]
     pub tool_name: String,
     /// The tool's input.
+    #[serde(default)]
     pub tool_input: Value,
     /// The tool call's id.
+    #[serde(default)]
     pub tool_use_id: String,
     /// What the tool returned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -416,7 +446,7 @@ mod tests {
     }
 
     #[test]
-    fn broken_and_unknown() {
+    fn partial_broken_and_unknown() {
         let base = json!({"session_id": "s", "transcript_path": "/t", "cwd": "/w"});
         let with = |fields: Value| {
             let mut object = base.clone();
@@ -425,13 +455,19 @@ mod tests {
             }
             object
         };
-        // A known event with a broken payload is an error.
+        // A known event missing fields reads them as defaults.
         let no_tool_name = with(json!({"hook_event_name": "PreToolUse", "tool_input": {}}));
-        let error = serde_json::from_value::<HookInput>(no_tool_name).expect_err("error");
-        assert!(error.to_string().contains("tool_name"), "{error}");
+        let input: HookInput = serde_json::from_value(no_tool_name).expect("read");
+        assert!(matches!(&input, HookInput::PreToolUse(p) if p.tool_name.is_empty()));
         let no_session = json!({"hook_event_name": "Stop", "transcript_path": "/t", "cwd": "/w",
             "stop_hook_active": true});
-        assert!(serde_json::from_value::<HookInput>(no_session).is_err());
+        let input: HookInput = serde_json::from_value(no_session).expect("read");
+        assert_eq!(input.session_id(), Some(""));
+        // A wrong type is coerced on the lenient path.
+        let odd = with(json!({"hook_event_name": "Stop", "stop_hook_active": "true"}));
+        assert!(serde_json::from_value::<HookInput>(odd.clone()).is_err());
+        let read = crate::from_value::<HookInput>(odd).expect("read leniently");
+        assert!(matches!(&read.value, HookInput::Stop(s) if s.stop_hook_active));
         // An invented event is kept whole.
         let invented = with(json!({"hook_event_name": "MoonRise", "phase": 3}));
         let input = round_trip(&invented);

@@ -11,6 +11,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct SessionStartInput {
         /// Why the session started.
+        #[serde(default)]
         pub source: SessionStartSource,
         /// The model in use.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,6 +37,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct SessionEndInput {
         /// Why the session ended.
+        #[serde(default)]
         pub reason: ExitReason,
     }
 
@@ -43,6 +45,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct StopInput {
         /// Whether a Stop hook already made the agent continue once.
+        #[serde(default)]
         pub stop_hook_active: bool,
         /// The text of the last assistant message.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +62,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     pub struct StopFailureInput {
         /// The error kind (`rate_limit`, `overloaded`, …).
+        #[serde(default)]
         pub error: AssistantMessageError,
         /// Details of the error.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,6 +76,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct SetupInput {
         /// Why setup runs.
+        #[serde(default)]
         pub trigger: SetupTrigger,
     }
 
@@ -83,8 +88,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct SubagentStopInput {
         /// Whether a stop hook already made the subagent continue once.
+        #[serde(default)]
         pub stop_hook_active: bool,
         /// The path of the subagent's transcript.
+        #[serde(default)]
         pub agent_transcript_path: String,
         /// The text of the subagent's last message.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -101,6 +108,7 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct PreCompactInput {
         /// What started compaction.
+        #[serde(default)]
         pub trigger: CompactTrigger,
         /// Instructions given to `/compact`, or null.
         #[serde(default)]
@@ -111,8 +119,10 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct PostCompactInput {
         /// What started compaction.
+        #[serde(default)]
         pub trigger: CompactTrigger,
         /// The summary that replaced the conversation.
+        #[serde(default)]
         pub compact_summary: String,
     }
 
@@ -120,23 +130,31 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     pub struct PreModelSwitchInput {
         /// The current model.
+        #[serde(default)]
         pub from_model: String,
         /// The model switched to.
+        #[serde(default)]
         pub to_model: String,
         /// The model as requested (an alias, say), or null.
         #[serde(default)]
         pub requested_model: Option<String>,
         /// What asked for the switch.
+        #[serde(default)]
         pub source: ModelSwitchSource,
         /// Tokens in the context.
+        #[serde(default)]
         pub context_tokens: u64,
         /// Whether the prompt cache is warm.
+        #[serde(default)]
         pub prompt_cache_warm: bool,
         /// The cache's time to live.
+        #[serde(default)]
         pub cache_ttl: CacheTtl,
         /// Estimated cost in USD of writing the cache for the new model.
+        #[serde(default = "crate::serde_util::zero")]
         pub estimated_cache_write_usd: Number,
         /// Where the price came from.
+        #[serde(default)]
         pub pricing: ModelPricingSource,
     }
 
@@ -144,23 +162,31 @@ hook_input! {
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     pub struct PostModelSwitchInput {
         /// The previous model.
+        #[serde(default)]
         pub from_model: String,
         /// The model switched to.
+        #[serde(default)]
         pub to_model: String,
         /// The model as requested (an alias, say), or null.
         #[serde(default)]
         pub requested_model: Option<String>,
         /// What asked for the switch.
+        #[serde(default)]
         pub source: ModelSwitchSource,
         /// Tokens in the context.
+        #[serde(default)]
         pub context_tokens: u64,
         /// Whether the prompt cache is warm.
+        #[serde(default)]
         pub prompt_cache_warm: bool,
         /// The cache's time to live.
+        #[serde(default)]
         pub cache_ttl: CacheTtl,
         /// Estimated cost in USD of writing the cache for the new model.
+        #[serde(default = "crate::serde_util::zero")]
         pub estimated_cache_write_usd: Number,
         /// Where the price came from.
+        #[serde(default)]
         pub pricing: ModelPricingSource,
     }
 }
@@ -169,13 +195,17 @@ hook_input! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct BackgroundTaskSummary {
     /// The task's id.
+    #[serde(default)]
     pub id: String,
     /// Its kind (`shell`, `subagent`, `monitor`, `workflow`, …).
     #[serde(rename = "type")]
+    #[serde(default)]
     pub task_type: String,
     /// Its status.
+    #[serde(default)]
     pub status: String,
     /// Its description (clipped to 1000 characters).
+    #[serde(default)]
     pub description: String,
     /// The command line, for shell tasks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,12 +231,16 @@ pub struct BackgroundTaskSummary {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SessionCronSummary {
     /// Its id.
+    #[serde(default)]
     pub id: String,
     /// Its cron schedule.
+    #[serde(default)]
     pub schedule: String,
     /// Whether it repeats.
+    #[serde(default)]
     pub recurring: bool,
     /// The prompt it sends.
+    #[serde(default)]
     pub prompt: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -453,17 +487,20 @@ mod tests {
     }
 
     #[test]
-    fn broken_lifecycle_inputs_are_errors() {
-        for broken in [
+    fn broken_lifecycle_inputs_are_repaired() {
+        for partial in [
             input("Stop", json!({})),
             input("PreModelSwitch", json!({"from_model": "a"})),
-            input(
-                "MessageDisplay",
-                json!({"turn_id": "t", "message_id": "m", "index": 0.5,
-                "final": true, "delta": ""}),
-            ),
         ] {
-            assert!(serde_json::from_value::<HookInput>(broken).is_err());
+            serde_json::from_value::<HookInput>(partial).expect("missing fields read as defaults");
         }
+        let fractional = input(
+            "MessageDisplay",
+            json!({"turn_id": "t", "message_id": "m", "index": 0.5, "final": true, "delta": ""}),
+        );
+        assert!(serde_json::from_value::<HookInput>(fractional.clone()).is_err());
+        let read = crate::from_value::<HookInput>(fractional).expect("read leniently");
+        assert!(matches!(&read.value, HookInput::MessageDisplay(m) if m.index == 0));
+        assert_eq!(read.repairs[0].action, crate::RepairAction::Removed);
     }
 }

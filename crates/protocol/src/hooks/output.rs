@@ -318,18 +318,29 @@ mod tests {
     }
 
     #[test]
-    fn broken_and_unknown() {
-        // Known events with broken payloads are errors.
-        let broken = [
+    fn partial_broken_and_unknown() {
+        // Known events missing fields read them as defaults; a wrong type fails the strict path
+        // and is repaired on the lenient one.
+        let partial = [
             json!({"hookSpecificOutput": {"hookEventName": "WorktreeCreate"}}),
-            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest"}}),
             json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
                 "decision": {"behavior": "allow", "updatedPermissions": [{"type": "setMode"}]}}}),
-            json!({"asyncTimeout": "soon"}),
         ];
-        for value in broken {
-            assert!(serde_json::from_value::<HookOutput>(value).is_err());
+        for value in partial {
+            serde_json::from_value::<HookOutput>(value).expect("read");
         }
+        let odd = json!({"asyncTimeout": "soon"});
+        assert!(serde_json::from_value::<HookOutput>(odd.clone()).is_err());
+        assert!(crate::from_value::<HookOutput>(odd).is_ok());
+        // A permission request decision of the wrong shape is kept raw.
+        let odd = json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": "allow"}});
+        let read = crate::from_value::<HookOutput>(odd).expect("read leniently");
+        let specific = read.value.hook_specific_output.expect("specific");
+        let HookSpecificOutput::PermissionRequest(request) = specific else {
+            panic!("not a permission request output");
+        };
+        assert!(request.decision.as_malformed().is_some());
         // Unknown events and behaviors are kept whole.
         let raw = json!({"hookSpecificOutput": {"hookEventName": "MoonRise", "glow": 1},
             "novel": true});

@@ -283,6 +283,7 @@ pub struct PreModelSwitchOutput {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PermissionRequestOutput {
     /// The decision, in place of the prompt.
+    #[serde(default)]
     pub decision: PermissionRequestDecision,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -358,6 +359,7 @@ pub struct PermissionDeniedOutput {
 pub struct WorktreeCreateOutput {
     /// Where the hook created the worktree.
     #[serde(rename = "worktreePath")]
+    #[serde(default)]
     pub worktree_path: String,
     /// Fields this version does not know.
     #[serde(flatten)]

@@ -24,14 +24,19 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HookStarted {
     /// Id of this hook run.
+    #[serde(default)]
     pub hook_id: String,
     /// Hook name.
+    #[serde(default)]
     pub hook_name: String,
     /// Hook event (`PreToolUse`, `Stop`, …).
+    #[serde(default)]
     pub hook_event: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -42,20 +47,28 @@ pub struct HookStarted {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HookProgress {
     /// Id of this hook run.
+    #[serde(default)]
     pub hook_id: String,
     /// Hook name.
+    #[serde(default)]
     pub hook_name: String,
     /// Hook event.
+    #[serde(default)]
     pub hook_event: String,
     /// Standard output so far.
+    #[serde(default)]
     pub stdout: String,
     /// Standard error so far.
+    #[serde(default)]
     pub stderr: String,
     /// Combined output so far.
+    #[serde(default)]
     pub output: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -66,25 +79,34 @@ pub struct HookProgress {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct HookResponse {
     /// Id of this hook run.
+    #[serde(default)]
     pub hook_id: String,
     /// Hook name.
+    #[serde(default)]
     pub hook_name: String,
     /// Hook event.
+    #[serde(default)]
     pub hook_event: String,
     /// Combined output.
+    #[serde(default)]
     pub output: String,
     /// Standard output.
+    #[serde(default)]
     pub stdout: String,
     /// Standard error.
+    #[serde(default)]
     pub stderr: String,
     /// Exit code of a command hook.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i64>,
     /// How the run ended.
+    #[serde(default)]
     pub outcome: HookOutcome,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]

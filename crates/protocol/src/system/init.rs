@@ -49,8 +49,10 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct InitPlugin {
     /// Plugin name.
+    #[serde(default)]
     pub name: String,
     /// Plugin directory (or `builtin`).
+    #[serde(default)]
     pub path: String,
     /// Version from the plugin manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,11 +69,14 @@ pub struct InitPlugin {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PluginError {
     /// `name@marketplace`, or `inline[N]` / `synced[N]` for an unnamed directory entry.
+    #[serde(default)]
     pub plugin: String,
     /// Error category (`path-not-found`, `manifest-validation-error`, …; open set).
     #[serde(rename = "type")]
+    #[serde(default)]
     pub error_type: String,
     /// Display text.
+    #[serde(default)]
     pub message: String,
     /// Path of a directory entry that did not load at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,8 +93,10 @@ pub struct PluginError {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ManagedLock {
     /// Whether the entry turns the plugin on.
+    #[serde(default)]
     pub plugin_enabled: bool,
     /// Plugin name as the entry spells it.
+    #[serde(default)]
     pub name: String,
     /// Marketplace the entry names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -104,25 +111,33 @@ pub struct ManagedLock {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SystemInit {
     /// Working directory.
+    #[serde(default)]
     pub cwd: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Names of the tools available to the model.
+    #[serde(default)]
     pub tools: Vec<String>,
     /// Configured MCP servers and their status.
+    #[serde(default)]
     pub mcp_servers: Vec<McpServerStatus>,
     /// Model id.
+    #[serde(default)]
     pub model: String,
     /// Permission mode (`default`, `acceptEdits`, `bypassPermissions`, `plan`, …).
     #[serde(rename = "permissionMode")]
+    #[serde(default)]
     pub permission_mode: PermissionMode,
     /// Available slash commands, without the slash.
+    #[serde(default)]
     pub slash_commands: Vec<String>,
     /// The slash commands bound to the local terminal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal_slash_commands: Option<Vec<String>>,
     /// Where the API credential came from.
     #[serde(rename = "apiKeySource")]
+    #[serde(default)]
     pub api_key_source: ApiKeySource,
     /// Active beta flags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,6 +146,7 @@ pub struct SystemInit {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claude_code_version: Option<String>,
     /// Output style name.
+    #[serde(default)]
     pub output_style: String,
     /// Available agent types.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -173,6 +189,7 @@ pub struct SystemInit {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_directories: Option<Vec<String>>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Fields this version does not know.
     #[serde(flatten)]

@@ -49,8 +49,10 @@ pub struct StatusMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compact_error: Option<String>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -61,8 +63,10 @@ pub struct StatusMessage {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct NoResponse {
     /// How long the failed attempt waited, in milliseconds.
+    #[serde(default)]
     pub waited_ms: u64,
     /// How long the retry will wait, in milliseconds.
+    #[serde(default)]
     pub retry_wait_ms: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -73,22 +77,28 @@ pub struct NoResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApiRetry {
     /// Attempt number.
+    #[serde(default)]
     pub attempt: u64,
     /// Retry budget.
+    #[serde(default)]
     pub max_retries: u64,
     /// Delay before the retry, in milliseconds.
+    #[serde(default)]
     pub retry_delay_ms: u64,
     /// HTTP status; `None` is `null` (a connection error without a response).
     #[serde(default)]
     pub error_status: Option<u64>,
     /// Error category.
+    #[serde(default)]
     pub error: AssistantMessageError,
     /// Set when no response headers arrived in time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_response: Option<NoResponse>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -99,10 +109,13 @@ pub struct ApiRetry {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PreservedSegment {
     /// First kept message.
+    #[serde(default)]
     pub head_uuid: String,
     /// Where the segment is spliced in.
+    #[serde(default)]
     pub anchor_uuid: String,
     /// Last kept message.
+    #[serde(default)]
     pub tail_uuid: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -113,8 +126,10 @@ pub struct PreservedSegment {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PreservedMessages {
     /// Where the first kept message is linked.
+    #[serde(default)]
     pub anchor_uuid: String,
     /// Kept message uuids, in order.
+    #[serde(default)]
     pub uuids: Vec<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -122,11 +137,13 @@ pub struct PreservedMessages {
 }
 
 /// Details of a compaction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CompactMetadata {
     /// What started it.
+    #[serde(default)]
     pub trigger: CompactTrigger,
     /// Context tokens before.
+    #[serde(default)]
     pub pre_tokens: u64,
     /// Context tokens after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,10 +166,13 @@ pub struct CompactMetadata {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompactBoundary {
     /// Details of the compaction.
+    #[serde(default)]
     pub compact_metadata: CompactMetadata,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -175,8 +195,10 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ControlRequestProgress {
     /// The `request_id` of the control request.
+    #[serde(default)]
     pub request_id: String,
     /// What happened.
+    #[serde(default)]
     pub status: ControlRequestProgressStatus,
     /// Retry attempt number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -195,8 +217,10 @@ pub struct ControlRequestProgress {
     )]
     pub error_status: Option<Option<u64>>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -232,15 +256,19 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ModelRefusalFallback {
     /// What triggered it (`refusal`).
+    #[serde(default)]
     pub trigger: String,
     /// Direction of the swap.
+    #[serde(default)]
     pub direction: RefusalDirection,
     /// Reach of the swap; absent means `session`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<RefusalScope>,
     /// The model that refused.
+    #[serde(default)]
     pub original_model: String,
     /// The model used instead.
+    #[serde(default)]
     pub fallback_model: String,
     /// API request id of the refused response.
     #[serde(default)]
@@ -270,10 +298,13 @@ pub struct ModelRefusalFallback {
     )]
     pub refused_user_message_uuid: Option<Option<String>>,
     /// Text to show.
+    #[serde(default)]
     pub content: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -284,6 +315,7 @@ pub struct ModelRefusalFallback {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ModelRefusalNoFallback {
     /// The model that refused.
+    #[serde(default)]
     pub original_model: String,
     /// API request id of the refused response.
     #[serde(default)]
@@ -310,10 +342,13 @@ pub struct ModelRefusalNoFallback {
     )]
     pub refused_user_message_uuid: Option<Option<String>>,
     /// Text to show.
+    #[serde(default)]
     pub content: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -324,10 +359,13 @@ pub struct ModelRefusalNoFallback {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct LocalCommandOutput {
     /// The output text.
+    #[serde(default)]
     pub content: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -354,6 +392,7 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PluginInstall {
     /// What happened.
+    #[serde(default)]
     pub status: PluginInstallStatus,
     /// Plugin name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -362,8 +401,10 @@ pub struct PluginInstall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -374,15 +415,19 @@ pub struct PluginInstall {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ThinkingTokens {
     /// Running total for the current thinking block.
+    #[serde(default)]
     pub estimated_tokens: u64,
     /// Increment carried by this frame.
+    #[serde(default)]
     pub estimated_tokens_delta: u64,
     /// Client uuid of the user message that triggered the turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_message_uuid: Option<String>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]

@@ -25,13 +25,16 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SessionStateChanged {
     /// The new state.
+    #[serde(default)]
     pub state: SessionState,
     /// Meant for the SDK host only; the official SDKs consume it and do not yield it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sdk_host_only: Option<bool>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -42,10 +45,13 @@ pub struct SessionStateChanged {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct WorkerShuttingDown {
     /// Short snake_case reason, e.g. `host_exit`.
+    #[serde(default)]
     pub reason: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -57,10 +63,13 @@ pub struct WorkerShuttingDown {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CommandsChanged {
     /// Every available command.
+    #[serde(default)]
     pub commands: Vec<SlashCommand>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -87,10 +96,13 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SystemNotification {
     /// Deduplication key.
+    #[serde(default)]
     pub key: String,
     /// Text to show.
+    #[serde(default)]
     pub text: String,
     /// Priority.
+    #[serde(default)]
     pub priority: NotificationPriority,
     /// Display color.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,8 +111,10 @@ pub struct SystemNotification {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -127,8 +141,10 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Informational {
     /// Text to show.
+    #[serde(default)]
     pub content: String,
     /// Render level.
+    #[serde(default)]
     pub level: InformationalLevel,
     /// Tool use this line belongs to (for deduplication).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,8 +156,10 @@ pub struct Informational {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -152,8 +170,10 @@ pub struct Informational {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PersistedFile {
     /// Local file name.
+    #[serde(default)]
     pub filename: String,
     /// Id of the uploaded file.
+    #[serde(default)]
     pub file_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -164,8 +184,10 @@ pub struct PersistedFile {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FailedFile {
     /// Local file name.
+    #[serde(default)]
     pub filename: String,
     /// What went wrong.
+    #[serde(default)]
     pub error: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -176,14 +198,19 @@ pub struct FailedFile {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct FilesPersisted {
     /// Uploaded files.
+    #[serde(default)]
     pub files: Vec<PersistedFile>,
     /// Files that failed.
+    #[serde(default)]
     pub failed: Vec<FailedFile>,
     /// When the upload was processed (ISO 8601).
+    #[serde(default)]
     pub processed_at: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -220,8 +247,10 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RecalledMemory {
     /// Memory file path, `<synthesis:DIR>` sentinel, or URL.
+    #[serde(default)]
     pub path: String,
     /// Whose memory it is.
+    #[serde(default)]
     pub scope: MemoryScope,
     /// The memory body, when not loaded lazily from `path`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -235,12 +264,16 @@ pub struct RecalledMemory {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MemoryRecall {
     /// How they were surfaced.
+    #[serde(default)]
     pub mode: MemoryRecallMode,
     /// The memories.
+    #[serde(default)]
     pub memories: Vec<RecalledMemory>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -251,12 +284,16 @@ pub struct MemoryRecall {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ElicitationComplete {
     /// MCP server name.
+    #[serde(default)]
     pub mcp_server_name: String,
     /// Elicitation id.
+    #[serde(default)]
     pub elicitation_id: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -267,8 +304,10 @@ pub struct ElicitationComplete {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PermissionDenied {
     /// Tool name.
+    #[serde(default)]
     pub tool_name: String,
     /// Id of the `tool_use` block.
+    #[serde(default)]
     pub tool_use_id: String,
     /// Subagent the call came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -280,10 +319,13 @@ pub struct PermissionDenied {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision_reason: Option<String>,
     /// The rejection message returned to the model.
+    #[serde(default)]
     pub message: String,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -295,9 +337,11 @@ pub struct PermissionDenied {
 pub struct MirrorKey {
     /// Project key.
     #[serde(rename = "projectKey")]
+    #[serde(default)]
     pub project_key: String,
     /// Session id.
     #[serde(rename = "sessionId")]
+    #[serde(default)]
     pub session_id: String,
     /// Sub-path (e.g. a subagent transcript).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -311,12 +355,16 @@ pub struct MirrorKey {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MirrorError {
     /// What went wrong.
+    #[serde(default)]
     pub error: String,
     /// Which transcript.
+    #[serde(default)]
     pub key: MirrorKey,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -349,15 +397,19 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SessionWritesLost {
     /// Why.
+    #[serde(default)]
     pub error_code: WriteErrorCode,
     /// What was not saved.
+    #[serde(default)]
     pub lost: Vec<LostWrite>,
     /// Sessions whose transcripts lost lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript_session_ids: Option<Vec<String>>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]

@@ -48,10 +48,13 @@ crate::string_enum! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TaskUsage {
     /// Tokens used.
+    #[serde(default)]
     pub total_tokens: u64,
     /// Tool calls made.
+    #[serde(default)]
     pub tool_uses: u64,
     /// Elapsed time, in milliseconds.
+    #[serde(default)]
     pub duration_ms: u64,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -62,8 +65,10 @@ pub struct TaskUsage {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpResourceLink {
     /// Resource URI.
+    #[serde(default)]
     pub uri: String,
     /// Resource name.
+    #[serde(default)]
     pub name: String,
     /// Display title.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,6 +94,7 @@ pub struct McpResourceLink {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TaskStarted {
     /// Task id.
+    #[serde(default)]
     pub task_id: String,
     /// Id of this run of the task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,6 +103,7 @@ pub struct TaskStarted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
     /// What the task does.
+    #[serde(default)]
     pub description: String,
     /// Subagent type, for subagent tasks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,8 +133,10 @@ pub struct TaskStarted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ambient: Option<bool>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -138,6 +147,7 @@ pub struct TaskStarted {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TaskProgress {
     /// Task id.
+    #[serde(default)]
     pub task_id: String,
     /// Id of this run of the task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,11 +156,13 @@ pub struct TaskProgress {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
     /// What the task does.
+    #[serde(default)]
     pub description: String,
     /// Subagent type, for subagent tasks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subagent_type: Option<String>,
     /// Totals so far.
+    #[serde(default)]
     pub usage: TaskUsage,
     /// The last tool the task used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,8 +171,10 @@ pub struct TaskProgress {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -197,15 +211,19 @@ pub struct TaskPatch {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TaskUpdated {
     /// Task id.
+    #[serde(default)]
     pub task_id: String,
     /// Id of this run of the task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
     /// The fields that changed.
+    #[serde(default)]
     pub patch: TaskPatch,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -216,6 +234,7 @@ pub struct TaskUpdated {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TaskNotification {
     /// Task id.
+    #[serde(default)]
     pub task_id: String,
     /// Id of this run of the task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -224,13 +243,16 @@ pub struct TaskNotification {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
     /// How the task ended.
+    #[serde(default)]
     pub status: TaskNotificationStatus,
     /// Why, when the end was not ordinary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<TaskEndReason>,
     /// File holding the task's output.
+    #[serde(default)]
     pub output_file: String,
     /// Summary of the outcome.
+    #[serde(default)]
     pub summary: String,
     /// Final totals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -245,8 +267,10 @@ pub struct TaskNotification {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ambient: Option<bool>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]
@@ -257,16 +281,19 @@ pub struct TaskNotification {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct BackgroundTask {
     /// Task id.
+    #[serde(default)]
     pub task_id: String,
     /// Id of this run of the task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
     /// Task type.
+    #[serde(default)]
     pub task_type: String,
     /// Agent type of a `local_agent` task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subagent_type: Option<String>,
     /// What the task does.
+    #[serde(default)]
     pub description: String,
     /// The subagent task that launched this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -284,10 +311,13 @@ pub struct BackgroundTask {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct BackgroundTasksChanged {
     /// Every live background task after the change.
+    #[serde(default)]
     pub tasks: Vec<BackgroundTask>,
     /// Id of this message.
+    #[serde(default)]
     pub uuid: String,
     /// Session id.
+    #[serde(default)]
     pub session_id: String,
     /// Fields this version does not know.
     #[serde(flatten)]

@@ -1,0 +1,127 @@
+//! The byte budget of the data plane: how much the peer may have written that the user has
+//! not taken yet.
+//!
+//! The reader adds the bytes of every batch it hands to the user and the user's side gives
+//! them back as it takes each batch. Past the budget the reader stops reading, so the peer's
+//! writes block in the pipe (backpressure), and goes on once the user has taken half of what
+//! is held. Two things keep it reading past the budget, because stopping then would stall the
+//! session for good: a request of ours waiting for its answer (the answer may be behind the
+//! data in the pipe: the deadlock of SDKs with a fixed buffer), and a user who has dropped the
+//! stream (nobody will ever take what is held; it is not kept).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::sync::Notify;
+
+/// The default budget: 16 MiB of frames not yet taken by the user.
+pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 16 * 1024 * 1024;
+
+#[derive(Debug)]
+pub(crate) struct Budget {
+    held: AtomicUsize,
+    limit: usize,
+    /// Wakes the reader: room was made, a request started waiting, or the user left.
+    wake: Notify,
+}
+
+impl Budget {
+    pub(crate) fn new(limit: usize) -> Self {
+        Self {
+            held: AtomicUsize::new(0),
+            limit: limit.max(1),
+            wake: Notify::new(),
+        }
+    }
+
+    /// The reader hands `bytes` to the user.
+    pub(crate) fn hold(&self, bytes: usize) {
+        self.held.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// The user took a batch of `bytes`.
+    pub(crate) fn release(&self, bytes: usize) {
+        let before = self.held.fetch_sub(bytes, Ordering::Relaxed);
+        let after = before.saturating_sub(bytes);
+        let resume = self.limit / 2;
+        if before > resume && after <= resume {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Something other than room (a request waiting, the user gone) may let the reader go on.
+    pub(crate) fn nudge(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Bytes held now.
+    pub(crate) fn held(&self) -> usize {
+        self.held.load(Ordering::Relaxed)
+    }
+
+    /// Whether the reader must wait before reading more.
+    pub(crate) fn is_full(&self) -> bool {
+        self.held() > self.limit
+    }
+
+    /// Waits until the reader may read on: below half the budget once it was over, or
+    /// `go_on()` says so (checked after every wake-up).
+    pub(crate) async fn wait_for_room(&self, go_on: impl Fn() -> bool) {
+        while self.held() > self.limit / 2 && !go_on() {
+            self.wake.notified().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn the_reader_waits_past_the_budget_until_half_is_taken() {
+        let budget = Arc::new(Budget::new(100));
+        budget.hold(150);
+        assert!(budget.is_full());
+        let waiting = {
+            let budget = Arc::clone(&budget);
+            tokio::spawn(async move { budget.wait_for_room(|| false).await })
+        };
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiting.is_finished());
+        budget.release(60);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(
+            !waiting.is_finished(),
+            "90 held: still above half the budget"
+        );
+        budget.release(40);
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("woken at half the budget")
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_waiting_request_lets_the_reader_go_on() {
+        let budget = Arc::new(Budget::new(10));
+        budget.hold(100);
+        let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let waiting = {
+            let (budget, flag) = (Arc::clone(&budget), Arc::clone(&flag));
+            tokio::spawn(async move {
+                budget
+                    .wait_for_room(|| flag.load(std::sync::atomic::Ordering::SeqCst))
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiting.is_finished());
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        budget.nudge();
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("woken by the nudge")
+            .unwrap();
+    }
+}
