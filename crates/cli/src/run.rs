@@ -19,7 +19,6 @@ use std::time::Duration;
 use ccwire::host::callbacks::CanUseTool;
 use ccwire::options::SystemPrompt;
 use ccwire::protocol::permission::PermissionMode;
-use ccwire::protocol::result::ResultMessage;
 use ccwire::protocol::Message;
 use ccwire::{Client, Options};
 
@@ -204,16 +203,17 @@ async fn session(args: &RunArgs) -> u8 {
     if let Some(err) = outcome.failure {
         return fail(&mut renderer, &format!("ccwire: {err}"));
     }
-    match outcome.result {
-        Some(result) if result.is_error => 1,
-        Some(_) => 0,
+    match outcome.result_is_error {
+        Some(true) => 1,
+        Some(false) => 0,
         None => fail(&mut renderer, "ccwire: the CLI ended without a result"),
     }
 }
 
 /// How the message loop ended.
 struct Outcome {
-    result: Option<Box<ResultMessage>>,
+    /// Whether the last result (typed or not) was an error; `None` before any.
+    result_is_error: Option<bool>,
     interrupted: bool,
     failure: Option<ccwire::Error>,
     stop: Stop,
@@ -233,7 +233,7 @@ async fn drive<O: Write, E: Write>(
     shown: &ShownTools,
 ) -> Outcome {
     let mut outcome = Outcome {
-        result: None,
+        result_is_error: None,
         interrupted: false,
         failure: None,
         stop: Stop::Gracefully,
@@ -261,8 +261,14 @@ async fn drive<O: Write, E: Write>(
                             shown.mark(&tool.id);
                         }
                     }
-                    if let Message::Result(result) = message {
-                        outcome.result = Some(result);
+                    if let Some(malformed) = message.as_malformed() {
+                        let kind = message.kind();
+                        let _ = renderer.note(&format!(
+                            "ccwire: warning: a `{kind}` frame could not be read ({malformed}); kept raw"
+                        ));
+                    }
+                    if let Some(is_error) = message.result_is_error() {
+                        outcome.result_is_error = Some(is_error);
                         if outcome.interrupted {
                             break;
                         }

@@ -34,6 +34,8 @@
 //! unknown subtype gets an `unsupported_request` error. The process exits when stdin closes,
 //! after the current turn and any background steps, with 1 if the last result was an error.
 
+pub mod fixtures;
+pub mod mutations;
 pub mod script;
 
 mod fake;

@@ -233,6 +233,12 @@ pub enum Step {
     KillSelf(String),
     /// `{"hang": true}`: stop reading and writing forever.
     Hang(bool),
+    /// `{"close_stdout": true}`: close stdout (the host reads its end) and go on living: the
+    /// following steps run with their frames going nowhere (end with `hang` or `sleep_ms`).
+    CloseStdout(bool),
+    /// `{"partial": "text"}`: write the text with no newline (a frame cut short, before a
+    /// `crash`).
+    Partial(String),
     /// `{"stderr": "line"}`: write one line to stderr.
     Stderr(String),
     /// `{"stderr_flood": {"bytes": N}}`: write N bytes to stderr.
@@ -392,6 +398,9 @@ pub struct FloodStep {
 pub struct StderrFloodStep {
     /// How many bytes.
     pub bytes: usize,
+    /// All on one line, with no newline at all (default: 100-byte lines).
+    #[serde(default)]
+    pub one_line: bool,
 }
 
 /// Steps run on another thread (a background subagent), possibly after the turn's result.

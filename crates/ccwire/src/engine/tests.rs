@@ -480,3 +480,5 @@ async fn a_full_pipe_queues_frames_in_order_and_close_waits_for_them() {
         .unwrap();
     assert!(end.is_none(), "the input is closed after the last frame");
 }
+
+mod flow;

@@ -43,9 +43,26 @@ pub(crate) fn stderr_line(text: &str) {
     let _ = err.flush();
 }
 
-/// Write `bytes` bytes of readable filler to stderr, 100-byte lines.
-pub(crate) fn stderr_flood(bytes: usize) {
-    let line = format!("{:-<99}\n", "fake-claude stderr flood ");
+/// Point stdout at /dev/null: the host reads the end of its pipe while the process lives on.
+pub(crate) fn close_stdout() {
+    match File::open("/dev/null") {
+        Ok(null) => {
+            if let Err(err) = nix::unistd::dup2_stdout(&null) {
+                stderr_line(&format!("fake-claude: could not close stdout: {err}"));
+            }
+        }
+        Err(err) => stderr_line(&format!("fake-claude: no /dev/null: {err}")),
+    }
+}
+
+/// Write `bytes` bytes of readable filler to stderr: 100-byte lines, or one line with no
+/// newline at all.
+pub(crate) fn stderr_flood(bytes: usize, one_line: bool) {
+    let line = if one_line {
+        "x".repeat(100)
+    } else {
+        format!("{:-<99}\n", "fake-claude stderr flood ")
+    };
     let mut err = std::io::stderr().lock();
     let mut left = bytes;
     while left > 0 {

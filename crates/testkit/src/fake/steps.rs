@@ -134,8 +134,17 @@ impl Runner {
                     io::hang_forever();
                 }
                 Step::Hang(false) => {}
+                Step::CloseStdout(true) => {
+                    self.session.close_output().await;
+                    io::close_stdout();
+                }
+                Step::CloseStdout(false) => {}
+                Step::Partial(text) => {
+                    let _ = self.session.send_line(text.clone().into_bytes());
+                    self.session.close_output().await;
+                }
                 Step::Stderr(line) => stderr_line(line),
-                Step::StderrFlood(flood) => io::stderr_flood(flood.bytes),
+                Step::StderrFlood(flood) => io::stderr_flood(flood.bytes, flood.one_line),
                 Step::ControlResponse(value) => {
                     let frame =
                         if value.get("type").and_then(Value::as_str) == Some("control_response") {

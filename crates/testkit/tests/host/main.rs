@@ -5,6 +5,9 @@
 
 mod faults;
 mod features;
+mod liberal;
+mod lifecycle;
+mod mutated;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
