@@ -111,6 +111,7 @@ pub struct Options {
     pub(crate) permission_timeout: Option<Duration>,
     /// Longest stdout line accepted from the CLI.
     pub(crate) max_line_length: usize,
+    pub(crate) max_buffered_bytes: usize,
     /// How long stdin stays open after a result, waiting for the CLI to go idle.
     pub(crate) stdin_idle_ceiling: Duration,
     /// How long each step of a graceful shutdown may take.
@@ -271,6 +272,7 @@ impl Default for Options {
             initialize_timeout: DEFAULT_INITIALIZE_TIMEOUT,
             permission_timeout: None,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
+            max_buffered_bytes: crate::engine::DEFAULT_MAX_BUFFERED_BYTES,
             stdin_idle_ceiling: DEFAULT_STDIN_IDLE_CEILING,
             shutdown: ShutdownTimeouts::default(),
             can_use_tool: None,
@@ -392,6 +394,7 @@ impl fmt::Debug for Options {
             .field("initialize_timeout", &self.initialize_timeout)
             .field("permission_timeout", &self.permission_timeout)
             .field("max_line_length", &self.max_line_length)
+            .field("max_buffered_bytes", &self.max_buffered_bytes)
             .field("stdin_idle_ceiling", &self.stdin_idle_ceiling)
             .field("shutdown", &self.shutdown)
             .field(

@@ -7,12 +7,37 @@
 //!   writes to the CLI's stdin.
 //! - [`control`]: the control plane, requests and responses in both directions.
 //! - [`framing`]: a line decoder with a length limit that survives bad input.
+//! - [`lenient`]: how frames that do not fit the schema are still read.
 //!
-//! Forward compatibility is the rule everywhere: a `type` or `subtype` this version does not
-//! know becomes an [`Unknown`] that keeps the whole object, an unknown string value lands in an
-//! `Other(String)` variant, and fields nobody has declared are kept in each struct's `extra` map
-//! and written back. A known kind with a broken payload is a [`DecodeError`] that names the kind
-//! and the field.
+//! # Decode policy: a liberal reader, a strict writer
+//!
+//! Future CLI builds drop and retype fields; third-party agent servers and minimal hosts send
+//! partial frames. Reading is therefore liberal, and nothing a peer wrote is lost:
+//!
+//! - **Only the fields that route a frame are required**: `type`; the `subtype` of a `system`
+//!   frame and of a control request or response body; a control frame's `request_id`, a
+//!   string or a number ([`control::RequestId`], answered in the same JSON type). A few payloads
+//!   that are the frame (a `stream_event`'s `event`, a `hook_callback`'s `input`) are required
+//!   too: there is no sensible default for them.
+//! - **Every other field reads leniently.** Missing or `null` → absent (`None`) or its default;
+//!   an integer given as `10.0` or `"10"` → the number when that loses nothing; a number given
+//!   where a string is expected → its text; `"true"` where a boolean is expected → `true`; one
+//!   value where a list is expected → a list of one; anything else that does not fit → left out
+//!   (the field reads as its default). Unknown values of open string sets land in their
+//!   `Other(String)` variant; unknown fields are kept in each struct's `extra` map and written
+//!   back; unknown tags are kept whole as [`Unknown`].
+//! - **What still cannot be typed is kept raw, in place.** A union object (a content block, a
+//!   stream event, a hook input, a control body, a whole frame) whose tag is known but whose
+//!   payload cannot be read even after repairs, or that has no tag, becomes that union's
+//!   `Malformed` variant: a [`Malformed`] with its tag, its raw JSON and the error, inside an
+//!   otherwise typed message. So [`Message::from_json`] reads every JSON object; it fails only
+//!   for a line that is not a JSON object.
+//! - **Writing is strict**: a value writes back exactly what it holds (what it read, less what
+//!   had to be left out), in the field names and shapes the CLI and the SDKs write.
+//!
+//! Reading has a fast path (serde's strict derive, what almost every frame takes, at no extra
+//! cost) and a slow one for what does not fit: see [`lenient`]. Every change the slow path made
+//! is listed, with the value as received, by [`Message::decode`] ([`Decoded::repairs`]).
 //!
 //! ```
 //! use ccwire_protocol::Message;

@@ -563,3 +563,35 @@ async fn close_output_writes_what_was_queued_then_ends_the_output() {
     }
     assert_eq!(seen, 100);
 }
+
+/// Hosts read with the same leniency: a partial or odd `initialize` (as minimal or older hosts
+/// write it), with a numeric id, still starts the session, and a user frame with an odd field
+/// still runs its turn.
+#[tokio::test]
+async fn a_partial_initialize_from_a_minimal_host_starts_the_session() {
+    let mut host = RawHost::start(echo());
+    host.write(
+        r#"{"type":"control_request","request_id":1,"request":{"subtype":"initialize","hooks":"none","agents":null}}"#,
+    )
+    .await;
+    let answer = host.next().await;
+    assert_eq!(answer["type"], "control_response", "{answer}");
+    assert_eq!(answer["response"]["subtype"], "success", "{answer}");
+    assert_eq!(answer["response"]["request_id"], 1, "answered with the id as sent");
+    host.write(
+        r#"{"type":"user","message":{"role":"user","content":"hello"},"session_id":5,"parent_tool_use_id":"none"}"#,
+    )
+    .await;
+    let mut texts = Vec::new();
+    loop {
+        let frame = host.next().await;
+        if frame["type"] == "assistant" {
+            texts.push(frame["message"]["content"][0]["text"].clone());
+        }
+        if frame["type"] == "result" {
+            assert_eq!(frame["subtype"], "success", "{frame}");
+            break;
+        }
+    }
+    assert_eq!(texts, [json!("echo: hello")]);
+}

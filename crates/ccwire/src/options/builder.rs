@@ -176,6 +176,20 @@ impl OptionsBuilder {
         self
     }
 
+    /// How many bytes of messages may wait for the caller to take them before ccwire stops
+    /// reading the CLI's stdout, so that the CLI's writes block (backpressure) and memory stays
+    /// bounded whatever the CLI writes. Control requests already read are still served, and
+    /// while one of the caller's requests (interrupt, set_model, …) waits for its answer the
+    /// reader reads on past the budget, so it never deadlocks. A caller that never reads
+    /// messages therefore stalls the CLI once the budget is full. Default:
+    /// [`DEFAULT_MAX_BUFFERED_BYTES`](crate::engine::DEFAULT_MAX_BUFFERED_BYTES) (16 MiB).
+    /// (The Python SDK's `max_buffer_size` limits one line instead: see
+    /// [`max_line_length`](Self::max_line_length).)
+    pub fn max_buffered_bytes(mut self, bytes: usize) -> Self {
+        self.options.max_buffered_bytes = bytes;
+        self
+    }
+
     /// When the CLI may call back into the host (callbacks, hooks, in-process MCP servers),
     /// how long stdin stays open after a result, waiting for the CLI to report
     /// `session_state_changed: idle`, so that background tasks can still reach the host.

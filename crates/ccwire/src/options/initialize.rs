@@ -67,6 +67,7 @@ impl Options {
         EngineConfig {
             request_timeout: self.request_timeout,
             max_line_length: self.max_line_length,
+            max_buffered_bytes: self.max_buffered_bytes,
             ..EngineConfig::default()
         }
     }

@@ -177,6 +177,9 @@ impl Options {
                 return invalid(format!("--{key} is set by ccwire and cannot be overridden"));
             }
         }
+        if self.max_buffered_bytes == 0 {
+            return invalid("max_buffered_bytes must be at least 1");
+        }
         if self.max_line_length == 0 {
             return invalid("max_line_length must be at least 1");
         }
