@@ -577,7 +577,10 @@ async fn a_partial_initialize_from_a_minimal_host_starts_the_session() {
     let answer = host.next().await;
     assert_eq!(answer["type"], "control_response", "{answer}");
     assert_eq!(answer["response"]["subtype"], "success", "{answer}");
-    assert_eq!(answer["response"]["request_id"], 1, "answered with the id as sent");
+    assert_eq!(
+        answer["response"]["request_id"], 1,
+        "answered with the id as sent"
+    );
     host.write(
         r#"{"type":"user","message":{"role":"user","content":"hello"},"session_id":5,"parent_tool_use_id":"none"}"#,
     )

@@ -13,8 +13,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::Notify;
 
-/// The default budget: 16 MiB of frames not yet taken by the user.
-pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 16 * 1024 * 1024;
+/// The default budget: 8 MiB of frames not yet taken by the user.
+///
+/// Measured on a multi-thread runtime, a host's peak RSS under a flood it cannot keep up with
+/// is about 9 MiB (the process) plus twice the budget (the batches are allocated by the reader
+/// and freed by the user, on different threads and so in different allocator arenas): 24 MiB
+/// with this default, 32 MiB with 12 MiB, 39 MiB with 16 MiB (docs/benchmarks.md).
+pub const DEFAULT_MAX_BUFFERED_BYTES: usize = 8 * 1024 * 1024;
 
 #[derive(Debug)]
 pub(crate) struct Budget {

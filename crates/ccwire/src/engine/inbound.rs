@@ -57,6 +57,15 @@ impl<T> BatchBuilder<T> {
         self.items.push(Item::Ready(item));
     }
 
+    /// Makes room for the deferred text of a read of `bytes` bytes, so that the batch's text
+    /// is allocated once, at about its size (growing it line by line could leave up to twice
+    /// its size allocated).
+    pub(crate) fn reserve(&mut self, bytes: usize) {
+        if self.text.capacity() == 0 {
+            self.text.reserve_exact(bytes);
+        }
+    }
+
     /// Adds a line to be decoded by the user.
     pub(crate) fn deferred(&mut self, line: &str, number: u64) {
         let start = self.text.len();
@@ -73,7 +82,10 @@ impl<T> BatchBuilder<T> {
         if self.items.is_empty() {
             return None;
         }
-        let bytes = self.text.len() + std::mem::take(&mut self.ready_bytes);
+        // What the batch really holds: its buffers' capacity, and the lines decoded already.
+        let bytes = self.text.capacity()
+            + self.items.capacity() * std::mem::size_of::<Item<T>>()
+            + std::mem::take(&mut self.ready_bytes);
         let batch = Batch {
             text: std::mem::take(&mut self.text),
             items: std::mem::take(&mut self.items).into_iter(),

@@ -44,6 +44,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
         match reader.read_buf(buffer).await {
             Ok(0) => break,
             Ok(_) => {
+                router.batch.reserve(decoder.buffered_len());
                 while let Some(item) = decoder.next_line() {
                     router.route(item);
                 }

@@ -182,7 +182,7 @@ impl OptionsBuilder {
     /// while one of the caller's requests (interrupt, set_model, …) waits for its answer the
     /// reader reads on past the budget, so it never deadlocks. A caller that never reads
     /// messages therefore stalls the CLI once the budget is full. Default:
-    /// [`DEFAULT_MAX_BUFFERED_BYTES`](crate::engine::DEFAULT_MAX_BUFFERED_BYTES) (16 MiB).
+    /// [`DEFAULT_MAX_BUFFERED_BYTES`](crate::engine::DEFAULT_MAX_BUFFERED_BYTES) (8 MiB).
     /// (The Python SDK's `max_buffer_size` limits one line instead: see
     /// [`max_line_length`](Self::max_line_length).)
     pub fn max_buffered_bytes(mut self, bytes: usize) -> Self {
