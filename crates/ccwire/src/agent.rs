@@ -28,10 +28,13 @@
 //! ```
 
 mod control;
+mod frames;
 mod reply;
 mod session;
+mod state;
 #[cfg(test)]
 mod tests;
+mod turns;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -189,7 +192,7 @@ where
 {
     let agent: Arc<dyn Agent> = Arc::new(agent);
     let output = reply::OutputState::new();
-    let state = control::Shared::new(Arc::clone(&agent), Arc::clone(&output));
+    let state = state::AgentState::new(Arc::clone(&agent), Arc::clone(&output));
     let (connection, mut inbound) = Connection::start::<AgentSide, _, _>(
         reader,
         reply::WatchedOutput::new(writer, output),
@@ -200,7 +203,14 @@ where
     state.attach(connection.clone());
     while let Some(item) = inbound.recv().await {
         match item {
-            Ok(InputMessage::User(message)) => state.user_message(*message),
+            Ok(InputMessage::User(message)) => turns::user_message(&state, *message),
+            Ok(InputMessage::Malformed(malformed)) => {
+                tracing::warn!(%malformed, "a host frame that could not be read");
+                if state.framing() == Framing::Managed {
+                    let message = format!("could not read a host frame: {malformed}");
+                    state.emit(&frames::error_notice(state.session_id(), &message));
+                }
+            }
             Ok(InputMessage::UpdateEnvironmentVariables(update)) => {
                 state.update_env(update.variables)
             }
@@ -208,8 +218,7 @@ where
             Err(err) if err.is_recoverable() => {
                 tracing::warn!(%err, "malformed host input");
                 if state.framing() == Framing::Managed {
-                    let _ = connection
-                        .send(&session::error_frame(state.session_id(), &err.to_string()));
+                    state.emit(&frames::error_notice(state.session_id(), &err.to_string()));
                 }
             }
             Err(err) => {

@@ -2,11 +2,9 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire_protocol::content::UserContent;
 use ccwire_protocol::control::{
     CanUseToolRequest, ControlRequestBody, ControlRequestKind, ElicitationRequest,
     ElicitationResponse, HookCallbackRequest, McpMessageRequest,
@@ -16,10 +14,11 @@ use ccwire_protocol::permission::PermissionResult;
 use ccwire_protocol::result::{ResultMessage, ResultSubtype};
 use ccwire_protocol::UserMessage;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::control::Shared;
+use super::frames;
+use super::state::{content_text, join, AgentState};
 use super::TurnOutcome;
 use crate::engine::lock;
 use crate::{Error, Result};
@@ -41,26 +40,26 @@ impl Turn {
 /// A running turn's handle on the session. Cheap to clone.
 #[derive(Clone)]
 pub struct Session {
-    shared: Arc<Shared>,
+    state: Arc<AgentState>,
     cancel: CancellationToken,
 }
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
-            .field("session_id", &self.shared.session_id())
+            .field("session_id", &self.state.session_id())
             .finish_non_exhaustive()
     }
 }
 
 impl Session {
-    pub(crate) fn new(shared: Arc<Shared>, cancel: CancellationToken) -> Self {
-        Self { shared, cancel }
+    pub(crate) fn new(state: Arc<AgentState>, cancel: CancellationToken) -> Self {
+        Self { state, cancel }
     }
 
     /// The session id written on every frame.
     pub fn session_id(&self) -> &str {
-        self.shared.session_id()
+        self.state.session_id()
     }
 
     /// Cancelled when the host interrupts this turn.
@@ -70,7 +69,7 @@ impl Session {
 
     /// Environment variables the host set with `update_environment_variables`.
     pub fn env(&self) -> BTreeMap<String, String> {
-        self.shared.env()
+        self.state.env()
     }
 
     /// Writes a data-plane frame (any serializable wire value, `type` included).
@@ -86,16 +85,7 @@ impl Session {
 
     /// Writes an assistant frame with one text block.
     pub fn say(&self, text: &str) -> Result<()> {
-        self.emit(&json!({
-            "type": "assistant",
-            "message": {"id": format!("msg_{}", new_id()), "type": "message", "role": "assistant",
-                        "model": "ccwire-agent", "content": [{"type": "text", "text": text}],
-                        "stop_reason": null, "stop_sequence": null,
-                        "usage": {"input_tokens": 0, "output_tokens": 0}},
-            "parent_tool_use_id": null,
-            "session_id": self.session_id(),
-            "uuid": new_id(),
-        }))
+        self.emit(&frames::assistant_text(self.session_id(), text))
     }
 
     /// A success result with `text`, to return from a turn.
@@ -112,15 +102,15 @@ impl Session {
     /// between), with a `system/injected` notice; `None` if none did. Call it at a model-call
     /// boundary.
     pub fn take_queued(&self) -> Option<UserMessage> {
-        let queued = self.shared.take_queue();
+        let queued = self.state.take_queue();
         let count = queued.len();
         let joined = join(queued)?;
         let length = content_text(&joined.message.content).len();
-        self.shared.emit(&system_frame(
-            self.session_id(),
-            "injected",
-            json!({"message_count": count, "content_length": length}),
-        ));
+        let mut fields = Map::new();
+        fields.insert("message_count".to_owned(), json!(count));
+        fields.insert("content_length".to_owned(), json!(length));
+        self.state
+            .emit(&frames::notice(self.session_id(), "injected", fields));
         Some(joined)
     }
 
@@ -159,14 +149,14 @@ impl Session {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        self.shared.spawn(Box::pin(work));
+        self.state.spawn(Box::pin(work));
     }
 
     /// Writes every frame sent so far, closes the output (the host sees its end) and returns
     /// once that is done; frames sent afterwards are dropped. For an agent about to exit the
     /// process on its own, so that nothing it wrote is lost.
     pub async fn close_output(&self) {
-        self.shared.close_output().await;
+        self.state.close_output().await;
     }
 
     /// Asks the host whether a tool may run. A decision for a tool use already decided is
@@ -189,7 +179,7 @@ impl Session {
     {
         let tool_use_id = request.tool_use_id.clone();
         if let Some(id) = &tool_use_id {
-            if lock(&self.shared.resolved_tool_uses).contains(id) {
+            if lock(&self.state.resolved_tool_uses).contains(id) {
                 return Err(Error::InvalidOptions(format!(
                     "tool use {id} was already decided"
                 )));
@@ -209,7 +199,7 @@ impl Session {
             decision = local => decision,
         };
         if let Some(id) = &tool_use_id {
-            lock(&self.shared.resolved_tool_uses).insert(id);
+            lock(&self.state.resolved_tool_uses).insert(id);
         }
         Ok(decision)
     }
@@ -247,67 +237,6 @@ impl Session {
     }
 
     fn connection(&self) -> Result<&crate::engine::Connection> {
-        self.shared.connection().ok_or(Error::Closed)
+        self.state.connection().ok_or(Error::Closed)
     }
-}
-
-/// Joins queued messages into one (text joined by blank lines); `None` for none.
-pub(crate) fn join(mut messages: Vec<UserMessage>) -> Option<UserMessage> {
-    match messages.len() {
-        0 => None,
-        1 => messages.pop(),
-        _ => {
-            let text = messages
-                .iter()
-                .map(|m| content_text(&m.message.content))
-                .collect::<Vec<_>>()
-                .join("\n\n");
-            Some(UserMessage::new(text))
-        }
-    }
-}
-
-fn content_text(content: &UserContent) -> String {
-    match content {
-        UserContent::Text(text) => text.clone(),
-        blocks => blocks.joined_text(),
-    }
-}
-
-/// A `system` frame of `subtype` with extra fields.
-pub(crate) fn system_frame(session_id: &str, subtype: &str, fields: Value) -> Value {
-    let mut frame =
-        json!({"type": "system", "subtype": subtype, "session_id": session_id, "uuid": new_id()});
-    if let (Some(frame), Value::Object(fields)) = (frame.as_object_mut(), fields) {
-        frame.extend(fields);
-    }
-    frame
-}
-
-/// The error frame for malformed host input.
-pub(crate) fn error_frame(session_id: &str, message: &str) -> Value {
-    system_frame(
-        session_id,
-        "informational",
-        json!({"level": "error", "content": message}),
-    )
-}
-
-/// A process-unique id in UUID form.
-pub(crate) fn new_id() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(1);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let pid = u64::from(std::process::id());
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    format!(
-        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
-        (nanos >> 32) as u32,
-        (nanos >> 16) as u16,
-        (pid & 0xfff) as u16,
-        (n >> 48) as u16 & 0xfff,
-        n & 0xffff_ffff_ffff
-    )
 }

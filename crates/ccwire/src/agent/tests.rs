@@ -353,7 +353,7 @@ async fn unsupported_requests_and_malformed_input_keep_the_agent_serving() {
     for _ in 0..2 {
         let frame = host.next().await;
         assert_eq!(frame["subtype"], "informational", "{frame}");
-        assert_eq!(frame["level"], "error");
+        assert_eq!(frame["level"], "warning");
     }
     let request =
         json!({"type": "control_request", "request_id": "r1", "request": {"subtype": "get_usage"}});
