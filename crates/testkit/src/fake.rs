@@ -5,7 +5,9 @@ mod control;
 mod frames;
 mod io;
 mod mcp;
+mod pending;
 mod session;
+mod state;
 mod steps;
 mod tools;
 mod wire;
@@ -17,7 +19,8 @@ use ccwire::engine::EngineConfig;
 
 use crate::script::Script;
 use io::{stderr_line, Recorder};
-use session::{Config, Fake, Shared};
+use session::Fake;
+use state::{Config, FakeState};
 use wire::{Input, Output, Requests};
 
 /// Default wait for the host's answer to a request the fake sends (permissions, hooks, MCP).
@@ -70,7 +73,7 @@ pub(crate) fn run() -> i32 {
         }
     };
     let requests = Arc::new(Requests::default());
-    let shared = Arc::new(Shared::new(script, config, Arc::clone(&requests)));
+    let shared = Arc::new(FakeState::new(script, config, Arc::clone(&requests)));
     let agent = Fake(Arc::clone(&shared));
     let served = runtime.block_on(async move {
         // Inside the runtime: a pipe registers with its poller.

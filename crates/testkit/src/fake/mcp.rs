@@ -2,9 +2,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::control::Answer;
 use super::frames::VERSION;
 use super::io::stderr_line;
+use super::pending::Answer;
 use super::steps::Runner;
 use super::tools::{failed, is_success, new_tool_use_id, ToolCall, ToolOutcome, ToolRun};
 use crate::script::McpCallStep;

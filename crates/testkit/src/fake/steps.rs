@@ -9,24 +9,18 @@ use ccwire::agent::Session;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 
-use super::control::{Answer, Pending};
 use super::frames::{self, Meta};
 use super::io::{self, hex, stderr_line};
-use super::session::Shared;
+use super::pending::{Answer, Pending};
+use super::state::{emit, FakeState};
 use crate::script::{BackgroundStep, CancelStep, FloodStep, ResultStep, Step, StreamStep};
 
 /// Counter behind the `request_id` (`req_fake_N`) of assistant frames.
 static API_REQUESTS: AtomicU64 = AtomicU64::new(0);
 
-/// Write one frame, `type` first. A host that is gone is not an error here: the writer ends
-/// the process when stdout breaks, as the real CLI dies.
-pub(crate) fn emit(session: &Session, frame: &Value) {
-    let _ = session.send_line(frames::line(frame));
-}
-
 /// Plays steps for one turn (or for `initialize`, or for a background task).
 pub(crate) struct Runner {
-    pub(super) shared: Arc<Shared>,
+    pub(super) shared: Arc<FakeState>,
     pub(super) session: Session,
     /// The user message's text (replaces `{{prompt}}`).
     pub(super) prompt: String,
@@ -45,7 +39,7 @@ pub(crate) struct Runner {
 
 impl Runner {
     pub(crate) fn new(
-        shared: Arc<Shared>,
+        shared: Arc<FakeState>,
         session: Session,
         prompt: String,
         in_turn: bool,

@@ -2,9 +2,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::control::Answer;
 use super::frames;
 use super::io::{hex, uuid};
+use super::pending::Answer;
 use super::steps::Runner;
 use crate::script::{HookStep, McpCallStep, ToolStep};
 
