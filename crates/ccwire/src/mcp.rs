@@ -30,8 +30,9 @@
 //! assert_eq!(calc.name(), "calc");
 //! ```
 //!
-//! Each server runs in-process behind an in-memory JSON-RPC line transport, connected on
-//! its first message; a panic inside a server is caught and answered, never fatal.
+//! Each server runs in-process behind a pair of in-memory message channels (rmcp's sink and
+//! stream transport), connected on its first message; a panic inside a server is caught and
+//! answered, never fatal.
 
 mod router;
 mod service;
@@ -43,8 +44,9 @@ mod tests;
 use std::fmt;
 use std::sync::Arc;
 
+use futures::channel::mpsc;
 use futures::future::BoxFuture;
-use tokio::io::DuplexStream;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 
 pub(crate) use router::McpRouter;
 pub use tools::{SdkMcpServerBuilder, SdkTool, ToolCallContext, ToolError, ToolOutput};
@@ -56,9 +58,15 @@ pub use rmcp;
 /// (`#[schemars(crate = "ccwire::mcp::schemars")]`).
 pub use schemars;
 
-/// Starts one connection of a server on the server end of an in-memory stream; the future
-/// ends when the connection does.
-type StartFn = dyn Fn(DuplexStream) -> BoxFuture<'static, ()> + Send + Sync;
+/// The server's end of an in-memory connection: the client's messages in, its own out.
+pub(crate) struct ServerEnd {
+    pub(crate) incoming: mpsc::UnboundedReceiver<ClientJsonRpcMessage>,
+    pub(crate) outgoing: mpsc::UnboundedSender<ServerJsonRpcMessage>,
+}
+
+/// Starts one connection of a server on its end of an in-memory connection; the future ends
+/// when the connection does.
+type StartFn = dyn Fn(ServerEnd) -> BoxFuture<'static, ()> + Send + Sync;
 
 /// An in-process MCP server the CLI reaches over the control channel.
 ///
@@ -81,11 +89,11 @@ impl SdkMcpServer {
     {
         let name: Arc<str> = Arc::from(name.into());
         let server_name = Arc::clone(&name);
-        let start = move |io: DuplexStream| -> BoxFuture<'static, ()> {
+        let start = move |end: ServerEnd| -> BoxFuture<'static, ()> {
             Box::pin(service::serve(
                 Arc::clone(&server_name),
                 handler.clone(),
-                io,
+                end,
             ))
         };
         Self {
@@ -105,9 +113,9 @@ impl SdkMcpServer {
         &self.name
     }
 
-    /// Starts one connection on the server end of an in-memory stream.
-    pub(crate) fn start(&self, io: DuplexStream) -> BoxFuture<'static, ()> {
-        (self.start)(io)
+    /// Starts one connection on the server's end of an in-memory connection.
+    pub(crate) fn start(&self, end: ServerEnd) -> BoxFuture<'static, ()> {
+        (self.start)(end)
     }
 }
 

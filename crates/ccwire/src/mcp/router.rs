@@ -1,32 +1,30 @@
 //! Routing the CLI's `mcp_message` control requests to in-process servers.
 //!
-//! Each server is connected lazily, on its first message, through an in-memory duplex
-//! stream: the server end is served by `rmcp`; on the client end ccwire writes the CLI's
-//! JSON-RPC messages as lines (through a writer task, so nothing ever blocks on the pipe)
-//! and a reader task reads the server's lines, hands each response to the waiting request
-//! by JSON-RPC id, logs the server's notifications and answers its requests (`ping` with
-//! an empty result, anything else with a JSON-RPC error, so the server never waits on a
-//! client that cannot answer).
+//! Each server is connected lazily, on its first message, through an in-memory pair of
+//! message channels that `rmcp` serves as a transport (typed JSON-RPC messages, no bytes, no
+//! lines). The CLI's messages go in as they are; a receiver task takes the server's messages,
+//! hands each response to the request waiting for it by JSON-RPC id, logs the server's
+//! notifications and answers its requests (`ping` with an empty result, anything else with a
+//! JSON-RPC error, so the server never waits on a client that cannot answer).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::channel::mpsc;
+use futures::StreamExt;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::io::DuplexStream;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, ReadHalf, WriteHalf};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 use super::SdkMcpServer;
-use crate::engine::HandlerError;
+use crate::engine::{lock, HandlerError};
 
 /// How long a request to an SDK MCP server may take by default.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Bytes buffered in each direction of the in-memory pipe.
-const PIPE_CAPACITY: usize = 64 * 1024;
 
 /// JSON-RPC "method not found".
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -141,12 +139,6 @@ fn empty_response() -> Value {
     json!({"jsonrpc": "2.0", "result": {}})
 }
 
-/// Locks a mutex; a poisoned one is still consistent here (every critical section is a
-/// few map operations).
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// The key of a JSON-RPC id: `1` and `"1"` differ.
 fn id_key(id: &Value) -> String {
     id.to_string()
@@ -204,13 +196,13 @@ struct Waiters {
     pending: HashMap<String, (u64, oneshot::Sender<Value>)>,
 }
 
-/// State shared by a connection and its reader and writer tasks.
-struct Shared {
+/// What a connection and its receiver task share.
+struct ConnectionState {
     server: Arc<str>,
     waiters: Mutex<Waiters>,
 }
 
-impl Shared {
+impl ConnectionState {
     /// Marks the connection closed; pending requests fail with `reason`.
     fn close(&self, reason: &str) {
         let mut waiters = lock(&self.waiters);
@@ -233,38 +225,35 @@ impl Shared {
 
 /// One live connection to a server.
 struct Connection {
-    shared: Arc<Shared>,
-    /// Lines to write to the server.
-    outgoing: mpsc::UnboundedSender<String>,
+    shared: Arc<ConnectionState>,
+    /// Messages to the server.
+    outgoing: mpsc::UnboundedSender<ClientJsonRpcMessage>,
     next_seq: AtomicU64,
     tasks: Vec<AbortHandle>,
 }
 
 impl Connection {
-    /// Starts the server on one end of a fresh in-memory pipe, with a reader and a writer
-    /// task on the other.
+    /// Starts the server on one end of a fresh pair of message channels, with a receiver
+    /// task for its messages on the other.
     fn open(server: &SdkMcpServer) -> Arc<Self> {
         let name: Arc<str> = Arc::from(server.name());
-        let (client_io, server_io) = tokio::io::duplex(PIPE_CAPACITY);
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(ConnectionState {
             server: Arc::clone(&name),
             waiters: Mutex::new(Waiters::default()),
         });
-        let (outgoing, lines) = mpsc::unbounded_channel();
-        let (read, write) = tokio::io::split(client_io);
-        let server_task = tokio::spawn(server.start(server_io));
-        let writer = tokio::spawn(write_lines(write, lines, Arc::clone(&shared)));
-        let reader = tokio::spawn(read_lines(read, outgoing.clone(), Arc::clone(&shared)));
+        let (outgoing, to_server) = mpsc::unbounded();
+        let (from_server_tx, from_server) = mpsc::unbounded();
+        let server_task = tokio::spawn(server.start(super::ServerEnd {
+            incoming: to_server,
+            outgoing: from_server_tx,
+        }));
+        let receiver = tokio::spawn(receive(from_server, outgoing.clone(), Arc::clone(&shared)));
         tracing::debug!(server = %name, "SDK MCP server connected");
         Arc::new(Self {
             shared,
             outgoing,
             next_seq: AtomicU64::new(0),
-            tasks: vec![
-                server_task.abort_handle(),
-                writer.abort_handle(),
-                reader.abort_handle(),
-            ],
+            tasks: vec![server_task.abort_handle(), receiver.abort_handle()],
         })
     }
 
@@ -274,11 +263,14 @@ impl Connection {
 
     /// Queues one message for the server.
     fn send(&self, message: &Value) -> Result<(), HandlerError> {
-        let line = serde_json::to_string(message).map_err(|error| {
-            HandlerError::new(format!("unserializable JSON-RPC message: {error}"))
+        let message = to_server_message(message).map_err(|error| {
+            HandlerError::new(format!(
+                "SDK MCP server {}: not a JSON-RPC message it can read: {error}",
+                self.shared.server
+            ))
         })?;
         self.outgoing
-            .send(line)
+            .unbounded_send(message)
             .map_err(|_| self.shared.closed_error())
     }
 
@@ -374,53 +366,36 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-/// Writes queued lines to the server until the queue or the pipe closes.
-async fn write_lines(
-    mut write: WriteHalf<DuplexStream>,
-    mut lines: mpsc::UnboundedReceiver<String>,
-    shared: Arc<Shared>,
-) {
-    while let Some(mut line) = lines.recv().await {
-        line.push('\n');
-        if let Err(error) = write.write_all(line.as_bytes()).await {
-            shared.close(&format!("writing to the server failed: {error}"));
-            return;
-        }
-    }
+/// A JSON-RPC message of the CLI, typed for the server.
+fn to_server_message(message: &Value) -> serde_json::Result<ClientJsonRpcMessage> {
+    ClientJsonRpcMessage::deserialize(message)
 }
 
-/// Reads the server's lines until the pipe closes, then fails whatever is still pending.
-async fn read_lines(
-    read: ReadHalf<DuplexStream>,
-    outgoing: mpsc::UnboundedSender<String>,
-    shared: Arc<Shared>,
+/// Takes the server's messages until it closes the connection, then fails whatever is still
+/// pending.
+async fn receive(
+    mut messages: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    outgoing: mpsc::UnboundedSender<ClientJsonRpcMessage>,
+    shared: Arc<ConnectionState>,
 ) {
-    let mut lines = BufReader::new(read).lines();
-    loop {
-        match lines.next_line().await {
-            Ok(Some(line)) => on_server_line(&line, &outgoing, &shared),
-            Ok(None) => {
-                shared.close("the server closed the connection");
-                return;
-            }
+    while let Some(message) = messages.next().await {
+        match serde_json::to_value(&message) {
+            Ok(message) => on_server_message(message, &outgoing, &shared),
             Err(error) => {
-                shared.close(&format!("reading from the server failed: {error}"));
-                return;
+                tracing::warn!(server = %shared.server, %error, "an SDK MCP message that does not serialize");
             }
         }
     }
+    shared.close("the server closed the connection");
 }
 
-/// Handles one line from the server: a response, a notification or a request.
-fn on_server_line(line: &str, outgoing: &mpsc::UnboundedSender<String>, shared: &Shared) {
+/// Handles one message from the server: a response, a notification or a request.
+fn on_server_message(
+    message: Value,
+    outgoing: &mpsc::UnboundedSender<ClientJsonRpcMessage>,
+    shared: &ConnectionState,
+) {
     let server = &*shared.server;
-    let message: Value = match serde_json::from_str(line) {
-        Ok(message) => message,
-        Err(error) => {
-            tracing::warn!(server, %error, "SDK MCP server wrote a line that is not JSON");
-            return;
-        }
-    };
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|id| !id.is_null());
     match (method, id) {
@@ -457,8 +432,10 @@ fn on_server_line(line: &str, outgoing: &mpsc::UnboundedSender<String>, shared: 
                     },
                 })
             };
-            // The writer is gone only when the connection is; nothing left to answer then.
-            let _ = outgoing.send(answer.to_string());
+            // The server is gone only when the connection is; nothing left to answer then.
+            if let Ok(answer) = to_server_message(&answer) {
+                let _ = outgoing.unbounded_send(answer);
+            }
         }
     }
 }

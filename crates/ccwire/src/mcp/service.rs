@@ -8,12 +8,13 @@ use futures::FutureExt;
 use rmcp::model::{ClientNotification, ClientRequest, ProtocolVersion, ServerConfig, ServerResult};
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, Service, ServiceExt};
-use tokio::io::DuplexStream;
 
+use super::ServerEnd;
 use crate::engine::panic_message;
 
-/// Serves `handler` on `io` until the connection ends. Never panics; failures are logged.
-pub(super) async fn serve<S>(name: Arc<str>, handler: S, io: DuplexStream)
+/// Serves `handler` on its end of an in-memory connection until the connection ends. Never
+/// panics; failures are logged.
+pub(super) async fn serve<S>(name: Arc<str>, handler: S, end: ServerEnd)
 where
     S: Service<RoleServer>,
 {
@@ -21,7 +22,7 @@ where
         name: Arc::clone(&name),
         inner: handler,
     };
-    match guarded.serve(io).await {
+    match guarded.serve((end.outgoing, end.incoming)).await {
         Ok(running) => match running.waiting().await {
             Ok(reason) => {
                 tracing::debug!(server = %name, ?reason, "SDK MCP server connection ended");

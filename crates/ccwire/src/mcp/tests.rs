@@ -13,7 +13,6 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::Barrier;
 
 use super::*;
@@ -480,10 +479,23 @@ async fn a_custom_rmcp_handler_works() {
     );
 }
 
-/// A server scripted by hand on the raw pipe.
+/// The next message a scripted server gets, as JSON.
+async fn next_message(end: &mut super::ServerEnd) -> Option<Value> {
+    use futures::StreamExt;
+    let message = end.incoming.next().await?;
+    Some(serde_json::to_value(message).unwrap())
+}
+
+/// Sends a message from a scripted server.
+fn send_message(end: &super::ServerEnd, message: Value) {
+    let message = serde_json::from_value(message).unwrap();
+    end.outgoing.unbounded_send(message).unwrap();
+}
+
+/// A server scripted by hand on the raw message channels.
 fn scripted<F>(name: &str, script: F) -> SdkMcpServer
 where
-    F: Fn(DuplexStream) -> BoxFuture<'static, ()> + Send + Sync + 'static,
+    F: Fn(super::ServerEnd) -> BoxFuture<'static, ()> + Send + Sync + 'static,
 {
     SdkMcpServer {
         name: Arc::from(name),
@@ -494,10 +506,9 @@ where
 #[tokio::test]
 async fn pending_requests_fail_when_the_server_ends() {
     // Reads one request, then goes away without answering.
-    let server = scripted("quitter", |io| {
+    let server = scripted("quitter", |mut end| {
         Box::pin(async move {
-            let mut lines = BufReader::new(io).lines();
-            let _ = lines.next_line().await;
+            let _ = next_message(&mut end).await;
         })
     });
     let router = McpRouter::new(vec![server]);
@@ -519,12 +530,11 @@ async fn pending_requests_fail_when_the_server_ends() {
 async fn a_request_given_up_on_is_cancelled_on_the_server() {
     let (seen, mut lines_seen) = tokio::sync::mpsc::unbounded_channel::<Value>();
     // Never answers; reports every line it reads.
-    let server = scripted("silent", move |io| {
+    let server = scripted("silent", move |mut end| {
         let seen = seen.clone();
         Box::pin(async move {
-            let mut lines = BufReader::new(io).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let _ = seen.send(serde_json::from_str(&line).unwrap());
+            while let Some(message) = next_message(&mut end).await {
+                let _ = seen.send(message);
             }
         })
     });
@@ -544,41 +554,33 @@ async fn a_request_given_up_on_is_cancelled_on_the_server() {
 #[tokio::test]
 async fn server_requests_are_refused_and_its_notifications_logged() {
     // Asks the client for roots and pings it, then answers our request with what it got.
-    let server = scripted("asker", |io| {
+    let server = scripted("asker", |mut end| {
         Box::pin(async move {
-            let (read, mut write) = tokio::io::split(io);
-            let mut lines = BufReader::new(read).lines();
-            let request: Value =
-                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            let request = next_message(&mut end).await.unwrap();
             let outgoing = [
-                json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}),
+                json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "info", "data": "hello"}}),
                 json!({"jsonrpc": "2.0", "id": "s1", "method": "roots/list"}),
                 json!({"jsonrpc": "2.0", "id": "s2", "method": "ping"}),
                 json!({"jsonrpc": "2.0", "id": 99, "result": {}}),
             ];
             for message in outgoing {
-                write
-                    .write_all(format!("{message}\n").as_bytes())
-                    .await
-                    .unwrap();
+                send_message(&end, message);
             }
             let mut answers = Vec::new();
             for _ in 0..2 {
-                let line = lines.next_line().await.unwrap().unwrap();
-                answers.push(serde_json::from_str::<Value>(&line).unwrap());
+                answers.push(next_message(&mut end).await.unwrap());
             }
-            let response = json!({"jsonrpc": "2.0", "id": request["id"], "result": answers});
-            write
-                .write_all(format!("{response}\n").as_bytes())
-                .await
-                .unwrap();
+            let response =
+                json!({"jsonrpc": "2.0", "id": request["id"], "result": {"answers": answers}});
+            send_message(&end, response);
             std::future::pending::<()>().await;
         })
     });
     let router = McpRouter::new(vec![server]);
     let answer = router.handle("asker", initialize(7)).await.unwrap();
     assert_eq!(answer["id"], 7);
-    let answers = &answer["result"];
+    let answers = &answer["result"]["answers"];
     assert_eq!(answers[0]["id"], "s1");
     assert_eq!(answers[0]["error"]["code"], -32601);
     assert_eq!(
