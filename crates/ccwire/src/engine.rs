@@ -82,7 +82,7 @@ impl Default for EngineConfig {
 }
 
 /// Which end of the wire we are: decides how the peer's frames are read.
-pub trait Peer: Send + 'static {
+pub trait Side: Send + 'static {
     /// What the peer writes.
     type Inbound: DeserializeOwned + Serialize + Send + 'static;
     /// Parses one line.
@@ -123,7 +123,7 @@ pub enum Routed<T> {
 #[derive(Debug)]
 pub struct HostSide;
 
-impl Peer for HostSide {
+impl Side for HostSide {
     type Inbound = Message;
     fn decode(line: &str) -> Result<Message, DecodeError> {
         Message::from_json(line)
@@ -155,7 +155,7 @@ impl Peer for HostSide {
 #[derive(Debug)]
 pub struct AgentSide;
 
-impl Peer for AgentSide {
+impl Side for AgentSide {
     type Inbound = InputMessage;
     fn decode(line: &str) -> Result<InputMessage, DecodeError> {
         InputMessage::from_json(line)
@@ -256,13 +256,13 @@ pub struct OutputEnd {
 
 /// Sees every data-plane frame in the reader task, before it is queued for the user (e.g. to
 /// track the session's state whether or not the user is reading), except the bulk kinds that
-/// are decoded only when the user takes them ([`Peer::deferrable`]). Must be quick.
+/// are decoded only when the user takes them ([`Side::deferrable`]). Must be quick.
 pub type Observer<T> = Box<dyn FnMut(&T) + Send>;
 
 /// One end of a live connection. Cheap to clone; every clone talks to the same peer.
 #[derive(Clone)]
 pub struct Connection {
-    shared: Arc<Shared>,
+    shared: Arc<ConnectionState>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -273,7 +273,7 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-pub(crate) struct Shared {
+pub(crate) struct ConnectionState {
     config: EngineConfig,
     outbox: Arc<Outbox>,
     pending: Mutex<Pending>,
@@ -289,7 +289,7 @@ pub(crate) struct Shared {
     shutdown: CancellationToken,
 }
 
-impl Drop for Shared {
+impl Drop for ConnectionState {
     /// The last handle is gone (every `Connection` and the reader): what was sent is written,
     /// then the peer's input is closed.
     fn drop(&mut self) {
@@ -301,38 +301,38 @@ impl Connection {
     /// Starts the engine over `reader` (the peer's output) and `writer` (the peer's input).
     /// `handler` serves the peer's requests; `end_cause` says why the peer's output ended.
     /// Must be called inside a Tokio runtime.
-    pub fn start<P, R, W>(
+    pub fn start<S, R, W>(
         reader: R,
         writer: W,
         handler: Arc<dyn ControlHandler>,
         config: EngineConfig,
         end_cause: EndCause,
-    ) -> (Connection, Inbound<P::Inbound>)
+    ) -> (Connection, Inbound<S::Inbound>)
     where
-        P: Peer,
+        S: Side,
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        Self::start_observed::<P, R, W>(reader, writer, handler, config, end_cause, None)
+        Self::start_observed::<S, R, W>(reader, writer, handler, config, end_cause, None)
     }
 
     /// Like [`Connection::start`], with an observer of the data plane.
-    pub fn start_observed<P, R, W>(
+    pub fn start_observed<S, R, W>(
         reader: R,
         writer: W,
         handler: Arc<dyn ControlHandler>,
         config: EngineConfig,
         end_cause: EndCause,
-        observer: Option<Observer<P::Inbound>>,
-    ) -> (Connection, Inbound<P::Inbound>)
+        observer: Option<Observer<S::Inbound>>,
+    ) -> (Connection, Inbound<S::Inbound>)
     where
-        P: Peer,
+        S: Side,
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (outbox, writer_task) = Outbox::new(writer);
         let (data_tx, data_rx) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(ConnectionState {
             pending: Mutex::new(Pending::new(config.recent_ids)),
             incoming: Mutex::new(HashMap::new()),
             budget: Budget::new(config.max_buffered_bytes),
@@ -343,7 +343,7 @@ impl Connection {
             shutdown: CancellationToken::new(),
         });
         tokio::spawn(writer_task);
-        tokio::spawn(reader::run::<P, R>(
+        tokio::spawn(reader::run::<S, R>(
             reader,
             Arc::clone(&shared),
             handler,
@@ -351,7 +351,7 @@ impl Connection {
             end_cause,
             observer,
         ));
-        let inbound = Inbound::new(data_rx, P::decode, Arc::clone(&shared));
+        let inbound = Inbound::new(data_rx, S::decode, Arc::clone(&shared));
         (Connection { shared }, inbound)
     }
 
@@ -474,7 +474,7 @@ impl Connection {
 
 /// Withdraws a request whose caller stopped waiting.
 struct PendingGuard<'a> {
-    shared: &'a Shared,
+    shared: &'a ConnectionState,
     id: RequestId,
 }
 

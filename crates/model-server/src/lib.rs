@@ -115,7 +115,7 @@ use tokio::task::JoinHandle;
 
 pub use script::{ErrorReply, ModelScript, Reply, Rule, SlowTextReply, ToolUseReply, When};
 
-use service::Shared;
+use service::ServerState;
 
 /// Every `tool_result` block of a recorded request body, as JSON text, one per line: what the
 /// model was told about the tools, for assertions on what reached it.
@@ -142,7 +142,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 pub struct ModelServer {
     addr: SocketAddr,
-    shared: Arc<Shared>,
+    shared: Arc<ServerState>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
 }
@@ -171,7 +171,7 @@ impl ModelServer {
     pub async fn start_on(script: ModelScript, port: u16) -> io::Result<ModelServer> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared::new(script));
+        let shared = Arc::new(ServerState::new(script));
         let app = service::router(Arc::clone(&shared));
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
@@ -252,6 +252,6 @@ pub async fn serve_forever(script: ModelScript, port: u16) -> io::Result<()> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
     let addr = listener.local_addr()?;
     tracing::info!(url = %format!("http://{addr}"), "model server listening");
-    let app = service::router(Arc::new(Shared::new(script)));
+    let app = service::router(Arc::new(ServerState::new(script)));
     axum::serve(listener, app).await
 }

@@ -25,7 +25,7 @@ const SECRET_HEADERS: [&str; 3] = ["x-api-key", "authorization", "proxy-authoriz
 
 /// State shared by all requests of one server.
 #[derive(Debug)]
-pub(crate) struct Shared {
+pub(crate) struct ServerState {
     script: ModelScript,
     /// How many replies each rule gave, by index.
     used: Mutex<Vec<u32>>,
@@ -33,9 +33,9 @@ pub(crate) struct Shared {
     next_request: AtomicU64,
 }
 
-impl Shared {
+impl ServerState {
     pub fn new(script: ModelScript) -> Self {
-        Shared {
+        ServerState {
             used: Mutex::new(vec![0; script.rules.len()]),
             script,
             records: Mutex::new(Vec::new()),
@@ -65,7 +65,7 @@ impl Shared {
 }
 
 /// The router: everything goes to [`handle`].
-pub(crate) fn router(shared: Arc<Shared>) -> Router {
+pub(crate) fn router(shared: Arc<ServerState>) -> Router {
     Router::new()
         .fallback(handle)
         .with_state(shared)
@@ -73,7 +73,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
 }
 
 async fn handle(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<ServerState>>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -117,7 +117,7 @@ async fn handle(
 }
 
 /// `POST /v1/messages`.
-async fn messages(shared: &Shared, body: Option<&Value>) -> Response {
+async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
     let (conversation, reply) = match body.filter(|b| b.is_object()) {
         Some(body) => {
             let conversation = Conversation::from_body(body);

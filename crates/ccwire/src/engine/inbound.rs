@@ -2,7 +2,7 @@
 //!
 //! The reader hands over everything it found in one read as one [`Batch`], so a fast stream
 //! costs one wake-up per read rather than one per frame. Lines of the bulk kinds (see
-//! [`super::Peer::deferrable`]) travel as text and are decoded by [`Inbound`] when the user
+//! [`super::Side::deferrable`]) travel as text and are decoded by [`Inbound`] when the user
 //! takes them: the frames are then built and dropped on the same thread, where the allocator is
 //! fastest, and the reader only frames lines while the user decodes, so the two overlap.
 
@@ -13,7 +13,7 @@ use std::task::{Context, Poll};
 use ccwire_protocol::DecodeError;
 use tokio::sync::mpsc;
 
-use super::Shared;
+use super::ConnectionState;
 use crate::{Error, Result};
 
 /// What one read of the peer's output produced for the user.
@@ -123,7 +123,7 @@ pub struct Inbound<T> {
     rx: mpsc::UnboundedReceiver<Batch<T>>,
     current: Option<Batch<T>>,
     decode: fn(&str) -> std::result::Result<T, DecodeError>,
-    shared: Arc<Shared>,
+    shared: Arc<ConnectionState>,
 }
 
 impl<T> std::fmt::Debug for Inbound<T> {
@@ -157,7 +157,7 @@ impl<T> Inbound<T> {
     pub(crate) fn new(
         rx: mpsc::UnboundedReceiver<Batch<T>>,
         decode: fn(&str) -> std::result::Result<T, DecodeError>,
-        shared: Arc<Shared>,
+        shared: Arc<ConnectionState>,
     ) -> Self {
         Self {
             rx,

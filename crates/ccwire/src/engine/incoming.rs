@@ -10,7 +10,9 @@ use futures::FutureExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{frames, lock, unless_cancelled, ControlHandler, HandlerError, RequestContext, Shared};
+use super::{
+    frames, lock, unless_cancelled, ConnectionState, ControlHandler, HandlerError, RequestContext,
+};
 
 /// Starts serving `request`. The answer is written when the handler finishes, unless the peer
 /// withdrew the request or the connection ended first. A panicking handler is answered with an
@@ -22,7 +24,7 @@ use super::{frames, lock, unless_cancelled, ControlHandler, HandlerError, Reques
 /// hand-off between threads per request. Only a handler that has to wait gets its own task.
 pub(crate) fn spawn(
     request: ControlRequest,
-    shared: &Arc<Shared>,
+    shared: &Arc<ConnectionState>,
     handler: &Arc<dyn ControlHandler>,
 ) {
     let id = request.request_id;
@@ -67,7 +69,7 @@ pub(crate) fn spawn(
 /// Remembers the token of a request being served, under a serial number of its own. A peer
 /// that reuses an id while the first request is still served gets both served; each keeps its
 /// own token, and a cancel for the id reaches both.
-fn register(shared: &Shared, id: &RequestId, token: &CancellationToken) -> u64 {
+fn register(shared: &ConnectionState, id: &RequestId, token: &CancellationToken) -> u64 {
     static SERIAL: AtomicU64 = AtomicU64::new(0);
     let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
     let mut incoming = lock(&shared.incoming);
@@ -79,7 +81,7 @@ fn register(shared: &Shared, id: &RequestId, token: &CancellationToken) -> u64 {
     serial
 }
 
-fn unregister(shared: &Shared, id: &RequestId, serial: u64) {
+fn unregister(shared: &ConnectionState, id: &RequestId, serial: u64) {
     let mut incoming = lock(&shared.incoming);
     if let Some(tokens) = incoming.get_mut(id) {
         tokens.retain(|(other, _)| *other != serial);
@@ -92,7 +94,7 @@ fn unregister(shared: &Shared, id: &RequestId, serial: u64) {
 type Outcome = std::thread::Result<Result<Value, HandlerError>>;
 
 /// Writes the answer to a request, or nothing if it was withdrawn (`None`).
-fn answer(shared: &Shared, id: RequestId, subtype: &str, outcome: Option<Outcome>) {
+fn answer(shared: &ConnectionState, id: RequestId, subtype: &str, outcome: Option<Outcome>) {
     let line = match outcome {
         None => {
             tracing::debug!(%id, %subtype, "request withdrawn; not answering");
@@ -113,13 +115,13 @@ fn answer(shared: &Shared, id: RequestId, subtype: &str, outcome: Option<Outcome
 }
 
 /// Answers a request with an error without serving it.
-pub(crate) fn refuse(shared: &Shared, id: RequestId, message: &str) {
+pub(crate) fn refuse(shared: &ConnectionState, id: RequestId, message: &str) {
     let line = frames::failure(id, &HandlerError::new(message));
     let _ = shared.outbox.line(line);
 }
 
 /// Stops serving a request the peer withdrew (every request in flight with that id).
-pub(crate) fn cancel(shared: &Shared, id: &RequestId) {
+pub(crate) fn cancel(shared: &ConnectionState, id: &RequestId) {
     match lock(&shared.incoming).remove(id) {
         Some(tokens) => tokens.iter().for_each(|(_, token)| token.cancel()),
         None => tracing::debug!(%id, "cancel for a request not being served"),

@@ -9,21 +9,23 @@ use tokio::sync::mpsc;
 
 use super::inbound::{Batch, BatchBuilder};
 use super::pending::Resolution;
-use super::{incoming, lock, ControlHandler, EndCause, Observer, OutputEnd, Peer, Routed, Shared};
+use super::{
+    incoming, lock, ConnectionState, ControlHandler, EndCause, Observer, OutputEnd, Routed, Side,
+};
 use crate::Error;
 
 const READ_CHUNK: usize = 64 * 1024;
 
-pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
+pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
     mut reader: R,
-    shared: Arc<Shared>,
+    shared: Arc<ConnectionState>,
     handler: Arc<dyn ControlHandler>,
-    data: mpsc::UnboundedSender<Batch<P::Inbound>>,
+    data: mpsc::UnboundedSender<Batch<S::Inbound>>,
     end_cause: EndCause,
-    observer: Option<Observer<P::Inbound>>,
+    observer: Option<Observer<S::Inbound>>,
 ) {
     let mut decoder = LineDecoder::with_max_line_length(shared.config.max_line_length);
-    let mut router = Router::<P> {
+    let mut router = Router::<S> {
         shared: &shared,
         handler: &handler,
         data: &data,
@@ -63,7 +65,7 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
         router.route(item);
     }
     router.flush();
-    if P::CLOSES_INPUT_AT_END {
+    if S::CLOSES_INPUT_AT_END {
         shared.outbox.close();
     }
     let cause = end_cause(end).await;
@@ -77,16 +79,16 @@ pub(crate) async fn run<P: Peer, R: AsyncRead + Unpin>(
     }
 }
 
-struct Router<'a, P: Peer> {
-    shared: &'a Arc<Shared>,
+struct Router<'a, S: Side> {
+    shared: &'a Arc<ConnectionState>,
     handler: &'a Arc<dyn ControlHandler>,
-    data: &'a mpsc::UnboundedSender<Batch<P::Inbound>>,
+    data: &'a mpsc::UnboundedSender<Batch<S::Inbound>>,
     /// Data-plane items of the current read, sent together by `flush`.
-    batch: BatchBuilder<P::Inbound>,
-    observer: Option<Observer<P::Inbound>>,
+    batch: BatchBuilder<S::Inbound>,
+    observer: Option<Observer<S::Inbound>>,
 }
 
-impl<P: Peer> Router<'_, P> {
+impl<S: Side> Router<'_, S> {
     fn route(&mut self, item: std::result::Result<Line<'_>, LineError>) {
         let line = match item {
             Ok(line) => line,
@@ -97,11 +99,11 @@ impl<P: Peer> Router<'_, P> {
             }
         };
         let bytes = line.text.len();
-        if ccwire_protocol::leading_type(line.text).is_some_and(P::deferrable) {
+        if ccwire_protocol::leading_type(line.text).is_some_and(S::deferrable) {
             self.batch.deferred(line.text, line.number);
             return;
         }
-        let frame = match P::decode(line.text) {
+        let frame = match S::decode(line.text) {
             Ok(frame) => frame,
             Err(source) => {
                 // Not a JSON object: not a frame at all (a stray log line, a truncated write).
@@ -116,7 +118,7 @@ impl<P: Peer> Router<'_, P> {
                 return;
             }
         };
-        if let Some(malformed) = P::as_malformed(&frame) {
+        if let Some(malformed) = S::as_malformed(&frame) {
             tracing::warn!(line = line.number, %malformed, "a frame that could not be typed");
             // Rare: the frame's JSON is rebuilt to read its control envelope.
             let raw = serde_json::to_value(&frame).unwrap_or_default();
@@ -124,7 +126,7 @@ impl<P: Peer> Router<'_, P> {
             self.deliver(frame, bytes);
             return;
         }
-        match P::route(frame) {
+        match S::route(frame) {
             Routed::Data(frame) => self.deliver(frame, bytes),
             Routed::Request(request) => incoming::spawn(request, self.shared, self.handler),
             Routed::Response(response) => self.resolve(response),
@@ -133,7 +135,7 @@ impl<P: Peer> Router<'_, P> {
         }
     }
 
-    fn deliver(&mut self, frame: P::Inbound, bytes: usize) {
+    fn deliver(&mut self, frame: S::Inbound, bytes: usize) {
         if let Some(observer) = &mut self.observer {
             observer(&frame);
         }

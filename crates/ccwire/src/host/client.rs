@@ -23,7 +23,7 @@ use futures::Stream;
 use serde_json::Value;
 use tokio::sync::{watch, Mutex};
 
-use super::dispatch::HostDispatch;
+use super::dispatch::HostControl;
 use super::process::{discover, exit_error, ChildProcess, OutputEnded, Spawn};
 use crate::engine::{Connection, HostSide, Inbound, OutputEnd};
 use crate::mcp::McpRouter;
@@ -102,7 +102,7 @@ impl Client {
             .collect();
         let router = (!sdk_servers.is_empty()).then(|| Arc::new(McpRouter::new(sdk_servers)));
         let sdk_names = router.as_ref().map(|r| r.names()).unwrap_or_default();
-        let (dispatch, hooks) = HostDispatch::new(
+        let (dispatch, hooks) = HostControl::new(
             options.can_use_tool.clone(),
             options.permission_timeout,
             &options.hooks,

@@ -40,7 +40,7 @@ struct RegisteredHook {
 }
 
 /// Serves the CLI's requests with the host's callbacks.
-pub(crate) struct HostDispatch {
+pub(crate) struct HostControl {
     can_use_tool: Option<Arc<dyn CanUseTool>>,
     permission_timeout: Option<Duration>,
     hooks: HashMap<String, RegisteredHook>,
@@ -48,7 +48,7 @@ pub(crate) struct HostDispatch {
     mcp: Option<Arc<McpRouter>>,
 }
 
-impl HostDispatch {
+impl HostControl {
     /// Builds the dispatcher and the wire form of the hooks for `initialize`, numbering the
     /// callbacks `hook_0`, `hook_1`, … as the official SDKs do.
     pub(crate) fn new(
@@ -97,7 +97,7 @@ impl HostDispatch {
     }
 }
 
-impl ControlHandler for HostDispatch {
+impl ControlHandler for HostControl {
     fn handle(
         &self,
         request: ControlRequestBody,
@@ -133,7 +133,7 @@ impl ControlHandler for HostDispatch {
     }
 }
 
-impl HostDispatch {
+impl HostControl {
     fn permission(
         &self,
         request: CanUseToolRequest,
