@@ -5,6 +5,11 @@
 //!   against the real pinned Claude Code CLI (installed first if needed), the peers suite (the
 //!   official SDKs through `ccwire tap`, against `fake-claude` and against `ccwire replay`;
 //!   installed first if needed), then `bench --quick`.
+//! - `record [--version V]…`: run the conformance suite on each CLI generation (and the peers
+//!   suite on the pinned one) through `ccwire tap` and write the normalized recordings to
+//!   `tests/fixtures/transcripts/claude-<version>/`.
+//! - `drift --version V`: run the conformance scenarios on CLI V through `ccwire tap` and print
+//!   what the typed schema does not know yet (see `drift.rs`).
 //! - `install-claude [--version V]`: download a Claude Code build from npm into ccwire's cache
 //!   and print the path of its executable.
 //! - `install-sdks`: install the official Python and TypeScript SDKs under `target/sdks` and
@@ -16,14 +21,15 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+mod conformance;
+mod drift;
 mod install;
+mod normalize;
 mod peers;
 mod sdks;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -59,6 +65,25 @@ enum Task {
     /// (the official SDKs as clients of `ccwire tap`, `fake-claude` and `ccwire replay`), then
     /// `bench --quick`.
     Test,
+    /// Record the conformance scenarios on each CLI generation (default: all four) and the
+    /// peers scenarios on the pinned one, through `ccwire tap`, into
+    /// `tests/fixtures/transcripts/claude-<version>/`, normalized so that recording again gives
+    /// the same bytes.
+    Record {
+        /// A version to record (repeatable).
+        #[arg(long)]
+        version: Vec<String>,
+        /// Compare with the committed recordings instead of rewriting them.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Run the conformance scenarios on a CLI build through `ccwire tap` and print what the
+    /// typed schema does not know yet: kinds, control subtypes, hook events, untyped fields.
+    Drift {
+        /// The CLI version to examine.
+        #[arg(long)]
+        version: String,
+    },
     /// Download a Claude Code CLI build from npm into ccwire's cache (a no-op when it is
     /// already there) and print the path of its executable as the last line of stdout.
     InstallClaude {
@@ -77,6 +102,12 @@ enum Task {
 fn main() -> Result<()> {
     match Args::parse().task {
         Task::Test => test(),
+        Task::Record { version, check } => record(&version, check),
+        Task::Drift { version } => {
+            let root = workspace_root();
+            let tap = build_tap(&root)?;
+            drift::drift(&root, &version, &tap)
+        }
         Task::InstallClaude { version } => {
             let path = install_claude(&version)?;
             println!("{}", path.display());
@@ -131,13 +162,6 @@ fn test() -> Result<()> {
         "--doc",
         "--locked",
     ]))?;
-    let transcripts = shared_dir(&root).join("reference/transcripts");
-    if !transcripts.is_dir() {
-        bail!(
-            "the recorded transcripts are missing: expected {} (set CCWIRE_SHARED_DIR)",
-            transcripts.display()
-        );
-    }
     run(Command::new(cargo())
         .current_dir(&root)
         .args([
@@ -149,101 +173,86 @@ fn test() -> Result<()> {
             "--",
             "check",
         ])
-        .arg(&transcripts))?;
-    conformance(&root, &claude)?;
-    peers::run_suite(&root, &claude, &sdks)?;
+        .arg(conformance::fixtures_dir(&root)))?;
+    let tap = build_tap(&root)?;
+    let differences = conformance::differences(&root)?;
+    let mut failures = Vec::new();
+    for version in conformance::GENERATIONS {
+        let claude = install_claude(version)?;
+        let mut suite = conformance::run_suite(&root, &claude, version, &tap)?;
+        if version == PINNED_CLI_VERSION {
+            let kept = conformance::tempfile_dir(&root, "peers")?;
+            peers::run_suite(&root, &claude, &sdks, &kept)?;
+            conformance::add_recordings(&mut suite, &kept)?;
+        }
+        let expected = differences.get(version).cloned().unwrap_or_default();
+        if let Err(err) = suite.check(&expected) {
+            failures.push(format!("{err:#}"));
+        }
+        if let Err(err) = suite.compare(&root) {
+            failures.push(format!("{err:#}"));
+        }
+    }
+    if !failures.is_empty() {
+        bail!("conformance:\n{}", failures.join("\n"));
+    }
     // Proves the benchmark harness works (tiny sizes, dev build): about a minute with the
     // one-time SDK installs, seconds after.
     bench::bench(&root, &bench::BenchArgs::quick())
 }
 
-/// Runs the conformance suite against the CLI at `claude` and reports how many scenarios ran
-/// and how long the suite took.
-fn conformance(root: &Path, claude: &Path) -> Result<()> {
-    // Build first, so that the time reported is the suite's, not the compiler's.
-    run(Command::new(cargo()).current_dir(root).args([
-        "test",
-        "-p",
-        "ccwire-testkit",
-        "--test",
-        CONFORMANCE_TEST,
-        "--locked",
-        "--no-run",
-    ]))?;
-    let started = Instant::now();
-    let mut child = Command::new(cargo())
-        .current_dir(root)
-        .env(CLAUDE_PATH_ENV, claude)
-        .args([
-            "test",
-            "-p",
-            "ccwire-testkit",
-            "--test",
-            CONFORMANCE_TEST,
-            "--locked",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .context("starting the conformance suite")?;
-    let mut summary = None;
-    if let Some(stdout) = child.stdout.take() {
-        for line in BufReader::new(stdout).lines() {
-            let line = line.context("reading the conformance suite's output")?;
-            println!("{line}");
-            if let Some(rest) = line.strip_prefix("test result: ") {
-                summary = Some(rest.to_owned());
+/// `cargo xtask record`: see [`Task::Record`].
+fn record(versions: &[String], check: bool) -> Result<()> {
+    let root = workspace_root();
+    let versions: Vec<String> = if versions.is_empty() {
+        conformance::GENERATIONS
+            .iter()
+            .map(|v| v.to_string())
+            .collect()
+    } else {
+        versions.to_vec()
+    };
+    let tap = build_tap(&root)?;
+    let differences = conformance::differences(&root)?;
+    let mut failures = Vec::new();
+    for version in &versions {
+        let claude = install_claude(version)?;
+        let mut suite = conformance::run_suite(&root, &claude, version, &tap)?;
+        if version == PINNED_CLI_VERSION {
+            let sdks = sdks::install(&sdks::sdk_dir(&root))?;
+            let kept = conformance::tempfile_dir(&root, "peers")?;
+            peers::run_suite(&root, &claude, &sdks, &kept)?;
+            conformance::add_recordings(&mut suite, &kept)?;
+        }
+        let expected = differences.get(version).cloned().unwrap_or_default();
+        if let Err(err) = suite.check(&expected) {
+            eprintln!("warning: {err:#}");
+        }
+        if check {
+            if let Err(err) = suite.compare(&root) {
+                failures.push(format!("{err:#}"));
             }
+        } else {
+            suite.write(&root)?;
         }
     }
-    let status = child.wait()?;
-    let elapsed = started.elapsed();
-    let counts = summary
-        .as_deref()
-        .map(TestCounts::parse)
-        .unwrap_or_default();
-    eprintln!(
-        "conformance: {} scenarios ran against claude {PINNED_CLI_VERSION} ({} passed, {} failed, {} ignored) in {:.1} s",
-        counts.passed + counts.failed,
-        counts.passed,
-        counts.failed,
-        counts.ignored,
-        elapsed.as_secs_f64()
-    );
-    if !status.success() {
-        bail!("the conformance suite failed: {status}");
+    if !failures.is_empty() {
+        bail!("{}", failures.join("\n"));
     }
     Ok(())
 }
 
-/// The counts of a libtest `test result:` line.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct TestCounts {
-    passed: u64,
-    failed: u64,
-    ignored: u64,
-}
-
-impl TestCounts {
-    /// Parses `ok. 21 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 42.1s`.
-    fn parse(summary: &str) -> Self {
-        let mut counts = Self::default();
-        for part in summary.split(';') {
-            let mut words = part.split_whitespace().rev();
-            let (Some(what), Some(number)) = (words.next(), words.next()) else {
-                continue;
-            };
-            let Ok(number) = number.parse() else {
-                continue;
-            };
-            match what {
-                "passed" => counts.passed = number,
-                "failed" => counts.failed = number,
-                "ignored" => counts.ignored = number,
-                _ => {}
-            }
-        }
-        counts
-    }
+/// Builds the `ccwire` binary and returns its path: the tap the suites record through.
+fn build_tap(root: &Path) -> Result<PathBuf> {
+    run(Command::new(cargo()).current_dir(root).args([
+        "build",
+        "-p",
+        "ccwire-cli",
+        "--bin",
+        "ccwire",
+        "--locked",
+    ]))?;
+    Ok(sdks::target_dir(root).join("debug/ccwire"))
 }
 
 /// `cargo test -p PACKAGE` of the target kinds in `kinds` and every integration test target of
@@ -302,14 +311,6 @@ fn test_targets(package_dir: &Path) -> Result<Vec<String>> {
     Ok(targets)
 }
 
-/// `shared/` beside the repository, or `CCWIRE_SHARED_DIR`.
-fn shared_dir(root: &Path) -> PathBuf {
-    match std::env::var_os("CCWIRE_SHARED_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => root.join("../shared"),
-    }
-}
-
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -329,24 +330,4 @@ fn run(command: &mut Command) -> Result<()> {
         bail!("{command:?} failed: {status}");
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn libtest_summaries_parse() {
-        let counts = TestCounts::parse(
-            "FAILED. 20 passed; 2 failed; 1 ignored; 0 measured; 0 filtered out; finished in 41.20s",
-        );
-        assert_eq!(
-            counts,
-            TestCounts {
-                passed: 20,
-                failed: 2,
-                ignored: 1
-            }
-        );
-    }
 }

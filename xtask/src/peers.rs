@@ -24,8 +24,9 @@ const THREADS: &str = "4";
 const MODES: [&str; 3] = ["tap", "fake", "replay"];
 
 /// Runs the suite with the real CLI at `claude` and the SDKs in `sdks`, prints the table and
-/// the summary, and fails if any run failed.
-pub fn run_suite(root: &Path, claude: &Path, sdks: &Sdks) -> Result<()> {
+/// the summary, and fails if any run failed. The recordings of the runs through the tap that
+/// passed are kept in `record` (see [`crate::conformance`]).
+pub fn run_suite(root: &Path, claude: &Path, sdks: &Sdks, record: &Path) -> Result<()> {
     // Build first, so that the time reported is the suite's, not the compiler's.
     run(Command::new(cargo()).current_dir(root).args([
         "build",
@@ -55,6 +56,7 @@ pub fn run_suite(root: &Path, claude: &Path, sdks: &Sdks) -> Result<()> {
         .env(PYTHON_ENV, &sdks.python)
         .env(TS_SDK_ENV, &sdks.ts_sdk)
         .env("CCWIRE_PEERS_REPORT", &report)
+        .env("CCWIRE_RECORD_DIR", record)
         .args([
             "test",
             "-p",

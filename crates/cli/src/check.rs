@@ -1,5 +1,8 @@
 //! `ccwire check`: parse every frame of NDJSON files or recorded transcripts and report what
-//! did not parse, and what came back as a kind this version does not know.
+//! did not parse, and what came back as a kind this version does not know; with `--coverage`,
+//! also the fields and hook events the typed schema does not know yet ([`untyped`]).
+
+pub mod untyped;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -35,6 +38,9 @@ pub struct CheckArgs {
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Also report the fields the typed schema keeps untyped and the hook events seen.
+    #[arg(long)]
+    pub coverage: bool,
     /// Longest line accepted, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_LINE_LENGTH)]
     pub max_line_length: usize,
@@ -64,6 +70,9 @@ pub struct Report {
     unknown_unlisted: Vec<Finding>,
     /// Typed control responses checked against the request they answer.
     responses_checked: usize,
+    /// With `--coverage`: what the schema does not type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<untyped::Coverage>,
 }
 
 impl Report {
@@ -75,7 +84,10 @@ impl Report {
 
 /// Runs the check and prints the report; returns whether it passed.
 pub fn run(args: &CheckArgs, out: &mut impl Write) -> anyhow::Result<bool> {
-    let mut report = Report::default();
+    let mut report = Report {
+        coverage: args.coverage.then(untyped::Coverage::default),
+        ..Report::default()
+    };
     for path in expand(&args.files)? {
         check_file(&path, args, &mut report)
             .with_context(|| format!("reading {}", path.display()))?;
@@ -208,6 +220,11 @@ fn check_frame(frame: &str, at: Location<'_>, session: &mut Correlation, report:
         Direction::In => "in",
     };
     *report.counts.entry(format!("{label} {kind}")).or_default() += 1;
+    if let Some(coverage) = &mut report.coverage {
+        if repairs.is_empty() && unknown.is_none() {
+            coverage.add(at.direction, &kind, &value);
+        }
+    }
     if let Some(unknown) = unknown {
         let listed = coverage::is_listed(&unknown);
         let found = finding(at.file, at.line, at.direction, &unknown, "unknown kind");
@@ -348,6 +365,20 @@ fn print_table(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(out, "{title}: {}", findings.len())?;
         for f in findings {
             writeln!(out, "  {}:{}: {} {}", f.file, f.line, f.kind, f.message)?;
+        }
+    }
+    if let Some(coverage) = &report.coverage {
+        writeln!(
+            out,
+            "fields kept untyped (in extra maps or as raw JSON): {}",
+            coverage.untyped_fields.len()
+        )?;
+        for (field, count) in &coverage.untyped_fields {
+            writeln!(out, "  {field:<70} {count:>7}")?;
+        }
+        writeln!(out, "hook events (? = not in the schema):")?;
+        for (event, count) in &coverage.hook_events {
+            writeln!(out, "  {event:<70} {count:>7}")?;
         }
     }
     Ok(())

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 fn transcripts() -> PathBuf {
-    let shared = std::env::var_os("CCWIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")));
-    shared.join("reference/transcripts")
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/transcripts"
+    ))
 }
 
 /// A running `ccwire replay`, its stdout read on a thread.
@@ -145,10 +145,12 @@ fn drive_as_recorded(path: &Path) -> usize {
 fn real_recordings_replay_to_a_host_that_sends_what_was_recorded() {
     let dir = transcripts().join("claude-2.1.330");
     for name in [
-        "01_text",
-        "02_tool_multiturn",
-        "03_controls_interrupt",
-        "05_sdk_mcp",
+        "basics.a_text_turn",
+        "permissions.bash_allowed_by_can_use_tool_creates_the_file",
+        "control.interrupt_mid_stream_then_a_normal_turn",
+        "mcp.an_in_process_tool_is_called_and_its_result_reaches_the_model",
+        "peers.python.mcp",
+        "peers.node.hooks",
     ] {
         let mapped = drive_as_recorded(&dir.join(format!("{name}.jsonl")));
         // Every recording starts with the host's initialize; its answer took the new id.

@@ -428,8 +428,7 @@ pub(crate) mod transcripts {
 
     /// The transcripts directory.
     pub(crate) fn dir() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/reference/transcripts")
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/transcripts")
     }
 
     /// Every frame of every recorded transcript, in file order.

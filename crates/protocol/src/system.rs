@@ -139,7 +139,7 @@ pub(crate) mod tests {
     ) -> Vec<(String, String, Map<String, Value>)> {
         let root = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/reference/transcripts"
+            "/../../tests/fixtures/transcripts"
         );
         let mut out = Vec::new();
         let mut dirs: Vec<_> = std::fs::read_dir(root)

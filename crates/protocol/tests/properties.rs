@@ -10,10 +10,10 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
 fn transcript_files() -> Vec<PathBuf> {
-    let shared = std::env::var_os("CCWIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")));
-    let dir = shared.join("reference/transcripts");
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/transcripts"
+    ));
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("the transcripts must be at {}: {e}", dir.display()))
         .flat_map(|version| std::fs::read_dir(version.unwrap().path()).unwrap())

@@ -9,10 +9,10 @@ use ccwire_protocol::{coverage, InputMessage, Message};
 use serde_json::Value;
 
 fn transcripts_dir() -> PathBuf {
-    let shared = std::env::var_os("CCWIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")));
-    shared.join("reference/transcripts")
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/transcripts"
+    ))
 }
 
 /// `(file, line number, direction is "out", msg)` for every recorded frame.

@@ -157,10 +157,24 @@ fn run_tap(sdk: Sdk, scenario: Scenario) -> TapRun {
             )
         });
     report(sdk, scenario, "tap", &verdict, run.seconds, run.checks());
+    keep_recording(sdk, scenario, &verdict, &recording);
     runtime.block_on(server.shutdown());
     TapRun {
         verdict,
         recording: sdk_passed.is_ok().then_some(recording),
+    }
+}
+
+/// With `$CCWIRE_RECORD_DIR` set (`cargo xtask record`), a recording whose run passed is kept
+/// there as `peers.SDK.SCENARIO/tap.jsonl`: the official SDKs' own frames, for the fixtures.
+fn keep_recording(sdk: Sdk, scenario: Scenario, verdict: &Result<(), String>, recording: &str) {
+    let Some(dir) = std::env::var_os("CCWIRE_RECORD_DIR").filter(|d| !d.is_empty()) else {
+        return;
+    };
+    if verdict.is_ok() {
+        let into = Path::new(&dir).join(format!("peers.{}.{}", sdk.name(), scenario.name()));
+        std::fs::create_dir_all(&into).unwrap();
+        std::fs::write(into.join("tap.jsonl"), recording).unwrap();
     }
 }
 

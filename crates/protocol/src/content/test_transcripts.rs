@@ -9,10 +9,11 @@ use super::{
     ContentBlock, McpToolResultBlock, SearchResultBlock, ToolResultBlock, ToolResultContent,
 };
 
-/// Where the recorded transcripts live, relative to this crate.
+/// Where the project's recordings live (`cargo xtask record` writes them), relative to this
+/// crate.
 const TRANSCRIPTS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/transcripts"
+    "/../../tests/fixtures/transcripts"
 );
 
 /// One recorded frame and where it came from.

@@ -11,7 +11,7 @@ use crate::hooks::ElicitationAction;
 
 const TRANSCRIPTS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/transcripts"
+    "/../../tests/fixtures/transcripts"
 );
 
 /// Every `*.jsonl` transcript except the HTTP logs.
@@ -161,7 +161,7 @@ fn every_transcript_control_frame_round_trips() {
 
 #[test]
 fn initialize_response_is_typed() {
-    let path = Path::new(TRANSCRIPTS).join("claude-2.1.330/01_text.jsonl");
+    let path = Path::new(TRANSCRIPTS).join("claude-2.1.330/basics.a_text_turn.jsonl");
     let msg = frames(&path)
         .into_iter()
         .find(|m| m["type"] == "control_response")

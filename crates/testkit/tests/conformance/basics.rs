@@ -6,8 +6,8 @@ use ccwire::{query, Client};
 use serde_json::json;
 
 use crate::{
-    assistant_text, collect, conversation, inits, kinds, last_user_text, ok, results, script,
-    the_result, turn, within, Scenario, CLI_VERSION,
+    assistant_text, cli_version, collect, conversation, inits, kinds, last_user_text, ok, results,
+    script, the_result, turn, within, Scenario,
 };
 
 #[tokio::test]
@@ -29,7 +29,10 @@ async fn a_text_turn() {
     // system/init comes before the reply and names the pinned version and the working dir.
     let init = inits(&items);
     assert!(!init.is_empty(), "{}", kinds(&items));
-    assert_eq!(init[0].claude_code_version.as_deref(), Some(CLI_VERSION));
+    assert_eq!(
+        init[0].claude_code_version.as_deref(),
+        Some(cli_version().as_str())
+    );
     assert_eq!(
         std::fs::canonicalize(&init[0].cwd).unwrap(),
         std::fs::canonicalize(s.work()).unwrap()

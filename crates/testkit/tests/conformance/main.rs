@@ -3,9 +3,15 @@
 //!
 //! The CLI comes from `$CCWIRE_CLAUDE_PATH`, else from the cache `cargo xtask install-claude`
 //! fills (`pinned_cli_dir("2.1.330")/claude`); when it is missing every scenario fails and says
-//! how to install it. Each scenario gets its own model server, `HOME`, `TMPDIR`,
-//! `CLAUDE_CODE_TMPDIR` and working directory, so scenarios run concurrently. Every await has
-//! a time limit.
+//! how to install it. `$CCWIRE_CLI_VERSION` names the version it is (default: the pinned one);
+//! `cargo xtask test` runs the suite once per CLI generation and checks each older one against
+//! its list of expected differences (`differences.json`). Each scenario gets its own model
+//! server, `HOME`, `TMPDIR`, `CLAUDE_CODE_TMPDIR` and working directory, so scenarios run
+//! concurrently. Every await has a time limit.
+//!
+//! When `$CCWIRE_RECORD_DIR` is set, every CLI a scenario starts runs behind `ccwire tap`
+//! (through `$CCWIRE_TAP_WRAPPER`), which records the session into `$CCWIRE_RECORD_DIR/<scenario>/`:
+//! this is how `cargo xtask record` makes the recordings under `tests/fixtures/transcripts`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod basics;
@@ -32,7 +38,15 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 
 /// The Claude Code version this suite is written against.
-pub const CLI_VERSION: &str = "2.1.330";
+pub const PINNED_VERSION: &str = "2.1.330";
+
+/// The version of the CLI under test: `$CCWIRE_CLI_VERSION`, else [`PINNED_VERSION`].
+pub fn cli_version() -> String {
+    std::env::var("CCWIRE_CLI_VERSION")
+        .ok()
+        .filter(|version| !version.is_empty())
+        .unwrap_or_else(|| PINNED_VERSION.to_owned())
+}
 
 /// How long one scenario step (a connect, a turn, a control request) may take.
 pub const STEP: Duration = Duration::from_secs(60);
@@ -88,8 +102,7 @@ impl Scenario {
         let home = self.home();
         let tmp = self.root.path().join("tmp");
         let stderr = Arc::clone(&self.stderr);
-        Options::builder()
-            .cli_path(ccwire_testkit::real_claude())
+        recording(Options::builder())
             .cwd(self.work())
             .env("HOME", &home)
             .env("TMPDIR", &tmp)
@@ -149,6 +162,28 @@ impl Scenario {
             Err(err) => panic!("connect failed: {err}\nstderr:\n{}", self.stderr()),
         }
     }
+}
+
+/// With `$CCWIRE_RECORD_DIR` set: the CLI path is `$CCWIRE_TAP_WRAPPER`, a script that runs
+/// the real CLI behind `ccwire tap` (`cargo xtask` writes it once, before the suite starts: a
+/// script written while other tests fork could not be run, "text file busy"), recording into
+/// a directory named after the running test (its thread's name, e.g. `basics.a_text_turn`),
+/// one file per CLI started. Returns the wrapper and the environment it reads.
+fn recording(builder: OptionsBuilder) -> OptionsBuilder {
+    let Some(dir) = std::env::var_os("CCWIRE_RECORD_DIR").filter(|d| !d.is_empty()) else {
+        return builder.cli_path(ccwire_testkit::real_claude());
+    };
+    let wrapper = std::env::var_os("CCWIRE_TAP_WRAPPER").expect("$CCWIRE_TAP_WRAPPER is set");
+    let test = std::thread::current()
+        .name()
+        .expect("a test thread has the test's name")
+        .replace("::", ".");
+    let into = PathBuf::from(dir).join(test);
+    std::fs::create_dir_all(&into).unwrap();
+    builder
+        .cli_path(wrapper)
+        .env("CCWIRE_TAP_RECORD", into)
+        .env("CCWIRE_TAP_CLI", ccwire_testkit::real_claude())
 }
 
 /// Runs `future` with the step limit, so that a hang fails the test instead of blocking it.

@@ -3,22 +3,24 @@
 use ccwire_protocol::hooks::HookMatchers;
 use serde_json::{json, Value};
 
-use super::{allow_all, apply_env, args, initialize_json, pairs};
+use super::{apply_env, args, initialize_json, pairs};
 use crate::mcp::SdkMcpServer;
 use crate::options::Options;
+use ccwire_protocol::permission::PermissionMode;
 
-/// The official Python SDK's run in `15_python_sdk_reference.jsonl` used `system_prompt=""`
-/// (its default), one SDK MCP server `calc`, `can_use_tool` and a `PreToolUse` hook. Our argv
-/// must carry the same flags, except the two that ccwire (like the TypeScript SDK) sends in
-/// `initialize`: `--system-prompt` (→ `systemPrompt`) and the SDK server in `--mcp-config`
-/// (→ `sdkMcpServers`). The `initialize` request must equal Python's plus those two fields.
+/// The official Python SDK's run of the peers scenario `mcp` (recorded by `cargo xtask record`
+/// through `ccwire tap`) used `system_prompt=""` (its default), `permission_mode="default"`,
+/// one SDK MCP server `calc` and `allowed_tools=["mcp__calc__add"]`. Our argv must carry the
+/// same flags, except the two that ccwire (like the TypeScript SDK) sends in `initialize`:
+/// `--system-prompt` (→ `systemPrompt`) and the SDK server in `--mcp-config` (→
+/// `sdkMcpServers`). The `initialize` request must equal Python's plus those two fields.
 #[test]
 fn argv_matches_the_python_sdk_reference_run() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/transcripts/claude-2.1.330/15_python_sdk_reference.jsonl"
+        "/../../tests/fixtures/transcripts/claude-2.1.330/peers.python.mcp.jsonl"
     );
-    let text = std::fs::read_to_string(path).expect("the reference transcript");
+    let text = std::fs::read_to_string(path).expect("the recorded Python SDK run");
     let mut lines = text.lines();
     let meta: Value = serde_json::from_str(lines.next().expect("meta line")).expect("json");
     let python_argv: Vec<String> =
@@ -31,8 +33,9 @@ fn argv_matches_the_python_sdk_reference_run() {
 
     let options = Options::builder()
         .system_prompt("")
+        .permission_mode(PermissionMode::Default)
         .sdk_mcp_server(SdkMcpServer::builder("calc").build())
-        .can_use_tool(allow_all())
+        .allowed_tools(["mcp__calc__add"])
         .build()
         .expect("valid");
     let ours = pairs(&args(&options));
@@ -83,9 +86,9 @@ fn argv_matches_the_python_sdk_reference_run() {
         })
         .collect();
 
-    let hooks: HookMatchers =
+    let hooks: Option<HookMatchers> =
         serde_json::from_value(python_initialize["hooks"].clone()).expect("hooks");
-    let mut request = initialize_json(&options, Some(hooks), vec!["calc".into()]);
+    let mut request = initialize_json(&options, hooks, vec!["calc".into()]);
     let object = request.as_object_mut().expect("object");
     assert_eq!(object.remove("systemPrompt"), Some(json!([python_prompt])));
     assert_eq!(
@@ -94,6 +97,8 @@ fn argv_matches_the_python_sdk_reference_run() {
     );
     let mut python_rest = python_initialize.as_object().expect("object").clone();
     python_rest.remove("subtype");
+    // Python writes the fields it has no value for as `null`; ccwire leaves them out.
+    python_rest.retain(|_, value| !value.is_null());
     assert_eq!(*object, python_rest);
 
     // The same identification variables, with our entry point.

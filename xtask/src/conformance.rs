@@ -1,0 +1,378 @@
+//! The conformance suite (`crates/testkit/tests/conformance`) run against each CLI generation,
+//! every run recorded through `ccwire tap`, and the recordings compared with (or written to)
+//! `tests/fixtures/transcripts/claude-<version>/`.
+//!
+//! The pinned CLI must pass every scenario. An older one must pass every scenario but those its
+//! entry in `differences.json` names, and those must still fail: a listed scenario that passes
+//! is an error too (the list is stale), so no difference goes unnoticed or stays listed after it
+//! is gone.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::normalize::{directions, normalize};
+use crate::{cargo, run, CLAUDE_PATH_ENV, CONFORMANCE_TEST};
+
+/// The CLI generations CI runs the suite on, newest (the pinned one) first.
+pub const GENERATIONS: [&str; 4] = ["2.1.330", "2.1.112", "2.0.77", "1.0.128"];
+
+/// Where the recordings live, one directory per version.
+pub fn fixtures_dir(root: &Path) -> PathBuf {
+    root.join("tests/fixtures/transcripts")
+}
+
+/// The expected differences of the older generations: version → scenario → how it differs.
+pub fn differences(root: &Path) -> Result<BTreeMap<String, BTreeMap<String, String>>> {
+    let path = root.join("crates/testkit/tests/conformance/differences.json");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
+/// What one run of the suite gave.
+pub struct Run {
+    pub version: String,
+    /// Scenario → passed.
+    pub outcomes: BTreeMap<String, bool>,
+    pub seconds: f64,
+    /// The normalized recordings: file name → text.
+    pub recordings: BTreeMap<String, String>,
+}
+
+impl Run {
+    /// Checks the outcomes against the expected differences and prints the version's summary
+    /// line; the error lists every unexpected outcome.
+    pub fn check(&self, expected: &BTreeMap<String, String>) -> Result<()> {
+        let mut unexpected = Vec::new();
+        let mut differ = 0;
+        for (scenario, &passed) in &self.outcomes {
+            match (passed, expected.get(scenario)) {
+                (true, None) => {}
+                (false, Some(_)) => differ += 1,
+                (true, Some(_)) => unexpected.push(format!(
+                    "{scenario} passes but is listed as a difference (remove it from \
+                     differences.json)"
+                )),
+                (false, None) => unexpected.push(format!("{scenario} failed")),
+            }
+        }
+        for scenario in expected.keys() {
+            if !self.outcomes.contains_key(scenario) {
+                unexpected.push(format!("{scenario} is listed but did not run"));
+            }
+        }
+        let passed = self.outcomes.values().filter(|&&passed| passed).count();
+        eprintln!(
+            "conformance claude {}: {} scenarios, {passed} passed, {differ} differ as listed, {} \
+             unexpected, in {:.1} s",
+            self.version,
+            self.outcomes.len(),
+            unexpected.len(),
+            self.seconds
+        );
+        if unexpected.is_empty() {
+            Ok(())
+        } else {
+            bail!("claude {}: {}", self.version, unexpected.join("\n  "))
+        }
+    }
+
+    /// Compares the recordings with the committed ones; the error names each file that differs,
+    /// is missing or is extra, with its first differing line.
+    pub fn compare(&self, root: &Path) -> Result<()> {
+        let dir = fixtures_dir(root).join(format!("claude-{}", self.version));
+        let committed = read_recordings(&dir)?;
+        let mut problems = Vec::new();
+        let mut interleaved = Vec::new();
+        for (name, text) in &self.recordings {
+            match committed.get(name) {
+                None => problems.push(format!("{name}: recorded, not committed")),
+                Some(old) if old == text => {}
+                Some(old) if directions(old) == directions(text) => interleaved.push(name.as_str()),
+                Some(old) => problems.push(format!(
+                    "{name}: differs from the committed recording{}",
+                    first_difference(old, text)
+                )),
+            }
+        }
+        for name in committed.keys() {
+            if !self.recordings.contains_key(name) {
+                problems.push(format!("{name}: committed, not recorded"));
+            }
+        }
+        eprintln!(
+            "recordings claude {}: {} files, {} byte for byte as committed, {} with the same \
+             frames each way interleaved otherwise{}",
+            self.version,
+            self.recordings.len(),
+            self.recordings.len() - problems.len().min(self.recordings.len()) - interleaved.len(),
+            interleaved.len(),
+            if interleaved.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", interleaved.join(", "))
+            }
+        );
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            bail!(
+                "claude {}: the recordings are not reproducible or not up to date (`cargo xtask \
+                 record` rewrites them):\n  {}",
+                self.version,
+                problems.join("\n  ")
+            )
+        }
+    }
+
+    /// Replaces the committed recordings of this version with these.
+    pub fn write(&self, root: &Path) -> Result<()> {
+        let dir = fixtures_dir(root).join(format!("claude-{}", self.version));
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        std::fs::create_dir_all(&dir)?;
+        for (name, text) in &self.recordings {
+            std::fs::write(dir.join(name), text)?;
+        }
+        eprintln!(
+            "wrote {} recordings to {}",
+            self.recordings.len(),
+            dir.display()
+        );
+        Ok(())
+    }
+}
+
+/// Runs the suite against `claude` (version `version`), every CLI behind `ccwire tap` (`tap`).
+pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Result<Run> {
+    // Build first, so that the time reported is the suite's, not the compiler's.
+    run(Command::new(cargo()).current_dir(root).args([
+        "test",
+        "-p",
+        "ccwire-testkit",
+        "--test",
+        CONFORMANCE_TEST,
+        "--locked",
+        "--no-run",
+    ]))?;
+    let scratch = tempfile_dir(root, version)?;
+    // The suite's CLI path when it records: the tap in front of `$CCWIRE_TAP_CLI`, recording
+    // into `$CCWIRE_TAP_RECORD`. Written here, before any test runs.
+    let wrapper = scratch.join("claude-tap");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec '{}' tap -- \"$CCWIRE_TAP_CLI\" \"$@\"\n",
+            tap.display().to_string().replace('\'', r"'\''")
+        ),
+    )?;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
+    let started = Instant::now();
+    let mut child = Command::new(cargo())
+        .current_dir(root)
+        .env(CLAUDE_PATH_ENV, claude)
+        .env("CCWIRE_CLI_VERSION", version)
+        .env("CCWIRE_RECORD_DIR", &scratch)
+        .env("CCWIRE_TAP_WRAPPER", &wrapper)
+        .args([
+            "test",
+            "-p",
+            "ccwire-testkit",
+            "--test",
+            CONFORMANCE_TEST,
+            "--locked",
+            "--",
+            "--color",
+            "never",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("starting the conformance suite")?;
+    let mut outcomes = BTreeMap::new();
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines() {
+            let line = line.context("reading the conformance suite's output")?;
+            println!("{line}");
+            if let Some((name, passed)) = outcome(&line) {
+                outcomes.insert(name, passed);
+            }
+        }
+    }
+    child.wait()?;
+    let seconds = started.elapsed().as_secs_f64();
+    let recordings = collect_recordings(&scratch)?;
+    Ok(Run {
+        version: version.to_owned(),
+        outcomes,
+        seconds,
+        recordings,
+    })
+}
+
+/// A libtest line `test NAME ... ok` or `test NAME ... FAILED` → (NAME, passed).
+fn outcome(line: &str) -> Option<(String, bool)> {
+    let (name, outcome) = line.strip_prefix("test ")?.rsplit_once(" ... ")?;
+    match outcome.trim() {
+        "ok" => Some((name.to_owned(), true)),
+        "FAILED" => Some((name.to_owned(), false)),
+        _ => None,
+    }
+}
+
+/// Adds the official SDKs' recordings the peers suite kept in `scratch` to `run`.
+pub fn add_recordings(run: &mut Run, scratch: &Path) -> Result<()> {
+    run.recordings.extend(collect_recordings(scratch)?);
+    Ok(())
+}
+
+/// A fresh directory under `target/` for one run's raw recordings.
+pub fn tempfile_dir(root: &Path, name: &str) -> Result<PathBuf> {
+    let dir = crate::sdks::target_dir(root).join("recordings").join(name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// The normalized recordings under `scratch`: one directory per scenario, one file per CLI the
+/// scenario started (in the order started) → `<scenario>.jsonl`, `<scenario>.2.jsonl`, ….
+fn collect_recordings(scratch: &Path) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(scratch)? {
+        let dir = entry?.path();
+        // `claude-tap`, the wrapper, is a file beside the scenarios' directories.
+        if !dir.is_dir() {
+            continue;
+        }
+        let scenario = dir
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?
+            .map(|entry| entry.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()?;
+        // The tap names its files `tap-<milliseconds>-<pid>.jsonl`: by start time.
+        files.sort_by_key(|path| started_at(path));
+        for (index, file) in files.iter().enumerate() {
+            let text = std::fs::read_to_string(file)?;
+            if text.trim().is_empty() {
+                continue;
+            }
+            let name = match index {
+                0 => format!("{scenario}.jsonl"),
+                n => format!("{scenario}.{}.jsonl", n + 1),
+            };
+            let normalized =
+                normalize(&text).with_context(|| format!("normalizing {}", file.display()))?;
+            out.insert(name, normalized);
+        }
+    }
+    Ok(out)
+}
+
+/// `tap-<milliseconds>-<pid>.jsonl` → milliseconds; other names sort by name.
+fn started_at(path: &Path) -> (u128, String) {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let millis = name
+        .strip_prefix("tap-")
+        .and_then(|rest| rest.split('-').next())
+        .and_then(|millis| millis.parse().ok())
+        .unwrap_or(0);
+    (millis, name)
+}
+
+/// The committed recordings of one version: file name → text.
+fn read_recordings(dir: &Path) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(out);
+    };
+    for entry in entries {
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.ends_with(".jsonl") {
+            out.insert(name, std::fs::read_to_string(&path)?);
+        }
+    }
+    Ok(out)
+}
+
+/// ", line N:\n    was: …\n    now: …" for the first line where `old` and `new` differ.
+fn first_difference(old: &str, new: &str) -> String {
+    let (mut old_lines, mut new_lines) = (old.lines(), new.lines());
+    let mut number = 0;
+    loop {
+        number += 1;
+        match (old_lines.next(), new_lines.next()) {
+            (None, None) => return String::new(),
+            (a, b) if a == b => continue,
+            (a, b) => {
+                let clip = |line: Option<&str>| {
+                    line.map(|l| l.chars().take(300).collect::<String>())
+                        .unwrap_or_else(|| "(end of file)".to_owned())
+                };
+                return format!(
+                    ", line {number}:\n    was: {}\n    now: {}",
+                    clip(a),
+                    clip(b)
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libtest_lines_give_outcomes() {
+        assert_eq!(
+            outcome("test basics::a_text_turn ... ok"),
+            Some(("basics::a_text_turn".to_owned(), true))
+        );
+        assert_eq!(
+            outcome("test control::interrupt ... FAILED"),
+            Some(("control::interrupt".to_owned(), false))
+        );
+        assert_eq!(outcome("test result: ok. 23 passed; 0 failed"), None);
+        assert_eq!(outcome("running 23 tests"), None);
+    }
+
+    #[test]
+    fn a_listed_difference_that_passes_is_an_error() {
+        let run = Run {
+            version: "1.0.0".to_owned(),
+            outcomes: [("a".to_owned(), true), ("b".to_owned(), false)].into(),
+            seconds: 1.0,
+            recordings: BTreeMap::new(),
+        };
+        let listed = |names: &[&str]| -> BTreeMap<String, String> {
+            names
+                .iter()
+                .map(|n| (n.to_string(), "why".to_owned()))
+                .collect()
+        };
+        assert!(run.check(&listed(&["b"])).is_ok());
+        assert!(run.check(&listed(&[])).is_err(), "an unlisted failure");
+        assert!(run.check(&listed(&["a", "b"])).is_err(), "a stale entry");
+        assert!(
+            run.check(&listed(&["b", "c"])).is_err(),
+            "a listed scenario that did not run"
+        );
+    }
+}

@@ -1,0 +1,348 @@
+//! Makes a recording of `ccwire tap` reproducible: what changes from run to run (uuids,
+//! timestamps, durations, temporary paths, ports, the machine's environment, the random ids the
+//! model server gives its messages) is replaced by stable values, so that recording the same
+//! scenario twice gives the same bytes.
+//!
+//! Frames are rewritten as text, not parsed and printed again, so every key keeps the order the
+//! CLI or the host wrote it in. Each distinct uuid or id becomes a numbered one in the order of
+//! first appearance in the file: the same value gets the same replacement everywhere, so request
+//! and response ids, session ids and tool-use ids still pair up.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use anyhow::{bail, Context, Result};
+use regex::{Captures, Regex};
+use serde_json::{Map, Value};
+
+/// The placeholder the scenario's private directory (home, temp and work directories) becomes.
+const SCENARIO_ROOT: &str = "/scenario";
+/// The placeholder the CLI's install directory becomes.
+const CLI_ROOT: &str = "/cli";
+/// Every timestamp becomes this one.
+const TIMESTAMP: &str = "2000-01-01T00:00:00.000Z";
+
+/// The environment variables a recording keeps: the ones a scenario sets for the CLI. The rest
+/// of the environment is the machine's.
+const KEPT_ENV_PREFIXES: &[&str] = &["ANTHROPIC_", "CLAUDE_", "DISABLE_", "MCP_", "XDG_"];
+const KEPT_ENV: &[&str] = &["HOME", "TMPDIR"];
+
+fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("a valid pattern"))
+}
+
+fn uuid() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    regex(
+        &CELL,
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+    )
+}
+
+/// The model server's message and tool-use ids (`msg_fake_<hex>`, `toolu_fake_<hex>`).
+fn fake_id() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    regex(&CELL, r"\b([a-z]+)_fake_([0-9a-f]{6,})\b")
+}
+
+/// Request ids an SDK draws at random (TypeScript: `f3d2pcnvlk`; Python: `req_1_9afde8c4`).
+/// ccwire's `req_N` and the model server's `req_fake_N` are counters and stay.
+fn request_id() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    regex(&CELL, r#"("request_id":\s*")([^"\\]+)""#)
+}
+
+fn counted_request_id() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    regex(
+        &CELL,
+        r"^(req_(fake_)?\d+|sdk_req_\d{6}|0{8}-0{4}-4000-8000-\d{12})$",
+    )
+}
+
+/// Process ids: `"pid":1234`, and the CLI's socket named after its pid.
+fn pid() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    regex(&CELL, r#"("pid":)\d+|(cc-socks/)\d+(\.sock)"#)
+}
+
+fn timestamp() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    regex(
+        &CELL,
+        r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?",
+    )
+}
+
+fn loopback_port() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    regex(&CELL, r"(127\.0\.0\.1|localhost):\d+")
+}
+
+/// Numbers that measure time: `duration_ms`, `duration_api_ms`, `ttftMs`, `elapsed_time_ms`, ….
+fn duration() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    regex(
+        &CELL,
+        r#""([A-Za-z_]*(?:[dD]uration|_ms|Ms|[eE]lapsed|ttft)[A-Za-z_]*)":(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"#,
+    )
+}
+
+/// The leading `"t":seconds` of a recording line.
+fn seconds() -> &'static Regex {
+    static CELL: OnceLock<Regex> = OnceLock::new();
+    regex(&CELL, r#"^\{"dir":"(in|out)","t":[0-9.]+,"#)
+}
+
+/// The frames of a recording, one list per direction (`in`, `out`), each in its order: two
+/// recordings of one scenario must agree on these; how the two directions interleave depends
+/// on timing (a request the host sends while the CLI writes) and may differ.
+pub fn directions(recording: &str) -> [Vec<&str>; 2] {
+    let mut split = [Vec::new(), Vec::new()];
+    for line in recording.lines() {
+        // `{"dir":"in","t":0.001,` → the part after the time.
+        let (side, rest) = if let Some(rest) = line.strip_prefix(r#"{"dir":"in","t":"#) {
+            (0, rest)
+        } else if let Some(rest) = line.strip_prefix(r#"{"dir":"out","t":"#) {
+            (1, rest)
+        } else {
+            continue;
+        };
+        split[side].push(rest.split_once(',').map_or(rest, |(_, frame)| frame));
+    }
+    split
+}
+
+/// Rewrites one recording (the text of a `.jsonl` file `ccwire tap` wrote).
+pub fn normalize(recording: &str) -> Result<String> {
+    let lines: Vec<&str> = recording
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let Some((meta, frames)) = lines.split_first() else {
+        bail!("an empty recording");
+    };
+    let mut state = State::default();
+    let mut out = state.meta(meta).context("the meta line")?;
+    out.push('\n');
+    // Number the ids first, the CLI's frames before the host's: each direction's order is the
+    // same on every run, how the two interleave is not, and the numbers must not depend on it.
+    for dir in [r#"{"dir":"out","#, r#"{"dir":"in","#] {
+        for line in frames.iter().filter(|line| line.starts_with(dir)) {
+            state.text(line);
+        }
+    }
+    for (index, line) in frames.iter().enumerate() {
+        out.push_str(&state.frame(line, index + 1));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+#[derive(Default)]
+struct State {
+    /// Literal prefixes and what they become, longest first.
+    paths: Vec<(String, &'static str)>,
+    uuids: HashMap<String, String>,
+    ids: HashMap<String, String>,
+}
+
+impl State {
+    /// The meta line: the CLI's name without its install directory, the arguments, and only
+    /// the environment a scenario sets.
+    fn meta(&mut self, line: &str) -> Result<String> {
+        let meta: Value = serde_json::from_str(line)?;
+        if meta["dir"] != "meta" {
+            bail!("the first line is not the meta line");
+        }
+        let env = meta["env"].as_object().cloned().unwrap_or_default();
+        if let Some(home) = env.get("HOME").and_then(Value::as_str) {
+            if let Some(root) = std::path::Path::new(home).parent() {
+                let root = root.display().to_string();
+                // The CLI names a project's directory after its path: `/tmp/.tmpAb12/work`
+                // → `-tmp--tmpAb12-work`.
+                self.paths
+                    .push((root.replace(['/', '.'], "-"), "-scenario"));
+                self.paths.push((root, SCENARIO_ROOT));
+            }
+        }
+        let cli = meta["cli"].as_str().unwrap_or_default();
+        if let Some(dir) = std::path::Path::new(cli).parent() {
+            self.paths.push((dir.display().to_string(), CLI_ROOT));
+        }
+        self.paths
+            .sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
+        let env: Map<String, Value> = env
+            .into_iter()
+            .filter(|(name, _)| {
+                KEPT_ENV.contains(&name.as_str())
+                    || KEPT_ENV_PREFIXES.iter().any(|p| name.starts_with(p))
+            })
+            .map(|(name, value)| {
+                let value = value
+                    .as_str()
+                    .map(|text| self.text(text))
+                    .unwrap_or_default();
+                (name, Value::String(value))
+            })
+            .collect();
+        let argv: Vec<Value> = meta["argv"]
+            .as_array()
+            .map(|argv| {
+                argv.iter()
+                    .map(|arg| Value::String(self.text(arg.as_str().unwrap_or_default())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(format!(
+            "{{\"dir\":\"meta\",\"t\":0,\"cli\":{},\"argv\":{},\"env\":{}}}",
+            Value::String(self.text(cli)),
+            Value::Array(argv),
+            Value::Object(env)
+        ))
+    }
+
+    /// A frame line: its time becomes its line number in milliseconds, the rest is rewritten
+    /// as text.
+    fn frame(&mut self, line: &str, index: usize) -> String {
+        let line = seconds().replace(line, |caps: &Captures| {
+            format!(
+                "{{\"dir\":\"{}\",\"t\":{:.3},",
+                &caps[1],
+                index as f64 / 1000.0
+            )
+        });
+        self.text(&line)
+    }
+
+    fn text(&mut self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for (prefix, placeholder) in &self.paths {
+            if !prefix.is_empty() && prefix != "/" {
+                text = text.replace(prefix.as_str(), placeholder);
+            }
+        }
+        let text = uuid().replace_all(&text, |caps: &Captures| {
+            let next = self.uuids.len() + 1;
+            self.uuids
+                .entry(caps[0].to_ascii_lowercase())
+                .or_insert_with(|| format!("00000000-0000-4000-8000-{next:012}"))
+                .clone()
+        });
+        let text = fake_id().replace_all(&text, |caps: &Captures| {
+            let next = self.ids.len() + 1;
+            let id = self
+                .ids
+                .entry(caps[2].to_owned())
+                .or_insert_with(|| format!("{next:06}"));
+            format!("{}_fake_{id}", &caps[1])
+        });
+        let text = request_id().replace_all(&text, |caps: &Captures| {
+            if counted_request_id().is_match(&caps[2]) {
+                return caps[0].to_owned();
+            }
+            let next = self.ids.len() + 1;
+            let id = self
+                .ids
+                .entry(caps[2].to_owned())
+                .or_insert_with(|| format!("{next:06}"));
+            format!("{}sdk_req_{id}\"", &caps[1])
+        });
+        let text = timestamp().replace_all(&text, TIMESTAMP);
+        let text = loopback_port().replace_all(&text, "$1:0");
+        let text = pid().replace_all(&text, "${1}${2}0${3}");
+        duration()
+            .replace_all(&text, |caps: &Captures| format!("\"{}\":0", &caps[1]))
+            .into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RECORDING: &str = concat!(
+        r#"{"dir":"meta","t":0,"cli":"/opt/cache/2.1.330/claude","argv":["--cwd","/tmp/.tmpAb12/work"],"env":{"HOME":"/tmp/.tmpAb12/home","PATH":"/usr/bin","ANTHROPIC_BASE_URL":"http://127.0.0.1:41403"}}"#,
+        "\n",
+        r#"{"dir":"out","t":1.206,"msg":{"type":"system","subtype":"init","cwd":"/tmp/.tmpAb12/work","session_id":"9F13461D-7e15-4aaa-821b-633cb9defe96","uuid":"79207e28-fcdf-47b7-b1d9-29a09762afe4","pid":4242,"socket":"/tmp/.tmpAb12/tmp/cc-socks/4242.sock","memory":"/tmp/.tmpAb12/home/.claude/projects/-tmp--tmpAb12-work/memory/"}}"#,
+        "\n",
+        r#"{"dir":"out","t":1.481,"msg":{"type":"assistant","message":{"id":"msg_fake_94fdfb44b326","content":[{"type":"tool_use","id":"toolu_fake_0a1b2c3d4e"}]},"session_id":"9f13461d-7e15-4aaa-821b-633cb9defe96","timestamp":"2026-11-25T15:02:11.123Z"}}"#,
+        "\n",
+        r#"{"dir":"out","t":1.510,"msg":{"type":"result","duration_ms":1234,"duration_api_ms":83.5,"num_turns":1,"ttftMs":12}}"#,
+        "\n",
+        r#"{"dir":"in","t":1.6,"msg":{"type": "control_request", "request_id": "req_1_9afde8c4", "request": {}}}"#,
+        "\n",
+        r#"{"dir":"in","t":1.7,"msg":{"type":"control_response","response":{"request_id":"f3d2pcnvlk"}}}"#,
+        "\n",
+        r#"{"dir":"in","t":1.8,"msg":{"type":"control_request","request_id":"req_7","request":{}}}"#,
+        "\n",
+    );
+
+    #[test]
+    fn volatile_values_become_stable_and_the_rest_stays() {
+        let out = normalize(RECORDING).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0],
+            r#"{"dir":"meta","t":0,"cli":"/cli/claude","argv":["--cwd","/scenario/work"],"env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:0","HOME":"/scenario/home"}}"#
+        );
+        assert_eq!(
+            lines[1],
+            r#"{"dir":"out","t":0.001,"msg":{"type":"system","subtype":"init","cwd":"/scenario/work","session_id":"00000000-0000-4000-8000-000000000001","uuid":"00000000-0000-4000-8000-000000000002","pid":0,"socket":"/scenario/tmp/cc-socks/0.sock","memory":"/scenario/home/.claude/projects/-scenario-work/memory/"}}"#
+        );
+        // The same session id (whatever its case) gets the same replacement; key order stays.
+        assert_eq!(
+            lines[2],
+            r#"{"dir":"out","t":0.002,"msg":{"type":"assistant","message":{"id":"msg_fake_000001","content":[{"type":"tool_use","id":"toolu_fake_000002"}]},"session_id":"00000000-0000-4000-8000-000000000001","timestamp":"2000-01-01T00:00:00.000Z"}}"#
+        );
+        assert_eq!(
+            lines[3],
+            r#"{"dir":"out","t":0.003,"msg":{"type":"result","duration_ms":0,"duration_api_ms":0,"num_turns":1,"ttftMs":0}}"#
+        );
+        // Random SDK request ids are numbered; counters stay as they are.
+        assert!(
+            lines[4].contains(r#""request_id": "sdk_req_000003""#),
+            "{}",
+            lines[4]
+        );
+        assert!(
+            lines[5].contains(r#""request_id":"sdk_req_000004""#),
+            "{}",
+            lines[5]
+        );
+        assert!(lines[6].contains(r#""request_id":"req_7""#), "{}", lines[6]);
+    }
+
+    #[test]
+    fn ids_are_numbered_the_same_however_the_directions_interleave() {
+        let meta = r#"{"dir":"meta","t":0,"cli":"/c/claude","argv":[],"env":{}}"#;
+        let ask =
+            r#"{"dir":"out","t":0.1,"msg":{"request_id":"9f13461d-7e15-4aaa-821b-633cb9defe96"}}"#;
+        let user = r#"{"dir":"in","t":0.2,"msg":{"uuid":"79207e28-fcdf-47b7-b1d9-29a09762afe4"}}"#;
+        let a = normalize(&[meta, ask, user].join("\n")).unwrap();
+        let b = normalize(&[meta, user, ask].join("\n")).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(directions(&a), directions(&b));
+    }
+
+    #[test]
+    fn normalizing_twice_changes_nothing() {
+        let once = normalize(RECORDING).unwrap();
+        assert_eq!(normalize(&once).unwrap(), once);
+    }
+
+    #[test]
+    fn a_recording_without_its_meta_line_is_an_error() {
+        assert!(normalize("").is_err());
+        assert!(normalize(r#"{"dir":"in","t":0.1,"msg":{}}"#).is_err());
+    }
+
+    #[test]
+    fn directions_ignore_the_interleaving_but_not_the_order() {
+        let a = "{\"dir\":\"in\",\"t\":0.001,\"msg\":1}\n{\"dir\":\"out\",\"t\":0.002,\"msg\":2}\n";
+        let b = "{\"dir\":\"out\",\"t\":0.001,\"msg\":2}\n{\"dir\":\"in\",\"t\":0.002,\"msg\":1}\n";
+        let c = "{\"dir\":\"in\",\"t\":0.001,\"msg\":3}\n{\"dir\":\"out\",\"t\":0.002,\"msg\":2}\n";
+        assert_eq!(directions(a), directions(b));
+        assert_ne!(directions(a), directions(c));
+    }
+}
