@@ -153,16 +153,8 @@ impl Run {
 /// Runs the suite against `claude` (version `version`), every CLI behind `ccwire tap` (`tap`).
 pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Result<Run> {
     // Build first, so that the time reported is the suite's, not the compiler's.
-    run(Command::new(cargo()).current_dir(root).args([
-        "test",
-        "-p",
-        "ccwire-testkit",
-        "--test",
-        CONFORMANCE_TEST,
-        "--locked",
-        "--no-run",
-    ]))?;
-    let scratch = tempfile_dir(root, version)?;
+    run(suite_command(root).arg("--no-run"))?;
+    let scratch = scratch_dir(root, version)?;
     // The suite's CLI path when it records: the tap in front of `$CCWIRE_TAP_CLI`, recording
     // into `$CCWIRE_TAP_RECORD`. Written here, before any test runs.
     let wrapper = scratch.join("claude-tap");
@@ -175,23 +167,12 @@ pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Resul
     )?;
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
     let started = Instant::now();
-    let mut child = Command::new(cargo())
-        .current_dir(root)
+    let mut child = suite_command(root)
         .env(CLAUDE_PATH_ENV, claude)
         .env("CCWIRE_CLI_VERSION", version)
         .env("CCWIRE_RECORD_DIR", &scratch)
         .env("CCWIRE_TAP_WRAPPER", &wrapper)
-        .args([
-            "test",
-            "-p",
-            "ccwire-testkit",
-            "--test",
-            CONFORMANCE_TEST,
-            "--locked",
-            "--",
-            "--color",
-            "never",
-        ])
+        .args(["--", "--color", "never"])
         .stdout(Stdio::piped())
         .spawn()
         .context("starting the conformance suite")?;
@@ -216,6 +197,20 @@ pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Resul
     })
 }
 
+/// `cargo test -p ccwire-testkit --test conformance --locked`, in `root`.
+fn suite_command(root: &Path) -> Command {
+    let mut command = Command::new(cargo());
+    command.current_dir(root).args([
+        "test",
+        "-p",
+        "ccwire-testkit",
+        "--test",
+        CONFORMANCE_TEST,
+        "--locked",
+    ]);
+    command
+}
+
 /// A libtest line `test NAME ... ok` or `test NAME ... FAILED` → (NAME, passed).
 fn outcome(line: &str) -> Option<(String, bool)> {
     let (name, outcome) = line.strip_prefix("test ")?.rsplit_once(" ... ")?;
@@ -232,8 +227,9 @@ pub fn add_recordings(run: &mut Run, scratch: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A fresh directory under `target/` for one run's raw recordings.
-pub fn tempfile_dir(root: &Path, name: &str) -> Result<PathBuf> {
+/// A directory under `target/recordings/`, emptied, for one run's raw recordings (kept after
+/// the run, so that they can be normalized again without recording again).
+pub fn scratch_dir(root: &Path, name: &str) -> Result<PathBuf> {
     let dir = crate::sdks::target_dir(root).join("recordings").join(name);
     if dir.exists() {
         std::fs::remove_dir_all(&dir)?;

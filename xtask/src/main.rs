@@ -178,13 +178,7 @@ fn test() -> Result<()> {
     let differences = conformance::differences(&root)?;
     let mut failures = Vec::new();
     for version in conformance::GENERATIONS {
-        let claude = install_claude(version)?;
-        let mut suite = conformance::run_suite(&root, &claude, version, &tap)?;
-        if version == PINNED_CLI_VERSION {
-            let kept = conformance::tempfile_dir(&root, "peers")?;
-            peers::run_suite(&root, &claude, &sdks, &kept)?;
-            conformance::add_recordings(&mut suite, &kept)?;
-        }
+        let suite = record_generation(&root, version, &tap, Some(&sdks))?;
         let expected = differences.get(version).cloned().unwrap_or_default();
         if let Err(err) = suite.check(&expected) {
             failures.push(format!("{err:#}"));
@@ -216,16 +210,14 @@ fn record(versions: &[String], check: bool) -> Result<()> {
     };
     let tap = build_tap(&root)?;
     let differences = conformance::differences(&root)?;
+    let sdks = if versions.iter().any(|v| v == PINNED_CLI_VERSION) {
+        Some(sdks::install(&sdks::sdk_dir(&root))?)
+    } else {
+        None
+    };
     let mut failures = Vec::new();
     for version in &versions {
-        let claude = install_claude(version)?;
-        let mut suite = conformance::run_suite(&root, &claude, version, &tap)?;
-        if version == PINNED_CLI_VERSION {
-            let sdks = sdks::install(&sdks::sdk_dir(&root))?;
-            let kept = conformance::tempfile_dir(&root, "peers")?;
-            peers::run_suite(&root, &claude, &sdks, &kept)?;
-            conformance::add_recordings(&mut suite, &kept)?;
-        }
+        let suite = record_generation(&root, version, &tap, sdks.as_ref())?;
         let expected = differences.get(version).cloned().unwrap_or_default();
         if let Err(err) = suite.check(&expected) {
             eprintln!("warning: {err:#}");
@@ -242,6 +234,24 @@ fn record(versions: &[String], check: bool) -> Result<()> {
         bail!("{}", failures.join("\n"));
     }
     Ok(())
+}
+
+/// The conformance suite on CLI `version` through the tap at `tap`, and on the pinned CLI the
+/// peers suite too (with `sdks`), their recordings together.
+fn record_generation(
+    root: &Path,
+    version: &str,
+    tap: &Path,
+    sdks: Option<&sdks::Sdks>,
+) -> Result<conformance::Run> {
+    let claude = install_claude(version)?;
+    let mut suite = conformance::run_suite(root, &claude, version, tap)?;
+    if let (PINNED_CLI_VERSION, Some(sdks)) = (version, sdks) {
+        let kept = conformance::scratch_dir(root, "peers")?;
+        peers::run_suite(root, &claude, sdks, &kept)?;
+        conformance::add_recordings(&mut suite, &kept)?;
+    }
+    Ok(suite)
 }
 
 /// Builds the `ccwire` binary and returns its path: the tap the suites record through.

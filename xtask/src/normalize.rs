@@ -9,7 +9,7 @@
 //! and response ids, session ids and tool-use ids still pair up.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 use anyhow::{bail, Context, Result};
 use regex::{Captures, Regex};
@@ -20,78 +20,62 @@ const SCENARIO_ROOT: &str = "/scenario";
 /// The placeholder the CLI's install directory becomes.
 const CLI_ROOT: &str = "/cli";
 /// Every timestamp becomes this one.
-const TIMESTAMP: &str = "2000-01-01T00:00:00.000Z";
+const FIXED_TIMESTAMP: &str = "2000-01-01T00:00:00.000Z";
 
 /// The environment variables a recording keeps: the ones a scenario sets for the CLI. The rest
 /// of the environment is the machine's.
 const KEPT_ENV_PREFIXES: &[&str] = &["ANTHROPIC_", "CLAUDE_", "DISABLE_", "MCP_", "XDG_"];
 const KEPT_ENV: &[&str] = &["HOME", "TMPDIR"];
 
-fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).expect("a valid pattern"))
+/// A pattern compiled once, on first use.
+macro_rules! pattern {
+    ($(#[$doc:meta])* $name:ident = $pattern:expr) => {
+        $(#[$doc])*
+        static $name: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new($pattern).expect("a valid pattern"));
+    };
 }
 
-fn uuid() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    regex(
-        &CELL,
-        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
-    )
+pattern! {
+    UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 }
 
-/// The model server's message and tool-use ids (`msg_fake_<hex>`, `toolu_fake_<hex>`).
-fn fake_id() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    regex(&CELL, r"\b([a-z]+)_fake_([0-9a-f]{6,})\b")
+pattern! {
+    /// The model server's message and tool-use ids (`msg_fake_<hex>`, `toolu_fake_<hex>`).
+    FAKE_ID = r"\b([a-z]+)_fake_([0-9a-f]{6,})\b"
 }
 
-/// Request ids an SDK draws at random (TypeScript: `f3d2pcnvlk`; Python: `req_1_9afde8c4`).
-/// ccwire's `req_N` and the model server's `req_fake_N` are counters and stay.
-fn request_id() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    regex(&CELL, r#"("request_id":\s*")([^"\\]+)""#)
+pattern! {
+    /// Request ids an SDK draws at random (TypeScript: `f3d2pcnvlk`; Python: `req_1_9afde8c4`).
+    /// ccwire's `req_N` and the model server's `req_fake_N` are counters and stay.
+    REQUEST_ID = r#"("request_id":\s*")([^"\\]+)""#
 }
 
-fn counted_request_id() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    regex(
-        &CELL,
-        r"^(req_(fake_)?\d+|sdk_req_\d{6}|0{8}-0{4}-4000-8000-\d{12})$",
-    )
+pattern! {
+    COUNTED_REQUEST_ID = r"^(req_(fake_)?\d+|sdk_req_\d{6}|0{8}-0{4}-4000-8000-\d{12})$"
 }
 
-/// Process ids: `"pid":1234`, and the CLI's socket named after its pid.
-fn pid() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    regex(&CELL, r#"("pid":)\d+|(cc-socks/)\d+(\.sock)"#)
+pattern! {
+    /// Process ids: `"pid":1234`, and the CLI's socket named after its pid.
+    PID = r#"("pid":)\d+|(cc-socks/)\d+(\.sock)"#
 }
 
-fn timestamp() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    regex(
-        &CELL,
-        r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?",
-    )
+pattern! {
+    TIMESTAMP = r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?"
 }
 
-fn loopback_port() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    regex(&CELL, r"(127\.0\.0\.1|localhost):\d+")
+pattern! {
+    LOOPBACK_PORT = r"(127\.0\.0\.1|localhost):\d+"
 }
 
-/// Numbers that measure time: `duration_ms`, `duration_api_ms`, `ttftMs`, `elapsed_time_ms`, ….
-fn duration() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    regex(
-        &CELL,
-        r#""([A-Za-z_]*(?:[dD]uration|_ms|Ms|[eE]lapsed|ttft)[A-Za-z_]*)":(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"#,
-    )
+pattern! {
+    /// Numbers that measure time: `duration_ms`, `duration_api_ms`, `ttftMs`, `elapsed_time_ms`, ….
+    DURATION = r#""([A-Za-z_]*(?:[dD]uration|_ms|Ms|[eE]lapsed|ttft)[A-Za-z_]*)":(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"#
 }
 
-/// The leading `"t":seconds` of a recording line.
-fn seconds() -> &'static Regex {
-    static CELL: OnceLock<Regex> = OnceLock::new();
-    regex(&CELL, r#"^\{"dir":"(in|out)","t":[0-9.]+,"#)
+pattern! {
+    /// The leading `"t":seconds` of a recording line.
+    SECONDS = r#"^\{"dir":"(in|out)","t":[0-9.]+,"#
 }
 
 /// The frames of a recording, one list per direction (`in`, `out`), each in its order: two
@@ -205,7 +189,7 @@ impl State {
     /// A frame line: its time becomes its line number in milliseconds, the rest is rewritten
     /// as text.
     fn frame(&mut self, line: &str, index: usize) -> String {
-        let line = seconds().replace(line, |caps: &Captures| {
+        let line = SECONDS.replace(line, |caps: &Captures| {
             format!(
                 "{{\"dir\":\"{}\",\"t\":{:.3},",
                 &caps[1],
@@ -222,14 +206,14 @@ impl State {
                 text = text.replace(prefix.as_str(), placeholder);
             }
         }
-        let text = uuid().replace_all(&text, |caps: &Captures| {
+        let text = UUID.replace_all(&text, |caps: &Captures| {
             let next = self.uuids.len() + 1;
             self.uuids
                 .entry(caps[0].to_ascii_lowercase())
                 .or_insert_with(|| format!("00000000-0000-4000-8000-{next:012}"))
                 .clone()
         });
-        let text = fake_id().replace_all(&text, |caps: &Captures| {
+        let text = FAKE_ID.replace_all(&text, |caps: &Captures| {
             let next = self.ids.len() + 1;
             let id = self
                 .ids
@@ -237,8 +221,8 @@ impl State {
                 .or_insert_with(|| format!("{next:06}"));
             format!("{}_fake_{id}", &caps[1])
         });
-        let text = request_id().replace_all(&text, |caps: &Captures| {
-            if counted_request_id().is_match(&caps[2]) {
+        let text = REQUEST_ID.replace_all(&text, |caps: &Captures| {
+            if COUNTED_REQUEST_ID.is_match(&caps[2]) {
                 return caps[0].to_owned();
             }
             let next = self.ids.len() + 1;
@@ -248,10 +232,10 @@ impl State {
                 .or_insert_with(|| format!("{next:06}"));
             format!("{}sdk_req_{id}\"", &caps[1])
         });
-        let text = timestamp().replace_all(&text, TIMESTAMP);
-        let text = loopback_port().replace_all(&text, "$1:0");
-        let text = pid().replace_all(&text, "${1}${2}0${3}");
-        duration()
+        let text = TIMESTAMP.replace_all(&text, FIXED_TIMESTAMP);
+        let text = LOOPBACK_PORT.replace_all(&text, "$1:0");
+        let text = PID.replace_all(&text, "${1}${2}0${3}");
+        DURATION
             .replace_all(&text, |caps: &Captures| format!("\"{}\":0", &caps[1]))
             .into_owned()
     }

@@ -168,7 +168,7 @@ impl Scenario {
 /// the real CLI behind `ccwire tap` (`cargo xtask` writes it once, before the suite starts: a
 /// script written while other tests fork could not be run, "text file busy"), recording into
 /// a directory named after the running test (its thread's name, e.g. `basics.a_text_turn`),
-/// one file per CLI started. Returns the wrapper and the environment it reads.
+/// one file per CLI started. Without it, the real CLI itself.
 fn recording(builder: OptionsBuilder) -> OptionsBuilder {
     let Some(dir) = std::env::var_os("CCWIRE_RECORD_DIR").filter(|d| !d.is_empty()) else {
         return builder.cli_path(ccwire_testkit::real_claude());
