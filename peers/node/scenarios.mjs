@@ -359,6 +359,17 @@ async function threeTurns(check) {
   }
 }
 
+// Against a Rust agent served by ccwire (its examples/echo_agent), not Claude Code.
+async function echoAgent(check) {
+  let messages = await collect("hello agent", options(), "the echo turn");
+  check.equal(assistantText(messages), "You said: hello agent", "assistant text");
+  succeeded(check, theResult(check, messages), "You said: hello agent");
+  const [canUseTool, asked] = asking(() => ({ behavior: "deny", message: DENIAL }));
+  messages = await collect("delete the build", options({ canUseTool }), "the permission turn");
+  askedOnce(check, asked, "rm -rf build");
+  succeeded(check, theResult(check, messages), `denied: ${DENIAL}`);
+}
+
 const SCENARIOS = {
   text,
   permission_allow: permissionAllow,
@@ -367,6 +378,7 @@ const SCENARIOS = {
   mcp,
   interrupt,
   three_turns: threeTurns,
+  echo_agent: echoAgent,
 };
 
 function sdkPath() {

@@ -314,6 +314,19 @@ async def within_scenario(awaitable):
         raise CheckFailed(f"the scenario ran past {SCENARIO_S:.0f} s") from None
 
 
+async def echo_agent(check, report):
+    """Against a Rust agent served by ccwire (its examples/echo_agent), not Claude Code."""
+    messages = await collect("hello agent", options(), "the echo turn")
+    check.equal(assistant_text(messages), "You said: hello agent", "assistant text")
+    succeeded(check, the_result(check, messages), "You said: hello agent")
+    callback, asked = asking(lambda _input: PermissionResultDeny(message=DENIAL))
+    messages = await collect(
+        "delete the build", options(can_use_tool=callback), "the permission turn"
+    )
+    asked_once(check, asked, "rm -rf build")
+    succeeded(check, the_result(check, messages), f"denied: {DENIAL}")
+
+
 SCENARIOS = {
     "text": text,
     "permission_allow": permission_allow,
@@ -322,6 +335,7 @@ SCENARIOS = {
     "mcp": mcp,
     "interrupt": interrupt,
     "three_turns": three_turns,
+    "echo_agent": echo_agent,
 }
 
 

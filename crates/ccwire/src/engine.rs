@@ -30,7 +30,7 @@ pub(crate) use incoming::panic_message;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -68,6 +68,12 @@ pub struct EngineConfig {
     /// requests already read are served regardless, and while one of our requests waits for
     /// its answer the reader reads on past the budget.
     pub max_buffered_bytes: usize,
+    /// Whether a request we stop waiting for (timed out, or its future dropped) is withdrawn
+    /// with `control_cancel_request`. Shared, so that a side can decide once it knows its
+    /// peer: Claude Code 2.0.77 and 1.0.128 exit on a frame they do not know, so the host
+    /// turns this on only when `system/init` names a CLI that accepts it. Not withdrawing is
+    /// always safe: a late answer is dropped as a stray response.
+    pub withdraw_abandoned: Arc<AtomicBool>,
 }
 
 impl Default for EngineConfig {
@@ -77,6 +83,7 @@ impl Default for EngineConfig {
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             recent_ids: 1024,
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
+            withdraw_abandoned: Arc::new(AtomicBool::new(true)),
         }
     }
 }
@@ -480,7 +487,14 @@ struct PendingGuard<'a> {
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
-        if lock(&self.shared.pending).abandon(&self.id) {
+        let abandoned = lock(&self.shared.pending).abandon(&self.id);
+        if abandoned
+            && self
+                .shared
+                .config
+                .withdraw_abandoned
+                .load(Ordering::Relaxed)
+        {
             let _ = self.shared.outbox.line(frames::cancel(self.id.clone()));
         }
     }

@@ -387,6 +387,49 @@ pub struct PromptSuggestion {
 }
 
 crate::string_enum! {
+    /// Where a user message (a "command") is in its life.
+    pub enum CommandState {
+        /// Waiting behind a running turn.
+        Queued = "queued",
+        /// Its turn began.
+        Started = "started",
+        /// Its turn ended.
+        Completed = "completed",
+        /// Withdrawn before it started (`cancel_async_message`).
+        Cancelled = "cancelled",
+    }
+}
+
+/// `queued`.
+#[allow(clippy::derivable_impls)] // the enum comes from `string_enum!`, which takes no `#[default]`
+impl Default for CommandState {
+    fn default() -> Self {
+        Self::Queued
+    }
+}
+
+/// `command_lifecycle`: the state of a user message that carried a `uuid`. Written by Claude
+/// Code 2.1.330 although the TypeScript SDK's types (0.3.330) do not list it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CommandLifecycle {
+    /// The `uuid` of the user message.
+    #[serde(default)]
+    pub command_uuid: String,
+    /// Where it is now.
+    #[serde(default)]
+    pub state: CommandState,
+    /// Id of this message.
+    #[serde(default)]
+    pub uuid: String,
+    /// Session id.
+    #[serde(default)]
+    pub session_id: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+crate::string_enum! {
     /// What discarded the conversation.
     pub enum ResetTrigger {
         /// `/clear` (or `/reset`, `/new`).
@@ -519,6 +562,7 @@ mod tests {
             "conversation_reset",
             "active_goal",
             "transcript_mirror",
+            "command_lifecycle",
         ];
         for (origin, kind, raw) in crate::system::tests::recorded_frames(|t| mine.contains(&t)) {
             let value = Value::Object(raw);
@@ -530,6 +574,7 @@ mod tests {
                 "prompt_suggestion" => to_and_fro::<PromptSuggestion>(&value),
                 "conversation_reset" => to_and_fro::<ConversationReset>(&value),
                 "active_goal" => to_and_fro::<ActiveGoal>(&value),
+                "command_lifecycle" => to_and_fro::<CommandLifecycle>(&value),
                 _ => to_and_fro::<TranscriptMirror>(&value),
             };
             assert_eq!(

@@ -209,7 +209,8 @@ mod tests {
         let requests = transcripts::control_requests("initialize");
         let mut seen = 0;
         for (file, request) in requests {
-            let Some(hooks) = request.get("hooks") else {
+            // The official Python SDK writes `"hooks": null` when it has none.
+            let Some(hooks) = request.get("hooks").filter(|h| !h.is_null()) else {
                 continue;
             };
             let parsed: HookMatchers = serde_json::from_value(hooks.clone()).expect("parse");
@@ -224,9 +225,9 @@ mod tests {
                     assert!(!matcher.hook_callback_ids.is_empty());
                 }
             }
-            assert_eq!(parsed["PreToolUse"][0].matcher, Some(None));
-            if let Some(post) = parsed.get("PostToolUse") {
-                assert_eq!(post[0].pattern(), Some("Bash"));
+            // The recorded hosts register every hook for all tools or for `Bash`.
+            for matcher in parsed.values().flatten() {
+                assert!(matches!(matcher.pattern(), None | Some("Bash")), "{file}");
             }
             seen += 1;
         }

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 use crate::content::{ApiMessage, MessageParam, UserContent};
 use crate::control::{ControlCancelRequest, ControlRequest, ControlResponse};
 use crate::events::{
-    ActiveGoal, AuthStatus, ConversationReset, PromptSuggestion, RateLimitEvent, ToolProgress,
-    ToolUseSummary,
+    ActiveGoal, AuthStatus, CommandLifecycle, ConversationReset, PromptSuggestion, RateLimitEvent,
+    ToolProgress, ToolUseSummary,
 };
 use crate::result::ResultMessage;
 use crate::stream::StreamEvent;
@@ -47,6 +47,8 @@ crate::tagged_union! {
         "conversation_reset" => ConversationReset(Box<ConversationReset>),
         /// The session's active goal changed.
         "active_goal" => ActiveGoal(Box<ActiveGoal>),
+        /// A user message that carried a `uuid` was queued, started, completed or cancelled.
+        "command_lifecycle" => CommandLifecycle(Box<CommandLifecycle>),
         /// A request from the CLI to the host (permissions, hooks, MCP, …).
         "control_request" => ControlRequest(Box<ControlRequest>),
         /// The CLI's answer to one of the host's control requests.

@@ -538,7 +538,7 @@ mod tests {
             let result: PermissionResult = round_trip(&payload);
             assert!(result.as_unknown().is_none(), "{file}: {payload}");
             if let PermissionResult::Deny(deny) = &result {
-                assert_eq!(deny.message, "host says no");
+                assert!(!deny.message.is_empty(), "{file}: {payload}");
                 denies += 1;
             }
         }
@@ -573,7 +573,11 @@ mod tests {
                     .flatten()
                 {
                     let parsed: PermissionDenial = round_trip(denial);
-                    assert_eq!(parsed.tool_name, "Bash");
+                    assert!(
+                        ["Bash", "Write"].contains(&parsed.tool_name.as_str()),
+                        "{}: {denial}",
+                        frame.file
+                    );
                     denials += 1;
                 }
             }

@@ -183,6 +183,40 @@ async fn a_request_times_out_and_is_withdrawn() {
     assert_eq!(connection.pending_requests(), 0);
 }
 
+#[tokio::test(start_paused = true)]
+async fn an_abandoned_request_is_not_withdrawn_from_a_peer_that_cannot_take_it() {
+    let config = EngineConfig {
+        request_timeout: Duration::from_secs(3),
+        ..EngineConfig::default()
+    };
+    config.withdraw_abandoned.store(false, Ordering::Relaxed);
+    let (connection, _inbound, mut peer) = start_with(
+        handler(Duration::ZERO),
+        config,
+        Box::new(|_| Box::pin(async { Error::Closed })),
+    );
+    let first = tokio::spawn({
+        let connection = connection.clone();
+        async move { connection.request(InterruptRequest::default()).await }
+    });
+    let id = peer.read().await["request_id"].as_str().unwrap().to_owned();
+    assert!(first.await.unwrap().unwrap_err().is_timeout());
+    // The next line the peer reads is the next request, not a cancel of the first.
+    let second = tokio::spawn({
+        let connection = connection.clone();
+        async move { connection.request(InterruptRequest::default()).await }
+    });
+    let next = peer.read().await;
+    assert_eq!(next["type"], "control_request", "{next}");
+    assert_ne!(next["request_id"], json!(id));
+    peer.write(success(next["request_id"].as_str().unwrap(), json!({})))
+        .await;
+    second.await.unwrap().unwrap();
+    // The first one's late answer is dropped as a stray.
+    peer.write(success(&id, json!({}))).await;
+    assert_eq!(connection.pending_requests(), 0);
+}
+
 #[tokio::test]
 async fn the_peer_can_withdraw_a_slow_request() {
     let handler = handler(Duration::from_secs(3600));

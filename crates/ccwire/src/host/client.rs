@@ -122,13 +122,22 @@ impl Client {
         let output_ended = process.output_ended(options.shutdown);
         let progress = Arc::new(watch::channel(Progress::default()).0);
         let observed = Arc::clone(&progress);
-        let observer = Box::new(move |message: &Message| observe(&observed, message));
+        let config = options.engine_config();
+        // Off until system/init names a CLI that accepts `control_cancel_request`.
+        config.withdraw_abandoned.store(false, Ordering::Relaxed);
+        let withdraw = Arc::clone(&config.withdraw_abandoned);
+        let observer = Box::new(move |message: &Message| {
+            if let Some(accepts) = accepts_cancel(message) {
+                withdraw.store(accepts, Ordering::Relaxed);
+            }
+            observe(&observed, message);
+        });
         let seen = progress.subscribe();
         let (connection, inbound) = Connection::start_observed::<HostSide, _, _>(
             stdout,
             stdin,
             Arc::new(dispatch),
-            options.engine_config(),
+            config,
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
             Some(observer),
         );
@@ -442,6 +451,27 @@ impl Client {
     }
 }
 
+/// The oldest Claude Code measured to accept `control_cancel_request` (2.0.77 exits on it).
+const CANCEL_SINCE: (u64, u64, u64) = (2, 1, 112);
+
+/// For a `system/init`: whether the CLI it names accepts `control_cancel_request` (an init
+/// without a version comes from a CLI older than that).
+fn accepts_cancel(message: &Message) -> Option<bool> {
+    let Message::System(system) = message else {
+        return None;
+    };
+    let SystemMessage::Init(init) = &**system else {
+        return None;
+    };
+    let version = init.claude_code_version.as_deref().unwrap_or("");
+    let mut parts = version
+        .split(['.', '-', '+'])
+        .map(|part| part.parse::<u64>().ok());
+    let mut next = || parts.next().flatten();
+    let parsed = next().zip(next()).zip(next()).map(|((a, b), c)| (a, b, c));
+    Some(parsed.is_some_and(|version| version >= CANCEL_SINCE))
+}
+
 fn observe(progress: &watch::Sender<Progress>, message: &Message) {
     if let Some(is_error) = message.result_is_error() {
         progress.send_modify(|p| {
@@ -500,5 +530,47 @@ async fn end_cause(
         (EndReason::Exited, Some(0)) => Error::Closed,
         (EndReason::Exited, Some(1)) if progress.last_result_is_error => Error::Closed,
         _ => exit_error(ended.status, reason, ended.stderr_tail),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn init(version: Option<&str>) -> Message {
+        let mut frame = serde_json::json!({
+            "type": "system", "subtype": "init", "cwd": "/", "session_id": "s", "tools": [],
+            "mcp_servers": [], "model": "m", "permissionMode": "default",
+            "slash_commands": [], "apiKeySource": "none", "uuid": "u"
+        });
+        if let Some(version) = version {
+            frame["claude_code_version"] = version.into();
+        }
+        serde_json::from_value(frame).expect("a system/init")
+    }
+
+    #[test]
+    fn cancel_goes_only_to_clis_measured_to_accept_it() {
+        let cases = [
+            (Some("2.1.330"), true),
+            (Some("2.1.112"), true),
+            (Some("3.0.0-beta.1"), true),
+            (Some("2.1.111"), false),
+            (Some("2.0.77"), false),
+            (Some("not a version"), false),
+            (None, false),
+        ];
+        for (version, expected) in cases {
+            assert_eq!(
+                accepts_cancel(&init(version)),
+                Some(expected),
+                "{version:?}"
+            );
+        }
+        let result: Message = serde_json::from_value(serde_json::json!({
+            "type": "result", "subtype": "success", "is_error": false
+        }))
+        .expect("a result");
+        assert_eq!(accepts_cancel(&result), None);
     }
 }

@@ -1,5 +1,5 @@
-//! What the `ccwire` binary's test targets share: the binary under test, the fake CLI beside
-//! it, and shell quoting for the wrapper scripts they write.
+//! What the `ccwire` binary's test targets share: the binary under test, the fake CLI and the
+//! example agent beside it, and shell quoting for the wrapper scripts they write.
 // Each test target uses its own subset.
 #![allow(dead_code)]
 
@@ -30,6 +30,30 @@ pub fn fake_claude() -> &'static Path {
             "building fake-claude failed"
         );
         assert!(path.exists(), "no fake-claude at {}", path.display());
+        path
+    })
+}
+
+/// ccwire's example agent (`crates/ccwire/examples/echo_agent.rs`), built (once per test run)
+/// so it is current.
+pub fn echo_agent() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let name = format!("echo_agent{}", std::env::consts::EXE_SUFFIX);
+        let path = ccwire().with_file_name("examples").join(name);
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = Command::new(cargo);
+        build.args(["build", "-p", "ccwire", "--example", "echo_agent"]);
+        let profile = ccwire().parent().and_then(Path::file_name);
+        if profile.is_some_and(|name| name == "release") {
+            build.arg("--release");
+        }
+        let status = build.status().expect("running cargo build");
+        assert!(
+            status.success() || path.exists(),
+            "building echo_agent failed"
+        );
+        assert!(path.exists(), "no echo_agent at {}", path.display());
         path
     })
 }

@@ -9,6 +9,9 @@
 //! * (b) `fake`: `fake-claude` playing the same conversation from a script.
 //! * (c) `replay`: `ccwire replay` of the recording of (a). The SDK's checks pass and the
 //!   replay exits 0: the SDK sent what it sent to the real CLI.
+//! * (d) `agent`: a Rust agent served by `ccwire::agent` (`examples/echo_agent.rs`) in place of
+//!   the CLI, in its own scenario (`echo_agent`): an echo turn, then a turn where the agent
+//!   asks the SDK's `can_use_tool` and reports the denial.
 //!
 //! Tests are named `SDK::SCENARIO::MODE`. (c) uses the recording of (a), made once per SDK and
 //! scenario by whichever of the two tests gets there first. Every run has its own directories
@@ -156,7 +159,14 @@ fn run_tap(sdk: Sdk, scenario: Scenario) -> TapRun {
                 tail(&recording, 4000)
             )
         });
-    report(sdk, scenario, "tap", &verdict, run.seconds, run.checks());
+    report(
+        sdk,
+        scenario.name(),
+        "tap",
+        &verdict,
+        run.seconds,
+        run.checks(),
+    );
     keep_recording(sdk, scenario, &verdict, &recording);
     runtime.block_on(server.shutdown());
     TapRun {
@@ -196,7 +206,14 @@ fn check_fake(sdk: &str, scenario: &str) {
     env.push(("CCWIRE_FAKE_SCRIPT".into(), script));
     let run = world.run_sdk(sdk, scenario.name(), &env);
     let verdict = run.passed();
-    report(sdk, scenario, "fake", &verdict, run.seconds, run.checks());
+    report(
+        sdk,
+        scenario.name(),
+        "fake",
+        &verdict,
+        run.seconds,
+        run.checks(),
+    );
     if let Err(why) = verdict {
         panic!(
             "{} {} against fake-claude: {why}",
@@ -236,13 +253,39 @@ fn check_replay(sdk: &str, scenario: &str) {
                 tail(&world.read("replay.stderr"), 6000)
             )
         });
-    report(sdk, scenario, "replay", &verdict, run.seconds, run.checks());
+    report(
+        sdk,
+        scenario.name(),
+        "replay",
+        &verdict,
+        run.seconds,
+        run.checks(),
+    );
     if let Err(why) = verdict {
         panic!(
             "{} {} against the replay: {why}",
             sdk.name(),
             scenario.name()
         );
+    }
+}
+
+/// Mode (d): the SDK against ccwire's example agent.
+fn check_agent(sdk: &str) {
+    let sdk = Sdk::from_name(sdk);
+    let world = World::new();
+    let run = world.run_sdk(sdk, "echo_agent", &world.env(common::echo_agent()));
+    let verdict = run.passed();
+    report(
+        sdk,
+        "echo_agent",
+        "agent",
+        &verdict,
+        run.seconds,
+        run.checks(),
+    );
+    if let Err(why) = verdict {
+        panic!("{} against the example agent: {why}", sdk.name());
     }
 }
 
@@ -258,7 +301,7 @@ fn one_spawn(world: &World) -> Result<(), String> {
 #[allow(clippy::print_stderr)] // a test's output, captured by libtest
 fn report(
     sdk: Sdk,
-    scenario: Scenario,
+    scenario: &str,
     mode: &str,
     verdict: &Result<(), String>,
     seconds: f64,
@@ -266,14 +309,13 @@ fn report(
 ) {
     let outcome = if verdict.is_ok() { "passed" } else { "FAILED" };
     eprintln!(
-        "peers: {} {} {mode}: {outcome} in {seconds:.1} s ({checks} SDK checks)",
+        "peers: {} {scenario} {mode}: {outcome} in {seconds:.1} s ({checks} SDK checks)",
         sdk.name(),
-        scenario.name()
     );
     let Some(path) = std::env::var_os("CCWIRE_PEERS_REPORT").filter(|p| !p.is_empty()) else {
         return;
     };
-    let line = json!({"sdk": sdk.name(), "scenario": scenario.name(), "mode": mode,
+    let line = json!({"sdk": sdk.name(), "scenario": scenario, "mode": mode,
                       "ok": verdict.is_ok(), "seconds": seconds, "checks": checks});
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -312,4 +354,17 @@ macro_rules! peers {
 peers! {
     python: [text, permission_allow, permission_deny, hooks, mcp, interrupt, three_turns],
     node: [text, permission_allow, permission_deny, hooks, mcp, interrupt, three_turns],
+}
+
+/// Mode (d), once per SDK: `agent::python`, `agent::node`.
+mod agent {
+    #[test]
+    fn python() {
+        crate::check_agent("python");
+    }
+
+    #[test]
+    fn node() {
+        crate::check_agent("node");
+    }
 }

@@ -1,5 +1,7 @@
-//! Control requests from the host: interrupt, set_model, get_context_usage.
+//! Control requests from the host: interrupt, set_model, get_context_usage, thinking tokens,
+//! and an unknown subtype.
 
+use ccwire::protocol::control::ControlRequestBody;
 use ccwire::protocol::Message;
 use serde_json::json;
 
@@ -104,5 +106,52 @@ async fn get_context_usage_returns_typed_usage() {
     assert!(!usage.model.is_empty(), "{usage:?}");
     let sum: u64 = usage.categories.iter().map(|c| c.tokens).sum();
     assert!(sum > 0, "{usage:?}");
+    within(client.close()).await.unwrap();
+}
+
+#[tokio::test]
+async fn an_unknown_subtype_is_answered_with_an_error_and_the_session_goes_on() {
+    let s = Scenario::start(script(json!([]), json!({"text": "still here"}))).await;
+    let client = s.connect(s.options()).await;
+    let unknown: ControlRequestBody =
+        serde_json::from_value(json!({"subtype": "definitely_not_a_subtype"})).unwrap();
+    let error = within(client.request_raw(unknown))
+        .await
+        .expect_err("the CLI refuses a subtype it does not know");
+    assert!(
+        error.to_string().contains("definitely_not_a_subtype"),
+        "{error}"
+    );
+    // Answered or not (older CLIs never answer, and exit on a withdrawal they cannot read, so
+    // ccwire does not send them one), the session goes on.
+    let items = turn(&client, "are you there").await;
+    assert_eq!(the_result(&items).text(), Some("still here"));
+    within(client.close()).await.unwrap();
+    assert!(!error.is_timeout(), "the CLI never answered: {error}");
+}
+
+#[tokio::test]
+async fn set_max_thinking_tokens_reaches_the_next_request() {
+    let s = Scenario::start(script(json!([]), json!({"text": "ok"}))).await;
+    // A model with a thinking budget (the newest models think adaptively instead).
+    let client = s
+        .connect(s.builder().model("claude-sonnet-4-5").build().unwrap())
+        .await;
+    let items = turn(&client, "before the change").await;
+    assert!(!the_result(&items).is_error);
+    within(client.set_max_thinking_tokens(Some(4096)))
+        .await
+        .unwrap();
+    let items = turn(&client, "after the change").await;
+    assert!(!the_result(&items).is_error);
+    let before = s.requests_for("before the change");
+    let after = s.requests_for("after the change");
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_ne!(before[0]["thinking"], after[0]["thinking"]);
+    assert_eq!(
+        after[0]["thinking"]["budget_tokens"], 4096,
+        "{}",
+        after[0]["thinking"]
+    );
     within(client.close()).await.unwrap();
 }

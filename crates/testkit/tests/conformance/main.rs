@@ -18,9 +18,12 @@ mod basics;
 mod control;
 mod hooks;
 mod mcp;
+mod mcp_servers;
 mod output;
 mod permissions;
 mod sessions;
+mod settings;
+mod tasks;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -50,6 +53,17 @@ pub fn cli_version() -> String {
 
 /// How long one scenario step (a connect, a turn, a control request) may take.
 pub const STEP: Duration = Duration::from_secs(60);
+
+/// How long a control request may wait for its answer. Older CLIs never answer a subtype they
+/// do not know; on them a shorter wait keeps the matrix quick (those scenarios are listed in
+/// `differences.json` and fail either way).
+pub fn control_timeout() -> Duration {
+    if cli_version() == PINNED_VERSION {
+        STEP
+    } else {
+        Duration::from_secs(10)
+    }
+}
 
 /// A model script from rules and a default reply (JSON forms of `Rule` and `Reply`).
 pub fn script(rules: Value, default: Value) -> ModelScript {
@@ -126,7 +140,7 @@ impl Scenario {
             .env_remove("CLAUDE_CODE_USE_BEDROCK")
             .env_remove("CLAUDE_CODE_USE_VERTEX")
             .env_remove("IS_SANDBOX")
-            .request_timeout(STEP)
+            .request_timeout(control_timeout())
             .initialize_timeout(STEP)
             .stderr(move |line: &str| stderr.lock().unwrap().push(line.to_owned()))
     }

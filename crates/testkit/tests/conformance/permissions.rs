@@ -1,10 +1,13 @@
 //! Tool permissions: `can_use_tool` allow, deny, allow with a changed input; permission modes;
-//! the turn limit.
+//! the turn limit, the budget; a session rule given with an allow.
 
 use std::sync::{Arc, Mutex};
 
 use ccwire::host::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
-use ccwire::protocol::permission::{PermissionMode, PermissionResult};
+use ccwire::protocol::permission::{
+    PermissionAllow, PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleValue,
+    PermissionUpdate, PermissionUpdateDestination,
+};
 use ccwire::query;
 use serde_json::{json, Value};
 
@@ -177,4 +180,65 @@ async fn max_turns_stops_the_run() {
     assert_eq!(result.subtype.as_str(), "error_max_turns", "{result:?}");
     assert!(result.is_error, "{result:?}");
     assert_eq!(s.message_requests().len(), 2, "{:?}", s.message_requests());
+}
+
+#[tokio::test]
+async fn an_allow_with_a_session_rule_is_not_asked_again() {
+    let s = Scenario::start(script(
+        json!([
+            {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},
+            {"when": {"last_user_text_contains": "touch it"},
+             "reply": {"tool_use": {"name": "Bash",
+                                    "input": {"command": "touch marker.txt",
+                                              "description": "Touch"}}}}
+        ]),
+        json!({"text": "unexpected"}),
+    ))
+    .await;
+    let (callback, seen) = recording(|r| {
+        let rule = PermissionRuleValue::with_content("Bash", "touch marker.txt");
+        PermissionResult::Allow(
+            PermissionAllow::new(r.input().clone()).with_updated_permissions(vec![
+                PermissionUpdate::add_rules(
+                    vec![rule],
+                    PermissionBehavior::Allow,
+                    PermissionUpdateDestination::Session,
+                ),
+            ]),
+        )
+    });
+    let options = s.builder().can_use_tool(callback).build().unwrap();
+    let client = s.connect(options).await;
+    let marker = s.work().join("marker.txt");
+    let items = turn(&client, "touch it").await;
+    assert_eq!(the_result(&items).text(), Some("done"), "{}", s.stderr());
+    assert!(marker.is_file());
+    std::fs::remove_file(&marker).unwrap();
+    let items = turn(&client, "now touch it again").await;
+    assert_eq!(the_result(&items).text(), Some("done"), "{}", s.stderr());
+    // The command ran twice; only the first was asked about: the rule answered the second.
+    assert!(marker.is_file(), "the second command ran");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    within(client.close()).await.unwrap();
+}
+
+#[tokio::test]
+async fn max_budget_usd_stops_the_run() {
+    let s = Scenario::start(bash_script("true")).await;
+    let options = s
+        .builder()
+        .allowed_tools(["Bash"])
+        .max_budget_usd(0.000_001)
+        .build()
+        .unwrap();
+    let items = collect(query("please run the command", options)).await;
+    let result = the_result(&items);
+    assert_eq!(
+        result.subtype.as_str(),
+        "error_max_budget_usd",
+        "{result:?}\nstderr:\n{}",
+        s.stderr()
+    );
+    assert!(result.is_error, "{result:?}");
 }

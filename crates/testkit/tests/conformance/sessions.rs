@@ -1,4 +1,4 @@
-//! Sessions across processes: resume by id, fork.
+//! Sessions across processes: resume by id, continue the latest, fork.
 
 use ccwire::query;
 use serde_json::json;
@@ -75,5 +75,21 @@ async fn fork_session_gets_a_new_id_with_the_earlier_turn() {
     assert_eq!(result.text(), Some("It was PELICAN-4417."));
     assert_ne!(result.session_id, session, "a fork has its own id");
     assert!(!result.session_id.is_empty());
+    second_request(&s);
+}
+
+#[tokio::test]
+async fn continue_picks_up_the_latest_session_of_the_directory() {
+    let s = Scenario::start(remember_script()).await;
+    let session = first_session(&s).await;
+    let options = s.builder().continue_conversation(true).build().unwrap();
+    let items = collect(query("what was the word?", options)).await;
+    let result = the_result(&items);
+    assert!(!result.is_error, "{result:?}\nstderr:\n{}", s.stderr());
+    assert_eq!(result.text(), Some("It was PELICAN-4417."));
+    assert_eq!(
+        result.session_id, session,
+        "--continue goes on with that session"
+    );
     second_request(&s);
 }

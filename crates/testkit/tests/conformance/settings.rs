@@ -1,0 +1,187 @@
+//! Settings, skills, plugins and file state changed while the session runs: apply_flag_settings,
+//! get_settings, reload_skills, reload_plugins, seed_read_state, rewind_files.
+
+use ccwire::protocol::control::SeedReadStateRequest;
+use ccwire::protocol::UserMessage;
+use serde_json::json;
+
+use crate::{kinds, request_tool_results, script, the_result, turn, within, Scenario};
+
+#[tokio::test]
+async fn applied_flag_settings_show_in_get_settings_and_the_next_request() {
+    let s = Scenario::start(script(json!([]), json!({"text": "ok"}))).await;
+    let client = s
+        .connect(s.builder().model("claude-sonnet-4-5").build().unwrap())
+        .await;
+    let items = turn(&client, "first question").await;
+    assert!(!the_result(&items).is_error);
+    let settings = serde_json::Map::from_iter([("model".to_owned(), json!("claude-haiku-4-5"))]);
+    within(client.apply_flag_settings(settings)).await.unwrap();
+    let current = within(client.get_settings()).await.unwrap();
+    let effective = current.effective.clone().expect("effective settings");
+    assert_eq!(effective["model"], "claude-haiku-4-5", "{current:?}");
+    let items = turn(&client, "second question").await;
+    assert!(!the_result(&items).is_error);
+    assert_eq!(
+        s.requests_for("first question")[0]["model"],
+        "claude-sonnet-4-5"
+    );
+    assert_eq!(
+        s.requests_for("second question")[0]["model"],
+        "claude-haiku-4-5"
+    );
+    within(client.close()).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_skill_written_mid_session_appears_after_reload() {
+    let s = Scenario::start(script(json!([]), json!({"text": "ok"}))).await;
+    let client = s.connect(s.options()).await;
+    let items = turn(&client, "hello").await;
+    assert!(!the_result(&items).is_error);
+    let before = within(client.reload_skills()).await.unwrap();
+    assert!(
+        before.skills.iter().all(|skill| skill.name != "greet-7c"),
+        "{before:?}"
+    );
+    let dir = s.work().join(".claude/skills/greet-7c");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: greet-7c\ndescription: Greets the user warmly\n---\n\nSay hello.\n",
+    )
+    .unwrap();
+    let after = within(client.reload_skills()).await.unwrap();
+    assert!(
+        after.skills.iter().any(|skill| skill.name == "greet-7c"),
+        "{after:?}"
+    );
+    // Reloading plugins reloads the commands too, the new skill among them.
+    let plugins = within(client.reload_plugins()).await.unwrap();
+    assert!(
+        plugins
+            .commands
+            .iter()
+            .any(|command| command.name == "greet-7c"),
+        "{plugins:?}"
+    );
+    within(client.close()).await.unwrap();
+}
+
+/// A model that edits `notes.txt` without reading it first.
+fn edit_script(path: &str) -> ccwire_model_server::ModelScript {
+    script(
+        json!([
+            {"when": {"last_is_tool_result": true}, "reply": {"text": "edited"}},
+            {"when": {"last_user_text_contains": "fix the note"},
+             "reply": {"tool_use": {"name": "Edit",
+                                    "input": {"file_path": path, "old_string": "teh",
+                                              "new_string": "the"}}}}
+        ]),
+        json!({"text": "ok"}),
+    )
+}
+
+#[tokio::test]
+async fn seed_read_state_lets_an_edit_through_without_a_read() {
+    let s = Scenario::start_with(|work| edit_script(&work.join("notes.txt").display().to_string()))
+        .await;
+    let note = s.work().join("notes.txt");
+    std::fs::write(&note, "teh cat\n").unwrap();
+    let options = s.builder().allowed_tools(["Edit"]).build().unwrap();
+    let client = s.connect(options).await;
+    let items = turn(&client, "hello").await;
+    assert!(!the_result(&items).is_error);
+    let mtime = std::fs::metadata(&note)
+        .unwrap()
+        .modified()
+        .unwrap()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let seed = SeedReadStateRequest {
+        path: note.display().to_string(),
+        mtime: mtime.into(),
+        ..SeedReadStateRequest::default()
+    };
+    within(client.seed_read_state(seed)).await.unwrap();
+    let items = turn(&client, "fix the note").await;
+    assert_eq!(
+        the_result(&items).text(),
+        Some("edited"),
+        "{}",
+        kinds(&items)
+    );
+    let results: Vec<String> = s
+        .message_requests()
+        .iter()
+        .map(request_tool_results)
+        .filter(|r| !r.is_empty())
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(&note).unwrap(),
+        "the cat\n",
+        "tool results: {results:?}\nstderr:\n{}",
+        s.stderr()
+    );
+    within(client.close()).await.unwrap();
+}
+
+#[tokio::test]
+async fn rewind_files_reports_then_restores_a_written_file() {
+    let s = Scenario::start_with(|work| {
+        let path = work.join("draft.txt").display().to_string();
+        // Read, then write: older CLIs refuse to overwrite a file not read first.
+        script(
+            json!([
+                {"when": {"tool_result_contains": "first version"},
+                 "reply": {"tool_use": {"name": "Write",
+                                        "input": {"file_path": path,
+                                                  "content": "second version\n"}}}},
+                {"when": {"last_is_tool_result": true}, "reply": {"text": "written"}},
+                {"when": {"last_user_text_contains": "write the draft"},
+                 "reply": {"tool_use": {"name": "Read", "input": {"file_path": path}}}}
+            ]),
+            json!({"text": "ok"}),
+        )
+    })
+    .await;
+    let draft = s.work().join("draft.txt");
+    std::fs::write(&draft, "first version\n").unwrap();
+    let options = s
+        .builder()
+        .enable_file_checkpointing(true)
+        .allowed_tools(["Write", "Read"])
+        .build()
+        .unwrap();
+    let client = s.connect(options).await;
+    let mut prompt = UserMessage::new("write the draft");
+    let checkpoint = "1f0e2d3c-4b5a-4978-8675-a4b3c2d1e0f9";
+    prompt.uuid = Some(checkpoint.to_owned());
+    within(client.send_message(prompt)).await.unwrap();
+    let items = within(futures::StreamExt::collect::<Vec<_>>(
+        client.receive_response(),
+    ))
+    .await;
+    assert_eq!(the_result(&items).text(), Some("written"), "{}", s.stderr());
+    assert_eq!(std::fs::read_to_string(&draft).unwrap(), "second version\n");
+
+    let dry = within(client.rewind_files(checkpoint, true)).await.unwrap();
+    assert!(dry.can_rewind, "{dry:?}");
+    let changed = dry.files_changed.clone().unwrap_or_default();
+    assert!(
+        changed.iter().any(|file| file.ends_with("draft.txt")),
+        "{dry:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&draft).unwrap(),
+        "second version\n",
+        "a dry run changes nothing"
+    );
+    let done = within(client.rewind_files(checkpoint, false))
+        .await
+        .unwrap();
+    assert!(done.can_rewind, "{done:?}");
+    assert_eq!(std::fs::read_to_string(&draft).unwrap(), "first version\n");
+    within(client.close()).await.unwrap();
+}
