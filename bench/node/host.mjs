@@ -49,14 +49,23 @@ function userMessage() {
   };
 }
 
-// One `query`, every message counted (the flood, and the startup's echo turn).
-async function drain(query, opts, report) {
+// The slow consumer of the `slowflood` workload pauses PAUSE_MS after every PAUSE_EVERY
+// messages (the same in every host).
+const PAUSE_MS = 5;
+const PAUSE_EVERY = 1000;
+
+// One `query`, every message counted (the flood, and the startup's echo turn); with `slow`,
+// the consumer pauses now and then (the `slowflood` workload).
+async function drain(query, opts, report, slow = false) {
   const cpuStart = cpuSelfS();
   const start = now();
   let first = 0n;
   let events = 0, assistants = 0, results = 0;
   for await (const message of query({ prompt: PROMPT, options: opts })) {
     if (first === 0n) first = now();
+    if (slow && (events + assistants) % PAUSE_EVERY === PAUSE_EVERY - 1) {
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+    }
     if (message.type === "stream_event") events += 1;
     else if (message.type === "assistant") assistants += 1;
     else if (message.type === "result") results += 1;
@@ -165,6 +174,8 @@ async function main() {
     const { query } = await import(pathToFileURL(sdk).href);
     if (workload === "flood" || workload === "startup") {
       await drain(query, options(fake, script), report);
+    } else if (workload === "slowflood") {
+      await drain(query, options(fake, script), report, true);
     } else if (workload === "roundtrip") {
       await roundtrip(query, fake, script, report);
     } else if (workload === "sessions") {

@@ -53,8 +53,15 @@ def options(fake, script, **extra):
     )
 
 
-async def drain(opts, report):
-    """One `query`, every message counted (the flood, and the startup's echo turn)."""
+# The slow consumer of the `slowflood` workload pauses PAUSE_S after every PAUSE_EVERY messages
+# (the same in every host).
+PAUSE_S = 0.005
+PAUSE_EVERY = 1000
+
+
+async def drain(opts, report, slow=False):
+    """One `query`, every message counted (the flood, and the startup's echo turn); with `slow`,
+    the consumer pauses now and then (the `slowflood` workload)."""
     cpu_start = cpu_self_s()
     start = time.monotonic_ns()
     first = 0
@@ -62,6 +69,8 @@ async def drain(opts, report):
     async for message in query(prompt=PROMPT, options=opts):
         if first == 0:
             first = time.monotonic_ns()
+        if slow and (events + assistants) % PAUSE_EVERY == PAUSE_EVERY - 1:
+            await asyncio.sleep(PAUSE_S)
         if isinstance(message, StreamEvent):
             events += 1
         elif isinstance(message, AssistantMessage):
@@ -156,6 +165,8 @@ async def sessions(fake, script, n, report):
 async def run(workload, fake, script, n, report):
     if workload in ("flood", "startup"):
         await drain(options(fake, script), report)
+    elif workload == "slowflood":
+        await drain(options(fake, script), report, slow=True)
     elif workload == "roundtrip":
         await roundtrip(fake, script, report)
     elif workload == "sessions":

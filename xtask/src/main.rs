@@ -84,6 +84,20 @@ enum Task {
         #[arg(long)]
         version: String,
     },
+    /// Fuzz the three places the wire enters ccwire (framing, a CLI's stdout frame, a host's
+    /// frame on the agent side) with inputs grown from the recorded sessions; fails if any input
+    /// panics or breaks an invariant (each such input is saved under `target/fuzz/crashes`).
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        /// The random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Build with optimizations (many more inputs per second; a longer build).
+        #[arg(long)]
+        release: bool,
+    },
     /// Download a Claude Code CLI build from npm into ccwire's cache (a no-op when it is
     /// already there) and print the path of its executable as the last line of stdout.
     InstallClaude {
@@ -120,7 +134,47 @@ fn main() -> Result<()> {
             Ok(())
         }
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
+        Task::Fuzz {
+            seconds,
+            seed,
+            release,
+        } => fuzz(&workspace_root(), seconds, seed, release),
     }
+}
+
+/// `cargo xtask fuzz`: see [`Task::Fuzz`].
+fn fuzz(root: &Path, seconds: f64, seed: u64, release: bool) -> Result<()> {
+    let mut command = Command::new(cargo());
+    command.current_dir(root).args([
+        "run",
+        "--quiet",
+        "--locked",
+        "-p",
+        "ccwire-testkit",
+        "--bin",
+        "ccwire-fuzz",
+    ]);
+    if release {
+        command.arg("--release");
+    }
+    let crashes = sdks::target_dir(root).join("fuzz/crashes");
+    command
+        .arg("--")
+        .args([
+            "--seconds",
+            &seconds.to_string(),
+            "--seed",
+            &seed.to_string(),
+        ])
+        .arg("--crashes")
+        .arg(&crashes);
+    run(&mut command).with_context(|| {
+        format!(
+            "the fuzz run found inputs that fail (saved in {}; replay one with \
+             `ccwire-fuzz --replay FILE TARGET`)",
+            crashes.display()
+        )
+    })
 }
 
 fn test() -> Result<()> {
@@ -192,6 +246,9 @@ fn test() -> Result<()> {
     if !failures.is_empty() {
         bail!("conformance:\n{}", failures.join("\n"));
     }
+    // A short fuzz run (the dev build, 10 s per target, a fixed seed so that a failure can be
+    // replayed; `cargo xtask fuzz --release --seed N` is the long one, see docs/reliability.md).
+    fuzz(&root, 10.0, 1, false)?;
     // Proves the benchmark harness works (tiny sizes, dev build): about a minute with the
     // one-time SDK installs, seconds after.
     bench::bench(&root, &bench::BenchArgs::quick())

@@ -56,8 +56,24 @@ pattern! {
 }
 
 pattern! {
+    COUNTED_TASK_ID = r"^task\d{6}$"
+}
+
+pattern! {
     /// Process ids: `"pid":1234`, and the CLI's socket named after its pid.
     PID = r#"("pid":)\d+|(cc-socks/)\d+(\.sock)"#
+}
+
+pattern! {
+    /// Ids the CLI draws at random for background work (`"task_id":"a06ac8e36ffed9d3d"`,
+    /// `"run_id":"0mwwcta6n-2086b1db"`); each is numbered, and replaced wherever it appears
+    /// (tool results and paths name them too).
+    TASK_ID = r#""(task_id|run_id|agent_id|agentId)":\s*"([A-Za-z0-9_-]{6,})""#
+}
+
+pattern! {
+    /// A file's modification time in milliseconds (`seed_read_state`).
+    MTIME = r#"("mtime(?:Ms)?":)\d+"#
 }
 
 pattern! {
@@ -129,6 +145,8 @@ struct State {
     paths: Vec<(String, &'static str)>,
     uuids: HashMap<String, String>,
     ids: HashMap<String, String>,
+    /// Random task ids seen so far and what they become, in the order first seen.
+    task_ids: Vec<(String, String)>,
 }
 
 impl State {
@@ -232,6 +250,21 @@ impl State {
                 .or_insert_with(|| format!("{next:06}"));
             format!("{}sdk_req_{id}\"", &caps[1])
         });
+        for caps in TASK_ID.captures_iter(&text) {
+            let id = caps[2].to_owned();
+            if !COUNTED_TASK_ID.is_match(&id) && !self.task_ids.iter().any(|(seen, _)| *seen == id)
+            {
+                let next = self.task_ids.len() + 1;
+                self.task_ids.push((id, format!("task{next:06}")));
+            }
+        }
+        let mut text = text.into_owned();
+        for (id, placeholder) in &self.task_ids {
+            if text.contains(id.as_str()) {
+                text = text.replace(id.as_str(), placeholder);
+            }
+        }
+        let text = MTIME.replace_all(&text, "${1}0");
         let text = TIMESTAMP.replace_all(&text, FIXED_TIMESTAMP);
         let text = LOOPBACK_PORT.replace_all(&text, "$1:0");
         let text = PID.replace_all(&text, "${1}${2}0${3}");
@@ -307,6 +340,23 @@ mod tests {
         let b = normalize(&[meta, user, ask].join("\n")).unwrap();
         assert_ne!(a, b);
         assert_eq!(directions(&a), directions(&b));
+    }
+
+    #[test]
+    fn task_ids_and_file_times_are_numbered_wherever_they_appear() {
+        let meta = r#"{"dir":"meta","t":0,"cli":"/c/claude","argv":[],"env":{}}"#;
+        let started = r#"{"dir":"out","t":0.1,"msg":{"type":"system","subtype":"task_started","task_id":"af133acfe02369e74","run_id":"0mwwcta6n-2086b1db"}}"#;
+        let result = r#"{"dir":"out","t":0.2,"msg":{"type":"user","content":"agentId: af133acfe02369e74 output_file: /x/tasks/af133acfe02369e74.output"}}"#;
+        let seed = r#"{"dir":"in","t":0.3,"msg":{"type":"control_request","request_id":"req_2","request":{"subtype":"seed_read_state","path":"/x","mtime":1795625080099}}}"#;
+        let out = normalize(&[meta, started, result, seed].join("\n")).unwrap();
+        assert!(!out.contains("af133acfe02369e74"), "{out}");
+        assert!(
+            out.contains(r#""task_id":"task000001","run_id":"task000002""#),
+            "{out}"
+        );
+        assert!(out.contains("agentId: task000001 output_file: /x/tasks/task000001.output"));
+        assert!(out.contains(r#""mtime":0"#), "{out}");
+        assert_eq!(normalize(&out).unwrap(), out);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::{cargo, run, CLAUDE_PATH_ENV, PEERS_TEST, PYTHON_ENV, TS_SDK_ENV};
 const THREADS: &str = "4";
 
 /// The modes, in the order the table shows them.
-const MODES: [&str; 3] = ["tap", "fake", "replay"];
+const MODES: [&str; 4] = ["tap", "fake", "replay", "agent"];
 
 /// Runs the suite with the real CLI at `claude` and the SDKs in `sdks`, prints the table and
 /// the summary, and fails if any run failed. The recordings of the runs through the tap that
@@ -82,15 +82,14 @@ pub fn run_suite(root: &Path, claude: &Path, sdks: &Sdks, record: &Path) -> Resu
     eprintln!("{}", table(&runs));
     let passed = runs.iter().filter(|r| r.ok).count();
     let sdk_count = runs.iter().map(|r| &r.sdk).collect::<BTreeSet<_>>().len();
-    let scenario_count = runs
+    let per_mode: Vec<String> = MODES
         .iter()
-        .map(|r| &r.scenario)
-        .collect::<BTreeSet<_>>()
-        .len();
+        .map(|mode| format!("{} {mode}", runs.iter().filter(|r| r.mode == *mode).count()))
+        .collect();
     eprintln!(
-        "peers: {} scenario runs ({sdk_count} SDKs × {scenario_count} scenarios × {} modes) in {elapsed:.1} s ({passed} passed, {} failed)",
+        "peers: {} runs of {sdk_count} SDKs ({}) in {elapsed:.1} s ({passed} passed, {} failed)",
         runs.len(),
-        MODES.len(),
+        per_mode.join(", "),
         runs.len() - passed
     );
     if !status.success() {
@@ -140,10 +139,10 @@ fn table(runs: &[Run]) -> String {
             .or_default()
             .insert(&run.mode, cell);
     }
-    let row = |sdk: &str, scenario: &str, cells: [&str; 3]| {
+    let row = |sdk: &str, scenario: &str, cells: [&str; 4]| {
         let line = format!(
-            "{sdk:<8} {scenario:<18} {:<14} {:<14} {}",
-            cells[0], cells[1], cells[2]
+            "{sdk:<8} {scenario:<18} {:<14} {:<14} {:<14} {}",
+            cells[0], cells[1], cells[2], cells[3]
         );
         line.trim_end().to_owned()
     };

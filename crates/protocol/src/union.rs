@@ -184,6 +184,12 @@ impl<'de, U: TaggedUnion> Visitor<'de> for UnionVisitor<U> {
             }
         };
         if U::is_known(&tag) {
+            // A second tag fails the fast path, so that the frame is read from a JSON tree,
+            // where the last one wins, as in `JSON.parse` (the CLI's and the SDKs' reading).
+            let map = TagOnce {
+                inner: map,
+                tag: U::TAG_FIELD,
+            };
             if before_tag.is_empty() {
                 // The usual case (the CLI writes the tag first): nothing to replay.
                 return U::deserialize_variant(&tag, de::value::MapAccessDeserializer::new(map));
@@ -200,6 +206,9 @@ impl<'de, U: TaggedUnion> Visitor<'de> for UnionVisitor<U> {
         raw.insert(U::TAG_FIELD.to_owned(), Value::String(tag.clone()));
         raw.extend(before_tag);
         while let Some((key, value)) = map.next_entry::<String, Value>()? {
+            if key == U::TAG_FIELD {
+                return Err(de::Error::duplicate_field(U::TAG_FIELD));
+            }
             raw.insert(key, value);
         }
         Ok(U::unknown(Unknown { tag, raw }))
@@ -260,6 +269,74 @@ impl Visitor<'_> for KeySeed {
         } else {
             Key::Other(v.to_owned())
         })
+    }
+}
+
+/// The rest of a map after its tag, refusing the tag a second time. A key costs one string
+/// comparison more; it is still read borrowed from the input when it has no escapes.
+struct TagOnce<A> {
+    inner: A,
+    tag: &'static str,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for TagOnce<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        self.inner.next_key_seed(NotTheTag {
+            seed,
+            tag: self.tag,
+        })
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.inner.next_value_seed(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
+/// A key seed that fails on the tag and hands any other key to the seed it wraps.
+struct NotTheTag<K> {
+    seed: K,
+    tag: &'static str,
+}
+
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for NotTheTag<K> {
+    type Value = K::Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de, K: DeserializeSeed<'de>> Visitor<'de> for NotTheTag<K> {
+    type Value = K::Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<K::Value, E> {
+        if v == self.tag {
+            return Err(E::duplicate_field(self.tag));
+        }
+        self.seed
+            .deserialize(de::value::BorrowedStrDeserializer::new(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<K::Value, E> {
+        if v == self.tag {
+            return Err(E::duplicate_field(self.tag));
+        }
+        self.seed.deserialize(de::value::StrDeserializer::new(v))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<K::Value, E> {
+        if v == self.tag {
+            return Err(E::duplicate_field(self.tag));
+        }
+        self.seed.deserialize(de::value::StringDeserializer::new(v))
     }
 }
 

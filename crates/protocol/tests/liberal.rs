@@ -252,3 +252,33 @@ fn only_routing_fields_are_required() {
         }
     }
 }
+
+#[test]
+fn a_repeated_tag_is_read_as_json_parse_reads_it_the_last_one_wins() {
+    // Found by the fuzzer: the first tag used to pick the variant while the raw JSON kept the
+    // last, and a known variant wrote the second tag back from its extra fields.
+    let cases = [
+        (
+            r#"{"type":"result","subtype":"success","is_error":false,"type":"result"}"#,
+            "result/success",
+        ),
+        (
+            r#"{"type":"bogus","subtype":"success","is_error":false,"type":"result"}"#,
+            "result/success",
+        ),
+        (
+            r#"{"type":"result","subtype":"success","is_error":false,"type":"bogus"}"#,
+            "bogus",
+        ),
+    ];
+    for (line, kind) in cases {
+        let message = read(line);
+        assert_eq!(message.kind(), kind, "{line}");
+        let written = serde_json::to_string(&message).unwrap();
+        assert_eq!(written.matches("\"type\"").count(), 1, "{written}");
+        assert_eq!(read(&written), message, "{written}");
+    }
+    let input = r#"{"type":"control_request","request_id":"r","request":{"subtype":"interrupt"},"type":"keep_alive"}"#;
+    let decoded = InputMessage::decode(input).unwrap().value;
+    assert!(matches!(decoded, InputMessage::KeepAlive(_)), "{decoded:?}");
+}

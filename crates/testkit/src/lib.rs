@@ -35,6 +35,7 @@
 //! after the current turn and any background steps, with 1 if the last result was an error.
 
 pub mod fixtures;
+pub mod fuzz;
 pub mod mutations;
 pub mod script;
 

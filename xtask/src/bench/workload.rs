@@ -15,6 +15,8 @@ pub struct Sizes {
     pub stream_events: u64,
     /// `assistant` frames in the flood.
     pub assistants: u64,
+    /// `stream_event` frames in the slow-consumer flood.
+    pub slow_stream_events: u64,
     /// Sequential `can_use_tool` requests.
     pub round_trips: u64,
     /// Concurrent sessions in the timed runs.
@@ -29,6 +31,7 @@ impl Sizes {
     pub const FULL: Self = Self {
         stream_events: 100_000,
         assistants: 1_000,
+        slow_stream_events: 1_000_000,
         round_trips: 2_000,
         sessions: 200,
         max_sessions: 1_000,
@@ -38,6 +41,7 @@ impl Sizes {
     pub const QUICK: Self = Self {
         stream_events: 1_000,
         assistants: 10,
+        slow_stream_events: 2_000,
         round_trips: 20,
         sessions: 5,
         max_sessions: 10,
@@ -117,6 +121,9 @@ impl Host {
 pub enum Workload {
     /// 100,000 `stream_event` + 1,000 `assistant` frames consumed.
     Flood,
+    /// The flood at 1,000,000 frames with a consumer that pauses 5 ms every 1,000 messages:
+    /// what a host holds when the caller reads slower than the CLI writes.
+    SlowFlood,
     /// Sequential `can_use_tool` requests answered "allow".
     RoundTrip,
     /// Host process start → first message of an echo turn.
@@ -127,12 +134,19 @@ pub enum Workload {
 
 impl Workload {
     /// All of them, in report order.
-    pub const ALL: [Self; 4] = [Self::Flood, Self::RoundTrip, Self::Startup, Self::Sessions];
+    pub const ALL: [Self; 5] = [
+        Self::Flood,
+        Self::SlowFlood,
+        Self::RoundTrip,
+        Self::Startup,
+        Self::Sessions,
+    ];
 
     /// The name hosts and `--only` know it by.
     pub fn name(self) -> &'static str {
         match self {
             Self::Flood => "flood",
+            Self::SlowFlood => "slowflood",
             Self::RoundTrip => "roundtrip",
             Self::Startup => "startup",
             Self::Sessions => "sessions",
@@ -152,6 +166,10 @@ impl Workload {
                 thousands(sizes.stream_events),
                 thousands(sizes.assistants)
             ),
+            Self::SlowFlood => format!(
+                "Slow consumer: {} stream_event frames, the caller pausing 5 ms every 1,000",
+                thousands(sizes.slow_stream_events)
+            ),
             Self::RoundTrip => format!(
                 "Round trips: {} sequential can_use_tool → allow",
                 thousands(sizes.round_trips)
@@ -168,6 +186,7 @@ impl Workload {
     pub fn hosts(self) -> &'static [Host] {
         match self {
             Self::Flood => &[Host::Ccwire, Host::Ts, Host::Python, Host::Bare, Host::Pipe],
+            Self::SlowFlood => &[Host::Ccwire, Host::Ts, Host::Python],
             Self::RoundTrip => &[Host::Ccwire, Host::Ts, Host::Python, Host::Bare],
             Self::Startup | Self::Sessions => &[Host::Ccwire, Host::Ts, Host::Python],
         }
@@ -179,6 +198,10 @@ impl Workload {
             Self::Flood => json!({"turns": [{"steps": [{"flood": {
                 "stream_events": sizes.stream_events,
                 "assistants": sizes.assistants
+            }}]}]}),
+            Self::SlowFlood => json!({"turns": [{"steps": [{"flood": {
+                "stream_events": sizes.slow_stream_events,
+                "assistants": 0
             }}]}]}),
             Self::RoundTrip => {
                 let tool = json!({"tool": {"name": "Bash", "input": {"command": "true"},
@@ -214,6 +237,7 @@ impl Workload {
             }
             (Self::Flood, _) => want("stream_events", sizes.stream_events)
                 .or_else(|| want("assistants", sizes.assistants)),
+            (Self::SlowFlood, _) => want("stream_events", sizes.slow_stream_events),
             (Self::RoundTrip, _) => want("callbacks", sizes.round_trips),
             (Self::Startup, _) => {
                 (count("results") < 1).then(|| "the echo turn had no result".to_owned())
@@ -225,7 +249,7 @@ impl Workload {
     /// What is read off each run, first the headline.
     pub fn metrics(self) -> &'static [Metric] {
         match self {
-            Self::Flood => &FLOOD,
+            Self::Flood | Self::SlowFlood => &FLOOD,
             Self::RoundTrip => &ROUND_TRIP,
             Self::Startup => &STARTUP,
             Self::Sessions => &SESSIONS,

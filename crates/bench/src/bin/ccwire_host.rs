@@ -34,7 +34,11 @@ async fn run(args: &Args, report: &mut Report) {
         .include_partial_messages(true);
     match args.workload.as_str() {
         "flood" | "startup" => match options.build() {
-            Ok(options) => drain(options, report).await,
+            Ok(options) => drain(options, false, report).await,
+            Err(err) => report.fail(err.to_string()),
+        },
+        "slowflood" => match options.build() {
+            Ok(options) => drain(options, true, report).await,
             Err(err) => report.fail(err.to_string()),
         },
         "roundtrip" => roundtrip(options, report).await,
@@ -46,8 +50,14 @@ async fn run(args: &Args, report: &mut Report) {
     }
 }
 
-/// One `query`, every message counted (the flood, and the startup's echo turn).
-async fn drain(options: Options, report: &mut Report) {
+/// The slow consumer of the `slowflood` workload pauses this long after every
+/// [`PAUSE_EVERY`] messages (the same in every host).
+const PAUSE: std::time::Duration = std::time::Duration::from_millis(5);
+const PAUSE_EVERY: u64 = 1_000;
+
+/// One `query`, every message counted (the flood, and the startup's echo turn); with `slow`,
+/// the consumer pauses now and then (the `slowflood` workload).
+async fn drain(options: Options, slow: bool, report: &mut Report) {
     let cpu_start = cpu_self_s();
     let start = monotonic_ns();
     let mut first = 0;
@@ -56,6 +66,9 @@ async fn drain(options: Options, report: &mut Report) {
     while let Some(item) = messages.next().await {
         if first == 0 {
             first = monotonic_ns();
+        }
+        if slow && (events + assistants) % PAUSE_EVERY == PAUSE_EVERY - 1 {
+            tokio::time::sleep(PAUSE).await;
         }
         match item {
             Ok(Message::StreamEvent(_)) => events += 1,
@@ -92,7 +105,7 @@ async fn roundtrip(options: ccwire::options::OptionsBuilder, report: &mut Report
         })
     };
     match options.can_use_tool(callback).build() {
-        Ok(options) => drain(options, report).await,
+        Ok(options) => drain(options, false, report).await,
         Err(err) => return report.fail(err.to_string()),
     }
     report.set("callbacks", calls.load(Ordering::Relaxed));
