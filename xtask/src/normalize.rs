@@ -72,8 +72,9 @@ pattern! {
 }
 
 pattern! {
-    /// A file's modification time in milliseconds (`seed_read_state`).
-    MTIME = r#"("mtime(?:Ms)?":)\d+"#
+    /// A file's modification time in milliseconds (`seed_read_state`), and the epoch times of
+    /// background work (`"start_time":1795629377977`, `"end_time"`, `startTime`, …).
+    MTIME = r#"("(?:mtime(?:Ms)?|[A-Za-z]*_time|[a-z]+Time)":)\d{10,}"#
 }
 
 pattern! {
@@ -348,7 +349,8 @@ mod tests {
         let started = r#"{"dir":"out","t":0.1,"msg":{"type":"system","subtype":"task_started","task_id":"af133acfe02369e74","run_id":"0mwwcta6n-2086b1db"}}"#;
         let result = r#"{"dir":"out","t":0.2,"msg":{"type":"user","content":"agentId: af133acfe02369e74 output_file: /x/tasks/af133acfe02369e74.output"}}"#;
         let seed = r#"{"dir":"in","t":0.3,"msg":{"type":"control_request","request_id":"req_2","request":{"subtype":"seed_read_state","path":"/x","mtime":1795625080099}}}"#;
-        let out = normalize(&[meta, started, result, seed].join("\n")).unwrap();
+        let updated = r#"{"dir":"out","t":0.4,"msg":{"type":"system","subtype":"task_updated","patch":{"status":"completed","end_time":1795629377977,"num_turns":12}}}"#;
+        let out = normalize(&[meta, started, result, seed, updated].join("\n")).unwrap();
         assert!(!out.contains("af133acfe02369e74"), "{out}");
         assert!(
             out.contains(r#""task_id":"task000001","run_id":"task000002""#),
@@ -356,6 +358,7 @@ mod tests {
         );
         assert!(out.contains("agentId: task000001 output_file: /x/tasks/task000001.output"));
         assert!(out.contains(r#""mtime":0"#), "{out}");
+        assert!(out.contains(r#""end_time":0,"num_turns":12"#), "{out}");
         assert_eq!(normalize(&out).unwrap(), out);
     }
 
