@@ -74,7 +74,7 @@ pattern! {
 pattern! {
     /// A file's modification time in milliseconds (`seed_read_state`), and the epoch times of
     /// background work (`"start_time":1795629377977`, `"end_time"`, `startTime`, …).
-    MTIME = r#"("(?:mtime(?:Ms)?|[A-Za-z]*_time|[a-z]+Time)":)\d{10,}"#
+    EPOCH_TIME = r#"("(?:mtime(?:Ms)?|[A-Za-z]*_time|[a-z]+Time)":)\d{10,}"#
 }
 
 pattern! {
@@ -265,7 +265,7 @@ impl State {
                 text = text.replace(id.as_str(), placeholder);
             }
         }
-        let text = MTIME.replace_all(&text, "${1}0");
+        let text = EPOCH_TIME.replace_all(&text, "${1}0");
         let text = TIMESTAMP.replace_all(&text, FIXED_TIMESTAMP);
         let text = LOOPBACK_PORT.replace_all(&text, "$1:0");
         let text = PID.replace_all(&text, "${1}${2}0${3}");

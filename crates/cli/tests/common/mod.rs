@@ -16,21 +16,11 @@ pub fn ccwire() -> &'static Path {
 pub fn fake_claude() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
-        let path = ccwire().with_file_name(format!("fake-claude{}", std::env::consts::EXE_SUFFIX));
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build.args(["build", "-p", "ccwire-testkit", "--bin", "fake-claude"]);
-        let profile = ccwire().parent().and_then(Path::file_name);
-        if profile.is_some_and(|name| name == "release") {
-            build.arg("--release");
-        }
-        let status = build.status().expect("running cargo build");
-        assert!(
-            status.success() || path.exists(),
-            "building fake-claude failed"
-        );
-        assert!(path.exists(), "no fake-claude at {}", path.display());
-        path
+        let name = format!("fake-claude{}", std::env::consts::EXE_SUFFIX);
+        built(
+            ccwire().with_file_name(name),
+            &["-p", "ccwire-testkit", "--bin", "fake-claude"],
+        )
     })
 }
 
@@ -40,22 +30,31 @@ pub fn echo_agent() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let name = format!("echo_agent{}", std::env::consts::EXE_SUFFIX);
-        let path = ccwire().with_file_name("examples").join(name);
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build.args(["build", "-p", "ccwire", "--example", "echo_agent"]);
-        let profile = ccwire().parent().and_then(Path::file_name);
-        if profile.is_some_and(|name| name == "release") {
-            build.arg("--release");
-        }
-        let status = build.status().expect("running cargo build");
-        assert!(
-            status.success() || path.exists(),
-            "building echo_agent failed"
-        );
-        assert!(path.exists(), "no echo_agent at {}", path.display());
-        path
+        built(
+            ccwire().with_file_name("examples").join(name),
+            &["-p", "ccwire", "--example", "echo_agent"],
+        )
     })
+}
+
+/// Runs `cargo build TARGET…` in the profile `ccwire` was built in and returns `path`, which
+/// the build must have left in place.
+fn built(path: PathBuf, target: &[&str]) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.arg("build").args(target);
+    let profile = ccwire().parent().and_then(Path::file_name);
+    if profile.is_some_and(|name| name == "release") {
+        build.arg("--release");
+    }
+    let status = build.status().expect("running cargo build");
+    assert!(
+        status.success() || path.exists(),
+        "cargo build {} failed",
+        target.join(" ")
+    );
+    assert!(path.exists(), "no {} after the build", path.display());
+    path
 }
 
 /// `path` quoted for `sh`.

@@ -160,6 +160,15 @@ impl Scenario {
         self.server.message_requests()
     }
 
+    /// The tool results each model request carried, as JSON text (empty for a request that
+    /// carried none), in request order.
+    pub fn tool_results_sent(&self) -> Vec<String> {
+        self.message_requests()
+            .iter()
+            .map(request_tool_results)
+            .collect()
+    }
+
     /// The message requests whose last user text contains `needle` (the CLI sends side
     /// requests too; this finds the ones for one turn).
     pub fn requests_for(&self, needle: &str) -> Vec<Value> {

@@ -8,7 +8,7 @@ use ccwire::protocol::mcp::{McpConnectionStatus, McpServerConfig, McpServerStatu
 use ccwire::Client;
 use serde_json::json;
 
-use crate::{request_tool_results, script, the_result, turn, within, Scenario};
+use crate::{script, the_result, turn, within, Scenario};
 
 /// `memo-mcp` as a stdio server whose answers carry `label` and whose note reads `text`.
 fn memo(label: &str, text: &str) -> McpServerConfig {
@@ -57,11 +57,7 @@ async fn a_stdio_server_is_toggled_and_reconnected() {
     let client = s.connect(options).await;
     let items = turn(&client, "take a note").await;
     assert_eq!(the_result(&items).text(), Some("noted"));
-    let results: Vec<String> = s
-        .message_requests()
-        .iter()
-        .map(request_tool_results)
-        .collect();
+    let results = s.tool_results_sent();
     assert!(
         results.iter().any(|r| r.contains("memo(first): buy milk")),
         "{results:?}\nstderr:\n{}",
@@ -145,11 +141,7 @@ async fn set_servers_adds_and_removes_dynamic_servers() {
     // The new server's tool can be called on the next turn.
     let items = turn(&client, "take a note").await;
     assert_eq!(the_result(&items).text(), Some("noted"), "{}", s.stderr());
-    let results: Vec<String> = s
-        .message_requests()
-        .iter()
-        .map(request_tool_results)
-        .collect();
+    let results = s.tool_results_sent();
     assert!(
         results.iter().any(|r| r.contains("memo(second): buy milk")),
         "{results:?}"

@@ -5,7 +5,7 @@ use ccwire::protocol::control::SeedReadStateRequest;
 use ccwire::protocol::UserMessage;
 use serde_json::json;
 
-use crate::{kinds, request_tool_results, script, the_result, turn, within, Scenario};
+use crate::{kinds, script, the_result, turn, within, Scenario};
 
 #[tokio::test]
 async fn applied_flag_settings_show_in_get_settings_and_the_next_request() {
@@ -112,12 +112,7 @@ async fn seed_read_state_lets_an_edit_through_without_a_read() {
         "{}",
         kinds(&items)
     );
-    let results: Vec<String> = s
-        .message_requests()
-        .iter()
-        .map(request_tool_results)
-        .filter(|r| !r.is_empty())
-        .collect();
+    let results = s.tool_results_sent();
     assert_eq!(
         std::fs::read_to_string(&note).unwrap(),
         "the cat\n",
