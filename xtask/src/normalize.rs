@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use anyhow::{bail, Context, Result};
+use ccwire_protocol::recording;
 use regex::{Captures, Regex};
 use serde_json::{Map, Value};
 
@@ -189,20 +190,15 @@ impl State {
                 (name, Value::String(value))
             })
             .collect();
-        let argv: Vec<Value> = meta["argv"]
+        let argv: Vec<String> = meta["argv"]
             .as_array()
             .map(|argv| {
                 argv.iter()
-                    .map(|arg| Value::String(self.text(arg.as_str().unwrap_or_default())))
+                    .map(|arg| self.text(arg.as_str().unwrap_or_default()))
                     .collect()
             })
             .unwrap_or_default();
-        Ok(format!(
-            "{{\"dir\":\"meta\",\"t\":0,\"cli\":{},\"argv\":{},\"env\":{}}}",
-            Value::String(self.text(cli)),
-            Value::Array(argv),
-            Value::Object(env)
-        ))
+        Ok(recording::meta_line(&self.text(cli), argv, env))
     }
 
     /// A frame line: its time becomes its line number in milliseconds, the rest is rewritten

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ccwire_protocol::framing::{LineError, LineReader, DEFAULT_MAX_LINE_LENGTH};
+use ccwire_protocol::recording::{self, RecordLine};
 use ccwire_protocol::{coverage, DecodeError, InputMessage, Message};
 use serde::Serialize;
 use serde_json::Value;
@@ -302,21 +303,15 @@ enum Transcript {
     Plain,
 }
 
-/// Recognises the recording format `{"dir":"in"|"out","t":…,"msg":{…}}`.
+/// Recognises the recording format (`ccwire_protocol::recording`).
 fn split_transcript_line(text: &str) -> Transcript {
-    #[derive(serde::Deserialize)]
-    struct Recorded<'a> {
-        #[serde(borrow)]
-        dir: std::borrow::Cow<'a, str>,
-        msg: Option<Box<serde_json::value::RawValue>>,
-    }
-    let Ok(recorded) = serde_json::from_str::<Recorded>(text) else {
+    let Ok(recorded) = RecordLine::parse(text) else {
         return Transcript::Plain;
     };
-    let direction = match recorded.dir.as_ref() {
-        "out" => Direction::Out,
-        "in" => Direction::In,
-        _ => return Transcript::Meta,
+    let direction = match recorded.direction() {
+        Some(recording::Direction::Out) => Direction::Out,
+        Some(recording::Direction::In) => Direction::In,
+        None => return Transcript::Meta,
     };
     match recorded.msg {
         Some(msg) => Transcript::Frame(direction, msg.get().to_owned()),

@@ -27,7 +27,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::time::Instant;
 
-use crate::transcript::{self, warn, Dir, Entry};
+use crate::transcript::{self, warn, Direction, Entry};
 use matching::{Frame, FrameRef};
 
 /// Exit code when the host diverged from the recording.
@@ -158,14 +158,16 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
                 at += 1;
                 continue;
             }
-            if entry.dir == Dir::Out {
+            if entry.dir == Direction::Out {
                 self.write_out(entry).await?;
                 at += 1;
                 continue;
             }
             self.flush().await?;
             let mut pending = Vec::new();
-            while at < entries.len() && (entries[at].dir == Dir::In || self.skipped(&entries[at])) {
+            while at < entries.len()
+                && (entries[at].dir == Direction::In || self.skipped(&entries[at]))
+            {
                 if !self.skipped(&entries[at]) {
                     pending.push(at);
                 }
@@ -181,7 +183,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
     fn skipped(&self, entry: &Entry) -> bool {
         entry.tap.is_some()
             || entry.dropped
-            || (!self.strict && entry.dir == Dir::In && spontaneous(FrameRef::from(entry)))
+            || (!self.strict && entry.dir == Direction::In && spontaneous(FrameRef::from(entry)))
     }
 
     /// Reads host frames until each of `pending` (indices of recorded `in` frames) matched one.

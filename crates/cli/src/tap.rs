@@ -22,7 +22,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::mpsc;
 
-use crate::transcript::{warn, Dir, Recorder, Redactor};
+use crate::transcript::{warn, Direction, Recorder, Redactor};
 pub use policy::{Decision, Policy};
 
 /// Names the recording when `--record` is absent.
@@ -300,10 +300,10 @@ async fn write_line<W: AsyncWrite + Unpin>(writer: &mut W, line: &str) -> std::i
     writer.write_all(b"\n").await
 }
 
-fn report_dropped(recorder: Option<&Recorder>, dir: Dir, err: &LineError) {
+fn report_dropped(recorder: Option<&Recorder>, dir: Direction, err: &LineError) {
     let from = match dir {
-        Dir::In => "the host",
-        Dir::Out => "the CLI",
+        Direction::In => "the host",
+        Direction::Out => "the CLI",
     };
     warn(&format!("tap: dropped a line from {from}: {err}"));
     if let Some(recorder) = recorder {
@@ -333,7 +333,7 @@ async fn relay_in<R: AsyncRead + Unpin>(
                 };
                 if let Some(recorder) = &recorder {
                     let rule = Some(decision.rule.as_str());
-                    recorder.frame_marked(Dir::In, &decision.answer, Some("policy"), rule);
+                    recorder.frame_marked(Direction::In, &decision.answer, Some("policy"), rule);
                 }
                 let answer = &decision.answer;
                 if write_line(&mut child, answer).await.is_err() || child.flush().await.is_err() {
@@ -354,13 +354,13 @@ async fn relay_in<R: AsyncRead + Unpin>(
                     match item {
                         Ok(line) => {
                             if let Some(recorder) = &recorder {
-                                recorder.frame(Dir::In, line.text);
+                                recorder.frame(Direction::In, line.text);
                             }
                             if write_line(&mut child, line.text).await.is_err() {
                                 return;
                             }
                         }
-                        Err(err) => report_dropped(recorder.as_deref(), Dir::In, &err),
+                        Err(err) => report_dropped(recorder.as_deref(), Direction::In, &err),
                     }
                 }
                 if child.flush().await.is_err() || eof {
@@ -401,20 +401,20 @@ async fn relay_out<W: AsyncWrite + Unpin>(
             let line = match item {
                 Ok(line) => line,
                 Err(err) => {
-                    report_dropped(recorder.as_deref(), Dir::Out, &err);
+                    report_dropped(recorder.as_deref(), Direction::Out, &err);
                     continue;
                 }
             };
             if let Some(decision) = policy.and_then(|p| p.decide_line(line.text)) {
                 if let Some(recorder) = &recorder {
-                    recorder.frame_marked(Dir::Out, line.text, Some("policy"), None);
+                    recorder.frame_marked(Direction::Out, line.text, Some("policy"), None);
                 }
                 // The channel only closes when the CLI stopped reading; nothing to do then.
                 let _ = answers.send(decision);
                 continue;
             }
             if let Some(recorder) = &recorder {
-                recorder.frame(Dir::Out, line.text);
+                recorder.frame(Direction::Out, line.text);
             }
             write_line(&mut host, line.text).await?;
         }

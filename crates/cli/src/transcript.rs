@@ -1,24 +1,5 @@
-//! The recording format `ccwire tap` writes and `ccwire replay` reads: one JSON object per
-//! line, the same as the reference transcripts.
-//!
-//! ```text
-//! {"dir":"meta","t":0,"cli":"/usr/bin/claude","argv":["--verbose",…],"env":{"HOME":"…",…}}
-//! {"dir":"in","t":0.001,"msg":{"type":"control_request",…}}
-//! {"dir":"out","t":0.602,"msg":{"type":"control_response",…}}
-//! {"dir":"out","t":0.700,"raw":"[SandboxDebug] a line that is not JSON"}
-//! {"dir":"out","t":0.900,"msg":{…"subtype":"can_use_tool"…},"tap":"policy"}
-//! {"dir":"in","t":0.900,"msg":{"type":"control_response",…},"tap":"policy","rule":"Bash(ls*)"}
-//! {"dir":"in","t":1.200,"dropped":"line 7 is 70000000 bytes long, over the limit of …"}
-//! ```
-//!
-//! * `dir`: `in` = host → CLI (the CLI's stdin), `out` = CLI → host (its stdout), `meta` = the
-//!   first line: the CLI's path, its arguments and its environment.
-//! * `t`: seconds since the tap started, 3 decimals.
-//! * `msg`: the frame, as the JSON text of the line (secrets redacted, see [`redact`]); `raw`:
-//!   a line that is not JSON, as a string; `dropped`: a line that could not be relayed (over
-//!   the length limit, or not UTF-8), with the reason.
-//! * `tap`: set on frames that never reached the host: `"policy"` marks a `can_use_tool`
-//!   request the tap answered itself (`out`) and that answer (`in`, with the deciding `rule`).
+//! Writing and reading recordings (the format is [`ccwire_protocol::recording`]'s), with the
+//! tap's redaction applied to everything written.
 
 pub mod redact;
 
@@ -30,31 +11,11 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use ccwire_protocol::framing::{LineReader, DEFAULT_MAX_LINE_LENGTH};
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
+use ccwire_protocol::recording::{self, RecordLine};
 use serde_json::Value;
 
+pub use ccwire_protocol::recording::Direction;
 pub use redact::Redactor;
-
-/// Which way a frame went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dir {
-    /// Host → CLI.
-    In,
-    /// CLI → host.
-    Out,
-}
-
-impl Dir {
-    /// `in` or `out`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dir::In => "in",
-            Dir::Out => "out",
-        }
-    }
-}
 
 /// Writes a recording. Shared by the relay tasks; each line is written whole and flushed. A
 /// failing write is reported once and ends the recording, never the relay.
@@ -90,55 +51,29 @@ impl Recorder {
             .iter()
             .map(|arg| self.redactor.text(arg).into_owned())
             .collect();
-        // Written by hand to keep `dir` and `t` first, as in the reference transcripts.
-        let line = format!(
-            "{{\"dir\":\"meta\",\"t\":0,\"cli\":{},\"argv\":{},\"env\":{}}}",
-            json_string(&self.redactor.text(cli)),
-            Value::from(argv),
-            Value::Object(env),
-        );
+        let line = recording::meta_line(&self.redactor.text(cli), argv, env);
         self.write(&line);
     }
 
     /// One relayed line, as `msg` when it is JSON and `raw` when it is not.
-    pub fn frame(&self, dir: Dir, line: &str) {
+    pub fn frame(&self, dir: Direction, line: &str) {
         self.frame_marked(dir, line, None, None);
     }
 
     /// A frame the tap handled itself (`tap`: why, e.g. `policy`; `rule`: the policy rule).
-    pub fn frame_marked(&self, dir: Dir, line: &str, tap: Option<&str>, rule: Option<&str>) {
-        let mut out = format!(
-            "{{\"dir\":\"{}\",\"t\":{:.3},",
-            dir.as_str(),
-            self.seconds()
-        );
-        if serde_json::from_str::<&RawValue>(line).is_ok() {
-            out.push_str("\"msg\":");
-            out.push_str(self.redactor.json_line(line).trim());
+    pub fn frame_marked(&self, dir: Direction, line: &str, tap: Option<&str>, rule: Option<&str>) {
+        let frame = if serde_json::from_str::<&serde_json::value::RawValue>(line).is_ok() {
+            self.redactor.json_line(line)
         } else {
-            out.push_str("\"raw\":");
-            out.push_str(&json_string(&self.redactor.text(line)));
-        }
-        if let Some(tap) = tap {
-            out.push_str(",\"tap\":");
-            out.push_str(&json_string(tap));
-        }
-        if let Some(rule) = rule {
-            out.push_str(",\"rule\":");
-            out.push_str(&json_string(rule));
-        }
-        out.push('}');
+            self.redactor.text(line)
+        };
+        let out = recording::frame_line(dir, self.seconds(), &frame, tap, rule);
         self.write(&out);
     }
 
     /// A line that could not be relayed, and why.
-    pub fn dropped(&self, dir: Dir, reason: &str) {
-        let out = format!(
-            "{{\"dir\":\"{}\",\"t\":{:.3},\"dropped\":{}}}",
-            dir.as_str(),
-            self.seconds(),
-            json_string(reason)
-        );
+    pub fn dropped(&self, dir: Direction, reason: &str) {
+        let out = recording::dropped_line(dir, self.seconds(), reason);
         self.write(&out);
     }
 
@@ -163,18 +98,13 @@ impl Recorder {
     }
 }
 
-/// `text` as a JSON string literal.
-fn json_string(text: &str) -> String {
-    Value::String(text.to_owned()).to_string()
-}
-
 /// One `in` or `out` line of a recording.
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// Its 1-based line number in the file.
     pub line: u64,
     /// Which way it went.
-    pub dir: Dir,
+    pub dir: Direction,
     /// The frame's text: the JSON of `msg` as written, or the `raw` line.
     pub text: String,
     /// The parsed frame, when it is JSON (`msg`).
@@ -185,19 +115,6 @@ pub struct Entry {
     pub dropped: bool,
 }
 
-#[derive(Deserialize)]
-struct RecordLine<'a> {
-    dir: &'a str,
-    #[serde(default, borrow)]
-    msg: Option<&'a RawValue>,
-    #[serde(default)]
-    raw: Option<String>,
-    #[serde(default)]
-    tap: Option<String>,
-    #[serde(default, borrow)]
-    dropped: Option<&'a RawValue>,
-}
-
 /// Reads the `in` and `out` lines of a recording (the `meta` line and other directions are
 /// skipped).
 pub fn load(path: &Path) -> anyhow::Result<Vec<Entry>> {
@@ -206,20 +123,18 @@ pub fn load(path: &Path) -> anyhow::Result<Vec<Entry>> {
     let mut entries = Vec::new();
     while let Some(item) = reader.next_line()? {
         let (number, text) = item.with_context(|| format!("reading {}", path.display()))?;
-        let record: RecordLine<'_> = serde_json::from_str(&text)
+        let record = RecordLine::parse(&text)
             .with_context(|| format!("{}:{number}: not a recording line", path.display()))?;
-        let dir = match record.dir {
-            "in" => Dir::In,
-            "out" => Dir::Out,
-            _ => continue,
+        let Some(dir) = record.direction() else {
+            continue;
         };
-        let (text, value) = match (record.msg, record.raw) {
+        let (text, value) = match (record.msg, &record.raw) {
             (Some(msg), _) => {
                 let value = serde_json::from_str(msg.get())
                     .with_context(|| format!("{}:{number}: bad msg", path.display()))?;
                 (msg.get().to_owned(), Some(value))
             }
-            (None, Some(raw)) => (raw, None),
+            (None, Some(raw)) => (raw.clone(), None),
             (None, None) if record.dropped.is_some() => (String::new(), None),
             (None, None) => bail!("{}:{number}: neither msg nor raw", path.display()),
         };

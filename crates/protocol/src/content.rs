@@ -52,7 +52,7 @@ fn blocks_or_text<'de, D: serde::Deserializer<'de>>(
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-pub(crate) mod test_transcripts;
+pub(crate) mod unknown_tags;
 
 pub use blocks::*;
 pub use media::*;
@@ -436,28 +436,28 @@ impl ContentBlock {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::test_transcripts::unknown_tags;
+    use super::unknown_tags::unknown_tags;
     use super::*;
     use serde_json::json;
 
     #[test]
     fn every_assistant_message_round_trips() {
         let mut count = 0;
-        for frame in test_transcripts::frames_of_type("assistant") {
+        for frame in crate::recordings::of_type("assistant") {
             let value = &frame.msg["message"];
             let message: ApiMessage = serde_json::from_value(value.clone())
-                .unwrap_or_else(|e| panic!("{}: {e}", frame.origin));
+                .unwrap_or_else(|e| panic!("{}: {e}", frame.origin()));
             assert_eq!(
                 &serde_json::to_value(&message).unwrap(),
                 value,
                 "{}",
-                frame.origin
+                frame.origin()
             );
             assert_eq!(
                 unknown_tags(&message.content),
                 Vec::<String>::new(),
                 "{}",
-                frame.origin
+                frame.origin()
             );
             count += 1;
         }
@@ -467,18 +467,18 @@ mod tests {
     #[test]
     fn every_user_message_round_trips() {
         let mut count = 0;
-        for frame in test_transcripts::frames_of_type("user") {
+        for frame in crate::recordings::of_type("user") {
             let value = &frame.msg["message"];
             let message: MessageParam = serde_json::from_value(value.clone())
-                .unwrap_or_else(|e| panic!("{}: {e}", frame.origin));
+                .unwrap_or_else(|e| panic!("{}: {e}", frame.origin()));
             assert_eq!(
                 &serde_json::to_value(&message).unwrap(),
                 value,
                 "{}",
-                frame.origin
+                frame.origin()
             );
             let unknown = unknown_tags(message.content.blocks());
-            assert_eq!(unknown, Vec::<String>::new(), "{}", frame.origin);
+            assert_eq!(unknown, Vec::<String>::new(), "{}", frame.origin());
             count += 1;
         }
         assert!(count > 100, "only {count} user frames found");

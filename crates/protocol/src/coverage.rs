@@ -2,9 +2,10 @@
 //! of this crate's own unions, so that a gap between the two can be detected: a kind listed
 //! here that comes back as [`Unknown`](crate::Unknown) means the schema is missing it.
 
-/// Every frame kind of the TypeScript SDK's `StdoutMessage` (the 40 members of `SDKMessage`
-/// plus the control plane, keep-alive and `active_goal`), as `type` or `type/subtype`.
-pub const TS_STDOUT_KINDS: &[&str] = &[
+/// Every kind of message in the official SDK's `SDKMessage` union, as `type` or
+/// `type/subtype` (`system` and `result` messages). A decoder of this crate must never return
+/// one of these as unknown.
+pub const SDK_MESSAGE_KINDS: &[&str] = &[
     "assistant",
     "user",
     "result/success",
@@ -48,6 +49,11 @@ pub const TS_STDOUT_KINDS: &[&str] = &[
     "system/informational",
     "conversation_reset",
     "system/session_writes_lost",
+];
+
+/// The frame kinds of the TypeScript SDK's `StdoutMessage` beyond [`SDK_MESSAGE_KINDS`]: the
+/// control plane, keep-alive and `active_goal`.
+pub const STDOUT_ONLY_KINDS: &[&str] = &[
     "active_goal",
     "control_request",
     "control_response",
@@ -122,7 +128,7 @@ pub fn is_listed(kind: &str) -> bool {
     if let Some(event) = kind.strip_prefix("stream_event/") {
         return API_STREAM_EVENTS.contains(&event);
     }
-    TS_STDOUT_KINDS.contains(&kind)
+    SDK_MESSAGE_KINDS.contains(&kind) || STDOUT_ONLY_KINDS.contains(&kind)
 }
 
 /// Reads `payload`, the success answer to a request of `subtype`, as that subtype's typed

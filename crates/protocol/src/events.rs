@@ -3,59 +3,11 @@
 //!
 //! Each struct here is the body of one top-level `type` (`tool_progress`, `rate_limit_event`,
 //! …); the top-level message union reads and writes `type`, so no struct has a `type` field.
-//! [`SDK_MESSAGE_KINDS`] lists every kind of the official SDK's `SDKMessage` union.
+//! [`SDK_MESSAGE_KINDS`](crate::coverage::SDK_MESSAGE_KINDS) lists every kind of the official
+//! SDK's `SDKMessage` union.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-/// Every kind of message in the official SDK's `SDKMessage` union, as `type` or
-/// `type/subtype` (`system` and `result` messages). A decoder of this crate must never return
-/// one of these as unknown.
-pub const SDK_MESSAGE_KINDS: &[&str] = &[
-    "assistant",
-    "user",
-    "result/success",
-    "result/error_during_execution",
-    "result/error_max_turns",
-    "result/error_max_budget_usd",
-    "result/error_max_structured_output_retries",
-    "system/init",
-    "stream_event",
-    "system/compact_boundary",
-    "system/status",
-    "system/api_retry",
-    "system/control_request_progress",
-    "system/model_refusal_fallback",
-    "system/model_refusal_no_fallback",
-    "system/local_command_output",
-    "system/hook_started",
-    "system/hook_progress",
-    "system/hook_response",
-    "system/plugin_install",
-    "tool_progress",
-    "auth_status",
-    "system/task_notification",
-    "system/task_started",
-    "system/task_updated",
-    "system/task_progress",
-    "system/background_tasks_changed",
-    "system/thinking_tokens",
-    "system/session_state_changed",
-    "system/worker_shutting_down",
-    "system/commands_changed",
-    "system/notification",
-    "system/files_persisted",
-    "tool_use_summary",
-    "system/memory_recall",
-    "rate_limit_event",
-    "system/elicitation_complete",
-    "system/permission_denied",
-    "prompt_suggestion",
-    "system/mirror_error",
-    "system/informational",
-    "conversation_reset",
-    "system/session_writes_lost",
-];
 
 /// A subagent's API retry, reported through `tool_progress`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -529,6 +481,7 @@ pub struct TranscriptMirror {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::coverage::SDK_MESSAGE_KINDS;
     use serde::de::DeserializeOwned;
     use serde_json::json;
 
@@ -564,7 +517,7 @@ mod tests {
             "transcript_mirror",
             "command_lifecycle",
         ];
-        for (origin, kind, raw) in crate::system::tests::recorded_frames(|t| mine.contains(&t)) {
+        for (origin, kind, raw) in crate::recordings::stdout_bodies(|t| mine.contains(&t)) {
             let value = Value::Object(raw);
             let back = match kind.as_str() {
                 "tool_progress" => to_and_fro::<ToolProgress>(&value),

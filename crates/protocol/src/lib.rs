@@ -58,6 +58,9 @@ pub mod lenient;
 pub mod mcp;
 mod message;
 pub mod permission;
+pub mod recording;
+#[cfg(test)]
+mod recordings;
 pub mod result;
 pub(crate) mod serde_util;
 pub mod stream;

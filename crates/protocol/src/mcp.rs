@@ -494,7 +494,7 @@ pub struct McpServerStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::transcripts;
+    use crate::recordings as transcripts;
     use serde_json::json;
 
     fn round_trip<T: Serialize + for<'de> Deserialize<'de>>(value: &Value) -> T {
@@ -514,7 +514,7 @@ mod tests {
             let servers = payload["mcpServers"].as_array().expect("mcpServers");
             entries.extend(servers.iter().map(|s| (file.clone(), s.clone())));
         }
-        for frame in transcripts::frames() {
+        for frame in transcripts::all() {
             if frame.msg["type"] == "system" && frame.msg["subtype"] == "init" {
                 let servers = frame.msg["mcp_servers"].as_array().expect("mcp_servers");
                 entries.extend(servers.iter().map(|s| (frame.file.clone(), s.clone())));
@@ -552,27 +552,23 @@ mod tests {
         // A recording's first line (`"dir": "meta"`) holds the command line the host ran; the
         // official Python SDK hands its in-process servers over as `--mcp-config`.
         let mut seen = 0;
-        for version in std::fs::read_dir(transcripts::dir()).expect("dir") {
-            for file in std::fs::read_dir(version.expect("entry").path()).expect("dir") {
-                let path = file.expect("entry").path();
-                let text = std::fs::read_to_string(&path).expect("read");
-                let Some(Ok(meta)) = text.lines().next().map(serde_json::from_str::<Value>) else {
-                    continue;
-                };
-                let argv: Vec<&str> = meta["argv"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
-                for pair in argv.windows(2).filter(|w| w[0] == "--mcp-config") {
-                    let config: Value = serde_json::from_str(pair[1]).expect("config json");
-                    let servers: BTreeMap<String, McpServerConfig> =
-                        round_trip(&config["mcpServers"]);
-                    for server in servers.values() {
-                        assert!(matches!(server, McpServerConfig::Sdk(s) if s.name == "calc"));
-                        seen += 1;
-                    }
+        for path in transcripts::files() {
+            let text = std::fs::read_to_string(&path).expect("read");
+            let Some(Ok(meta)) = text.lines().next().map(serde_json::from_str::<Value>) else {
+                continue;
+            };
+            let argv: Vec<&str> = meta["argv"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            for pair in argv.windows(2).filter(|w| w[0] == "--mcp-config") {
+                let config: Value = serde_json::from_str(pair[1]).expect("config json");
+                let servers: BTreeMap<String, McpServerConfig> = round_trip(&config["mcpServers"]);
+                for server in servers.values() {
+                    assert!(matches!(server, McpServerConfig::Sdk(s) if s.name == "calc"));
+                    seen += 1;
                 }
             }
         }

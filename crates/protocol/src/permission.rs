@@ -411,109 +411,6 @@ pub struct PermissionDenial {
     pub extra: Map<String, Value>,
 }
 
-/// Reads the recorded transcripts, for the tests of this crate's schema modules.
-#[cfg(test)]
-pub(crate) mod transcripts {
-    use serde_json::Value;
-
-    /// One recorded frame.
-    pub(crate) struct Frame {
-        /// `claude-<version>/<file>`.
-        pub(crate) file: String,
-        /// `in` (host to CLI) or `out`.
-        pub(crate) dir: String,
-        /// The frame itself.
-        pub(crate) msg: Value,
-    }
-
-    /// The transcripts directory.
-    pub(crate) fn dir() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/transcripts")
-    }
-
-    /// Every frame of every recorded transcript, in file order.
-    pub(crate) fn frames() -> Vec<Frame> {
-        let mut paths = Vec::new();
-        for version in std::fs::read_dir(dir()).expect("transcripts dir") {
-            let version = version.expect("entry").path();
-            for file in std::fs::read_dir(&version).expect("version dir") {
-                let path = file.expect("entry").path();
-                let name = path.to_string_lossy().into_owned();
-                if name.ends_with(".jsonl") && !name.ends_with(".api.jsonl") {
-                    paths.push(path);
-                }
-            }
-        }
-        paths.sort();
-        let mut frames = Vec::new();
-        for path in paths {
-            let file = format!(
-                "{}/{}",
-                path.parent()
-                    .and_then(|p| p.file_name())
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                path.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            );
-            let text = std::fs::read_to_string(&path).expect("read transcript");
-            for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                let Ok(mut record) = serde_json::from_str::<Value>(line) else {
-                    continue;
-                };
-                let Some(msg) = record.get_mut("msg").map(Value::take) else {
-                    continue;
-                };
-                let dir = record["dir"].as_str().unwrap_or_default().to_owned();
-                frames.push(Frame {
-                    file: file.clone(),
-                    dir,
-                    msg,
-                });
-            }
-        }
-        frames
-    }
-
-    /// The `request` objects of control requests with this subtype, with their file.
-    pub(crate) fn control_requests(subtype: &str) -> Vec<(String, Value)> {
-        frames()
-            .into_iter()
-            .filter(|f| {
-                f.msg["type"] == "control_request" && f.msg["request"]["subtype"] == subtype
-            })
-            .map(|f| (f.file, f.msg["request"].clone()))
-            .collect()
-    }
-
-    /// The success payloads (`response.response`) of control responses written in direction
-    /// `dir` that answer a control request with this subtype in the same file.
-    pub(crate) fn control_responses(subtype: &str, dir: &str) -> Vec<(String, Value)> {
-        let frames = frames();
-        let mut out = Vec::new();
-        for (i, frame) in frames.iter().enumerate() {
-            if frame.msg["type"] != "control_response" || frame.dir != dir {
-                continue;
-            }
-            let id = &frame.msg["response"]["request_id"];
-            let answers = frames[..i].iter().any(|r| {
-                r.file == frame.file
-                    && r.msg["type"] == "control_request"
-                    && r.msg["request_id"] == *id
-                    && r.msg["request"]["subtype"] == subtype
-            });
-            if answers && frame.msg["response"]["subtype"] == "success" {
-                out.push((
-                    frame.file.clone(),
-                    frame.msg["response"]["response"].clone(),
-                ));
-            }
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -531,7 +428,7 @@ mod tests {
 
     #[test]
     fn can_use_tool_answers_round_trip() {
-        let answers = transcripts::control_responses("can_use_tool", "in");
+        let answers = crate::recordings::control_responses("can_use_tool", "in");
         assert!(answers.len() >= 20, "found {}", answers.len());
         let mut denies = 0;
         for (file, payload) in answers {
@@ -548,7 +445,7 @@ mod tests {
     #[test]
     fn permission_suggestions_round_trip() {
         let mut seen = 0;
-        for (file, request) in transcripts::control_requests("can_use_tool") {
+        for (file, request) in crate::recordings::control_requests("can_use_tool") {
             let Some(suggestions) = request["permission_suggestions"].as_array() else {
                 continue;
             };
@@ -565,7 +462,7 @@ mod tests {
     #[test]
     fn permission_denials_and_modes() {
         let mut denials = 0;
-        for frame in transcripts::frames() {
+        for frame in crate::recordings::all() {
             if frame.msg["type"] == "result" {
                 for denial in frame.msg["permission_denials"]
                     .as_array()

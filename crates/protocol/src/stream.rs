@@ -312,7 +312,7 @@ pub struct CompactionDelta {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::content::test_transcripts::{self, unknown_tags};
+    use crate::content::unknown_tags::unknown_tags;
     use serde_json::json;
 
     /// The structs whose `Deserialize` is written by `deserialize_with_extra!` read every field
@@ -371,32 +371,32 @@ mod tests {
     #[test]
     fn every_stream_event_round_trips() {
         let mut seen = std::collections::BTreeSet::new();
-        for frame in test_transcripts::frames_of_type("stream_event") {
+        for frame in crate::recordings::of_type("stream_event") {
             let value = &frame.msg["event"];
             let event: StreamEvent = serde_json::from_value(value.clone())
-                .unwrap_or_else(|e| panic!("{}: {e}", frame.origin));
+                .unwrap_or_else(|e| panic!("{}: {e}", frame.origin()));
             assert_eq!(
                 &serde_json::to_value(&event).unwrap(),
                 value,
                 "{}",
-                frame.origin
+                frame.origin()
             );
             assert!(
                 event.as_unknown().is_none(),
                 "{}: unknown event",
-                frame.origin
+                frame.origin()
             );
             match &event {
                 StreamEvent::MessageStart(start) => {
                     let unknown = unknown_tags(&start.message.content);
-                    assert!(unknown.is_empty(), "{}: {unknown:?}", frame.origin);
+                    assert!(unknown.is_empty(), "{}: {unknown:?}", frame.origin());
                 }
                 StreamEvent::ContentBlockStart(start) => {
                     let unknown = unknown_tags(std::slice::from_ref(&start.content_block));
-                    assert!(unknown.is_empty(), "{}: {unknown:?}", frame.origin);
+                    assert!(unknown.is_empty(), "{}: {unknown:?}", frame.origin());
                 }
                 StreamEvent::ContentBlockDelta(delta) => {
-                    assert!(delta.delta.as_unknown().is_none(), "{}", frame.origin);
+                    assert!(delta.delta.as_unknown().is_none(), "{}", frame.origin());
                 }
                 _ => {}
             }

@@ -127,61 +127,10 @@ impl SystemMessage {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use serde_json::{json, Map, Value};
-
-    /// Every stdout frame (`dir: out`) of every recorded transcript whose `type` passes
-    /// `keep`, as (`file:line`, `type`, the frame without its `type`). `*.api.jsonl` files are
-    /// skipped.
-    pub(crate) fn recorded_frames(
-        keep: impl Fn(&str) -> bool,
-    ) -> Vec<(String, String, Map<String, Value>)> {
-        let root = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/transcripts"
-        );
-        let mut out = Vec::new();
-        let mut dirs: Vec<_> = std::fs::read_dir(root)
-            .expect("transcripts directory")
-            .map(|e| e.expect("dir entry").path())
-            .filter(|p| p.is_dir())
-            .collect();
-        dirs.sort();
-        for dir in dirs {
-            let mut files: Vec<_> = std::fs::read_dir(&dir)
-                .expect("version directory")
-                .map(|e| e.expect("dir entry").path())
-                .filter(|p| {
-                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                    name.ends_with(".jsonl") && !name.ends_with(".api.jsonl")
-                })
-                .collect();
-            files.sort();
-            for file in files {
-                let text = std::fs::read_to_string(&file).expect("transcript");
-                for (n, line) in text.lines().enumerate() {
-                    if line.trim().is_empty() {
-                        continue;
-                    }
-                    let record: Value = serde_json::from_str(line).expect("transcript line");
-                    if record.get("dir").and_then(Value::as_str) != Some("out") {
-                        continue;
-                    }
-                    let Some(Value::Object(mut msg)) = record.get("msg").cloned() else {
-                        continue;
-                    };
-                    let Some(Value::String(kind)) = msg.remove("type") else {
-                        continue;
-                    };
-                    if keep(&kind) {
-                        out.push((format!("{}:{}", file.display(), n + 1), kind, msg));
-                    }
-                }
-            }
-        }
-        out
-    }
+    use crate::recordings::stdout_bodies as recorded_frames;
+    use serde_json::{json, Value};
 
     #[test]
     fn every_recorded_system_frame_parses_known_and_round_trips() {

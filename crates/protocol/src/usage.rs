@@ -277,21 +277,20 @@ pub struct ModelUsage {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::content::test_transcripts;
 
     #[test]
     fn result_usage_and_model_usage_round_trip() {
         let mut usages = 0;
         let mut model_usages = 0;
-        for frame in test_transcripts::frames_of_type("result") {
+        for frame in crate::recordings::of_type("result") {
             if let Some(value) = frame.msg.get("usage") {
                 let usage: Usage = serde_json::from_value(value.clone())
-                    .unwrap_or_else(|e| panic!("{}: usage: {e}", frame.origin));
+                    .unwrap_or_else(|e| panic!("{}: usage: {e}", frame.origin()));
                 assert_eq!(
                     &serde_json::to_value(&usage).unwrap(),
                     value,
                     "{}",
-                    frame.origin
+                    frame.origin()
                 );
                 usages += 1;
             }
@@ -300,12 +299,12 @@ mod tests {
             };
             for (model, value) in models {
                 let usage: ModelUsage = serde_json::from_value(value.clone())
-                    .unwrap_or_else(|e| panic!("{}: modelUsage[{model}]: {e}", frame.origin));
+                    .unwrap_or_else(|e| panic!("{}: modelUsage[{model}]: {e}", frame.origin()));
                 assert_eq!(
                     &serde_json::to_value(&usage).unwrap(),
                     value,
                     "{}",
-                    frame.origin
+                    frame.origin()
                 );
                 assert!(usage.cost_usd > 0.0 || usage.output_tokens == 0);
                 model_usages += 1;

@@ -15,27 +15,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Deserialize;
+use ccwire_protocol::recording::RecordLine;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::redact::Redactor;
-
-/// One line of a recording, as written.
-#[derive(Deserialize)]
-struct Line<'a> {
-    dir: &'a str,
-    #[serde(default)]
-    t: f64,
-    #[serde(default, borrow)]
-    msg: Option<&'a RawValue>,
-    #[serde(default)]
-    raw: Option<String>,
-    #[serde(default)]
-    tap: Option<String>,
-    #[serde(default, borrow)]
-    dropped: Option<&'a RawValue>,
-}
 
 /// A relayed frame of the recording: its direction, its text, and its line number.
 struct Frame {
@@ -104,7 +88,7 @@ fn redactor(env: &str) -> Redactor {
 fn frames(recording: &str) -> Result<Vec<Frame>, String> {
     let mut frames = Vec::new();
     for (index, text) in recording.lines().enumerate() {
-        let line: Line<'_> = serde_json::from_str(text)
+        let line = RecordLine::parse(text)
             .map_err(|err| format!("recording line {}: {err}: {text}", index + 1))?;
         if line.tap.is_some() || line.dropped.is_some() {
             return Err(format!(
@@ -112,14 +96,12 @@ fn frames(recording: &str) -> Result<Vec<Frame>, String> {
                 index + 1
             ));
         }
-        let text = match (line.msg, line.raw) {
-            (Some(msg), _) => msg.get().to_owned(),
-            (None, Some(raw)) => raw,
-            (None, None) => continue,
+        let Some(text) = line.frame_text() else {
+            continue;
         };
         frames.push(Frame {
-            dir: line.dir.to_owned(),
-            text,
+            dir: line.dir.clone().into_owned(),
+            text: text.into_owned(),
             line: index + 1,
         });
     }
@@ -136,11 +118,11 @@ enum Request {
 
 /// The order checks (see the module docs).
 fn order(recording: &str, frames: &[Frame]) -> Result<(), String> {
-    let lines: Vec<Line<'_>> = recording
+    let lines: Vec<RecordLine<'_>> = recording
         .lines()
-        .map(|text| serde_json::from_str(text).map_err(|err| err.to_string()))
+        .map(|text| RecordLine::parse(text).map_err(|err| err.to_string()))
         .collect::<Result<_, _>>()?;
-    if lines.first().map(|l| l.dir) != Some("meta") {
+    if lines.first().map(|l| l.dir.as_ref()) != Some("meta") {
         return Err("the recording does not start with its meta line".into());
     }
     if lines.iter().skip(1).any(|l| l.dir == "meta") {

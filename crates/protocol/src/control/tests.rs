@@ -1,50 +1,11 @@
 //! Control-plane tests against the recorded transcripts and small hand-written frames.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-
 use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
 
 use super::kinds::reencode_response;
 use super::*;
 use crate::hooks::ElicitationAction;
-
-const TRANSCRIPTS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/fixtures/transcripts"
-);
-
-/// Every `*.jsonl` transcript except the HTTP logs.
-fn transcript_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for dir in std::fs::read_dir(TRANSCRIPTS).expect("transcripts dir") {
-        let dir = dir.expect("dir entry").path();
-        if !dir.is_dir() {
-            continue;
-        }
-        for file in std::fs::read_dir(&dir).expect("version dir") {
-            let path = file.expect("file entry").path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.ends_with(".jsonl") && !name.ends_with(".api.jsonl") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
-/// The frames of one transcript, in order.
-fn frames(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).expect("read transcript");
-    text.lines()
-        .filter(|line| !line.trim().is_empty())
-        .filter_map(|line| {
-            let record: Value = serde_json::from_str(line).expect("transcript line is JSON");
-            record.get("msg").cloned()
-        })
-        .collect()
-}
 
 /// `msg` without its outer `type`.
 fn without_type(msg: &Value) -> Value {
@@ -64,10 +25,10 @@ fn roundtrip<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value, w
 #[test]
 fn every_transcript_control_frame_round_trips() {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for path in transcript_files() {
-        let file = path.display().to_string();
+    for path in crate::recordings::files() {
+        let file = crate::recordings::short_name(&path);
         let mut subtypes: HashMap<RequestId, String> = HashMap::new();
-        for msg in frames(&path) {
+        for msg in crate::recordings::of_file(&file).map(|f| &f.msg) {
             let kind = msg.get("type").and_then(Value::as_str).unwrap_or("");
             let body = without_type(&msg);
             match kind {
@@ -165,9 +126,8 @@ fn every_transcript_control_frame_round_trips() {
 
 #[test]
 fn initialize_response_is_typed() {
-    let path = Path::new(TRANSCRIPTS).join("claude-2.1.330/basics.a_text_turn.jsonl");
-    let msg = frames(&path)
-        .into_iter()
+    let msg = crate::recordings::of_file("claude-2.1.330/basics.a_text_turn.jsonl")
+        .map(|f| &f.msg)
         .find(|m| m["type"] == "control_response")
         .expect("initialize response");
     let response: ControlResponse = roundtrip(&without_type(&msg), "initialize");

@@ -382,7 +382,7 @@ default_value! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::transcripts;
+    use crate::recordings as transcripts;
     use serde_json::json;
 
     fn round_trip(value: &Value) -> HookInput {
