@@ -148,23 +148,26 @@ pub trait Agent: Send + Sync + 'static {
     }
 }
 
-/// Wraps an async closure as an [`Agent`].
+/// Any async closure from a turn to its outcome is an [`Agent`] with the defaults for
+/// everything else.
+impl<F, Fut> Agent for F
+where
+    F: Fn(Turn, Session) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = TurnOutcome> + Send + 'static,
+{
+    fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome> {
+        Box::pin(self(turn, session))
+    }
+}
+
+/// An async closure as an [`Agent`] (the closure is one already; this names its shape so
+/// the closure's argument types are inferred).
 pub fn agent<F, Fut>(run_turn: F) -> impl Agent
 where
     F: Fn(Turn, Session) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = TurnOutcome> + Send + 'static,
 {
-    struct Adapter<F>(F);
-    impl<F, Fut> Agent for Adapter<F>
-    where
-        F: Fn(Turn, Session) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = TurnOutcome> + Send + 'static,
-    {
-        fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome> {
-            Box::pin((self.0)(turn, session))
-        }
-    }
-    Adapter(run_turn)
+    run_turn
 }
 
 /// Serves the protocol on this process's stdin and stdout until stdin ends.

@@ -67,26 +67,27 @@ pub trait CanUseTool: Send + Sync + 'static {
     ) -> BoxFuture<'static, CallbackResult<PermissionResult>>;
 }
 
-/// Wraps an async closure as a [`CanUseTool`].
+/// Any async closure of the right shape is a [`CanUseTool`].
+impl<F, Fut> CanUseTool for F
+where
+    F: Fn(PermissionRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallbackResult<PermissionResult>> + Send + 'static,
+{
+    fn can_use_tool(
+        &self,
+        request: PermissionRequest,
+    ) -> BoxFuture<'static, CallbackResult<PermissionResult>> {
+        Box::pin(self(request))
+    }
+}
+
+/// An async closure as a shared [`CanUseTool`], for the options builder.
 pub fn can_use_tool<F, Fut>(f: F) -> Arc<dyn CanUseTool>
 where
     F: Fn(PermissionRequest) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = CallbackResult<PermissionResult>> + Send + 'static,
 {
-    struct Adapter<F>(F);
-    impl<F, Fut> CanUseTool for Adapter<F>
-    where
-        F: Fn(PermissionRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = CallbackResult<PermissionResult>> + Send + 'static,
-    {
-        fn can_use_tool(
-            &self,
-            request: PermissionRequest,
-        ) -> BoxFuture<'static, CallbackResult<PermissionResult>> {
-            Box::pin((self.0)(request))
-        }
-    }
-    Arc::new(Adapter(f))
+    Arc::new(f)
 }
 
 /// One hook firing.
@@ -108,27 +109,28 @@ pub trait HookCallback: Send + Sync + 'static {
     ) -> BoxFuture<'static, CallbackResult<HookOutput>>;
 }
 
-/// Wraps an async closure as a [`HookCallback`].
+/// Any async closure of the right shape is a [`HookCallback`].
+impl<F, Fut> HookCallback for F
+where
+    F: Fn(HookInput, HookContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallbackResult<HookOutput>> + Send + 'static,
+{
+    fn call(
+        &self,
+        input: HookInput,
+        cx: HookContext,
+    ) -> BoxFuture<'static, CallbackResult<HookOutput>> {
+        Box::pin(self(input, cx))
+    }
+}
+
+/// An async closure as a shared [`HookCallback`], for the options builder.
 pub fn hook<F, Fut>(f: F) -> Arc<dyn HookCallback>
 where
     F: Fn(HookInput, HookContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = CallbackResult<HookOutput>> + Send + 'static,
 {
-    struct Adapter<F>(F);
-    impl<F, Fut> HookCallback for Adapter<F>
-    where
-        F: Fn(HookInput, HookContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = CallbackResult<HookOutput>> + Send + 'static,
-    {
-        fn call(
-            &self,
-            input: HookInput,
-            cx: HookContext,
-        ) -> BoxFuture<'static, CallbackResult<HookOutput>> {
-            Box::pin((self.0)(input, cx))
-        }
-    }
-    Arc::new(Adapter(f))
+    Arc::new(f)
 }
 
 /// What a failing hook callback answers.
@@ -225,25 +227,26 @@ pub trait OnElicitation: Send + Sync + 'static {
     ) -> BoxFuture<'static, CallbackResult<ElicitationResponse>>;
 }
 
-/// Wraps an async closure as an [`OnElicitation`].
+/// Any async closure of the right shape is a [`OnElicitation`].
+impl<F, Fut> OnElicitation for F
+where
+    F: Fn(ElicitationRequest, CancellationToken) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallbackResult<ElicitationResponse>> + Send + 'static,
+{
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, CallbackResult<ElicitationResponse>> {
+        Box::pin(self(request, cancel))
+    }
+}
+
+/// An async closure as a shared [`OnElicitation`], for the options builder.
 pub fn on_elicitation<F, Fut>(f: F) -> Arc<dyn OnElicitation>
 where
     F: Fn(ElicitationRequest, CancellationToken) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = CallbackResult<ElicitationResponse>> + Send + 'static,
 {
-    struct Adapter<F>(F);
-    impl<F, Fut> OnElicitation for Adapter<F>
-    where
-        F: Fn(ElicitationRequest, CancellationToken) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = CallbackResult<ElicitationResponse>> + Send + 'static,
-    {
-        fn elicit(
-            &self,
-            request: ElicitationRequest,
-            cancel: CancellationToken,
-        ) -> BoxFuture<'static, CallbackResult<ElicitationResponse>> {
-            Box::pin((self.0)(request, cancel))
-        }
-    }
-    Arc::new(Adapter(f))
+    Arc::new(f)
 }
