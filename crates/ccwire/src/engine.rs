@@ -19,14 +19,14 @@
 mod budget;
 mod frames;
 mod inbound;
-mod incoming;
+mod peer_requests;
 mod pending;
 mod reader;
 mod writer;
 
 pub use budget::DEFAULT_MAX_BUFFERED_BYTES;
 pub use inbound::Inbound;
-pub(crate) use incoming::panic_message;
+pub(crate) use peer_requests::panic_message;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -286,7 +286,7 @@ pub(crate) struct ConnectionState {
     pending: Mutex<Pending>,
     /// The peer's requests being served, by id (a peer may reuse an id while the first request
     /// is in flight: each keeps its own token, and a cancel reaches all of them).
-    incoming: Mutex<HashMap<RequestId, Vec<(u64, CancellationToken)>>>,
+    peer_requests: Mutex<HashMap<RequestId, Vec<(u64, CancellationToken)>>>,
     /// The bytes of data frames the user has not taken yet.
     budget: Budget,
     next_id: AtomicU64,
@@ -341,7 +341,7 @@ impl Connection {
         let (data_tx, data_rx) = mpsc::unbounded_channel();
         let shared = Arc::new(ConnectionState {
             pending: Mutex::new(Pending::new(config.recent_ids)),
-            incoming: Mutex::new(HashMap::new()),
+            peer_requests: Mutex::new(HashMap::new()),
             budget: Budget::new(config.max_buffered_bytes),
             config,
             outbox,

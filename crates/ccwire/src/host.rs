@@ -10,6 +10,7 @@ pub mod callbacks;
 mod client;
 mod dispatch;
 pub mod process;
+mod progress;
 mod query;
 
 pub use client::Client;

@@ -5,11 +5,11 @@
 //! ```text
 //!   host/  (we drive `claude`)                 agent/  (we are the CLI's side)
 //!   query(), Client, callbacks, dispatch,      serve(), Agent, Session, Reply
-//!   process (spawn, stop, discovery)
+//!   progress (when stdin closes), process
 //!            \                                  /
 //!             engine/: Connection over any AsyncRead/AsyncWrite pair
 //!             reader (frames, routes) · writer (ordered output)
-//!             incoming (the peer's requests, each its own task) · pending (ours)
+//!             peer_requests (each its own task) · pending (ours)
 //!                              |
 //!             ccwire-protocol: typed frames and line framing, no I/O
 //! ```

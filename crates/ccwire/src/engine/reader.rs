@@ -10,7 +10,8 @@ use tokio::sync::mpsc;
 use super::inbound::{Batch, BatchBuilder};
 use super::pending::Resolution;
 use super::{
-    incoming, lock, ConnectionState, ControlHandler, EndCause, Observer, OutputEnd, Routed, Side,
+    lock, peer_requests, ConnectionState, ControlHandler, EndCause, Observer, OutputEnd, Routed,
+    Side,
 };
 use crate::Error;
 
@@ -128,9 +129,9 @@ impl<S: Side> Router<'_, S> {
         }
         match S::route(frame) {
             Routed::Data(frame) => self.deliver(frame, bytes),
-            Routed::Request(request) => incoming::spawn(request, self.shared, self.handler),
+            Routed::Request(request) => peer_requests::spawn(request, self.shared, self.handler),
             Routed::Response(response) => self.resolve(response),
-            Routed::Cancel(cancel) => incoming::cancel(self.shared, &cancel.request_id),
+            Routed::Cancel(cancel) => peer_requests::cancel(self.shared, &cancel.request_id),
             Routed::KeepAlive => {}
         }
     }
@@ -151,7 +152,7 @@ impl<S: Side> Router<'_, S> {
             Some("control_request") => {
                 if let Some(id) = id(raw.get("request_id")) {
                     let message = format!("malformed control request: {why}");
-                    incoming::refuse(self.shared, id, &message);
+                    peer_requests::refuse(self.shared, id, &message);
                 }
             }
             Some("control_response") => {

@@ -17,18 +17,18 @@ use ccwire_protocol::control::{
     SetPermissionModeRequest, StopTaskRequest,
 };
 use ccwire_protocol::permission::PermissionMode;
-use ccwire_protocol::system::{SessionState, SystemMessage};
 use ccwire_protocol::{Message, UserMessage};
 use futures::Stream;
 use serde_json::Value;
 use tokio::sync::{watch, Mutex};
 
 use super::dispatch::HostControl;
-use super::process::{discover, exit_error, ChildProcess, OutputEnded, Spawn};
-use crate::engine::{Connection, HostSide, Inbound, OutputEnd};
+use super::process::{discover, ChildProcess, Spawn};
+use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
+use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
 use crate::options::{McpServer, Options};
-use crate::{EndReason, Error, Result};
+use crate::{Error, Result};
 
 /// A session with one `claude` process, for many turns. Cheap to clone; every clone drives
 /// the same process. The process ends when [`Client::close`] is called, or at once when the
@@ -71,21 +71,6 @@ impl std::fmt::Debug for Client {
             .field("connection", &self.inner.connection)
             .finish_non_exhaustive()
     }
-}
-
-/// What the reader has seen of the session, for deciding when stdin may close.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Progress {
-    /// Results seen so far.
-    pub(crate) results: u64,
-    /// Whether the CLI reports its state at all (2.1.x with the session-state variable).
-    pub(crate) reports_state: bool,
-    /// Whether the session went idle after the latest result.
-    pub(crate) idle_after_result: bool,
-    /// Whether the latest result was an error.
-    pub(crate) last_result_is_error: bool,
-    /// Whether a user message was sent after the latest result: a turn is running.
-    pub(crate) awaiting_result: bool,
 }
 
 impl Client {
@@ -413,19 +398,15 @@ impl Client {
     /// Closes stdin once more than `baseline` results were seen (see
     /// [`Client::end_input_when_idle`]).
     pub(crate) async fn end_input_after(&self, baseline: u64) {
-        let ceiling = self.inner.options.stdin_idle_ceiling;
-        let has_callbacks = self.inner.options.has_callbacks();
-        let mut progress = self.inner.progress.subscribe();
-        let result_seen = progress.wait_for(|p| p.results > baseline).await.is_ok();
-        if result_seen && has_callbacks {
-            let idle = progress.wait_for(|p| !p.reports_state || p.idle_after_result);
-            if tokio::time::timeout(ceiling, idle).await.is_err() {
-                tracing::warn!(
-                    ?ceiling,
-                    "the CLI did not report idle in time; closing stdin"
-                );
-            }
-        }
+        let options = &self.inner.options;
+        let progress = self.inner.progress.subscribe();
+        progress::input_done(
+            progress,
+            baseline,
+            options.has_callbacks(),
+            options.stdin_idle_ceiling,
+        )
+        .await;
         self.inner.connection.close_input();
     }
 
@@ -448,129 +429,5 @@ impl Client {
     /// Waits up to `limit` for the CLI to exit on its own.
     pub async fn wait(&self, limit: Duration) -> Option<ExitStatus> {
         self.inner.process.wait_for_exit(limit).await
-    }
-}
-
-/// The oldest Claude Code measured to accept `control_cancel_request` (2.0.77 exits on it).
-const CANCEL_SINCE: (u64, u64, u64) = (2, 1, 112);
-
-/// For a `system/init`: whether the CLI it names accepts `control_cancel_request` (an init
-/// without a version comes from a CLI older than that).
-fn accepts_cancel(message: &Message) -> Option<bool> {
-    let Message::System(system) = message else {
-        return None;
-    };
-    let SystemMessage::Init(init) = &**system else {
-        return None;
-    };
-    let version = init.claude_code_version.as_deref().unwrap_or("");
-    let mut parts = version
-        .split(['.', '-', '+'])
-        .map(|part| part.parse::<u64>().ok());
-    let mut next = || parts.next().flatten();
-    let parsed = next().zip(next()).zip(next()).map(|((a, b), c)| (a, b, c));
-    Some(parsed.is_some_and(|version| version >= CANCEL_SINCE))
-}
-
-fn observe(progress: &watch::Sender<Progress>, message: &Message) {
-    if let Some(is_error) = message.result_is_error() {
-        progress.send_modify(|p| {
-            p.results += 1;
-            p.idle_after_result = false;
-            p.awaiting_result = false;
-            p.last_result_is_error = is_error;
-        });
-        return;
-    }
-    let Message::System(system) = message else {
-        return;
-    };
-    let idle = match &**system {
-        SystemMessage::SessionStateChanged(change) => change.state == SessionState::Idle,
-        SystemMessage::Malformed(malformed) if malformed.tag == "session_state_changed" => {
-            malformed.str_field("state") == Some("idle")
-        }
-        _ => return,
-    };
-    // Waiters are woken only by a change: the state goes `running` and `requires_action` many
-    // times a turn, and each wake-up may cost a thread hop.
-    progress.send_if_modified(|p| {
-        let before = (p.reports_state, p.idle_after_result);
-        p.reports_state = true;
-        if idle && p.results > 0 {
-            p.idle_after_result = true;
-        }
-        before != (p.reports_state, p.idle_after_result)
-    });
-}
-
-/// Why the CLI's output ended, judged with what the session knows. A normal end is
-/// [`Error::Closed`]: exit code 0 with no turn running, or code 1 after a result that was an
-/// error (the CLI's own convention; that result already reported it). Anything else names the
-/// cause and carries the stderr tail: an exit in the middle of a turn or of a line, a signal, a
-/// CLI that closed its output but kept running (being stopped by then).
-async fn end_cause(
-    output_ended: impl std::future::Future<Output = OutputEnded> + Send,
-    end: OutputEnd,
-    progress: watch::Receiver<Progress>,
-) -> Error {
-    let ended = output_ended.await;
-    let progress = *progress.borrow();
-    let reason = if ended.status.is_none() {
-        EndReason::OutputClosed
-    } else if end.partial_last_line {
-        EndReason::PartialLastLine
-    } else if progress.awaiting_result {
-        EndReason::ExitedMidTurn
-    } else {
-        EndReason::Exited
-    };
-    let code = ended.status.and_then(|status| status.code());
-    match (reason, code) {
-        (EndReason::Exited, Some(0)) => Error::Closed,
-        (EndReason::Exited, Some(1)) if progress.last_result_is_error => Error::Closed,
-        _ => exit_error(ended.status, reason, ended.stderr_tail),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn init(version: Option<&str>) -> Message {
-        let mut frame = serde_json::json!({
-            "type": "system", "subtype": "init", "cwd": "/", "session_id": "s", "tools": [],
-            "mcp_servers": [], "model": "m", "permissionMode": "default",
-            "slash_commands": [], "apiKeySource": "none", "uuid": "u"
-        });
-        if let Some(version) = version {
-            frame["claude_code_version"] = version.into();
-        }
-        serde_json::from_value(frame).expect("a system/init")
-    }
-
-    #[test]
-    fn cancel_goes_only_to_clis_measured_to_accept_it() {
-        let cases = [
-            (Some("2.1.330"), true),
-            (Some("2.1.112"), true),
-            (Some("3.0.0-beta.1"), true),
-            (Some("2.1.111"), false),
-            (Some("2.0.77"), false),
-            (Some("not a version"), false),
-            (None, false),
-        ];
-        for (version, expected) in cases {
-            assert_eq!(
-                accepts_cancel(&init(version)),
-                Some(expected),
-                "{version:?}"
-            );
-        }
-        let result: Message = serde_json::from_value(serde_json::json!({
-            "type": "result", "subtype": "success", "is_error": false
-        }))
-        .expect("a result");
-        assert_eq!(accepts_cancel(&result), None);
     }
 }

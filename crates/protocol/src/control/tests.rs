@@ -30,7 +30,7 @@ fn every_transcript_control_frame_round_trips() {
         let mut subtypes: HashMap<RequestId, String> = HashMap::new();
         for msg in crate::recordings::of_file(&file).map(|f| &f.msg) {
             let kind = msg.get("type").and_then(Value::as_str).unwrap_or("");
-            let body = without_type(&msg);
+            let body = without_type(msg);
             match kind {
                 "control_request" => {
                     let request: ControlRequest = roundtrip(&body, &file);
@@ -130,7 +130,7 @@ fn initialize_response_is_typed() {
         .map(|f| &f.msg)
         .find(|m| m["type"] == "control_response")
         .expect("initialize response");
-    let response: ControlResponse = roundtrip(&without_type(&msg), "initialize");
+    let response: ControlResponse = roundtrip(&without_type(msg), "initialize");
     let ControlResponseBody::Success(success) = &response.response else {
         panic!("not a success");
     };

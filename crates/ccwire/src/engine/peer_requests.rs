@@ -72,8 +72,8 @@ pub(crate) fn spawn(
 fn register(shared: &ConnectionState, id: &RequestId, token: &CancellationToken) -> u64 {
     static SERIAL: AtomicU64 = AtomicU64::new(0);
     let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
-    let mut incoming = lock(&shared.incoming);
-    let tokens = incoming.entry(id.clone()).or_default();
+    let mut serving = lock(&shared.peer_requests);
+    let tokens = serving.entry(id.clone()).or_default();
     if !tokens.is_empty() {
         tracing::warn!(%id, "the peer reused the id of a request still being served");
     }
@@ -82,11 +82,11 @@ fn register(shared: &ConnectionState, id: &RequestId, token: &CancellationToken)
 }
 
 fn unregister(shared: &ConnectionState, id: &RequestId, serial: u64) {
-    let mut incoming = lock(&shared.incoming);
-    if let Some(tokens) = incoming.get_mut(id) {
+    let mut serving = lock(&shared.peer_requests);
+    if let Some(tokens) = serving.get_mut(id) {
         tokens.retain(|(other, _)| *other != serial);
         if tokens.is_empty() {
-            incoming.remove(id);
+            serving.remove(id);
         }
     }
 }
@@ -122,7 +122,7 @@ pub(crate) fn refuse(shared: &ConnectionState, id: RequestId, message: &str) {
 
 /// Stops serving a request the peer withdrew (every request in flight with that id).
 pub(crate) fn cancel(shared: &ConnectionState, id: &RequestId) {
-    match lock(&shared.incoming).remove(id) {
+    match lock(&shared.peer_requests).remove(id) {
         Some(tokens) => tokens.iter().for_each(|(_, token)| token.cancel()),
         None => tracing::debug!(%id, "cancel for a request not being served"),
     }
