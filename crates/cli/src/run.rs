@@ -49,7 +49,7 @@ PATTERNS (--allow, --deny):
 EXAMPLES:
   ccwire run 'What does this repository do?'
   ccwire run --allow 'Bash(cargo test*)' --allow Edit 'Fix the failing test'
-  ccwire run --offline --allow 'Bash(echo*)' 'Try the demo'
+  ccwire run --offline --allow 'Bash(echo:*)' --allow 'Edit(./ccwire-demo.txt)' 'Try the demo'
   ccwire run --output jsonl 'Summarize README.md' | jq -c 'select(.type == \"result\")'")]
 pub struct RunArgs {
     /// The prompt; `-` reads it from stdin.
@@ -142,7 +142,8 @@ async fn session(args: &RunArgs) -> u8 {
         Ok(prompt) => prompt,
         Err(err) => return fail(&mut renderer, &format!("ccwire: reading the prompt: {err}")),
     };
-    let rules = Rules::new(args.allow.clone(), args.deny.clone());
+    let rules = Rules::new(args.allow.clone(), args.deny.clone())
+        .with_base(crate::rules::base_for(args.cwd.as_deref()));
     let shown = Arc::new(ShownTools::default());
     let permissions = if interactive {
         Permissions::interactive(rules, err_style, shown.clone())

@@ -129,7 +129,7 @@ fn an_asked_tool_is_denied_without_allow_with_a_hint() {
     assert!(!run.stdout.contains("touched x"), "{run:?}");
     assert!(
         run.stderr
-            .contains("hint: Bash(touch x) was denied; re-run with --allow 'Bash(touch*)'"),
+            .contains("hint: Bash(touch x) was denied; re-run with --allow 'Bash(touch:*)'"),
         "{run:?}"
     );
 }
@@ -489,11 +489,29 @@ fn offline_demo_with_the_real_cli() {
         "{denied:?}"
     );
     assert!(
-        denied.stderr.contains("--allow 'Bash(echo*)'"),
+        denied.stderr.contains("--allow 'Bash(echo:*)'"),
         "{denied:?}"
     );
     assert!(!dir.path().join("ccwire-demo.txt").exists());
-    let allowed = run(&["--allow", "Bash(echo*)"]);
+    assert!(
+        denied
+            .stderr
+            .contains("--allow 'Bash(echo:*)' --allow 'Edit(./ccwire-demo.txt)'"),
+        "{denied:?}"
+    );
+    // The command alone is not enough: it writes a file through a redirection.
+    let command_only = run(&["--allow", "Bash(echo:*)"]);
+    assert!(
+        command_only.stdout.contains("was not allowed"),
+        "{command_only:?}"
+    );
+    assert!(!dir.path().join("ccwire-demo.txt").exists());
+    let allowed = run(&[
+        "--allow",
+        "Bash(echo:*)",
+        "--allow",
+        "Edit(./ccwire-demo.txt)",
+    ]);
     assert_eq!(allowed.code, Some(0), "{allowed:?}");
     assert!(
         allowed.stdout.contains("I wrote ccwire-demo.txt"),

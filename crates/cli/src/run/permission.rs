@@ -72,9 +72,16 @@ impl Permissions {
                 {
                     Some(Answer::Once) => PermissionResult::allow(input),
                     Some(Answer::Always) => {
-                        let pattern = rules::remember(&tool, &input);
-                        prompter.say(&format!("  allowing {pattern} for the rest of the session"));
-                        self.rules().allow(pattern);
+                        match rules::remember(&tool, &input) {
+                            Some(pattern) => {
+                                prompter.say(&format!(
+                                    "  allowing {pattern} for the rest of the session"
+                                ));
+                                self.rules().allow(pattern);
+                            }
+                            // A command no rule can describe narrowly: allowed this once only.
+                            None => prompter.say("  allowed this once (no rule fits this command)"),
+                        }
                         let suggestions = request
                             .request
                             .permission_suggestions
@@ -91,10 +98,10 @@ impl Permissions {
                     None => PermissionResult::deny(format!("{label} was not answered")),
                 },
                 None => {
-                    let pattern = rules::suggest(&tool, &input);
+                    let flags = rules::suggest(&tool, &input);
                     PermissionResult::deny(format!(
                         "not allowed (no --allow pattern matches); to allow it, run ccwire again \
-                         with --allow '{pattern}', or on a terminal to be asked"
+                         with {flags}, or on a terminal to be asked"
                     ))
                 }
             },
@@ -319,7 +326,7 @@ mod tests {
             panic!("not denied");
         };
         assert!(
-            unmatched.message.contains("--allow 'Bash(rm*)'"),
+            unmatched.message.contains("--allow 'Bash(rm:*)'"),
             "{}",
             unmatched.message
         );

@@ -334,10 +334,10 @@ impl<O: Write, E: Write> Renderer<O, E> {
         if self.hint_denials && !result.permission_denials.is_empty() {
             for denial in &result.permission_denials {
                 let label = tool_label(&denial.tool_name, &denial.tool_input);
-                let pattern = rules::suggest(&denial.tool_name, &denial.tool_input);
+                let flags = rules::suggest(&denial.tool_name, &denial.tool_input);
                 writeln!(
                     self.err,
-                    "hint: {label} was denied; re-run with --allow '{pattern}' to allow it"
+                    "hint: {label} was denied; re-run with {flags} to allow it"
                 )?;
             }
         }
@@ -509,7 +509,7 @@ mod tests {
             "  ⎿  ✗ not allowed\n✗ error_max_turns · 2 turns · $0.0012 · 1.4 s\n"
         );
         assert!(err.contains("done"), "{err}");
-        assert!(err.contains("--allow 'Bash(touch*)'"), "{err}");
+        assert!(err.contains("--allow 'Bash(touch:*)'"), "{err}");
     }
 
     #[test]
