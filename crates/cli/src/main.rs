@@ -10,6 +10,7 @@ mod replay;
 mod rules;
 mod run;
 mod tap;
+mod terminal;
 mod transcript;
 
 /// Use, inspect and test Claude Code sessions through ccwire.

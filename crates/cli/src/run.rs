@@ -23,6 +23,7 @@ use ccwire::protocol::Message;
 use ccwire::{Client, Options};
 
 use crate::rules::{Pattern, Rules};
+use crate::terminal::sanitize;
 use offline::Offline;
 pub use offline::{model_server, ModelServerArgs};
 use permission::{Permissions, ShownTools};
@@ -104,6 +105,11 @@ pub struct RunArgs {
     /// Show what the CLI writes to stderr.
     #[arg(long)]
     pub verbose: bool,
+    /// Print text from the model, tools and the CLI as it is. By default their control
+    /// characters and escape sequences are shown (`^[`), not obeyed by the terminal. JSON
+    /// output is never changed.
+    #[arg(long)]
+    pub raw: bool,
 }
 
 /// Runs the session; returns the exit code: 0 on success, 1 on an error result or a failure,
@@ -136,7 +142,8 @@ async fn session(args: &RunArgs) -> u8 {
         && io::stdin().is_terminal()
         && io::stderr().is_terminal();
     let mut renderer = Renderer::new(io::stdout(), io::stderr(), args.output, style)
-        .with_denial_hints(!interactive);
+        .with_denial_hints(!interactive)
+        .with_raw_text(args.raw);
 
     let prompt = match read_prompt(&args.prompt) {
         Ok(prompt) => prompt,
@@ -265,7 +272,9 @@ async fn drive<O: Write, E: Write>(
                     if let Some(malformed) = message.as_malformed() {
                         let kind = message.kind();
                         let _ = renderer.note(&format!(
-                            "ccwire: warning: a `{kind}` frame could not be read ({malformed}); kept raw"
+                            "ccwire: warning: a `{}` frame could not be read ({}); kept raw",
+                            sanitize(&kind),
+                            sanitize(&malformed.to_string())
                         ));
                     }
                     if let Some(is_error) = message.result_is_error() {
@@ -276,7 +285,7 @@ async fn drive<O: Write, E: Write>(
                     }
                 }
                 Some(Err(err)) if err.is_recoverable() => {
-                    let _ = renderer.note(&format!("ccwire: warning: {err}"));
+                    let _ = renderer.note(&format!("ccwire: warning: {}", sanitize(&err.to_string())));
                 }
                 Some(Err(err)) => {
                     outcome.failure = Some(err);
@@ -337,11 +346,19 @@ fn options(
         builder = builder.cwd(dir);
     }
     if args.verbose {
+        let raw = args.raw;
+        let shown = move |line: &str| -> String {
+            if raw {
+                line.to_owned()
+            } else {
+                sanitize(line).into_owned()
+            }
+        };
         builder = builder.stderr(move |line| {
             let _ = writeln!(
                 io::stderr(),
                 "{}",
-                err_style.dim(&format!("[claude] {line}"))
+                err_style.dim(&format!("[claude] {}", shown(line)))
             );
         });
     }

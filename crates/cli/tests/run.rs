@@ -520,3 +520,46 @@ fn offline_demo_with_the_real_cli() {
     let written = std::fs::read_to_string(dir.path().join("ccwire-demo.txt")).expect("demo file");
     assert_eq!(written.trim(), "hello from ccwire");
 }
+
+#[test]
+fn escape_sequences_from_the_model_and_tools_are_shown_not_obeyed() {
+    let evil_text = "title\u{1b}]0;pwned\u{7}clear\u{1b}[2J\u{1b}[Hred\u{1b}[31m!\u{9b}2J";
+    let scene = Scene::new(json!({"turns": [{"steps": [
+        {"text": evil_text},
+        {"stream": {"text": "streamed \u{1b}[5mblink", "deltas": 3, "delay_ms": 1}},
+        {"tool": {"name": "Bash", "input": {"command": "printf '\u{1b}[2J'"},
+                  "output": "out\u{1b}]8;;http://x\u{1b}\\link\rover"}}
+    ]}]}));
+    let run = scene.run(&["--allow", "Bash", "Go"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(!run.stdout.contains('\u{1b}'), "{run:?}");
+    assert!(
+        !run.stdout.contains('\u{9b}') && !run.stdout.contains('\u{7}'),
+        "{run:?}"
+    );
+    assert!(!run.stdout.contains('\r'), "{run:?}");
+    for shown in [
+        "title^[]0;pwned^Gclear^[[2J^[[Hred^[[31m!<U+009B>2J",
+        "streamed ^[[5mblink",
+        "⏺ Bash(printf '^[[2J')",
+        "out^[]8;;http://x^[\\link^Mover",
+    ] {
+        assert!(run.stdout.contains(shown), "{shown:?} not in {run:?}");
+    }
+    // `--raw` prints them as they are; JSON output is never changed.
+    let raw = scene.run(&["--raw", "--allow", "Bash", "Go"]);
+    assert!(raw.stdout.contains(evil_text), "{raw:?}");
+    let jsonl = scene.run(&["--output", "jsonl", "--allow", "Bash", "Go"]);
+    let texts: Vec<String> = jsonl
+        .stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|frame| frame["type"] == "assistant")
+        .filter_map(|frame| {
+            frame["message"]["content"][0]["text"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect();
+    assert!(texts.iter().any(|t| t == evil_text), "{jsonl:?}");
+}

@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::label::tool_label;
 use super::render::Style;
 use crate::rules::{self, Decision, Rules};
+use crate::terminal::sanitize;
 
 /// Decides tool permissions for one session.
 pub struct Permissions {
@@ -237,7 +238,7 @@ impl Prompter {
 
     fn say(&self, text: &str) {
         let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "{}", self.style.dim(text));
+        let _ = writeln!(err, "{}", self.style.dim(&sanitize(text)));
     }
 
     /// Asks until a valid answer; `None` when the question is withdrawn or stdin ends.
@@ -256,7 +257,11 @@ impl Prompter {
         loop {
             {
                 let mut err = std::io::stderr().lock();
-                let _ = write!(err, "Allow {label}? [y]es once / [a]lways / [n]o ");
+                let _ = write!(
+                    err,
+                    "Allow {}? [y]es once / [a]lways / [n]o ",
+                    sanitize(label)
+                );
                 let _ = err.flush();
             }
             let line = tokio::select! {

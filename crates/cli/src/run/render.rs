@@ -5,11 +5,13 @@
 //! prints every message as one JSON line and nothing else on its output; `none` prints only
 //! the summary. Diagnostics (error details, hints) go to the second writer.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::{self, Write};
 
 use super::label::{plural, tool_label, truncate, MAX_LINE};
 use crate::rules;
+use crate::terminal::sanitize;
 use ccwire_protocol::content::{ContentBlock, ToolResultBlock, UserContent};
 use ccwire_protocol::result::{ResultMessage, ResultSubtype};
 use ccwire_protocol::stream::{ContentDelta, StreamEvent};
@@ -81,6 +83,8 @@ pub struct Renderer<O, E> {
     in_thinking: bool,
     /// Suggest `--allow` for denied tools (when nobody was asked).
     hint_denials: bool,
+    /// Print text from the model, tools and the CLI as it is, control characters included.
+    raw: bool,
 }
 
 impl<O: Write, E: Write> Renderer<O, E> {
@@ -97,6 +101,23 @@ impl<O: Write, E: Write> Renderer<O, E> {
             streamed_thinking: HashSet::new(),
             in_thinking: false,
             hint_denials: false,
+            raw: false,
+        }
+    }
+
+    /// Prints text from the model, tools and the CLI unsanitized (`--raw`).
+    #[must_use]
+    pub fn with_raw_text(mut self, raw: bool) -> Self {
+        self.raw = raw;
+        self
+    }
+
+    /// Text from outside, made safe for a terminal unless `--raw`.
+    fn clean<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.raw {
+            Cow::Borrowed(text)
+        } else {
+            sanitize(text)
         }
     }
 
@@ -180,7 +201,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     if self.streamed_text.contains(id) {
                         self.end_line()?;
                     } else if !text.text.trim().is_empty() {
-                        let body = indent_lines(text.text.trim_end(), indent);
+                        let body = indent_lines(&self.clean(text.text.trim_end()), indent);
                         self.line(&body)?;
                     }
                 }
@@ -188,7 +209,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     if self.streamed_thinking.contains(id) {
                         self.end_line()?;
                     } else if !thinking.thinking.trim().is_empty() {
-                        let body = format!("✻ {}", thinking.thinking.trim_end());
+                        let body = format!("✻ {}", self.clean(thinking.thinking.trim_end()));
                         let body = self.style.dim(&indent_lines(&body, indent));
                         self.line(&body)?;
                     }
@@ -199,21 +220,24 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 }
                 ContentBlock::ToolUse(tool) => {
                     let label = tool_label(&tool.name, &tool.input);
-                    self.line(&format!("{indent}⏺ {label}"))?;
+                    self.line(&format!("{indent}⏺ {}", self.clean(&label)))?;
                 }
                 ContentBlock::ServerToolUse(tool) => {
                     let label = tool_label(tool.name.as_str(), &tool.input);
-                    self.line(&format!("{indent}⏺ {label}"))?;
+                    self.line(&format!("{indent}⏺ {}", self.clean(&label)))?;
                 }
                 ContentBlock::McpToolUse(tool) => {
                     let label = tool_label(&tool.name, &tool.input);
-                    self.line(&format!("{indent}⏺ {label}"))?;
+                    self.line(&format!("{indent}⏺ {}", self.clean(&label)))?;
                 }
                 _ => {}
             }
         }
         if let Some(error) = &assistant.error {
-            let text = self.style.red(&format!("{indent}✗ API error: {error}"));
+            let error = error.to_string();
+            let text = self
+                .style
+                .red(&format!("{indent}✗ API error: {}", self.clean(&error)));
             self.line(&text)?;
         }
         Ok(())
@@ -234,7 +258,9 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 }
             }
             UserContent::Text(text) if text.starts_with("[Request interrupted") => {
-                let text = self.style.dim(&format!("{indent}  ⎿  {}", text.trim()));
+                let text = self
+                    .style
+                    .dim(&format!("{indent}  ⎿  {}", self.clean(text.trim())));
                 self.line(&text)?;
             }
             UserContent::Text(_) => {}
@@ -249,6 +275,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
             .map(|content| content.joined_text())
             .unwrap_or_default();
         let text = strip_tags(&text);
+        let text = self.clean(&text);
         let mut lines = text.lines().filter(|line| !line.trim().is_empty());
         let first = lines.next().unwrap_or("(no output)");
         let more = lines.count();
@@ -281,7 +308,8 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     if let Some(id) = &self.streaming {
                         self.streamed_text.insert(id.clone());
                     }
-                    self.write_piece(&text.text)?;
+                    let piece = self.clean(&text.text).into_owned();
+                    self.write_piece(&piece)?;
                 }
                 ContentDelta::Thinking(thinking) => {
                     if let Some(id) = &self.streaming {
@@ -295,7 +323,8 @@ impl<O: Write, E: Write> Renderer<O, E> {
                         self.in_thinking = true;
                         self.write_piece("✻ ")?;
                     }
-                    self.write_piece(&thinking.thinking)?;
+                    let piece = self.clean(&thinking.thinking).into_owned();
+                    self.write_piece(&piece)?;
                 }
                 _ => {}
             },
@@ -328,13 +357,15 @@ impl<O: Write, E: Write> Renderer<O, E> {
         self.out.flush()?;
         if result.is_error {
             for detail in error_details(result) {
-                writeln!(self.err, "  {detail}")?;
+                writeln!(self.err, "  {}", self.clean(&detail))?;
             }
         }
         if self.hint_denials && !result.permission_denials.is_empty() {
             for denial in &result.permission_denials {
                 let label = tool_label(&denial.tool_name, &denial.tool_input);
+                let label = self.clean(&label).into_owned();
                 let flags = rules::suggest(&denial.tool_name, &denial.tool_input);
+                let flags = self.clean(&flags);
                 writeln!(
                     self.err,
                     "hint: {label} was denied; re-run with {flags} to allow it"
@@ -357,7 +388,7 @@ pub fn summary_line(result: &ResultMessage, style: Style) -> String {
     if result.is_error {
         let what = match &result.subtype {
             ResultSubtype::Success => "error".to_owned(),
-            other => other.as_str().to_owned(),
+            other => sanitize(other.as_str()).into_owned(),
         };
         format!("{} {what} · {stats}", style.red("✗"))
     } else {
