@@ -102,43 +102,57 @@ pub fn run(args: &CheckArgs, out: &mut impl Write) -> anyhow::Result<bool> {
     Ok(!report.failed())
 }
 
-/// Lists the files to read: files as given, directories walked in sorted order.
+/// Lists the files to read: files as given (whatever their kind: a pipe or a device named
+/// on the command line is read), directories walked in sorted order (`walkdir`: symbolic links
+/// followed, loops reported and skipped, only regular `*.jsonl` files, not `*.api.jsonl`).
 fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
-        if path.is_dir() {
-            walk(path, &mut files).with_context(|| format!("listing {}", path.display()))?;
-        } else {
+        if !path.is_dir() {
             files.push(path.clone());
+            continue;
+        }
+        let walk = walkdir::WalkDir::new(path)
+            .follow_links(true)
+            .sort_by_file_name();
+        for entry in walk {
+            let entry = match entry {
+                Ok(entry) => entry,
+                // A loop (a link to an ancestor, or links to each other) or an entry that
+                // cannot be read is skipped with a warning; the directory given must be read.
+                Err(err) if err.depth() > 0 => {
+                    let at = err
+                        .path()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default();
+                    let why = if err.loop_ancestor().is_some() {
+                        "a symbolic link loop".to_owned()
+                    } else {
+                        err.to_string()
+                    };
+                    crate::transcript::warn(&format!("check: skipped {at}: {why}"));
+                    continue;
+                }
+                Err(err) => return Err(err).with_context(|| format!("listing {}", path.display())),
+            };
+            let name = entry.file_name().to_str().unwrap_or_default();
+            if entry.file_type().is_file()
+                && name.ends_with(".jsonl")
+                && !name.ends_with(".api.jsonl")
+            {
+                files.push(entry.into_path());
+            }
         }
     }
     Ok(files)
-}
-
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|entry| entry.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
-    for path in entries {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        if path.is_dir() {
-            walk(&path, files)?;
-        } else if name.ends_with(".jsonl") && !name.ends_with(".api.jsonl") {
-            files.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// Checks one file, adding to `report`.
 pub fn check_file(path: &Path, args: &CheckArgs, report: &mut Report) -> anyhow::Result<()> {
     let file = File::open(path)?;
     let name = path.display().to_string();
-    let mut reader = LineReader::new(file, args.max_line_length);
+    // An over-long line ends the file: an endless one (`/dev/zero`) must not hold `check`.
+    let mut reader = LineReader::new(file, args.max_line_length).ending_at_oversized();
     let mut session = Correlation::default();
     report.files += 1;
     while let Some(item) = reader.next_line()? {
@@ -146,9 +160,9 @@ pub fn check_file(path: &Path, args: &CheckArgs, report: &mut Report) -> anyhow:
             Ok(line) => line,
             Err(err) => {
                 let line = match err {
-                    LineError::TooLong { number, .. } | LineError::InvalidUtf8 { number, .. } => {
-                        number
-                    }
+                    LineError::TooLong { number, .. }
+                    | LineError::InvalidUtf8 { number, .. }
+                    | LineError::Unfinished { number, .. } => number,
                     _ => 0,
                 };
                 report

@@ -27,9 +27,10 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Creates (or truncates) `path`.
+    /// Creates (or truncates) `path`, readable and writable by its owner only (`0600`): a
+    /// recording holds whole conversations. An existing file is narrowed to `0600` too.
     pub fn create(path: &Path, redactor: Redactor) -> anyhow::Result<Self> {
-        let file = File::create(path)
+        let file = private_file(path)
             .with_context(|| format!("creating the recording {}", path.display()))?;
         Ok(Self {
             file: Mutex::new(Some(BufWriter::new(file))),
@@ -98,6 +99,19 @@ impl Recorder {
     }
 }
 
+/// Creates or truncates `path` with mode `0600`, and narrows an existing file to it.
+pub fn private_file(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(file)
+}
+
 /// One `in` or `out` line of a recording.
 #[derive(Debug, Clone)]
 pub struct Entry {
@@ -119,7 +133,7 @@ pub struct Entry {
 /// skipped).
 pub fn load(path: &Path) -> anyhow::Result<Vec<Entry>> {
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let mut reader = LineReader::new(file, DEFAULT_MAX_LINE_LENGTH);
+    let mut reader = LineReader::new(file, DEFAULT_MAX_LINE_LENGTH).ending_at_oversized();
     let mut entries = Vec::new();
     while let Some(item) = reader.next_line()? {
         let (number, text) = item.with_context(|| format!("reading {}", path.display()))?;

@@ -51,6 +51,20 @@ pub enum LineError {
         /// Its 1-based line number.
         number: u64,
     },
+    /// A line went over the limit and the reader was told to stop there
+    /// ([`LineReader::ending_at_oversized`]): nothing after it is read.
+    #[error(
+        "line {number} is over the limit of {max} bytes ({read} read without a newline); \
+         the rest of the input was not read"
+    )]
+    Unfinished {
+        /// Bytes of the line read before stopping.
+        read: usize,
+        /// The limit in force.
+        max: usize,
+        /// Its 1-based line number.
+        number: u64,
+    },
     /// The line is not valid UTF-8.
     #[error("line {number} is not valid UTF-8 (first bad byte at offset {offset})")]
     InvalidUtf8 {
@@ -143,6 +157,16 @@ impl LineDecoder {
     /// `None`.
     pub fn finish(&mut self) -> Option<Result<Line<'_>, LineError>> {
         self.next_item(true)
+    }
+
+    /// While a line over the limit is being dropped (its newline not seen yet): that line, as
+    /// [`LineError::Unfinished`].
+    pub fn oversized_line(&self) -> Option<LineError> {
+        self.skipping.map(|read| LineError::Unfinished {
+            read,
+            max: self.max_line_length,
+            number: self.line_number + 1,
+        })
     }
 
     /// Bytes held that do not yet form a complete line.
@@ -248,6 +272,8 @@ pub struct LineReader<R> {
     reader: R,
     decoder: LineDecoder,
     eof: bool,
+    /// Stop at the first line over the limit instead of reading on to its newline.
+    end_at_oversized: bool,
 }
 
 /// One item from [`LineReader`]: an owned line, or why a line was skipped.
@@ -260,7 +286,17 @@ impl<R: Read> LineReader<R> {
             reader,
             decoder: LineDecoder::with_max_line_length(max_line_length),
             eof: false,
+            end_at_oversized: false,
         }
+    }
+
+    /// Ends the input at the first line over the limit, reporting it as
+    /// [`LineError::Unfinished`] as soon as the limit is passed: reading an endless input
+    /// without newlines (`/dev/zero`) then takes as long as reading the limit, not forever.
+    #[must_use]
+    pub fn ending_at_oversized(mut self) -> Self {
+        self.end_at_oversized = true;
+        self
     }
 
     /// The next line, `Ok(None)` at end of input, or an I/O error from the reader.
@@ -268,6 +304,15 @@ impl<R: Read> LineReader<R> {
         loop {
             if let Some(item) = self.decoder.next_line() {
                 return Ok(Some(item.map(|line| (line.number, line.text.to_owned()))));
+            }
+            // The decoder noticed the limit while looking for a newline.
+            if self.end_at_oversized {
+                if let Some(err) = self.decoder.oversized_line() {
+                    self.eof = true;
+                    let max = self.decoder.max_line_length();
+                    self.decoder = LineDecoder::with_max_line_length(max);
+                    return Ok(Some(Err(err)));
+                }
             }
             if self.eof {
                 let last = self.decoder.finish();
@@ -283,6 +328,32 @@ impl<R: Read> LineReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reader_can_end_at_an_endless_line() {
+        // An endless input without newlines, like /dev/zero.
+        let endless = std::io::repeat(b'x');
+        let mut reader = LineReader::new(endless, 1000).ending_at_oversized();
+        let item = reader.next_line().unwrap();
+        assert!(
+            matches!(item, Some(Err(LineError::Unfinished { max: 1000, number: 1, read })) if read > 1000),
+            "{item:?}"
+        );
+        assert_eq!(reader.next_line().unwrap(), None);
+        // Lines before it come first.
+        let input = std::io::Read::chain(
+            &b"{}
+"[..],
+            std::io::repeat(b'y'),
+        );
+        let mut reader = LineReader::new(input, 100).ending_at_oversized();
+        assert_eq!(reader.next_line().unwrap(), Some(Ok((1, "{}".to_owned()))));
+        assert!(matches!(
+            reader.next_line().unwrap(),
+            Some(Err(LineError::Unfinished { number: 2, .. }))
+        ));
+        assert_eq!(reader.next_line().unwrap(), None);
+    }
 
     fn collect(decoder: &mut LineDecoder, eof: bool) -> Vec<Result<(u64, String), LineError>> {
         let mut out = Vec::new();
