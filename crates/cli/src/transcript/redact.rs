@@ -113,11 +113,20 @@ impl Redactor {
     /// replaced whole).
     pub fn json_line<'a>(&self, line: &'a str) -> Cow<'a, str> {
         if let Cow::Borrowed(_) = self.text(line) {
-            return Cow::Borrowed(line);
+            // The text holds no secret, but a secret-named key's value is redacted whole
+            // however short (`"Authorization": "Basic zz"`): look closer when one may be there.
+            if !may_name_a_secret(line) {
+                return Cow::Borrowed(line);
+            }
         }
         match serde_json::from_str::<Value>(line) {
             Ok(mut value) => {
+                let before = value.clone();
                 self.value(&mut value);
+                // Unchanged: the line as it came (re-serializing could reorder its keys).
+                if value == before {
+                    return Cow::Borrowed(line);
+                }
                 Cow::Owned(value.to_string())
             }
             Err(_) => self.text(line),
@@ -198,6 +207,18 @@ pub fn matches_redacted(recorded: &str, received: &str) -> bool {
             }
         }
     }
+}
+
+/// Whether `line` holds a word that a secret-looking key name contains (a cheap test before
+/// parsing it).
+fn may_name_a_secret(line: &str) -> bool {
+    const WORDS: [&str; 5] = ["token", "secret", "passw", "authorization", "key"];
+    let lower_hit = |word: &str| {
+        line.as_bytes()
+            .windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+    };
+    WORDS.iter().any(|word| lower_hit(word))
 }
 
 /// Whether a key or parameter name looks like it holds a secret.
@@ -403,5 +424,68 @@ mod tests {
         assert!(matches_redacted("plain", "plain"));
         assert!(!matches_redacted("plain", "plains"));
         assert!(matches_redacted("<redacted x chars>", "<redacted x chars>"));
+    }
+
+    /// Every kind of secret the module docs (and docs/reliability.md) list, one case each: the
+    /// secret must not appear in the recorded text, what is around it must.
+    #[test]
+    fn every_listed_secret_is_redacted() {
+        let env = [
+            ("ANTHROPIC_API_KEY", "plainvalue-0001"),
+            ("GH_TOKEN", "plainvalue-0002"),
+            ("CLIENT_SECRET", "plainvalue-0003"),
+            ("DB_PASSWORD", "plainvalue-0004"),
+            ("PROXY_AUTH", "plainvalue-0005"),
+        ];
+        let r = Redactor::from_env(env);
+        let cases = [
+            // Tokens with a known prefix.
+            ("sk-ant-api03-abcdef", "sk-ant-api03-abcdef"),
+            ("sk-ant-oat01-abcdef", "sk-ant-oat01-abcdef"),
+            ("sk-proj-abcdef", "sk-proj-abcdef"),
+            ("ghp_abcdef123", "ghp_abcdef123"),
+            ("gho_abcdef123", "gho_abcdef123"),
+            ("github_pat_abc123", "github_pat_abc123"),
+            ("xoxb-123-abc", "xoxb-123-abc"),
+            ("xoxp-123-abc", "xoxp-123-abc"),
+            // Values of secret-named environment variables, found inside frames.
+            ("key plainvalue-0001 end", "plainvalue-0001"),
+            ("gh plainvalue-0002 end", "plainvalue-0002"),
+            ("cs plainvalue-0003 end", "plainvalue-0003"),
+            ("db plainvalue-0004 end", "plainvalue-0004"),
+            ("px plainvalue-0005 end", "plainvalue-0005"),
+            // Bearer tokens, Authorization headers.
+            ("bearer tok3n-value", "tok3n-value"),
+            ("Authorization: Basic dXNlcjpw", "dXNlcjpw"),
+            ("Authorization=opaque-v4lue", "opaque-v4lue"),
+            // Values after secret-looking names.
+            ("\"access_token\": \"at-value\"", "at-value"),
+            ("refresh_token=rt-value&x=1", "rt-value"),
+            ("client_secret: cs-value", "cs-value"),
+            ("password=pw-value", "pw-value"),
+            ("passwd: pd-value", "pd-value"),
+            ("?api_key=ak-value", "ak-value"),
+            ("apikey=ak2-value", "ak2-value"),
+            ("api-key: ak3-value", "ak3-value"),
+            ("private_key=pk-value", "pk-value"),
+        ];
+        for (text, secret) in cases {
+            let recorded = r.text(text);
+            assert!(!recorded.contains(secret), "{text:?} recorded as {recorded:?}");
+            assert!(recorded.contains("<redacted"), "{text:?} recorded as {recorded:?}");
+        }
+        // In the meta line every secret-named variable is redacted, however short.
+        for (name, _) in env {
+            assert_eq!(r.env_value(name, "x"), "<redacted 1 chars>", "{name}");
+        }
+        // JSON frames: the string value of a secret-named key, whole.
+        let line = r#"{"type":"x","headers":{"Authorization":"Basic zz","X":"y"},"client_secret":"s3"}"#;
+        let recorded: Value = serde_json::from_str(&r.json_line(line)).unwrap();
+        assert_eq!(recorded["headers"]["Authorization"], "<redacted 8 chars>");
+        assert_eq!(recorded["headers"]["X"], "y");
+        assert_eq!(recorded["client_secret"], "<redacted 2 chars>");
+        // Not secrets: names that only look like it.
+        let kept = r#"{"type":"result","usage":{"input_tokens":5},"apiKeySource":"none"}"#;
+        assert!(matches!(r.json_line(kept), Cow::Borrowed(_)));
     }
 }
