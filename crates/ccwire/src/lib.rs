@@ -33,6 +33,7 @@ mod error;
 pub mod host;
 pub mod mcp;
 pub mod options;
+pub mod sessions;
 
 pub use ccwire_protocol as protocol;
 pub use error::{EndReason, Error, Result};

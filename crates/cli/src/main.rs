@@ -9,6 +9,7 @@ mod check;
 mod replay;
 mod rules;
 mod run;
+mod sessions;
 mod tap;
 mod terminal;
 mod transcript;
@@ -38,6 +39,9 @@ enum Command {
     /// unchanged, record the session (--record, secrets redacted), answer tool permissions
     /// from a policy (--policy). Exits with the CLI's exit code.
     Tap(tap::TapArgs),
+    /// List, show, rename, tag, fork, archive and delete Claude Code's saved sessions (the
+    /// official SDKs' session functions, on the same files).
+    Sessions(sessions::SessionsArgs),
     /// Play the CLI's side of a recording to a host and check that the host sends what the
     /// recording says. Exits 1 with a diff on the first divergence.
     Replay(replay::ReplayArgs),
@@ -55,6 +59,12 @@ fn main() -> ExitCode {
         Command::Run(args) => return ExitCode::from(run::run(&args)),
         Command::Tap(args) => return ExitCode::from(tap::run(args)),
         Command::Replay(args) => return ExitCode::from(replay::run(args)),
+        Command::Sessions(args) => {
+            let mut stdout = std::io::stdout().lock();
+            let outcome = sessions::run(&args, &mut stdout);
+            let _ = stdout.flush();
+            outcome
+        }
         Command::ModelServer(args) => {
             run::model_server(&args, &mut std::io::stdout()).map(|()| true)
         }

@@ -24,6 +24,7 @@ use ccwire::{Client, Options};
 
 use crate::rules::{Pattern, Rules};
 use crate::terminal::sanitize;
+pub use label::truncate;
 use offline::Offline;
 pub use offline::{model_server, ModelServerArgs};
 use permission::{Permissions, ShownTools};

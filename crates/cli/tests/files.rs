@@ -13,7 +13,7 @@ use common::{ccwire, fake_claude};
 /// Runs `command`, killing it if it is still running after `limit` (a hang fails the test
 /// instead of holding the suite).
 fn run_bounded(mut command: Command, limit: Duration) -> Output {
-    let mut child = command
+    let child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

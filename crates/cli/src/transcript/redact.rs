@@ -471,15 +471,22 @@ mod tests {
         ];
         for (text, secret) in cases {
             let recorded = r.text(text);
-            assert!(!recorded.contains(secret), "{text:?} recorded as {recorded:?}");
-            assert!(recorded.contains("<redacted"), "{text:?} recorded as {recorded:?}");
+            assert!(
+                !recorded.contains(secret),
+                "{text:?} recorded as {recorded:?}"
+            );
+            assert!(
+                recorded.contains("<redacted"),
+                "{text:?} recorded as {recorded:?}"
+            );
         }
         // In the meta line every secret-named variable is redacted, however short.
         for (name, _) in env {
             assert_eq!(r.env_value(name, "x"), "<redacted 1 chars>", "{name}");
         }
         // JSON frames: the string value of a secret-named key, whole.
-        let line = r#"{"type":"x","headers":{"Authorization":"Basic zz","X":"y"},"client_secret":"s3"}"#;
+        let line =
+            r#"{"type":"x","headers":{"Authorization":"Basic zz","X":"y"},"client_secret":"s3"}"#;
         let recorded: Value = serde_json::from_str(&r.json_line(line)).unwrap();
         assert_eq!(recorded["headers"]["Authorization"], "<redacted 8 chars>");
         assert_eq!(recorded["headers"]["X"], "y");

@@ -1,0 +1,228 @@
+//! Where Claude Code keeps sessions: `<config>/projects/<sanitized cwd>/<session id>.jsonl`, with
+//! `<config>` = `$CLAUDE_CONFIG_DIR` or `~/.claude`, and each session's side files (subagent
+//! transcripts, the archive mark) in `<session id>/` beside it.
+
+use std::path::{Path, PathBuf};
+
+use unicode_normalization::UnicodeNormalization;
+
+/// Longest directory name the CLI writes before it cuts and adds a hash.
+const MAX_SANITIZED_LENGTH: usize = 200;
+
+/// Where sessions are read and written: the CLI's config directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionStore {
+    config_dir: PathBuf,
+}
+
+impl SessionStore {
+    /// The store the CLI of this environment uses: `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
+    pub fn from_env() -> Self {
+        let config_dir = match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+            Some(dir) => PathBuf::from(dir),
+            None => home_dir().join(".claude"),
+        };
+        Self::at(config_dir)
+    }
+
+    /// The store under a config directory (what `CLAUDE_CONFIG_DIR` names).
+    pub fn at(config_dir: impl Into<PathBuf>) -> Self {
+        let config_dir = config_dir.into();
+        let nfc: String = config_dir.to_string_lossy().nfc().collect();
+        Self {
+            config_dir: PathBuf::from(nfc),
+        }
+    }
+
+    /// `<config>/projects`.
+    pub fn projects_dir(&self) -> PathBuf {
+        self.config_dir.join("projects")
+    }
+
+    /// Every project directory.
+    pub(crate) fn project_dirs(&self) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(self.projects_dir()) else {
+            return Vec::new();
+        };
+        // In the directory's own order, as the SDKs read it: sessions modified in the same
+        // millisecond keep it.
+        entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect()
+    }
+
+    /// The project directory of a working directory, if it has one: the exact name, or for a
+    /// long path the first directory with the same cut prefix (the CLI and the SDKs hash long
+    /// names differently).
+    pub(crate) fn find_project_dir(&self, project_path: &str) -> Option<PathBuf> {
+        let sanitized = sanitize_path(project_path);
+        let exact = self.projects_dir().join(&sanitized);
+        if exact.is_dir() {
+            return Some(exact);
+        }
+        if sanitized.len() <= MAX_SANITIZED_LENGTH {
+            return None;
+        }
+        let prefix = format!("{}-", &sanitized[..MAX_SANITIZED_LENGTH]);
+        self.project_dirs().into_iter().find(|dir| {
+            dir.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix))
+        })
+    }
+
+    /// The transcript of `session_id` and its project directory: in `directory`'s project (or
+    /// one of its git worktrees') when given, else in any project. An empty file does not
+    /// count (a stub left in one project while the session lives in another).
+    pub(crate) fn locate(&self, session_id: &str, directory: Option<&Path>) -> Option<PathBuf> {
+        let file_name = format!("{session_id}.jsonl");
+        let present = |dir: &Path| {
+            let path = dir.join(&file_name);
+            std::fs::metadata(&path)
+                .is_ok_and(|m| m.is_file() && m.len() > 0)
+                .then_some(path)
+        };
+        match directory {
+            Some(directory) => {
+                let canonical = canonicalize(directory);
+                if let Some(found) = self.find_project_dir(&canonical).and_then(|d| present(&d)) {
+                    return Some(found);
+                }
+                worktree_paths(&canonical)
+                    .into_iter()
+                    .filter(|wt| *wt != canonical)
+                    .find_map(|wt| self.find_project_dir(&wt).and_then(|d| present(&d)))
+            }
+            None => self.project_dirs().iter().find_map(|d| present(d)),
+        }
+    }
+}
+
+fn home_dir() -> PathBuf {
+    std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// A working directory as the CLI names its project: symbolic links resolved, NFC.
+pub(crate) fn canonicalize(directory: &Path) -> String {
+    let resolved = std::fs::canonicalize(directory).unwrap_or_else(|_| directory.to_owned());
+    resolved.to_string_lossy().nfc().collect()
+}
+
+/// The directory name of a project: every character but ASCII letters and digits becomes
+/// `-`; a name over 200 characters is cut and given a hash of the whole path.
+pub fn sanitize_path(name: &str) -> String {
+    // JavaScript's `replace(/[^a-zA-Z0-9]/g, "-")` works on UTF-16 units: a character
+    // outside the BMP becomes two dashes.
+    let sanitized: String = name
+        .chars()
+        .flat_map(|c| {
+            let units = if c.is_ascii_alphanumeric() {
+                0
+            } else {
+                c.len_utf16()
+            };
+            let keep = (units == 0).then_some(c);
+            keep.into_iter().chain(std::iter::repeat_n('-', units))
+        })
+        .collect();
+    if sanitized.len() <= MAX_SANITIZED_LENGTH {
+        return sanitized;
+    }
+    format!(
+        "{}-{}",
+        &sanitized[..MAX_SANITIZED_LENGTH],
+        simple_hash(name)
+    )
+}
+
+/// JavaScript's 32-bit string hash (`h = (h << 5) - h + unit | 0`) in base 36, over UTF-16
+/// units, as the SDKs name long project directories.
+fn simple_hash(text: &str) -> String {
+    let mut hash: i32 = 0;
+    for unit in text.encode_utf16() {
+        hash = hash
+            .wrapping_shl(5)
+            .wrapping_sub(hash)
+            .wrapping_add(i32::from(unit));
+    }
+    let mut n = u64::from(hash.unsigned_abs());
+    if n == 0 {
+        return "0".to_owned();
+    }
+    let digits = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    while n > 0 {
+        out.push(digits[(n % 36) as usize]);
+        n /= 36;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The paths of the git worktrees of the repository holding `cwd` (empty outside one, or
+/// without git).
+pub(crate) fn worktree_paths(cwd: &str) -> Vec<String> {
+    let output = std::process::Command::new("git")
+        .args(["worktree", "list", "--porcelain"])
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    let Ok(output) = output else {
+        return Vec::new();
+    };
+    if !output.status.success() {
+        return Vec::new();
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.strip_prefix("worktree "))
+        .map(|path| path.nfc().collect())
+        .collect()
+}
+
+/// Whether `text` is a UUID (any case).
+pub(crate) fn is_uuid(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => *b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_names_as_the_cli_writes_them() {
+        assert_eq!(sanitize_path("/tmp/sx/work"), "-tmp-sx-work");
+        assert_eq!(
+            sanitize_path("/home/u/My Project.v2"),
+            "-home-u-My-Project-v2"
+        );
+        assert_eq!(sanitize_path("/a/😀"), "-a---");
+        let long = format!("/{}", "x".repeat(300));
+        let name = sanitize_path(&long);
+        assert!(name.starts_with(&format!("-{}", "x".repeat(199))));
+        assert_eq!(name.len(), 201 + simple_hash(&long).len());
+        // JavaScript: [..."abc"].reduce((h, c) => (h << 5) - h + c.charCodeAt(0) | 0, 0)
+        // is 96354, "96354".toString(36) is "22ci".
+        assert_eq!(simple_hash("abc"), "22ci");
+        assert_eq!(simple_hash(""), "0");
+    }
+
+    #[test]
+    fn uuids() {
+        assert!(is_uuid("1f1cbebe-bab7-4a1e-9605-706a2b9d4acd"));
+        assert!(is_uuid("1F1CBEBE-BAB7-4A1E-9605-706A2B9D4ACD"));
+        assert!(!is_uuid("1f1cbebe-bab7-4a1e-9605-706a2b9d4ac"));
+        assert!(!is_uuid("../../etc/passwd-0000-0000-000000000"));
+    }
+}

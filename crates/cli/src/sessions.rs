@@ -1,0 +1,316 @@
+//! `ccwire sessions`: Claude Code's saved sessions, through `ccwire::sessions` (the same
+//! results as the official SDKs' session functions on the same files).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use ccwire::sessions::{ForkOptions, ListOptions, MessagesOptions, SessionInfo, SessionStore};
+use serde_json::{json, Value};
+
+use crate::terminal::sanitize;
+
+/// Options of `ccwire sessions`.
+#[derive(Debug, clap::Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    command: SessionsCommand,
+    /// The CLI's config directory (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
+    #[arg(long, global = true, value_name = "DIR")]
+    config_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum SessionsCommand {
+    /// The sessions of this directory's project (or --dir's, or --all), newest first.
+    List {
+        /// The project directory (default: the current one).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Every project's sessions.
+        #[arg(long, conflicts_with = "dir")]
+        all: bool,
+        /// At most N sessions.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Skip the N newest.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        offset: usize,
+        /// Leave out the sessions of the directory's other git worktrees.
+        #[arg(long)]
+        no_worktrees: bool,
+        /// One JSON array (the official SDKs' `SDKSessionInfo` objects).
+        #[arg(long)]
+        json: bool,
+    },
+    /// One session: its summary, its messages and its subagents.
+    Show {
+        /// The session id.
+        id: String,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// At most N messages.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+        /// Skip the first N messages.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        offset: usize,
+        /// Include system messages.
+        #[arg(long)]
+        system: bool,
+        /// Only this subagent's messages.
+        #[arg(long, value_name = "AGENT_ID")]
+        agent: Option<String>,
+        /// One JSON object: `info`, `messages`, `subagents`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a session's title.
+    Rename {
+        id: String,
+        title: String,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Set (or with --clear, remove) a session's tag.
+    Tag {
+        id: String,
+        #[arg(required_unless_present = "clear")]
+        tag: Option<String>,
+        #[arg(long, conflicts_with = "tag")]
+        clear: bool,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Copy a session into a new one (up to a message with --at); prints the new id.
+    Fork {
+        id: String,
+        /// The last message to keep (its uuid, from `show --json`).
+        #[arg(long, value_name = "UUID")]
+        at: Option<String>,
+        /// The fork's title (default: the session's, with " (fork)").
+        #[arg(long)]
+        title: Option<String>,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Mark a session archived (it stays listed, with `archived`).
+    Archive {
+        id: String,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Remove the archive mark.
+    Unarchive {
+        id: String,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Delete a session's transcript and its subagents. Asks first unless --yes.
+    Delete {
+        id: String,
+        #[arg(long)]
+        yes: bool,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+}
+
+/// Runs the subcommand; returns whether it did what was asked.
+pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
+    let store = match &args.config_dir {
+        Some(dir) => SessionStore::at(dir),
+        None => SessionStore::from_env(),
+    };
+    match &args.command {
+        SessionsCommand::List {
+            dir,
+            all,
+            limit,
+            offset,
+            no_worktrees,
+            json,
+        } => {
+            let dir = match (all, dir) {
+                (true, _) => None,
+                (false, Some(dir)) => Some(dir.clone()),
+                (false, None) => Some(std::env::current_dir().context("the current directory")?),
+            };
+            let options = ListOptions {
+                dir,
+                limit: *limit,
+                offset: *offset,
+                include_worktrees: !no_worktrees,
+            };
+            let sessions = store.list(&options);
+            if *json {
+                serde_json::to_writer_pretty(&mut *out, &sessions)?;
+                writeln!(out)?;
+            } else {
+                print_table(&sessions, out)?;
+            }
+            Ok(true)
+        }
+        SessionsCommand::Show {
+            id,
+            dir,
+            limit,
+            offset,
+            system,
+            agent,
+            json,
+        } => {
+            let options = MessagesOptions {
+                dir: dir.clone(),
+                limit: *limit,
+                offset: *offset,
+                include_system_messages: *system,
+            };
+            let Some(info) = store.info(id, dir.as_deref()) else {
+                bail!("session {id} not found");
+            };
+            let messages = match agent {
+                Some(agent) => store.subagent_messages(id, agent, &options),
+                None => store.messages(id, &options),
+            };
+            let subagents = store.subagents(id, dir.as_deref());
+            if *json {
+                let shown = json!({"info": info, "messages": messages, "subagents": subagents});
+                serde_json::to_writer_pretty(&mut *out, &shown)?;
+                writeln!(out)?;
+            } else {
+                print_table(std::slice::from_ref(&info), out)?;
+                for message in &messages {
+                    let text = message_text(&message.message);
+                    writeln!(out, "{:>9}  {}", message.kind, sanitize(&text))?;
+                }
+                if !subagents.is_empty() {
+                    writeln!(out, "subagents: {}", sanitize(&subagents.join(", ")))?;
+                }
+            }
+            Ok(true)
+        }
+        SessionsCommand::Rename { id, title, dir } => {
+            store.rename(id, title, dir.as_deref())?;
+            Ok(true)
+        }
+        SessionsCommand::Tag {
+            id,
+            tag,
+            clear,
+            dir,
+        } => {
+            let tag = if *clear { None } else { tag.as_deref() };
+            store.tag(id, tag, dir.as_deref())?;
+            Ok(true)
+        }
+        SessionsCommand::Fork { id, at, title, dir } => {
+            let options = ForkOptions {
+                dir: dir.clone(),
+                up_to: at.clone(),
+                title: title.clone(),
+            };
+            let fork = store.fork(id, &options)?;
+            writeln!(out, "{fork}")?;
+            Ok(true)
+        }
+        SessionsCommand::Archive { id, dir } => {
+            store.archive(id, dir.as_deref())?;
+            Ok(true)
+        }
+        SessionsCommand::Unarchive { id, dir } => {
+            store.unarchive(id, dir.as_deref())?;
+            Ok(true)
+        }
+        SessionsCommand::Delete { id, yes, dir } => {
+            if !yes && !confirm(&format!("Delete session {id}?"))? {
+                crate::transcript::warn("sessions: not deleted");
+                return Ok(false);
+            }
+            store.delete(id, dir.as_deref())?;
+            Ok(true)
+        }
+    }
+}
+
+/// Asks on the terminal; without one, the answer is no (pass --yes).
+fn confirm(question: &str) -> anyhow::Result<bool> {
+    if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        bail!("{question} Not on a terminal: pass --yes to delete");
+    }
+    let mut err = std::io::stderr().lock();
+    write!(err, "{question} [y/N] ")?;
+    err.flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+}
+
+/// The text of a message's content, on one line.
+fn message_text(message: &Value) -> String {
+    let text = match &message["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .map(|b| match b["type"].as_str() {
+                Some("text") => b["text"].as_str().unwrap_or_default().to_owned(),
+                Some("tool_use") => format!("⏺ {}", b["name"].as_str().unwrap_or("tool")),
+                Some("tool_result") => "⎿ (tool result)".to_owned(),
+                Some(other) => format!("[{other}]"),
+                None => String::new(),
+            })
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    };
+    let line = text.replace('\n', " ");
+    crate::run::truncate(&line, 120)
+}
+
+fn print_table(sessions: &[SessionInfo], out: &mut impl Write) -> std::io::Result<()> {
+    if sessions.is_empty() {
+        return writeln!(out, "no sessions");
+    }
+    writeln!(
+        out,
+        "{:<36}  {:<16}  {:<12}  SUMMARY",
+        "ID", "MODIFIED", "TAG"
+    )?;
+    for session in sessions {
+        let mut summary = sanitize(&session.summary).replace('\n', " ");
+        if session.archived == Some(true) {
+            summary.push_str(" (archived)");
+        }
+        writeln!(
+            out,
+            "{:<36}  {:<16}  {:<12}  {}",
+            session.session_id,
+            modified(session.last_modified),
+            sanitize(session.tag.as_deref().unwrap_or("")),
+            crate::run::truncate(&summary, 80)
+        )?;
+    }
+    Ok(())
+}
+
+/// `2026-11-25 19:46` (UTC) for milliseconds since the epoch.
+fn modified(millis: i64) -> String {
+    let secs = millis.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let (hour, minute) = (
+        (secs.rem_euclid(86_400)) / 3600,
+        (secs.rem_euclid(3600)) / 60,
+    );
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}")
+}
