@@ -30,7 +30,7 @@ mod tests;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub use store::{sanitize_path, SessionStore};
 
@@ -412,7 +412,12 @@ impl SessionStore {
         let path = self.existing(session_id, dir)?;
         mutate::append(
             &path,
-            &json!({"type": "custom-title", "customTitle": title, "sessionId": session_id}),
+            &mutate::Metadata {
+                kind: "custom-title",
+                custom_title: Some(title),
+                tag: None,
+                session_id,
+            },
         )
     }
 
@@ -440,7 +445,12 @@ impl SessionStore {
         let path = self.existing(session_id, dir)?;
         mutate::append(
             &path,
-            &json!({"type": "tag", "tag": tag, "sessionId": session_id}),
+            &mutate::Metadata {
+                kind: "tag",
+                custom_title: None,
+                tag: Some(&tag),
+                session_id,
+            },
         )
     }
 

@@ -7,14 +7,30 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-use serde_json::{json, Map, Value};
+use indexmap::IndexMap;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
 use unicode_normalization::UnicodeNormalization;
 
 use super::lite::{first_prompt, last_string_field, END_BYTES};
 use super::SessionError;
 
+/// A metadata entry as the CLI and the SDKs write it: `type` first (readers find a tag by
+/// its line's start), then the value, then the session.
+#[derive(serde::Serialize)]
+pub(crate) struct Metadata<'a> {
+    #[serde(rename = "type")]
+    pub(crate) kind: &'a str,
+    #[serde(rename = "customTitle", skip_serializing_if = "Option::is_none")]
+    pub(crate) custom_title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tag: Option<&'a str>,
+    #[serde(rename = "sessionId")]
+    pub(crate) session_id: &'a str,
+}
+
 /// Appends `entry` as one line to the transcript at `path`.
-pub(crate) fn append(path: &Path, entry: &Value) -> Result<(), SessionError> {
+pub(crate) fn append(path: &Path, entry: &Metadata<'_>) -> Result<(), SessionError> {
     let mut line =
         serde_json::to_string(entry).map_err(|e| SessionError::Io(std::io::Error::other(e)))?;
     line.push('\n');
@@ -87,29 +103,47 @@ pub(crate) fn fork_lines(
     up_to: Option<&str>,
     title: Option<&str>,
 ) -> Result<(String, Vec<String>), SessionError> {
-    let mut transcript: Vec<Map<String, Value>> = Vec::new();
+    // Each entry with its top-level keys in the order written and their values untouched: a
+    // fork changes a few fields and must keep the rest byte for byte.
+    type Raw = IndexMap<String, Box<RawValue>>;
+    let field = |e: &Raw, key: &str| {
+        e.get(key)
+            .and_then(|v| serde_json::from_str::<Value>(v.get()).ok())
+    };
+    let text = |e: &Raw, key: &str| field(e, key).and_then(|v| v.as_str().map(str::to_owned));
+    let mut transcript: Vec<Raw> = Vec::new();
     let mut replacements: Vec<Value> = Vec::new();
+    // The session's latest `atis-latch` and `tools-used` entries, carried into the fork.
+    let mut atis_latch: Option<String> = None;
+    let mut tools_used: Option<Vec<Value>> = None;
     for line in content.split('\n').filter(|l| !l.trim().is_empty()) {
-        let Ok(Value::Object(entry)) = serde_json::from_str::<Value>(line) else {
+        let Ok(entry) = serde_json::from_str::<Raw>(line) else {
             continue;
         };
-        let kind = entry
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if ["user", "assistant", "attachment", "system", "progress"].contains(&kind)
-            && entry.get("uuid").is_some_and(Value::is_string)
+        let kind = text(&entry, "type").unwrap_or_default();
+        if ["user", "assistant", "attachment", "system", "progress"].contains(&kind.as_str())
+            && text(&entry, "uuid").is_some()
         {
             transcript.push(entry);
-        } else if kind == "content-replacement"
-            && entry.get("sessionId").and_then(Value::as_str) == Some(session_id)
-        {
-            if let Some(Value::Array(list)) = entry.get("replacements") {
-                replacements.extend(list.iter().cloned());
+        } else if text(&entry, "sessionId").as_deref() != Some(session_id) {
+            continue;
+        } else if kind == "content-replacement" {
+            if let Some(Value::Array(list)) = field(&entry, "replacements") {
+                replacements.extend(list);
+            }
+        } else if kind == "atis-latch" {
+            let printable = |a: &String| a.bytes().all(|b| (0x21..=0x7e).contains(&b));
+            if let Some(atis) = text(&entry, "atis").filter(printable) {
+                atis_latch = Some(atis);
+            }
+        } else if kind == "tools-used" {
+            if let Some(Value::Array(tools)) = field(&entry, "tools") {
+                let named = |t: &Value| t.as_str().is_some_and(|t| !t.is_empty());
+                tools_used = Some(tools.into_iter().filter(named).collect());
             }
         }
     }
-    transcript.retain(|e| e.get("isSidechain").and_then(Value::as_bool) != Some(true));
+    transcript.retain(|e| field(e, "isSidechain").and_then(|v| v.as_bool()) != Some(true));
     let no_messages =
         || SessionError::Invalid(format!("session {session_id} has no messages to fork"));
     if transcript.is_empty() {
@@ -118,92 +152,119 @@ pub(crate) fn fork_lines(
     if let Some(up_to) = up_to {
         let cut = transcript
             .iter()
-            .position(|e| e.get("uuid").and_then(Value::as_str) == Some(up_to))
+            .position(|e| text(e, "uuid").as_deref() == Some(up_to))
             .ok_or_else(|| {
                 SessionError::Invalid(format!("message {up_to} not found in session {session_id}"))
             })?;
         transcript.truncate(cut + 1);
     }
-    let uuid_of = |e: &Map<String, Value>| {
-        e.get("uuid")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
+    let uuid_of = |e: &Raw| text(e, "uuid").unwrap_or_default();
     let new_ids: HashMap<String, String> = transcript
         .iter()
         .map(|e| (uuid_of(e), new_uuid()))
         .collect();
-    let by_uuid: HashMap<String, &Map<String, Value>> =
-        transcript.iter().map(|e| (uuid_of(e), e)).collect();
-    let writable: Vec<&Map<String, Value>> = transcript
-        .iter()
-        .filter(|e| e.get("type").and_then(Value::as_str) != Some("progress"))
-        .collect();
+    let by_uuid: HashMap<String, &Raw> = transcript.iter().map(|e| (uuid_of(e), e)).collect();
+    let is_progress = |e: &Raw| text(e, "type").as_deref() == Some("progress");
+    let writable: Vec<&Raw> = transcript.iter().filter(|e| !is_progress(e)).collect();
     if writable.is_empty() {
         return Err(no_messages());
     }
     let fork_id = new_uuid();
     let now = super::now_rfc3339();
+    let raw =
+        |value: Value| RawValue::from_string(value.to_string()).unwrap_or_else(|_| null_raw());
     let mut lines = Vec::with_capacity(writable.len() + 2);
     for (i, original) in writable.iter().enumerate() {
         let original_uuid = uuid_of(original);
         // The nearest ancestor that is not a progress entry.
         let mut new_parent = Value::Null;
-        let mut parent_id = original
-            .get("parentUuid")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let mut parent_id = text(original, "parentUuid");
         while let Some(id) = parent_id {
             let Some(parent) = by_uuid.get(&id) else {
                 break;
             };
-            if parent.get("type").and_then(Value::as_str) != Some("progress") {
+            if !is_progress(parent) {
                 new_parent = new_ids.get(&id).cloned().map_or(Value::Null, Value::String);
                 break;
             }
-            parent_id = parent
-                .get("parentUuid")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            parent_id = text(parent, "parentUuid");
         }
-        let mut forked = (*original).clone();
         let timestamp = if i + 1 == writable.len() {
             Value::String(now.clone())
         } else {
-            original
-                .get("timestamp")
-                .cloned()
-                .unwrap_or_else(|| Value::String(now.clone()))
+            field(original, "timestamp").unwrap_or_else(|| Value::String(now.clone()))
         };
-        let logical = match original.get("logicalParentUuid") {
-            Some(Value::String(id)) => new_ids.get(id).cloned().map_or(Value::Null, Value::String),
-            other => other.cloned().unwrap_or(Value::Null),
-        };
+        let mut forked = (*original).clone();
+        let kind = text(original, "type").unwrap_or_default();
+        if kind == "system"
+            && text(original, "subtype").as_deref() == Some("model_refusal_fallback")
+        {
+            forked.insert("neutralizedByFork".into(), raw(Value::Bool(true)));
+        }
+        // As `{...original, uuid, parentUuid, …}`: keys already there keep their place.
         forked.insert(
             "uuid".into(),
-            Value::String(new_ids[&original_uuid].clone()),
+            raw(Value::String(new_ids[&original_uuid].clone())),
         );
-        forked.insert("parentUuid".into(), new_parent);
-        forked.insert("logicalParentUuid".into(), logical);
-        forked.insert("sessionId".into(), Value::String(fork_id.clone()));
-        forked.insert("timestamp".into(), timestamp);
-        forked.insert("isSidechain".into(), Value::Bool(false));
+        forked.insert("parentUuid".into(), raw(new_parent));
+        match field(original, "logicalParentUuid") {
+            Some(Value::String(id)) => {
+                let mapped = new_ids.get(&id).cloned().map_or(Value::Null, Value::String);
+                forked.insert("logicalParentUuid".into(), raw(mapped));
+            }
+            Some(other) => {
+                forked.insert("logicalParentUuid".into(), raw(other));
+            }
+            None => {}
+        }
+        forked.insert("sessionId".into(), raw(Value::String(fork_id.clone())));
+        forked.insert("timestamp".into(), raw(timestamp));
+        forked.insert("isSidechain".into(), raw(Value::Bool(false)));
+        if kind == "assistant" {
+            // The session the API request was made in: kept through forks of forks.
+            let from = field(original, "forkedFrom").and_then(|f| {
+                f.get("sessionId")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            });
+            let request = text(original, "requestSessionId")
+                .or(from)
+                .or_else(|| text(original, "sessionId"));
+            if let Some(request) = request {
+                forked.insert("requestSessionId".into(), raw(Value::String(request)));
+            }
+        }
         forked.insert(
             "forkedFrom".into(),
-            json!({"sessionId": session_id, "messageUuid": original_uuid}),
+            raw(json!({"sessionId": session_id, "messageUuid": original_uuid})),
         );
         for key in ["teamName", "agentName", "slug", "sourceToolAssistantUUID"] {
-            forked.remove(key);
+            forked.shift_remove(key);
         }
-        lines.push(Value::Object(forked).to_string());
+        lines.push(
+            serde_json::to_string(&forked)
+                .map_err(|e| SessionError::Io(std::io::Error::other(e)))?,
+        );
     }
     if !replacements.is_empty() {
-        lines.push(
-            json!({"type": "content-replacement", "sessionId": fork_id, "replacements": replacements,
-                   "uuid": new_uuid(), "timestamp": now})
-            .to_string(),
-        );
+        lines.push(format!(
+            "{{\"type\":\"content-replacement\",\"sessionId\":{},\"replacements\":{},\"uuid\":\"{}\",\"timestamp\":\"{now}\"}}",
+            Value::String(fork_id.clone()),
+            Value::Array(replacements),
+            new_uuid()
+        ));
+    }
+    if let Some(atis) = atis_latch {
+        lines.push(format!(
+            "{{\"type\":\"atis-latch\",\"sessionId\":\"{fork_id}\",\"atis\":{}}}",
+            Value::String(atis)
+        ));
+    }
+    if let Some(tools) = tools_used {
+        lines.push(format!(
+            "{{\"type\":\"tools-used\",\"sessionId\":\"{fork_id}\",\"tools\":{}}}",
+            Value::Array(tools)
+        ));
     }
     let title = match title.map(str::trim).filter(|t| !t.is_empty()) {
         Some(title) => title.to_owned(),
@@ -212,12 +273,16 @@ pub(crate) fn fork_lines(
             derived_title(content).unwrap_or_else(|| "Forked session".to_owned())
         ),
     };
-    lines.push(
-        json!({"type": "custom-title", "sessionId": fork_id, "customTitle": title,
-               "uuid": new_uuid(), "timestamp": now})
-        .to_string(),
-    );
+    lines.push(format!(
+        "{{\"type\":\"custom-title\",\"sessionId\":\"{fork_id}\",\"customTitle\":{},\"uuid\":\"{}\",\"timestamp\":\"{now}\"}}",
+        Value::String(title),
+        new_uuid()
+    ));
     Ok((fork_id, lines))
+}
+
+fn null_raw() -> Box<RawValue> {
+    RawValue::from_string("null".to_owned()).unwrap_or_default()
 }
 
 /// Writes a new file that must not exist yet, `0600`.
