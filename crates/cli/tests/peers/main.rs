@@ -30,6 +30,7 @@ mod common;
 #[path = "../../src/transcript/redact.rs"]
 mod redact;
 mod scenarios;
+mod sessions;
 mod witness;
 mod world;
 
