@@ -1,10 +1,12 @@
-//! A permission callback: allow reads, rewrite risky shell commands, deny the rest.
+//! A permission callback on typed tool inputs: allow reads, rewrite risky shell commands, deny
+//! the rest.
 //!
 //! `cargo run -p ccwire --example permissions`
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
 use ccwire::host::callbacks::{can_use_tool, PermissionRequest};
 use ccwire::protocol::permission::PermissionResult;
+use ccwire::protocol::tools::ToolInput;
 use ccwire::protocol::Message;
 use ccwire::{query, Options};
 use futures::StreamExt;
@@ -13,20 +15,19 @@ use serde_json::json;
 #[tokio::main]
 async fn main() -> ccwire::Result<()> {
     let policy = can_use_tool(|request: PermissionRequest| async move {
-        let verdict = match request.tool_name() {
-            "Read" | "Glob" | "Grep" => PermissionResult::allow(request.input().clone()),
-            "Bash" => {
-                let command = request.input()["command"].as_str().unwrap_or_default();
-                if command.starts_with("rm ") {
-                    // Run something harmless instead.
-                    PermissionResult::allow(
-                        json!({"command": format!("echo would run: {command}")}),
-                    )
-                } else {
-                    PermissionResult::allow(request.input().clone())
-                }
+        let verdict = match request.tool_input() {
+            ToolInput::Read(_) | ToolInput::Glob(_) | ToolInput::Grep(_) => {
+                PermissionResult::allow(request.input().clone())
             }
-            other => PermissionResult::deny(format!("{other} is not allowed in this example")),
+            ToolInput::Bash(bash) if bash.command.starts_with("rm ") => {
+                // Run something harmless instead.
+                let command = bash.command;
+                PermissionResult::allow(json!({"command": format!("echo would run: {command}")}))
+            }
+            ToolInput::Bash(_) => PermissionResult::allow(request.input().clone()),
+            other => {
+                PermissionResult::deny(format!("{} is not allowed in this example", other.name()))
+            }
         };
         Ok(verdict)
     });

@@ -65,6 +65,7 @@ pub mod result;
 pub(crate) mod serde_util;
 pub mod stream;
 pub mod system;
+pub mod tools;
 #[doc(hidden)]
 pub mod union;
 pub mod usage;

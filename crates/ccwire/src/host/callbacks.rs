@@ -27,6 +27,7 @@ use std::time::Duration;
 use ccwire_protocol::control::{CanUseToolRequest, ElicitationRequest, ElicitationResponse};
 use ccwire_protocol::hooks::{HookEvent, HookInput, HookOutput};
 use ccwire_protocol::permission::PermissionResult;
+use ccwire_protocol::tools::ToolInput;
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -55,6 +56,12 @@ impl PermissionRequest {
     /// The tool's input.
     pub fn input(&self) -> &Value {
         &self.request.input
+    }
+
+    /// The tool's input, typed when its schema is known: match on
+    /// `ToolInput::Bash(bash) => bash.command`.
+    pub fn tool_input(&self) -> ToolInput {
+        ToolInput::parse(self.tool_name(), &self.request.input)
     }
 }
 

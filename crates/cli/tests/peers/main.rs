@@ -31,6 +31,7 @@ mod common;
 mod redact;
 mod scenarios;
 mod sessions;
+mod tools;
 mod witness;
 mod world;
 

@@ -379,6 +379,24 @@ default_value! {
     PromptExpansionType => SlashCommand,
 }
 
+/// The tool a tool hook is about, typed (see [`crate::tools::ToolInput`]).
+macro_rules! typed_tool_input {
+    ($($ty:ty),*) => {$(
+        impl $ty {
+            /// The tool's input, typed when its schema is known.
+            pub fn tool(&self) -> crate::tools::ToolInput {
+                crate::tools::ToolInput::parse(&self.tool_name, &self.tool_input)
+            }
+        }
+    )*};
+}
+typed_tool_input!(
+    PreToolUseInput,
+    PostToolUseInput,
+    PostToolUseFailureInput,
+    PermissionRequestInput
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
