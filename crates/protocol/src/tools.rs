@@ -49,6 +49,9 @@ pub use web::{WebFetchInput, WebSearchInput};
 /// A built-in tool's input, typed when its schema is known.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+// One per tool call, matched by value (`ToolInput::Bash(bash) => bash.command`): boxing the
+// larger inputs would save little and cost every match a dereference.
+#[allow(clippy::large_enum_variant)]
 pub enum ToolInput {
     /// `Read`.
     Read(FileReadInput),
