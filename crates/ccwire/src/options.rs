@@ -51,7 +51,7 @@ use ccwire_protocol::hooks::HookEvent;
 use ccwire_protocol::permission::PermissionMode;
 use serde_json::{Map, Value};
 
-use crate::host::callbacks::{CanUseTool, HookMatcher, OnElicitation};
+use crate::host::callbacks::{CanUseTool, HookMatcher, OnElicitation, OnUserDialog};
 use crate::host::process::{ShutdownTimeouts, StderrCallback};
 
 pub use builder::OptionsBuilder;
@@ -124,6 +124,11 @@ pub struct Options {
     pub(crate) hooks: Vec<(HookEvent, Vec<HookMatcher>)>,
     /// Answers MCP elicitation requests.
     pub(crate) on_elicitation: Option<Arc<dyn OnElicitation>>,
+    /// Answers `request_user_dialog` (TS `onUserDialog`).
+    pub(crate) on_user_dialog: Option<Arc<dyn OnUserDialog>>,
+    /// The dialog kinds `on_user_dialog` renders (TS `supportedDialogKinds`); the CLI sends
+    /// no other.
+    pub(crate) supported_dialog_kinds: Vec<String>,
 
     // --- MCP -------------------------------------------------------------------------------
     /// MCP servers by name: configs for the CLI to run and servers in this process.
@@ -278,6 +283,8 @@ impl Default for Options {
             can_use_tool: None,
             hooks: Vec::new(),
             on_elicitation: None,
+            on_user_dialog: None,
+            supported_dialog_kinds: Vec::new(),
             mcp_servers: BTreeMap::new(),
             mcp_config_files: Vec::new(),
             mcp_servers_delivery: Delivery::Argv,
@@ -357,6 +364,7 @@ impl Options {
         self.can_use_tool.is_some()
             || self.hooks.iter().any(|(_, matchers)| !matchers.is_empty())
             || self.on_elicitation.is_some()
+            || self.on_user_dialog.is_some()
             || self
                 .mcp_servers
                 .values()
@@ -406,6 +414,11 @@ impl fmt::Debug for Options {
                 "on_elicitation",
                 &self.on_elicitation.as_ref().map(|_| "<callback>"),
             )
+            .field(
+                "on_user_dialog",
+                &self.on_user_dialog.as_ref().map(|_| "<callback>"),
+            )
+            .field("supported_dialog_kinds", &self.supported_dialog_kinds)
             .field("mcp_servers", &self.mcp_servers)
             .field("mcp_config_files", &self.mcp_config_files)
             .field("mcp_servers_delivery", &self.mcp_servers_delivery)

@@ -24,7 +24,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire_protocol::control::{CanUseToolRequest, ElicitationRequest, ElicitationResponse};
+use ccwire_protocol::control::{
+    CanUseToolRequest, ElicitationRequest, ElicitationResponse, RequestUserDialogRequest,
+    UserDialogResponse,
+};
 use ccwire_protocol::hooks::{HookEvent, HookInput, HookOutput};
 use ccwire_protocol::permission::PermissionResult;
 use ccwire_protocol::tools::ToolInput;
@@ -254,6 +257,42 @@ pub fn on_elicitation<F, Fut>(f: F) -> Arc<dyn OnElicitation>
 where
     F: Fn(ElicitationRequest, CancellationToken) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = CallbackResult<ElicitationResponse>> + Send + 'static,
+{
+    Arc::new(f)
+}
+
+/// Answers `request_user_dialog` requests: a dialog the CLI wants shown (only of the kinds
+/// declared with `supported_dialog_kinds`). An error or a panic cancels the dialog, and the
+/// CLI applies its own default.
+pub trait OnUserDialog: Send + Sync + 'static {
+    /// Answers one dialog.
+    fn dialog(
+        &self,
+        request: RequestUserDialogRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, CallbackResult<UserDialogResponse>>;
+}
+
+/// Any async closure of the right shape is an [`OnUserDialog`].
+impl<F, Fut> OnUserDialog for F
+where
+    F: Fn(RequestUserDialogRequest, CancellationToken) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallbackResult<UserDialogResponse>> + Send + 'static,
+{
+    fn dialog(
+        &self,
+        request: RequestUserDialogRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, CallbackResult<UserDialogResponse>> {
+        Box::pin(self(request, cancel))
+    }
+}
+
+/// An async closure as a shared [`OnUserDialog`], for the options builder.
+pub fn on_user_dialog<F, Fut>(f: F) -> Arc<dyn OnUserDialog>
+where
+    F: Fn(RequestUserDialogRequest, CancellationToken) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallbackResult<UserDialogResponse>> + Send + 'static,
 {
     Arc::new(f)
 }

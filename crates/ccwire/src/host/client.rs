@@ -92,6 +92,7 @@ impl Client {
             options.permission_timeout,
             &options.hooks,
             options.on_elicitation.clone(),
+            options.on_user_dialog.clone(),
             router,
         );
         let (process, stdin, stdout) = ChildProcess::spawn(Spawn {

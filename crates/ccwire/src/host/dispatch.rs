@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use ccwire_protocol::control::{
     CanUseToolRequest, ControlRequestBody, ElicitationAction, ElicitationRequest,
-    ElicitationResponse, HookCallbackRequest, McpMessageResponse,
+    ElicitationResponse, HookCallbackRequest, McpMessageResponse, RequestUserDialogRequest,
+    UserDialogCancelled, UserDialogResponse,
 };
 use ccwire_protocol::hooks::HookPermissionDecision;
 use ccwire_protocol::hooks::{
@@ -24,7 +25,7 @@ use serde_json::Value;
 
 use super::callbacks::{
     CallbackError, CanUseTool, HookCallback, HookContext, HookFailure, HookMatcher, OnElicitation,
-    PermissionRequest,
+    OnUserDialog, PermissionRequest,
 };
 use crate::engine::{ControlHandler, HandlerError, RequestContext};
 use crate::mcp::McpRouter;
@@ -45,6 +46,7 @@ pub(crate) struct HostControl {
     permission_timeout: Option<Duration>,
     hooks: HashMap<String, RegisteredHook>,
     elicitation: Option<Arc<dyn OnElicitation>>,
+    dialog: Option<Arc<dyn OnUserDialog>>,
     mcp: Option<Arc<McpRouter>>,
 }
 
@@ -56,6 +58,7 @@ impl HostControl {
         permission_timeout: Option<Duration>,
         hooks: &[(HookEvent, Vec<HookMatcher>)],
         elicitation: Option<Arc<dyn OnElicitation>>,
+        dialog: Option<Arc<dyn OnUserDialog>>,
         mcp: Option<Arc<McpRouter>>,
     ) -> (Self, Option<HookMatchers>) {
         let mut registered = HashMap::new();
@@ -91,6 +94,7 @@ impl HostControl {
             permission_timeout,
             hooks: registered,
             elicitation,
+            dialog,
             mcp,
         };
         (dispatch, wire)
@@ -125,6 +129,7 @@ impl ControlHandler for HostControl {
                 }),
             },
             ControlRequestBody::Elicitation(request) => self.elicit(request, cx),
+            ControlRequestBody::RequestUserDialog(request) => self.dialog(request, cx),
             other => {
                 let error = HandlerError::unsupported(other.tag());
                 Box::pin(async move { Err(error) })
@@ -230,6 +235,36 @@ impl HostControl {
             to_payload(&response)
         })
     }
+}
+
+impl HostControl {
+    /// A dialog: the callback's answer, or cancelled (the CLI then applies its default) when
+    /// there is no callback or it fails.
+    fn dialog(
+        &self,
+        request: RequestUserDialogRequest,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let callback = self.dialog.clone();
+        Box::pin(async move {
+            let kind = request.dialog_kind.clone();
+            let response = match callback {
+                Some(callback) => match guarded(callback.dialog(request, cx.cancel), None).await {
+                    Ok(response) => response,
+                    Err(reason) => {
+                        tracing::warn!(%reason, kind, "user dialog callback failed: cancelling");
+                        cancelled()
+                    }
+                },
+                None => cancelled(),
+            };
+            to_payload(&response)
+        })
+    }
+}
+
+fn cancelled() -> UserDialogResponse {
+    UserDialogResponse::Cancelled(UserDialogCancelled::default())
 }
 
 fn decline() -> ElicitationResponse {

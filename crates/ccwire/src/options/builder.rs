@@ -17,7 +17,7 @@ use ccwire_protocol::hooks::HookEvent;
 use serde_json::Value;
 
 use super::Options;
-use crate::host::callbacks::{CanUseTool, HookMatcher, OnElicitation};
+use crate::host::callbacks::{CanUseTool, HookMatcher, OnElicitation, OnUserDialog};
 use crate::host::process::ShutdownTimeouts;
 use crate::Result;
 
@@ -235,6 +235,25 @@ impl OptionsBuilder {
     /// they are declined.
     pub fn on_elicitation(mut self, callback: Arc<dyn OnElicitation>) -> Self {
         self.options.on_elicitation = Some(callback);
+        self
+    }
+
+    /// Answers `request_user_dialog` requests (dialogs the CLI wants shown, such as
+    /// `refusal_fallback_prompt`). The CLI sends only the kinds declared with
+    /// [`supported_dialog_kinds`](Self::supported_dialog_kinds); without a callback, a dialog
+    /// is cancelled.
+    pub fn on_user_dialog(mut self, callback: Arc<dyn OnUserDialog>) -> Self {
+        self.options.on_user_dialog = Some(callback);
+        self
+    }
+
+    /// The dialog kinds the `on_user_dialog` callback renders (sent in `initialize`). Requires
+    /// [`on_user_dialog`](Self::on_user_dialog).
+    pub fn supported_dialog_kinds<S: Into<String>>(
+        mut self,
+        kinds: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.options.supported_dialog_kinds = kinds.into_iter().map(Into::into).collect();
         self
     }
 

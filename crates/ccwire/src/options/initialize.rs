@@ -34,6 +34,8 @@ impl Options {
             agent_progress_summaries: self.agent_progress_summaries.then_some(true),
             forward_subagent_text: self.forward_subagent_text.then_some(true),
             per_task_stop_affordance: self.per_task_stop_affordance.then_some(true),
+            supported_dialog_kinds: (!self.supported_dialog_kinds.is_empty())
+                .then(|| self.supported_dialog_kinds.clone()),
             ..InitializeRequest::default()
         };
         match &self.system_prompt {

@@ -24,6 +24,12 @@ impl Options {
     }
 
     fn validate_permissions(&self) -> Result<()> {
+        if !self.supported_dialog_kinds.is_empty() && self.on_user_dialog.is_none() {
+            return invalid(
+                "supported_dialog_kinds needs on_user_dialog: the CLI would send dialogs nobody \
+                 answers",
+            );
+        }
         if self.can_use_tool.is_some() && self.permission_prompt_tool_name.is_some() {
             return invalid(
                 "can_use_tool and permission_prompt_tool_name cannot be used together: \

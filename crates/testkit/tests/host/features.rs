@@ -496,3 +496,58 @@ async fn a_stream_of_user_messages_gets_one_result_each_then_stdin_closes() {
     assert_eq!(sent.len(), 3);
     assert_eq!(sent[0]["client_composed"], true);
 }
+
+#[tokio::test]
+async fn user_dialogs_are_answered_by_the_callback_and_declared_in_initialize() {
+    use ccwire::host::callbacks::on_user_dialog;
+    use ccwire::protocol::control::{UserDialogCompleted, UserDialogResponse};
+    let script = json!({"turns": [{"steps": [
+        {"request": {"subtype": "request_user_dialog", "dialog_kind": "refusal_fallback_prompt",
+                     "payload": {"model": "m"}, "tool_use_id": "toolu_1"}}
+    ]}]});
+    let fake = Fake::new(script.clone());
+    let options = fake
+        .builder()
+        .on_user_dialog(on_user_dialog(|request, _cancel| async move {
+            assert_eq!(request.dialog_kind, "refusal_fallback_prompt");
+            assert_eq!(request.tool_use_id.as_deref(), Some("toolu_1"));
+            Ok(UserDialogResponse::Completed(UserDialogCompleted {
+                result: json!({"choice": "retry"}),
+                ..UserDialogCompleted::default()
+            }))
+        }))
+        .supported_dialog_kinds(["refusal_fallback_prompt"])
+        .build()
+        .unwrap();
+    let items = collect(query("refuse", options)).await;
+    let observed = system_frames(&items, "fake_observed");
+    let answer = &observed[0]["response"]["response"];
+    assert_eq!(answer["behavior"], "completed", "{observed:?}");
+    assert_eq!(answer["result"]["choice"], "retry");
+    let initialize = &fake.received()[0]["request"];
+    assert_eq!(
+        initialize["supportedDialogKinds"],
+        json!(["refusal_fallback_prompt"])
+    );
+
+    // A failing callback, or none, cancels: the CLI applies its own default.
+    for failing in [true, false] {
+        let fake = Fake::new(script.clone());
+        let mut builder = fake.builder();
+        if failing {
+            builder = builder.on_user_dialog(on_user_dialog(|_, _| async move {
+                Err::<UserDialogResponse, _>("no screen".into())
+            }));
+        }
+        let items = collect(query("refuse", builder.build().unwrap())).await;
+        let observed = system_frames(&items, "fake_observed");
+        assert_eq!(
+            observed[0]["response"]["response"]["behavior"], "cancelled",
+            "{observed:?}"
+        );
+    }
+    // Declaring kinds without a callback is refused at once.
+    let fake = Fake::new(script);
+    let refused = fake.builder().supported_dialog_kinds(["x"]).build();
+    assert!(refused.is_err());
+}
