@@ -18,6 +18,14 @@ pub enum Error {
         /// Where it was looked for.
         searched: String,
     },
+    /// The CLI reports a version older than [`Options::minimum_cli_version`](crate::Options).
+    #[error("Claude Code {found} is older than {minimum}, the oldest this session accepts: update it (`npm install -g @anthropic-ai/claude-code`), or lower `minimum_cli_version`")]
+    CliTooOld {
+        /// The version the CLI reported.
+        found: String,
+        /// The minimum in force.
+        minimum: String,
+    },
     /// The CLI could not be started.
     #[error("could not start {path}: {source}")]
     SpawnFailed {

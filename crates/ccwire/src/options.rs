@@ -54,6 +54,14 @@ use serde_json::{Map, Value};
 use crate::host::callbacks::{CanUseTool, HookMatcher, OnElicitation, OnUserDialog};
 use crate::host::process::{ShutdownTimeouts, StderrCallback};
 
+/// The oldest Claude Code a session accepts by default, as the official SDKs: a CLI reporting
+/// an older version fails at connect (when it says so in the `initialize` answer) or is warned
+/// about (when only `system/init` says it).
+pub const MINIMUM_CLI_VERSION: &str = "2.0.0";
+
+/// Set (to anything) to skip the version check, as with the official SDKs.
+pub const SKIP_VERSION_CHECK_ENV: &str = "CLAUDE_AGENT_SDK_SKIP_VERSION_CHECK";
+
 pub use builder::OptionsBuilder;
 pub use ccwire_protocol::control::{
     AgentDefinition, AgentEffort, AgentMcpServerSpec, AgentMemoryScope, EffortLevel,
@@ -129,6 +137,8 @@ pub struct Options {
     /// The dialog kinds `on_user_dialog` renders (TS `supportedDialogKinds`); the CLI sends
     /// no other.
     pub(crate) supported_dialog_kinds: Vec<String>,
+    /// The oldest CLI version accepted (`None`: no check).
+    pub(crate) minimum_cli_version: Option<String>,
 
     // --- MCP -------------------------------------------------------------------------------
     /// MCP servers by name: configs for the CLI to run and servers in this process.
@@ -285,6 +295,10 @@ impl Default for Options {
             on_elicitation: None,
             on_user_dialog: None,
             supported_dialog_kinds: Vec::new(),
+            minimum_cli_version: std::env::var_os(SKIP_VERSION_CHECK_ENV)
+                .filter(|v| !v.is_empty())
+                .is_none()
+                .then(|| MINIMUM_CLI_VERSION.to_owned()),
             mcp_servers: BTreeMap::new(),
             mcp_config_files: Vec::new(),
             mcp_servers_delivery: Delivery::Argv,

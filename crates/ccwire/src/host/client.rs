@@ -112,9 +112,18 @@ impl Client {
         // Off until system/init names a CLI that accepts `control_cancel_request`.
         config.withdraw_abandoned.store(false, Ordering::Relaxed);
         let withdraw = Arc::clone(&config.withdraw_abandoned);
+        let minimum = options.minimum_cli_version.clone();
+        let warned = std::sync::atomic::AtomicBool::new(false);
         let observer = Box::new(move |message: &Message| {
             if let Some(accepts) = accepts_cancel(message) {
                 withdraw.store(accepts, Ordering::Relaxed);
+                // Every turn begins with `system/init`: one warning is enough.
+                if let Some(minimum) = minimum
+                    .as_ref()
+                    .filter(|_| !warned.swap(true, Ordering::Relaxed))
+                {
+                    progress::warn_if_old(message, minimum);
+                }
             }
             observe(&observed, message);
         });
@@ -143,6 +152,18 @@ impl Client {
                 return Err(err);
             }
         };
+        let reported = initialize
+            .as_ref()
+            .and_then(|i| i.claude_code_version.clone());
+        if let (Some(found), Some(minimum)) = (reported, &options.minimum_cli_version) {
+            if progress::older_than(&found, minimum) {
+                process.kill();
+                return Err(Error::CliTooOld {
+                    found,
+                    minimum: minimum.clone(),
+                });
+            }
+        }
         Ok(Self {
             inner: Arc::new(Inner {
                 connection,

@@ -51,22 +51,56 @@ pub(crate) async fn input_done(
 /// The oldest Claude Code measured to accept `control_cancel_request` (2.0.77 exits on it).
 const CANCEL_SINCE: (u64, u64, u64) = (2, 1, 112);
 
-/// For a `system/init`: whether the CLI it names accepts `control_cancel_request` (an init
-/// without a version comes from a CLI older than that).
-pub(crate) fn accepts_cancel(message: &Message) -> Option<bool> {
+/// `major.minor.patch` of a version string (`2.1.330`, `3.0.0-beta.1`).
+pub(crate) fn parse_version(version: &str) -> Option<(u64, u64, u64)> {
+    let mut parts = version
+        .split(['.', '-', '+'])
+        .map(|part| part.parse::<u64>().ok());
+    let mut next = || parts.next().flatten();
+    next().zip(next()).zip(next()).map(|((a, b), c)| (a, b, c))
+}
+
+/// The version a `system/init` reports: `Some(None)` for an init without one (CLIs before
+/// 2.0 send none), `None` for any other message.
+fn init_version(message: &Message) -> Option<Option<&str>> {
     let Message::System(system) = message else {
         return None;
     };
     let SystemMessage::Init(init) = &**system else {
         return None;
     };
-    let version = init.claude_code_version.as_deref().unwrap_or("");
-    let mut parts = version
-        .split(['.', '-', '+'])
-        .map(|part| part.parse::<u64>().ok());
-    let mut next = || parts.next().flatten();
-    let parsed = next().zip(next()).zip(next()).map(|((a, b), c)| (a, b, c));
+    Some(init.claude_code_version.as_deref())
+}
+
+/// For a `system/init`: whether the CLI it names accepts `control_cancel_request` (an init
+/// without a version comes from a CLI older than that).
+pub(crate) fn accepts_cancel(message: &Message) -> Option<bool> {
+    let version = init_version(message)?;
+    let parsed = version.and_then(parse_version);
     Some(parsed.is_some_and(|version| version >= CANCEL_SINCE))
+}
+
+/// Whether `found` is older than `minimum` (both `major.minor.patch`); an unreadable version
+/// is not judged.
+pub(crate) fn older_than(found: &str, minimum: &str) -> bool {
+    matches!((parse_version(found), parse_version(minimum)), (Some(f), Some(m)) if f < m)
+}
+
+/// For a `system/init`: warns (once per session, through `tracing`) about a CLI older than
+/// `minimum`, or too old to report its version.
+pub(crate) fn warn_if_old(message: &Message, minimum: &str) {
+    match init_version(message) {
+        Some(Some(found)) if older_than(found, minimum) => tracing::warn!(
+            found,
+            minimum,
+            "Claude Code is older than the minimum version; some features may not work"
+        ),
+        Some(None) => tracing::warn!(
+            minimum,
+            "Claude Code is too old to report its version; some features may not work"
+        ),
+        _ => {}
+    }
 }
 
 pub(crate) fn observe(progress: &watch::Sender<Progress>, message: &Message) {
@@ -144,6 +178,18 @@ mod tests {
             frame["claude_code_version"] = version.into();
         }
         serde_json::from_value(frame).expect("a system/init")
+    }
+
+    #[test]
+    fn versions_are_compared_by_number() {
+        assert!(older_than("1.0.128", "2.0.0"));
+        assert!(older_than("2.0.77", "2.1.0"));
+        assert!(!older_than("2.1.330", "2.0.0"));
+        assert!(!older_than("10.0.0", "9.9.9"));
+        assert!(!older_than("2.1.330-fake", "2.1.330"));
+        // What cannot be read is not judged.
+        assert!(!older_than("dev", "2.0.0"));
+        assert!(!older_than("2.0.0", "latest"));
     }
 
     #[test]

@@ -257,6 +257,15 @@ impl OptionsBuilder {
         self
     }
 
+    /// The oldest CLI version to accept (default [`MINIMUM_CLI_VERSION`](super::MINIMUM_CLI_VERSION),
+    /// `None` for no check): an older CLI fails `connect` with
+    /// [`Error::CliTooOld`](crate::Error::CliTooOld) when its `initialize` answer names its
+    /// version, and is warned about (through `tracing`) when only `system/init` does.
+    pub fn minimum_cli_version(mut self, version: Option<&str>) -> Self {
+        self.options.minimum_cli_version = version.map(str::to_owned);
+        self
+    }
+
     // --- Pass-through ----------------------------------------------------------------------
 
     /// Adds a field to the `initialize` request as given, e.g. `supportedDialogKinds` or a

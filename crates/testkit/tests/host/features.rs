@@ -551,3 +551,28 @@ async fn user_dialogs_are_answered_by_the_callback_and_declared_in_initialize() 
     let refused = fake.builder().supported_dialog_kinds(["x"]).build();
     assert!(refused.is_err());
 }
+
+#[tokio::test]
+async fn a_cli_older_than_the_minimum_fails_at_connect_with_a_clear_error() {
+    // The fake reports 2.1.330-fake in its `initialize` answer.
+    let fake = Fake::new(json!({}));
+    let options = fake
+        .builder()
+        .minimum_cli_version(Some("9.0.0"))
+        .build()
+        .unwrap();
+    let err = Client::connect(options).await.unwrap_err();
+    assert!(
+        matches!(&err, ccwire::Error::CliTooOld { found, minimum } if found == "2.1.330-fake" && minimum == "9.0.0"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("older than 9.0.0"), "{err}");
+    // The default minimum (2.0.0) accepts it, and no check accepts anything.
+    for minimum in [Some(ccwire::options::MINIMUM_CLI_VERSION), None] {
+        let fake = Fake::new(json!({}));
+        let client = Client::connect(fake.builder().minimum_cli_version(minimum).build().unwrap())
+            .await
+            .unwrap();
+        client.close().await.unwrap();
+    }
+}
