@@ -54,54 +54,112 @@ pub fn pinned_cli_dir(version: &str) -> Option<PathBuf> {
 }
 
 /// Finds the CLI: `explicit` if given, then `$CCWIRE_CLI_PATH`, then `claude` on `PATH`, then
-/// the usual install locations, then the pinned CLI cached by `cargo xtask install-claude`.
+/// the usual install locations, then the pinned CLI cached by `cargo xtask install-claude`. On
+/// Windows each place is tried with `claude.exe`, then `claude.cmd` (what npm installs), then
+/// `claude`.
 pub fn discover(explicit: Option<&Path>) -> Result<CliCommand> {
-    let mut searched = Vec::new();
-    if let Some(path) = explicit {
-        if is_executable(path) {
+    discover_in(&Search::from_env(explicit), is_executable)
+}
+
+/// What discovery looks at, read once from the environment (a value of its own so the order
+/// can be tested for any platform).
+#[derive(Debug, Clone, Default)]
+struct Search {
+    explicit: Option<PathBuf>,
+    cli_path_env: Option<PathBuf>,
+    path: Option<OsString>,
+    home: Option<PathBuf>,
+    /// `%APPDATA%`, where npm puts its shims on Windows.
+    app_data: Option<PathBuf>,
+    pinned: Option<PathBuf>,
+    windows: bool,
+}
+
+impl Search {
+    fn from_env(explicit: Option<&Path>) -> Self {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        Self {
+            explicit: explicit.map(Path::to_path_buf),
+            cli_path_env: var(CLI_PATH_ENV).map(PathBuf::from),
+            path: var("PATH"),
+            home: home(),
+            app_data: var("APPDATA").map(PathBuf::from),
+            pinned: pinned_cli_dir(PINNED_CLI_VERSION),
+            windows: cfg!(windows),
+        }
+    }
+
+    /// The executable's names, in the order tried.
+    fn names(&self) -> &'static [&'static str] {
+        if self.windows {
+            &["claude.exe", "claude.cmd", "claude"]
+        } else {
+            &["claude"]
+        }
+    }
+
+    /// Every candidate after the explicit path and `$CCWIRE_CLI_PATH`, in order.
+    fn candidates(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if let Some(path) = &self.path {
+            dirs.extend(std::env::split_paths(path));
+        }
+        if let Some(home) = &self.home {
+            for rel in [
+                ".npm-global/bin",
+                ".local/bin",
+                "node_modules/.bin",
+                ".yarn/bin",
+                ".claude/local",
+            ] {
+                dirs.push(home.join(rel));
+            }
+        }
+        if self.windows {
+            if let Some(app_data) = &self.app_data {
+                dirs.push(app_data.join("npm"));
+            }
+        } else {
+            dirs.push(PathBuf::from("/usr/local/bin"));
+        }
+        let mut candidates: Vec<PathBuf> = dirs
+            .iter()
+            .flat_map(|dir| self.names().iter().map(move |name| dir.join(name)))
+            .collect();
+        if let Some(pinned) = &self.pinned {
+            candidates.extend(self.names().iter().map(|name| pinned.join(name)));
+        }
+        candidates
+    }
+}
+
+fn discover_in(search: &Search, usable: impl Fn(&Path) -> bool) -> Result<CliCommand> {
+    if let Some(path) = &search.explicit {
+        if usable(path) {
             return Ok(CliCommand::for_path(path));
         }
         return Err(Error::CliNotFound {
             searched: path.display().to_string(),
         });
     }
-    if let Some(path) = std::env::var_os(CLI_PATH_ENV) {
-        let path = PathBuf::from(path);
-        if is_executable(&path) {
+    let mut searched = Vec::new();
+    if let Some(path) = &search.cli_path_env {
+        if usable(path) {
             return Ok(CliCommand::for_path(path));
         }
         searched.push(format!("${CLI_PATH_ENV}={}", path.display()));
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let candidate = dir.join("claude");
-            if is_executable(&candidate) {
-                return Ok(CliCommand::for_path(candidate));
-            }
-        }
-        searched.push("PATH".to_owned());
-    }
-    let mut candidates = Vec::new();
-    if let Some(home) = home() {
-        for rel in [
-            ".npm-global/bin/claude",
-            ".local/bin/claude",
-            "node_modules/.bin/claude",
-            ".yarn/bin/claude",
-            ".claude/local/claude",
-        ] {
-            candidates.push(home.join(rel));
-        }
-    }
-    candidates.push(PathBuf::from("/usr/local/bin/claude"));
-    if let Some(dir) = pinned_cli_dir(PINNED_CLI_VERSION) {
-        candidates.push(dir.join("claude"));
-    }
-    for candidate in candidates {
-        if is_executable(&candidate) {
+    for candidate in search.candidates() {
+        if usable(&candidate) {
             return Ok(CliCommand::for_path(candidate));
         }
-        searched.push(candidate.display().to_string());
+    }
+    if search.path.is_some() {
+        searched.push("PATH".to_owned());
+    }
+    searched.push("the usual install locations".to_owned());
+    if let Some(pinned) = &search.pinned {
+        searched.push(pinned.display().to_string());
     }
     Err(Error::CliNotFound {
         searched: searched.join(", "),
@@ -140,6 +198,97 @@ mod tests {
         assert!(err.is_cli_not_found());
         assert!(err.to_string().contains("/nonexistent/claude"));
         assert!(err.to_string().contains("npm install"));
+    }
+
+    /// The order candidates are tried in, by recording what discovery asks about.
+    fn tried(search: &Search) -> Vec<String> {
+        let asked = std::cell::RefCell::new(Vec::new());
+        let _ = discover_in(search, |path| {
+            asked.borrow_mut().push(path.display().to_string());
+            false
+        });
+        asked.into_inner()
+    }
+
+    #[test]
+    fn the_discovery_order() {
+        let search = Search {
+            cli_path_env: Some("/env/claude".into()),
+            path: Some(std::env::join_paths(["/p1", "/p2"]).unwrap()),
+            home: Some("/home/u".into()),
+            pinned: Some("/cache/claude-code/2.1.330".into()),
+            ..Search::default()
+        };
+        assert_eq!(
+            tried(&search),
+            [
+                "/env/claude",
+                "/p1/claude",
+                "/p2/claude",
+                "/home/u/.npm-global/bin/claude",
+                "/home/u/.local/bin/claude",
+                "/home/u/node_modules/.bin/claude",
+                "/home/u/.yarn/bin/claude",
+                "/home/u/.claude/local/claude",
+                "/usr/local/bin/claude",
+                "/cache/claude-code/2.1.330/claude",
+            ]
+        );
+        // The first usable one wins; an explicit path is the only one tried.
+        let found =
+            discover_in(&search, |p| p.starts_with("/p2") || p.starts_with("/cache")).unwrap();
+        assert_eq!(found.program, PathBuf::from("/p2/claude"));
+        let explicit = Search {
+            explicit: Some("/x/claude".into()),
+            ..search.clone()
+        };
+        assert_eq!(tried(&explicit), ["/x/claude"]);
+    }
+
+    #[test]
+    fn windows_names_come_first_in_each_place() {
+        let search = Search {
+            path: Some(std::env::join_paths(["/p1"]).unwrap()),
+            app_data: Some("/appdata".into()),
+            windows: true,
+            ..Search::default()
+        };
+        assert_eq!(
+            tried(&search),
+            [
+                "/p1/claude.exe",
+                "/p1/claude.cmd",
+                "/p1/claude",
+                "/appdata/npm/claude.exe",
+                "/appdata/npm/claude.cmd",
+                "/appdata/npm/claude"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_real_executable_on_path_is_found() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (first, second) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(&first).unwrap();
+        std::fs::create_dir_all(&second).unwrap();
+        // Not executable in the first directory: skipped.
+        std::fs::write(first.join("claude"), "#!/bin/sh\n").unwrap();
+        std::fs::write(second.join("claude"), "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(
+            second.join("claude"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        let search = Search {
+            path: Some(std::env::join_paths([&first, &second]).unwrap()),
+            ..Search::default()
+        };
+        assert_eq!(
+            discover_in(&search, is_executable).unwrap().program,
+            second.join("claude")
+        );
     }
 
     #[test]
