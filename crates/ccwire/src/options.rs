@@ -139,6 +139,8 @@ pub struct Options {
     pub(crate) supported_dialog_kinds: Vec<String>,
     /// The oldest CLI version accepted (`None`: no check).
     pub(crate) minimum_cli_version: Option<String>,
+    /// Mirrors the transcript into this store (`--session-mirror`).
+    pub(crate) transcript_store: Option<Arc<dyn crate::sessions::mirror::TranscriptStore>>,
 
     // --- MCP -------------------------------------------------------------------------------
     /// MCP servers by name: configs for the CLI to run and servers in this process.
@@ -295,6 +297,7 @@ impl Default for Options {
             on_elicitation: None,
             on_user_dialog: None,
             supported_dialog_kinds: Vec::new(),
+            transcript_store: None,
             minimum_cli_version: std::env::var_os(SKIP_VERSION_CHECK_ENV)
                 .filter(|v| !v.is_empty())
                 .is_none()
@@ -361,6 +364,25 @@ impl Default for Options {
 }
 
 impl Options {
+    /// The CLI's `projects` directory, from the environment it gets: `CLAUDE_CONFIG_DIR`, else
+    /// `HOME/.claude`.
+    pub(crate) fn cli_projects_dir(&self) -> std::path::PathBuf {
+        let env = self.env();
+        let var = |name: &str| {
+            env.iter()
+                .rev()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.clone())
+                .unwrap_or_else(|| std::env::var_os(name))
+                .filter(|v| !v.is_empty())
+        };
+        let config = match var("CLAUDE_CONFIG_DIR") {
+            Some(dir) => std::path::PathBuf::from(dir),
+            None => std::path::PathBuf::from(var("HOME").unwrap_or_default()).join(".claude"),
+        };
+        config.join("projects")
+    }
+
     /// A builder, starting from the defaults.
     pub fn builder() -> OptionsBuilder {
         OptionsBuilder::default()
@@ -433,6 +455,10 @@ impl fmt::Debug for Options {
                 &self.on_user_dialog.as_ref().map(|_| "<callback>"),
             )
             .field("supported_dialog_kinds", &self.supported_dialog_kinds)
+            .field(
+                "transcript_store",
+                &self.transcript_store.as_ref().map(|_| "<store>"),
+            )
             .field("mcp_servers", &self.mcp_servers)
             .field("mcp_config_files", &self.mcp_config_files)
             .field("mcp_servers_delivery", &self.mcp_servers_delivery)

@@ -22,6 +22,7 @@
 mod archive;
 mod chain;
 mod lite;
+pub mod mirror;
 mod mutate;
 mod store;
 #[cfg(test)]

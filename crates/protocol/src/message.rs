@@ -10,7 +10,7 @@ use crate::content::{ApiMessage, MessageParam, UserContent};
 use crate::control::{ControlCancelRequest, ControlRequest, ControlResponse};
 use crate::events::{
     ActiveGoal, AuthStatus, CommandLifecycle, ConversationReset, PromptSuggestion, RateLimitEvent,
-    ToolProgress, ToolUseSummary,
+    ToolProgress, ToolUseSummary, TranscriptMirror,
 };
 use crate::result::ResultMessage;
 use crate::stream::StreamEvent;
@@ -49,6 +49,8 @@ crate::tagged_union! {
         "active_goal" => ActiveGoal(Box<ActiveGoal>),
         /// A user message that carried a `uuid` was queued, started, completed or cancelled.
         "command_lifecycle" => CommandLifecycle(Box<CommandLifecycle>),
+        /// Transcript entries for the host's session store (with `--session-mirror`).
+        "transcript_mirror" => TranscriptMirror(Box<TranscriptMirror>),
         /// A request from the CLI to the host (permissions, hooks, MCP, …).
         "control_request" => ControlRequest(Box<ControlRequest>),
         /// The CLI's answer to one of the host's control requests.

@@ -27,6 +27,10 @@ use super::process::{discover, ChildProcess, Spawn};
 use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
+use crate::sessions::mirror::{self, MirrorEvent};
+
+/// How long `close` waits for the transcript mirror's last batch.
+const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
 use crate::options::{McpServer, Options};
 use crate::{Error, Result};
 
@@ -61,6 +65,8 @@ struct Inner {
     progress: Arc<watch::Sender<Progress>>,
     /// Results seen when the latest user message was sent: its turn ends at the next one.
     results_at_last_send: AtomicU64,
+    /// The transcript mirror's task, awaited by `close` so its last batch is stored.
+    mirror: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
     options: Options,
 }
 
@@ -112,6 +118,17 @@ impl Client {
         // Off until system/init names a CLI that accepts `control_cancel_request`.
         config.withdraw_abandoned.store(false, Ordering::Relaxed);
         let withdraw = Arc::clone(&config.withdraw_abandoned);
+        // The transcript mirror: a task that batches the CLI's `transcript_mirror` frames
+        // into the store; it ends (after a last flush) when the reader drops its sender.
+        let (mirror_tx, mirror_task) = match &options.transcript_store {
+            Some(store) => {
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                let projects = options.cli_projects_dir();
+                let task = tokio::spawn(mirror::run(Arc::clone(store), projects, rx));
+                (Some(tx), Some(task))
+            }
+            None => (None, None),
+        };
         let minimum = options.minimum_cli_version.clone();
         let warned = std::sync::atomic::AtomicBool::new(false);
         let observer = Box::new(move |message: &Message| {
@@ -126,6 +143,20 @@ impl Client {
                 }
             }
             observe(&observed, message);
+            if let Some(mirror) = &mirror_tx {
+                match message {
+                    Message::TranscriptMirror(frame) => {
+                        let _ = mirror.send(MirrorEvent::Entries {
+                            file_path: frame.file_path.clone(),
+                            entries: frame.entries.clone(),
+                        });
+                    }
+                    _ if message.result_is_error().is_some() => {
+                        let _ = mirror.send(MirrorEvent::Flush);
+                    }
+                    _ => {}
+                }
+            }
         });
         let seen = progress.subscribe();
         let (connection, inbound) = Connection::start_observed::<HostSide, _, _>(
@@ -172,6 +203,7 @@ impl Client {
                 initialize,
                 progress,
                 results_at_last_send: AtomicU64::new(0),
+                mirror: std::sync::Mutex::new(mirror_task),
                 options,
             }),
         })
@@ -441,11 +473,25 @@ impl Client {
     /// then SIGKILL. Returns its exit status.
     pub async fn close(&self) -> Result<Option<ExitStatus>> {
         self.inner.connection.close_input();
-        Ok(self
+        let status = self
             .inner
             .process
             .shutdown(self.inner.options.shutdown)
-            .await)
+            .await;
+        // The output has ended, so the mirror has all there is: wait (bounded) for its last
+        // batch to reach the store.
+        let mirror = self
+            .inner
+            .mirror
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(task) = mirror {
+            if tokio::time::timeout(MIRROR_CLOSE_WAIT, task).await.is_err() {
+                tracing::warn!("the transcript store took too long: its last batch may be lost");
+            }
+        }
+        Ok(status)
     }
 
     /// Waits up to `limit` for the CLI to exit on its own.

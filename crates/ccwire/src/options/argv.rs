@@ -118,6 +118,9 @@ impl Options {
         if self.strict_mcp_config {
             argv.flag("--strict-mcp-config");
         }
+        if self.transcript_store.is_some() {
+            argv.flag("--session-mirror");
+        }
         if let Some(mode) = &self.permission_mode {
             argv.value("--permission-mode", mode.as_str());
         }

@@ -266,6 +266,17 @@ impl OptionsBuilder {
         self
     }
 
+    /// Mirrors the session's transcript into `store` (TS `sessionStore`): the CLI runs with
+    /// `--session-mirror`, and its entries are appended to the store per turn (see
+    /// [`crate::sessions::mirror`]). A failing store never fails the session.
+    pub fn transcript_store(
+        mut self,
+        store: Arc<dyn crate::sessions::mirror::TranscriptStore>,
+    ) -> Self {
+        self.options.transcript_store = Some(store);
+        self
+    }
+
     // --- Pass-through ----------------------------------------------------------------------
 
     /// Adds a field to the `initialize` request as given, e.g. `supportedDialogKinds` or a

@@ -336,3 +336,76 @@ fn normalized(mut entry: Value) -> Value {
     }
     entry
 }
+
+/// A session mirrored through `transcript_store` into a directory store, from the real CLI
+/// (`--session-mirror`): the store holds the same conversation as the CLI's own file, and the
+/// TypeScript SDK reads the store's directory as it reads the CLI's.
+#[test]
+fn a_mirrored_session_reads_the_same_as_the_clis_own() {
+    use ccwire::sessions::mirror::DirectoryTranscriptStore;
+    use ccwire::sessions::{MessagesOptions, SessionStore};
+    let root = tempfile::tempdir().unwrap();
+    let (home, work, mirror) = (
+        root.path().join("home"),
+        root.path().join("work"),
+        root.path().join("mirror"),
+    );
+    for dir in [&home, &work, &root.path().join("tmp")] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let session_id = runtime.block_on(async {
+        let server = ModelServer::start(script()).await.unwrap();
+        let options = ccwire::Options::builder()
+            .cli_path(ccwire_testkit::real_claude())
+            .cwd(&work)
+            .env("HOME", &home)
+            .env("TMPDIR", root.path().join("tmp"))
+            .env("CLAUDE_CODE_TMPDIR", root.path().join("tmp"))
+            .env("ANTHROPIC_BASE_URL", server.url())
+            .env("ANTHROPIC_API_KEY", "sessions-test-key")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+            .allowed_tools(["Bash"])
+            .transcript_store(std::sync::Arc::new(DirectoryTranscriptStore::new(&mirror)))
+            .build()
+            .unwrap();
+        let client = ccwire::Client::connect(options).await.unwrap();
+        let mut session_id = String::new();
+        for prompt in ["Hello mirror", "Please TOUCH x"] {
+            client.send(prompt).await.unwrap();
+            let mut turn = std::pin::pin!(client.receive_response());
+            while let Some(message) = futures::StreamExt::next(&mut turn).await {
+                if let ccwire::protocol::Message::Result(result) = message.unwrap() {
+                    session_id = result.session_id.clone();
+                }
+            }
+        }
+        client.close().await.unwrap();
+        server.shutdown().await;
+        session_id
+    });
+    let local = SessionStore::at(home.join(".claude"));
+    let mirrored = SessionStore::at(&mirror);
+    let all = MessagesOptions::default();
+    let (ours, theirs) = (
+        mirrored.messages(&session_id, &all),
+        local.messages(&session_id, &all),
+    );
+    assert!(ours.len() >= 4, "{} mirrored messages", ours.len());
+    assert_eq!(ours, theirs, "the mirrored conversation");
+    let info = mirrored.info(&session_id, None).unwrap();
+    assert_eq!(info.first_prompt.as_deref(), Some("Hello mirror"));
+    // The official SDK reads the mirror directory too.
+    let listed = ts(&mirror, &["list"]);
+    assert_eq!(listed[0]["sessionId"], session_id.as_str());
+    assert_eq!(
+        ts(&mirror, &["show", &session_id])["messages"],
+        serde_json::to_value(&ours).unwrap()
+    );
+}
