@@ -21,6 +21,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+mod chromium;
 mod conformance;
 mod drift;
 mod install;
@@ -182,6 +183,8 @@ fn test() -> Result<()> {
     let claude = install_claude(PINNED_CLI_VERSION)?;
     eprintln!("conformance CLI: {}", claude.display());
     let sdks = sdks::install(&sdks::sdk_dir(&root))?;
+    let chromium = chromium::install_chromium()?;
+    eprintln!("browser for the `ccwire view` test: {}", chromium.display());
 
     // Everything but the conformance and peers suites, which run last, each on its own, timed.
     run(Command::new(cargo())
@@ -204,12 +207,13 @@ fn test() -> Result<()> {
         CONFORMANCE_TEST,
     )?)?;
     // The `ccwire` binary's crate has no library.
-    run(&mut package_tests_but(
+    run(package_tests_but(
         &root,
         "ccwire-cli",
         &["--bins", "--examples", "--benches"],
         PEERS_TEST,
-    )?)?;
+    )?
+    .env(chromium::CHROMIUM_ENV, &chromium))?;
     run(Command::new(cargo()).current_dir(&root).args([
         "test",
         "--workspace",

@@ -512,6 +512,12 @@ impl SessionStore {
         Ok(fork_id)
     }
 
+    /// The transcript file of a session, if there is one.
+    pub fn transcript_path(&self, session_id: &str, dir: Option<&Path>) -> Option<PathBuf> {
+        valid(session_id).ok()?;
+        self.locate(session_id, dir)
+    }
+
     fn existing(&self, session_id: &str, dir: Option<&Path>) -> Result<PathBuf, SessionError> {
         self.locate(session_id, dir)
             .ok_or_else(|| SessionError::NotFound(session_id.to_owned()))

@@ -13,6 +13,7 @@ mod sessions;
 mod tap;
 mod terminal;
 mod transcript;
+mod view;
 
 /// Use, inspect and test Claude Code sessions through ccwire.
 #[derive(Debug, Parser)]
@@ -42,6 +43,9 @@ enum Command {
     /// List, show, rename, tag, fork, archive and delete Claude Code's saved sessions (the
     /// official SDKs' session functions, on the same files).
     Sessions(sessions::SessionsArgs),
+    /// Show a session as one self-contained HTML page: a tap recording, a `run --output jsonl`
+    /// or stream-json capture, or a saved session (--session ID). Prints the page's path.
+    View(view::ViewArgs),
     /// Play the CLI's side of a recording to a host and check that the host sends what the
     /// recording says. Exits 1 with a diff on the first divergence.
     Replay(replay::ReplayArgs),
@@ -62,6 +66,12 @@ fn main() -> ExitCode {
         Command::Sessions(args) => {
             let mut stdout = std::io::stdout().lock();
             let outcome = sessions::run(&args, &mut stdout);
+            let _ = stdout.flush();
+            outcome
+        }
+        Command::View(args) => {
+            let mut stdout = std::io::stdout().lock();
+            let outcome = view::run(&args, &mut stdout);
             let _ = stdout.flush();
             outcome
         }
