@@ -296,21 +296,14 @@ fn print_table(sessions: &[SessionInfo], out: &mut impl Write) -> std::io::Resul
 
 /// `2026-11-25 19:46` (UTC) for milliseconds since the epoch.
 fn modified(millis: i64) -> String {
-    let secs = millis.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let (hour, minute) = (
-        (secs.rem_euclid(86_400)) / 3600,
-        (secs.rem_euclid(3600)) / 60,
-    );
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}")
+    let at = time::OffsetDateTime::from_unix_timestamp(millis.div_euclid(1000))
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute()
+    )
 }

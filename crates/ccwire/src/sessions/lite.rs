@@ -210,6 +210,16 @@ pub(crate) fn epoch_millis(text: &str) -> Option<i64> {
     Some((parsed.unix_timestamp_nanos() / 1_000_000) as i64)
 }
 
+/// The session's title from the ends of its transcript: the last custom title (`/rename`),
+/// else the last AI title.
+pub(crate) fn title(head: &str, tail: &str) -> Option<String> {
+    let nonempty = |v: Option<String>| v.filter(|s| !s.is_empty());
+    nonempty(last_string_field(tail, "customTitle"))
+        .or_else(|| nonempty(last_string_field(head, "customTitle")))
+        .or_else(|| nonempty(last_string_field(tail, "aiTitle")))
+        .or_else(|| nonempty(last_string_field(head, "aiTitle")))
+}
+
 /// The summary of a session from the ends of its transcript; `None` for a subagent's
 /// transcript or one with nothing to show (no title, summary or prompt).
 pub(crate) fn session_info(
@@ -224,10 +234,7 @@ pub(crate) fn session_info(
         return None;
     }
     let nonempty = |v: Option<String>| v.filter(|s| !s.is_empty());
-    let custom_title = nonempty(last_string_field(tail, "customTitle"))
-        .or_else(|| nonempty(last_string_field(head, "customTitle")))
-        .or_else(|| nonempty(last_string_field(tail, "aiTitle")))
-        .or_else(|| nonempty(last_string_field(head, "aiTitle")));
+    let custom_title = title(head, tail);
     let first_prompt = first_prompt(head);
     let summary = custom_title
         .clone()

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use unicode_normalization::UnicodeNormalization;
 
-use super::lite::{first_prompt, last_string_field, END_BYTES};
+use super::lite::{first_prompt, title, END_BYTES};
 use super::SessionError;
 
 /// A metadata entry as the CLI and the SDKs write it: `type` first (readers find a tag by
@@ -67,13 +67,7 @@ fn is_invisible(c: char) -> bool {
 /// The title of a session for its fork: its custom or AI title, else its first prompt.
 fn derived_title(content: &str) -> Option<String> {
     let head = head_of(content);
-    let tail = tail_of(content);
-    let nonempty = |v: Option<String>| v.filter(|s| !s.is_empty());
-    nonempty(last_string_field(tail, "customTitle"))
-        .or_else(|| nonempty(last_string_field(head, "customTitle")))
-        .or_else(|| nonempty(last_string_field(tail, "aiTitle")))
-        .or_else(|| nonempty(last_string_field(head, "aiTitle")))
-        .or_else(|| first_prompt(head))
+    title(head, tail_of(content)).or_else(|| first_prompt(head))
 }
 
 fn head_of(content: &str) -> &str {

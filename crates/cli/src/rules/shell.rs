@@ -65,10 +65,9 @@ pub struct SimpleCmd {
     pub words: Vec<String>,
     /// The command word is computed (`$cmd`, `$(…)`): no rule can know what runs.
     pub dynamic_name: bool,
-    /// It writes a file through a redirection (`>`, `>>`, `<>`, `>|`, `&>`), other than
-    /// `/dev/null`, `/dev/stdout` and `/dev/stderr`.
-    pub writes_file: bool,
-    /// The files it writes that way, unquoted, each with whether its name is computed.
+    /// The files it writes through a redirection (`>`, `>>`, `<>`, `>|`, `&>`; not
+    /// `/dev/null`, `/dev/stdout` or `/dev/stderr`), unquoted, each with whether its name is
+    /// computed.
     pub written_files: Vec<(String, bool)>,
     /// It has any redirection besides duplicating a descriptor.
     pub redirects: bool,
@@ -78,7 +77,6 @@ impl SimpleCmd {
     /// Notes a file written through a redirection.
     fn wrote(&mut self, path: String, dynamic: bool) {
         if !is_harmless_sink(&path) {
-            self.writes_file = true;
             self.written_files.push((path, dynamic));
         }
     }
@@ -237,7 +235,6 @@ impl Walker<'_> {
     /// are the last ones pushed; marking more can only ask more).
     fn apply_to_last(&mut self, effect: SimpleCmd) {
         for command in &mut self.out.commands {
-            command.writes_file |= effect.writes_file;
             command.redirects |= effect.redirects;
             command
                 .written_files

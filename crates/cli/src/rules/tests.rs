@@ -39,19 +39,29 @@ fn url(url: &str) -> Value {
     json!({ "url": url })
 }
 
-const ALL_BUT_RM: (&[&str], &[&str]) = (&["Bash"], &["Bash(rm*)"]);
-
-/// The cases that need no files.
-#[rustfmt::skip]
-fn cases() -> Vec<Case> {
-    let case = |allow, deny, tool, input, want, why| Case {
+fn case(
+    allow: &'static [&'static str],
+    deny: &'static [&'static str],
+    tool: &'static str,
+    input: Value,
+    want: Want,
+    why: &'static str,
+) -> Case {
+    Case {
         allow,
         deny,
         tool,
         input,
         want,
         why,
-    };
+    }
+}
+
+const ALL_BUT_RM: (&[&str], &[&str]) = (&["Bash"], &["Bash(rm*)"]);
+
+/// The cases that need no files.
+#[rustfmt::skip]
+fn cases() -> Vec<Case> {
     let (all, rm) = ALL_BUT_RM;
     vec![
         // Paths against an absolute rule.
@@ -214,39 +224,31 @@ fn paths_on_a_real_tree() {
     let at = |p: &Path| p.display().to_string();
     #[rustfmt::skip]
     let cases = vec![
-        (&["Edit(./src/**)"][..], &[][..], "Edit", file("src/main.rs"), A, "relative to the session"),
-        (&["Edit(./src/**)"], &[], "Edit", file(&at(&work.join("src/main.rs"))), A, "absolute, same place"),
-        (&["Edit(./src/**)"], &[], "Edit", file("../work/src/main.rs"), A, "out and back in"),
-        (&["Edit(./src/**)"], &[], "Edit", file("src/../../secret/x"), U, "out by `..`"),
-        (&["Edit(src/**)"], &[], "Write", file("src/lib.rs"), A, "without ./"),
-        (&["Edit(./src/**)"], &[], "Edit", file("src/escape/key"), U, "a link out of the pattern"),
-        (&["Edit(./src/**)"], &[], "Edit", file("src/up/../x"), U, "`..` after a link goes to the link's parent"),
-        (&["Read"], &["Read(./private/**)"], "Read", file("public/key"), D, "a link into a denied directory"),
-        (&["Read"], &["Read(/private/**)"], "Read", file("private/key"), D, "one slash: also the session's reading"),
-        (&["Read(~/notes/*)"], &[], "Read", file(&at(&root.join("home/notes/a.md"))), A, "~ is HOME"),
-        (&["Read(~/notes/*)"], &[], "Read", file("~/notes/a.md"), A, "~ in the path too"),
-        (&["Read(~/notes/*)"], &[], "Read", file("~/other"), U, "elsewhere in HOME"),
-        (&["Read(*.md)"], &[], "Read", file("src/readme.md"), A, "a bare name: below the session"),
-        (&["Read(*.md)"], &[], "Read", file(&at(&secret.join("a.md"))), U, "but not elsewhere"),
-        (&["Read(./src/**)"], &[], "Grep", json!({"pattern": "x", "path": "src"}), A, "a search in an allowed directory"),
-        (&["Read(./src/**)"], &[], "Grep", json!({"pattern": "x"}), U, "a search of the whole session"),
-        (&["Bash(echo:*)", "Edit(./**)"], &[], "Bash", bash("echo hi > out.txt"), A, "a redirect is an edit the rules allow"),
-        (&["Bash(echo:*)", "Edit(./**)"], &[], "Bash", bash("echo hi > ~/.bashrc"), U, "an edit outside them"),
-        (&["Bash(echo:*)", "Edit(./**)"], &[], "Bash", bash("echo hi > src/escape/k"), U, "an edit through a link out"),
-        (&["Bash(echo:*)", "Edit(./**)", "Bash(cd:*)"], &[], "Bash", bash("cd /etc && echo x > passwd"), U, "relative to a directory changed on the way"),
-        (&["Bash(echo:*)", "Edit(./**)"], &[], "Bash", bash("echo x > \"$F\""), U, "a computed file name"),
-        (&["Bash"], &["Edit(./private/**)"], "Bash", bash("echo x > private/k"), D, "an Edit deny covers redirects"),
-        (&["Bash"], &["Edit(./private/**)"], "Bash", bash("{ echo x; } > public/k"), D, "a group's redirect, through a link"),
+        case(&["Edit(./src/**)"][..], &[][..], "Edit", file("src/main.rs"), A, "relative to the session"),
+        case(&["Edit(./src/**)"], &[], "Edit", file(&at(&work.join("src/main.rs"))), A, "absolute, same place"),
+        case(&["Edit(./src/**)"], &[], "Edit", file("../work/src/main.rs"), A, "out and back in"),
+        case(&["Edit(./src/**)"], &[], "Edit", file("src/../../secret/x"), U, "out by `..`"),
+        case(&["Edit(src/**)"], &[], "Write", file("src/lib.rs"), A, "without ./"),
+        case(&["Edit(./src/**)"], &[], "Edit", file("src/escape/key"), U, "a link out of the pattern"),
+        case(&["Edit(./src/**)"], &[], "Edit", file("src/up/../x"), U, "`..` after a link goes to the link's parent"),
+        case(&["Read"], &["Read(./private/**)"], "Read", file("public/key"), D, "a link into a denied directory"),
+        case(&["Read"], &["Read(/private/**)"], "Read", file("private/key"), D, "one slash: also the session's reading"),
+        case(&["Read(~/notes/*)"], &[], "Read", file(&at(&root.join("home/notes/a.md"))), A, "~ is HOME"),
+        case(&["Read(~/notes/*)"], &[], "Read", file("~/notes/a.md"), A, "~ in the path too"),
+        case(&["Read(~/notes/*)"], &[], "Read", file("~/other"), U, "elsewhere in HOME"),
+        case(&["Read(*.md)"], &[], "Read", file("src/readme.md"), A, "a bare name: below the session"),
+        case(&["Read(*.md)"], &[], "Read", file(&at(&secret.join("a.md"))), U, "but not elsewhere"),
+        case(&["Read(./src/**)"], &[], "Grep", json!({"pattern": "x", "path": "src"}), A, "a search in an allowed directory"),
+        case(&["Read(./src/**)"], &[], "Grep", json!({"pattern": "x"}), U, "a search of the whole session"),
+        case(&["Bash(echo:*)", "Edit(./**)"], &[], "Bash", bash("echo hi > out.txt"), A, "a redirect is an edit the rules allow"),
+        case(&["Bash(echo:*)", "Edit(./**)"], &[], "Bash", bash("echo hi > ~/.bashrc"), U, "an edit outside them"),
+        case(&["Bash(echo:*)", "Edit(./**)"], &[], "Bash", bash("echo hi > src/escape/k"), U, "an edit through a link out"),
+        case(&["Bash(echo:*)", "Edit(./**)", "Bash(cd:*)"], &[], "Bash", bash("cd /etc && echo x > passwd"), U, "relative to a directory changed on the way"),
+        case(&["Bash(echo:*)", "Edit(./**)"], &[], "Bash", bash("echo x > \"$F\""), U, "a computed file name"),
+        case(&["Bash"], &["Edit(./private/**)"], "Bash", bash("echo x > private/k"), D, "an Edit deny covers redirects"),
+        case(&["Bash"], &["Edit(./private/**)"], "Bash", bash("{ echo x; } > public/k"), D, "a group's redirect, through a link"),
     ];
-    for (allow, deny, tool, input, want, why) in cases {
-        let case = Case {
-            allow,
-            deny,
-            tool,
-            input,
-            want,
-            why,
-        };
+    for case in cases {
         check(&rules_of(&case, &base), &case);
     }
 }
