@@ -21,8 +21,8 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
-mod chromium;
 mod conformance;
+mod debian;
 mod drift;
 mod install;
 mod normalize;
@@ -183,8 +183,8 @@ fn test() -> Result<()> {
     let claude = install_claude(PINNED_CLI_VERSION)?;
     eprintln!("conformance CLI: {}", claude.display());
     let sdks = sdks::install(&sdks::sdk_dir(&root))?;
-    let chromium = chromium::install_chromium()?;
-    eprintln!("browser for the `ccwire view` test: {}", chromium.display());
+    let chromium = debian::CHROMIUM.install()?;
+    let tmux = debian::TMUX.install()?;
 
     // Everything but the conformance and peers suites, which run last, each on its own, timed.
     run(Command::new(cargo())
@@ -213,7 +213,8 @@ fn test() -> Result<()> {
         &["--bins", "--examples", "--benches"],
         PEERS_TEST,
     )?
-    .env(chromium::CHROMIUM_ENV, &chromium))?;
+    .env(debian::CHROMIUM.env, &chromium)
+    .env(debian::TMUX.env, &tmux))?;
     run(Command::new(cargo()).current_dir(&root).args([
         "test",
         "--workspace",

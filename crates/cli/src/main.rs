@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod chat;
 mod check;
+mod connect;
 mod replay;
 mod rules;
 mod run;
@@ -33,6 +35,9 @@ enum Command {
     /// and their results, thinking, and a summary line. Exits 1 on an error result or a
     /// failure to start, 130 on Ctrl-C.
     Run(run::RunArgs),
+    /// Talk with Claude Code in the terminal: prompts with history, streamed answers, tool
+    /// permissions asked as they come, Ctrl-C to interrupt, slash commands (/help).
+    Chat(chat::ChatArgs),
     /// Serve a scripted model (the Anthropic Messages API) until Ctrl-C, printing its URL;
     /// point the CLI at it with ANTHROPIC_BASE_URL.
     ModelServer(run::ModelServerArgs),
@@ -61,6 +66,7 @@ fn main() -> ExitCode {
             outcome
         }
         Command::Run(args) => return ExitCode::from(run::run(&args)),
+        Command::Chat(args) => return ExitCode::from(chat::run(&args)),
         Command::Tap(args) => return ExitCode::from(tap::run(args)),
         Command::Replay(args) => return ExitCode::from(replay::run(args)),
         Command::Sessions(args) => {

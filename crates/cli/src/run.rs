@@ -7,34 +7,30 @@
 //! second Ctrl-C stops at once.
 
 mod label;
-mod offline;
-mod permission;
+pub mod offline;
+pub mod permission;
 mod render;
 
 use std::io::{self, IsTerminal, Read, Write};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::host::callbacks::CanUseTool;
-use ccwire::options::SystemPrompt;
-use ccwire::protocol::permission::PermissionMode;
 use ccwire::protocol::Message;
-use ccwire::{Client, Options};
+use ccwire::Client;
 
-use crate::rules::{Pattern, Rules};
+use crate::connect::{offline_note, start_failure, ConnectArgs};
 use crate::terminal::sanitize;
 pub use label::truncate;
-use offline::Offline;
 pub use offline::{model_server, ModelServerArgs};
-use permission::{Permissions, ShownTools};
-use render::{OutputMode, Renderer, Style};
+use permission::Permissions;
+pub use permission::ShownTools;
+pub use render::{OutputMode, Renderer, Style};
 
 /// Exit code after Ctrl-C, as shells use for SIGINT.
-const EXIT_INTERRUPTED: u8 = 130;
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// How long an interrupted turn may take to end before the session is closed anyway.
-const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
 
 /// Options of `ccwire run`.
 #[derive(Debug, clap::Args)]
@@ -56,61 +52,17 @@ EXAMPLES:
 pub struct RunArgs {
     /// The prompt; `-` reads it from stdin.
     pub prompt: String,
-    /// The `claude` executable (default: $CCWIRE_CLI_PATH, PATH, the usual install places,
-    /// then the pinned CLI of `cargo xtask install-claude`).
-    #[arg(long, value_name = "PATH")]
-    pub cli_path: Option<PathBuf>,
-    /// The model: an alias (`sonnet`, `opus`) or a full model id.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// The permission mode at start.
-    #[arg(long, value_name = "MODE", value_parser = [
-        "default", "acceptEdits", "bypassPermissions", "plan", "dontAsk", "auto",
-    ])]
-    pub permission_mode: Option<String>,
-    /// The most agentic turns before the run stops with `error_max_turns`.
-    #[arg(long, value_name = "N")]
-    pub max_turns: Option<u32>,
-    /// Resume the session with this id.
-    #[arg(long, value_name = "SESSION_ID")]
-    pub resume: Option<String>,
-    /// The working directory of the session (default: the current one).
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
     /// Stream the assistant's text as it is generated.
     #[arg(long)]
     pub include_partial_messages: bool,
     /// What to print on stdout.
     #[arg(long, value_enum, default_value = "text")]
     pub output: OutputMode,
-    /// Replace Claude Code's system prompt.
-    #[arg(long, value_name = "TEXT")]
-    pub system_prompt: Option<String>,
-    /// Append text to the system prompt.
-    #[arg(long, value_name = "TEXT")]
-    pub append_system_prompt: Option<String>,
-    /// Allow tool calls matching PATTERN without asking (repeatable).
-    #[arg(long, value_name = "PATTERN")]
-    pub allow: Vec<Pattern>,
-    /// Deny tool calls matching PATTERN, whatever else allows them (repeatable).
-    #[arg(long, value_name = "PATTERN")]
-    pub deny: Vec<Pattern>,
     /// Never ask on the terminal: what no pattern allows is denied.
     #[arg(long)]
     pub no_prompt: bool,
-    /// Run against a scripted model server in this process, with a private HOME: no account
-    /// or network needed. The demo asks to run a Bash command that writes
-    /// `ccwire-demo.txt` in the working directory.
-    #[arg(long)]
-    pub offline: bool,
-    /// Show what the CLI writes to stderr.
-    #[arg(long)]
-    pub verbose: bool,
-    /// Print text from the model, tools and the CLI as it is. By default their control
-    /// characters and escape sequences are shown (`^[`), not obeyed by the terminal. JSON
-    /// output is never changed.
-    #[arg(long)]
-    pub raw: bool,
 }
 
 /// Runs the session; returns the exit code: 0 on success, 1 on an error result or a failure,
@@ -144,40 +96,32 @@ async fn session(args: &RunArgs) -> u8 {
         && io::stderr().is_terminal();
     let mut renderer = Renderer::new(io::stdout(), io::stderr(), args.output, style)
         .with_denial_hints(!interactive)
-        .with_raw_text(args.raw);
+        .with_raw_text(args.connect.raw);
 
     let prompt = match read_prompt(&args.prompt) {
         Ok(prompt) => prompt,
         Err(err) => return fail(&mut renderer, &format!("ccwire: reading the prompt: {err}")),
     };
-    let rules = Rules::new(args.allow.clone(), args.deny.clone())
-        .with_base(crate::rules::base_for(args.cwd.as_deref()));
+    let rules = args.connect.rules();
     let shown = Arc::new(ShownTools::default());
     let permissions = if interactive {
         Permissions::interactive(rules, err_style, shown.clone())
     } else {
         Permissions::new(rules)
     };
-    let offline = if args.offline {
-        match Offline::start().await {
-            Ok(offline) => {
-                let note = format!(
-                    "offline: scripted model at {}, private HOME; no account used",
-                    offline.url()
-                );
-                let _ = renderer.note(&err_style.dim(&note));
-                Some(offline)
-            }
-            Err(err) => return fail(&mut renderer, &format!("ccwire: {err:#}")),
-        }
-    } else {
-        None
+    let offline = match args.connect.offline().await {
+        Ok(offline) => offline,
+        Err(err) => return fail(&mut renderer, &format!("ccwire: {err:#}")),
     };
-    let options = match options(
-        args,
+    if let Some(offline) = &offline {
+        let _ = renderer.note(&err_style.dim(&offline_note(offline)));
+    }
+    let partial = args.include_partial_messages;
+    let options = match args.connect.options(
         permissions.into_callback(),
         offline.as_ref(),
         err_style,
+        |builder| builder.include_partial_messages(partial),
     ) {
         Ok(options) => options,
         Err(err) => return fail(&mut renderer, &format!("ccwire: {err}")),
@@ -261,22 +205,9 @@ async fn drive<O: Write, E: Write>(
             item = client.receive() => match item {
                 None => break,
                 Some(Ok(message)) => {
-                    if renderer.message(&message).is_err() {
+                    if show(renderer, shown, &message).is_err() {
                         // stdout is gone (e.g. piped into `head`): nobody is reading any more.
                         break;
-                    }
-                    if let Message::Assistant(assistant) = &message {
-                        for tool in assistant.message.tool_uses() {
-                            shown.mark(&tool.id);
-                        }
-                    }
-                    if let Some(malformed) = message.as_malformed() {
-                        let kind = message.kind();
-                        let _ = renderer.note(&format!(
-                            "ccwire: warning: a `{}` frame could not be read ({}); kept raw",
-                            sanitize(&kind),
-                            sanitize(&malformed.to_string())
-                        ));
                     }
                     if let Some(is_error) = message.result_is_error() {
                         outcome.result_is_error = Some(is_error);
@@ -316,70 +247,28 @@ async fn drive<O: Write, E: Write>(
     outcome
 }
 
-/// Builds the session's options from the arguments.
-fn options(
-    args: &RunArgs,
-    can_use_tool: Arc<dyn CanUseTool>,
-    offline: Option<&Offline>,
-    err_style: Style,
-) -> ccwire::Result<Options> {
-    let mut builder = Options::builder()
-        .can_use_tool(can_use_tool)
-        .system_prompt(system_prompt(args))
-        .include_partial_messages(args.include_partial_messages)
-        .client_app(concat!("ccwire-cli/", env!("CARGO_PKG_VERSION")));
-    if let Some(path) = &args.cli_path {
-        builder = builder.cli_path(path);
-    }
-    if let Some(model) = &args.model {
-        builder = builder.model(model);
-    }
-    if let Some(mode) = &args.permission_mode {
-        builder = builder.permission_mode(PermissionMode::from(mode.as_str()));
-    }
-    if let Some(turns) = args.max_turns {
-        builder = builder.max_turns(turns);
-    }
-    if let Some(session) = &args.resume {
-        builder = builder.resume(session);
-    }
-    if let Some(dir) = &args.cwd {
-        builder = builder.cwd(dir);
-    }
-    if args.verbose {
-        let raw = args.raw;
-        let shown = move |line: &str| -> String {
-            if raw {
-                line.to_owned()
-            } else {
-                sanitize(line).into_owned()
-            }
-        };
-        builder = builder.stderr(move |line| {
-            let _ = writeln!(
-                io::stderr(),
-                "{}",
-                err_style.dim(&format!("[claude] {}", shown(line)))
-            );
-        });
-    }
-    if let Some(offline) = offline {
-        for key in Offline::env_removed() {
-            builder = builder.env_remove(key);
+/// Shows one message: renders it, records its tool calls as shown (a permission question
+/// waits for its call's line) and warns about a frame kept raw. An error means stdout is gone.
+pub fn show<O: Write, E: Write>(
+    renderer: &mut Renderer<O, E>,
+    shown: &ShownTools,
+    message: &Message,
+) -> io::Result<()> {
+    renderer.message(message)?;
+    if let Message::Assistant(assistant) = message {
+        for tool in assistant.message.tool_uses() {
+            shown.mark(&tool.id);
         }
-        builder = builder.envs(offline.env());
     }
-    builder.build()
-}
-
-/// Claude Code's own system prompt unless replaced, with `--append-system-prompt` at its end.
-fn system_prompt(args: &RunArgs) -> SystemPrompt {
-    match (&args.system_prompt, &args.append_system_prompt) {
-        (None, None) => SystemPrompt::preset(),
-        (None, Some(append)) => SystemPrompt::preset_with_append(append),
-        (Some(text), None) => SystemPrompt::text(text),
-        (Some(text), Some(append)) => SystemPrompt::text(format!("{text}\n\n{append}")),
+    if let Some(malformed) = message.as_malformed() {
+        let kind = message.kind();
+        let _ = renderer.note(&format!(
+            "ccwire: warning: a `{}` frame could not be read ({}); kept raw",
+            sanitize(&kind),
+            sanitize(&malformed.to_string())
+        ));
     }
+    Ok(())
 }
 
 fn read_prompt(prompt: &str) -> io::Result<String> {
@@ -391,33 +280,20 @@ fn read_prompt(prompt: &str) -> io::Result<String> {
     Ok(text)
 }
 
-/// The message for a session that could not start, with what to do about it.
-fn start_failure(err: &ccwire::Error) -> String {
-    let mut text = format!("ccwire: {err}");
-    if err.is_cli_not_found() {
-        text.push_str(
-            "\nhint: install Claude Code with `npm install -g @anthropic-ai/claude-code` (or the \
-             version ccwire is tested against with `cargo xtask install-claude`), or point \
-             ccwire at it with --cli-path PATH or CCWIRE_CLI_PATH",
-        );
-    }
-    text
-}
-
 /// Writes `message` to stderr and returns exit code 1.
 fn fail<O: Write, E: Write>(renderer: &mut Renderer<O, E>, message: &str) -> u8 {
     let _ = renderer.note(message);
     1
 }
 
-/// SIGINT, delivered as a stream so that none is lost between two waits.
-struct Interrupts {
+/// SIGINT (Ctrl-C), delivered as a stream so that none is lost between two waits.
+pub struct Interrupts {
     #[cfg(unix)]
     signal: tokio::signal::unix::Signal,
 }
 
 impl Interrupts {
-    fn new() -> io::Result<Self> {
+    pub fn new() -> io::Result<Self> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{signal, SignalKind};
@@ -429,7 +305,7 @@ impl Interrupts {
         Ok(Self {})
     }
 
-    async fn recv(&mut self) {
+    pub async fn recv(&mut self) {
         #[cfg(unix)]
         if self.signal.recv().await.is_none() {
             std::future::pending::<()>().await;
@@ -441,7 +317,7 @@ impl Interrupts {
     }
 }
 
-async fn wait_interrupt(interrupts: Option<&mut Interrupts>) {
+pub async fn wait_interrupt(interrupts: Option<&mut Interrupts>) {
     match interrupts {
         Some(interrupts) => interrupts.recv().await,
         None => std::future::pending().await,

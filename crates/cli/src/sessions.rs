@@ -268,7 +268,8 @@ fn message_text(message: &Value) -> String {
     crate::run::truncate(&line, 120)
 }
 
-fn print_table(sessions: &[SessionInfo], out: &mut impl Write) -> std::io::Result<()> {
+/// The sessions as a table, newest first as given.
+pub fn print_table(sessions: &[SessionInfo], out: &mut impl Write) -> std::io::Result<()> {
     if sessions.is_empty() {
         return writeln!(out, "no sessions");
     }

@@ -15,18 +15,23 @@ pub struct Offline {
 }
 
 impl Offline {
-    /// Starts the demo script's server and makes the private home.
-    pub async fn start() -> anyhow::Result<Self> {
+    /// Starts a server for `script` and makes the private home.
+    pub async fn start(script: ModelScript) -> anyhow::Result<Self> {
         let home = tempfile::Builder::new()
             .prefix("ccwire-offline-")
             .tempdir()
             .context("creating a private HOME for --offline")?;
         std::fs::create_dir_all(home.path().join("tmp"))
             .context("creating a private TMPDIR for --offline")?;
-        let server = ModelServer::start(ModelScript::demo())
+        let server = ModelServer::start(script)
             .await
             .context("starting the offline model server")?;
         Ok(Self { server, home })
+    }
+
+    /// The CLI's configuration directory in the private home (its saved sessions).
+    pub fn config_dir(&self) -> PathBuf {
+        self.home.path().join(".claude")
     }
 
     /// The model server's base URL.

@@ -2,7 +2,9 @@
 //! answers of the session, then (on a terminal) the user, else a deny that says how to allow.
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::io::{BufRead, Write};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::label::tool_label;
 use super::render::Style;
-use crate::rules::{self, Decision, Rules};
+use crate::rules::{self, Decision, Pattern, Rules};
 use crate::terminal::sanitize;
 
 /// Decides tool permissions for one session.
@@ -36,15 +38,36 @@ impl Permissions {
     /// Asks on the terminal (stdin, stderr) for what the rules leave open, once the call's
     /// `⏺` line is `shown`.
     pub fn interactive(rules: Rules, style: Style, shown: Arc<ShownTools>) -> Self {
+        Self::asking(rules, style, shown, Box::new(StdinLines::start()))
+    }
+
+    /// Asks on stderr for what the rules leave open, reading the answers from `answers`.
+    pub fn asking(
+        rules: Rules,
+        style: Style,
+        shown: Arc<ShownTools>,
+        answers: Box<dyn AnswerSource>,
+    ) -> Self {
         Self {
             rules: Mutex::new(rules),
-            prompter: Some(Prompter::start(style, shown)),
+            prompter: Some(Prompter {
+                answers,
+                asking: tokio::sync::Mutex::new(()),
+                style,
+                shown,
+            }),
         }
     }
 
     /// The callback for [`ccwire::options::OptionsBuilder::can_use_tool`].
     pub fn into_callback(self) -> Arc<dyn CanUseTool> {
-        let this = Arc::new(self);
+        Self::callback(&Arc::new(self))
+    }
+
+    /// The callback of a shared `Permissions`: sessions one after another (`/resume`) keep
+    /// the rules and the "always" answers.
+    pub fn callback(this: &Arc<Self>) -> Arc<dyn CanUseTool> {
+        let this = this.clone();
         can_use_tool(move |request: PermissionRequest| {
             let this = this.clone();
             async move { Ok(this.decide(request).await) }
@@ -66,6 +89,7 @@ impl Permissions {
                 Some(prompter) => match prompter
                     .ask(
                         &label,
+                        rules::remember(&tool, &input).as_ref(),
                         request.request.tool_use_id.as_deref(),
                         &request.cancel,
                     )
@@ -207,18 +231,39 @@ impl ShownTools {
     }
 }
 
-/// Asks on stderr, reads answers from stdin. One question at a time.
-struct Prompter {
-    lines: tokio::sync::Mutex<mpsc::UnboundedReceiver<String>>,
-    style: Style,
-    shown: Arc<ShownTools>,
+/// What one read of an answer gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Typed {
+    /// A line (without its end).
+    Line(String),
+    /// The question was withdrawn before a line came.
+    Withdrawn,
+    /// The input ended.
+    Closed,
 }
 
-impl Prompter {
-    /// Starts the thread that reads stdin. It lives until the process ends: a read blocked on
-    /// a terminal cannot be cancelled, and a question withdrawn by the CLI must not keep the
-    /// next answer.
-    fn start(style: Style, shown: Arc<ShownTools>) -> Self {
+/// Where the answers to permission questions are read from.
+pub trait AnswerSource: Send + Sync {
+    /// Called before a question is printed: forget what was typed before it (it is not an
+    /// answer to it) and clear anything drawn on the line.
+    fn start_question(&self);
+
+    /// The next line typed, unless `cancel` fires or the input ends first.
+    fn next_line<'a>(
+        &'a self,
+        cancel: &'a CancellationToken,
+    ) -> Pin<Box<dyn Future<Output = Typed> + Send + 'a>>;
+}
+
+/// Lines of stdin, read by a thread of their own. The thread lives until the process ends: a
+/// read blocked on a terminal cannot be cancelled, and a question withdrawn by the CLI must not
+/// keep the next answer.
+struct StdinLines {
+    lines: tokio::sync::Mutex<mpsc::UnboundedReceiver<String>>,
+}
+
+impl StdinLines {
+    fn start() -> Self {
         let (sender, lines) = mpsc::unbounded_channel();
         std::thread::spawn(move || {
             let stdin = std::io::stdin();
@@ -231,52 +276,90 @@ impl Prompter {
         });
         Self {
             lines: tokio::sync::Mutex::new(lines),
-            style,
-            shown,
+        }
+    }
+}
+
+impl AnswerSource for StdinLines {
+    fn start_question(&self) {
+        if let Ok(mut lines) = self.lines.try_lock() {
+            while lines.try_recv().is_ok() {}
         }
     }
 
+    fn next_line<'a>(
+        &'a self,
+        cancel: &'a CancellationToken,
+    ) -> Pin<Box<dyn Future<Output = Typed> + Send + 'a>> {
+        Box::pin(async move {
+            let mut lines = self.lines.lock().await;
+            tokio::select! {
+                line = lines.recv() => line.map_or(Typed::Closed, Typed::Line),
+                () = cancel.cancelled() => Typed::Withdrawn,
+            }
+        })
+    }
+}
+
+/// Asks on stderr, reads the answers from its source. One question at a time.
+struct Prompter {
+    answers: Box<dyn AnswerSource>,
+    asking: tokio::sync::Mutex<()>,
+    style: Style,
+    shown: Arc<ShownTools>,
+}
+
+impl Prompter {
     fn say(&self, text: &str) {
         let mut err = std::io::stderr().lock();
         let _ = writeln!(err, "{}", self.style.dim(&sanitize(text)));
     }
 
-    /// Asks until a valid answer; `None` when the question is withdrawn or stdin ends.
+    /// Asks until a valid answer; `None` when the question is withdrawn or the input ends.
+    /// `always` is the rule an "always" answer adds, when one fits.
     async fn ask(
         &self,
         label: &str,
+        always: Option<&Pattern>,
         tool_use_id: Option<&str>,
         cancel: &CancellationToken,
     ) -> Option<Answer> {
-        let mut lines = self.lines.lock().await;
+        let _one_at_a_time = self.asking.lock().await;
         if let Some(id) = tool_use_id {
             self.shown.wait_for(id).await;
         }
-        // Lines typed before the question are not answers to it.
-        while lines.try_recv().is_ok() {}
+        if cancel.is_cancelled() {
+            return None;
+        }
+        self.answers.start_question();
+        let always = match always {
+            Some(rule) => format!("[a]lways {}", sanitize(&rule.to_string())),
+            None => "[a]lways (this once: no rule fits)".to_owned(),
+        };
         loop {
             {
                 let mut err = std::io::stderr().lock();
                 let _ = write!(
                     err,
-                    "Allow {}? [y]es once / [a]lways / [n]o ",
+                    "Allow {}? [y]es once / {always} / [n]o ",
                     sanitize(label)
                 );
                 let _ = err.flush();
             }
-            let line = tokio::select! {
-                line = lines.recv() => line,
-                () = cancel.cancelled() => {
+            match self.answers.next_line(cancel).await {
+                Typed::Line(line) => {
+                    if let Some(answer) = Answer::parse(&line) {
+                        return Some(answer);
+                    }
+                }
+                Typed::Withdrawn => {
                     self.say("\n  (withdrawn)");
                     return None;
                 }
-            };
-            let Some(line) = line else {
-                self.say("\n  (stdin closed: denied)");
-                return None;
-            };
-            if let Some(answer) = Answer::parse(&line) {
-                return Some(answer);
+                Typed::Closed => {
+                    self.say("\n  (input closed: denied)");
+                    return None;
+                }
             }
         }
     }

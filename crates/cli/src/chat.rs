@@ -1,0 +1,306 @@
+//! `ccwire chat`: a conversation with Claude Code in the terminal, on one [`Client`].
+//!
+//! Each line typed is a prompt (or a slash command, [`commands`]); its turn is shown as
+//! `ccwire run` shows one ([`turn`]), streamed, with tool permissions asked at the terminal.
+//! Ctrl-C interrupts a turn, a second one quits; at the prompt, Ctrl-D (or Ctrl-C twice) quits.
+//! On the way out the CLI is closed (stdin, then signals) so that nothing is left running.
+
+mod commands;
+mod terminal;
+mod turn;
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ccwire::sessions::SessionStore;
+use ccwire::Client;
+
+use crate::connect::{offline_note, start_failure, ConnectArgs};
+use crate::run::offline::Offline;
+use crate::run::permission::Permissions;
+use crate::run::{Interrupts, OutputMode, Renderer, ShownTools, Style, EXIT_INTERRUPTED};
+use crate::terminal::sanitize;
+use commands::Command;
+use terminal::{Read, Terminal};
+use turn::{Totals, TurnEnd};
+
+/// How long a quitting chat waits for the CLI to close before killing it.
+const QUIT_WAIT: Duration = Duration::from_secs(3);
+
+/// Options of `ccwire chat`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+At the prompt: Enter sends, Ctrl-R searches the history, Ctrl-D quits. During a turn: Ctrl-C
+interrupts it, a second Ctrl-C quits. Tool calls that no --allow/--deny pattern decides are
+asked: [y]es once, [a]lways (the rule shown, for the rest of the chat), [n]o.
+Type /help for the commands.
+
+EXAMPLES:
+  ccwire chat
+  ccwire chat --allow 'Bash(cargo test:*)' --allow 'Edit(./src/**)'
+  ccwire chat --offline")]
+pub struct ChatArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// The history file (default: $XDG_STATE_HOME/ccwire/chat-history, else
+    /// ~/.local/state/ccwire/chat-history); created readable by you only.
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
+    /// Keep no history file.
+    #[arg(long, conflicts_with = "history")]
+    pub no_history: bool,
+}
+
+/// Runs the chat; returns the exit code: 0 after a normal end, 1 after a failure, 130 after
+/// a quit by Ctrl-C during a turn.
+pub fn run(args: &ChatArgs) -> u8 {
+    if !io::stdin().is_terminal() {
+        let _ = writeln!(
+            io::stderr(),
+            "ccwire: chat needs a terminal on stdin; for a prompt from a script, use `ccwire run`"
+        );
+        return 2;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            let _ = writeln!(
+                io::stderr(),
+                "ccwire: cannot start the async runtime: {err}"
+            );
+            return 1;
+        }
+    };
+    let code = runtime.block_on(chat(args));
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    code
+}
+
+/// One connected session and what belongs to it.
+struct Session {
+    client: Client,
+    /// Keeps the offline model server and private home alive while the session runs.
+    _offline: Option<Arc<Offline>>,
+}
+
+async fn chat(args: &ChatArgs) -> u8 {
+    let style = Style::detect(io::stdout().is_terminal());
+    let err_style = Style::detect(io::stderr().is_terminal());
+    let mut renderer = Renderer::new(io::stdout(), io::stderr(), OutputMode::Text, style)
+        .with_raw_text(args.connect.raw);
+    let history = if args.no_history {
+        None
+    } else {
+        args.history.clone().or_else(default_history)
+    };
+    let terminal = match Terminal::start(history) {
+        Ok(terminal) => terminal,
+        Err(err) => return fail(&mut renderer, &format!("ccwire: the terminal: {err}")),
+    };
+    let shown = Arc::new(ShownTools::default());
+    let permissions = Arc::new(Permissions::asking(
+        args.connect.rules(),
+        err_style,
+        shown.clone(),
+        Box::new(terminal.clone()),
+    ));
+    let offline = match args.connect.offline().await {
+        Ok(offline) => offline.map(Arc::new),
+        Err(err) => return fail(&mut renderer, &format!("ccwire: {err:#}")),
+    };
+    if let Some(offline) = &offline {
+        let _ = renderer.note(&err_style.dim(&offline_note(offline)));
+    }
+    let store = match &offline {
+        Some(offline) => SessionStore::at(offline.config_dir()),
+        None => SessionStore::from_env(),
+    };
+    let cwd = crate::rules::base_for(args.connect.cwd.as_deref()).cwd;
+
+    let connect = |resume: Option<String>| {
+        let mut connect = args.connect.clone();
+        if resume.is_some() {
+            connect.resume = resume;
+        }
+        let permissions = permissions.clone();
+        let offline = offline.clone();
+        async move {
+            let options = connect
+                .options(
+                    Permissions::callback(&permissions),
+                    offline.as_deref(),
+                    err_style,
+                    |builder| builder.include_partial_messages(true),
+                )
+                .map_err(|err| format!("ccwire: {err}"))?;
+            let client = Client::connect(options)
+                .await
+                .map_err(|err| start_failure(&err))?;
+            Ok::<_, String>(Session {
+                client,
+                _offline: offline,
+            })
+        }
+    };
+    let mut session = match connect(None).await {
+        Ok(session) => session,
+        Err(message) => return fail(&mut renderer, &message),
+    };
+    let _ = renderer.note(&err_style.dim(&banner(&session.client)));
+
+    let mut interrupts = match Interrupts::new() {
+        Ok(interrupts) => Some(interrupts),
+        Err(err) => {
+            let _ = renderer.note(&format!("ccwire: warning: Ctrl-C not handled: {err}"));
+            None
+        }
+    };
+    let mut totals = Totals::default();
+    let mut quit_armed = false;
+    let mut code = 0;
+    loop {
+        let line = match terminal.prompt().await {
+            Ok(Read::Line(line)) => line,
+            Ok(Read::Interrupt) => {
+                if quit_armed {
+                    break;
+                }
+                quit_armed = true;
+                let _ = renderer.note(&err_style.dim("(Ctrl-C again or Ctrl-D to quit)"));
+                continue;
+            }
+            Ok(Read::End) => break,
+            Err(err) => {
+                code = fail(&mut renderer, &format!("ccwire: reading the prompt: {err}"));
+                break;
+            }
+        };
+        quit_armed = false;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match commands::parse(line) {
+            Some(Command::Quit) => break,
+            Some(Command::Resume(None)) => {
+                let _ = renderer.note("usage: /resume ID (see /sessions)");
+            }
+            Some(Command::Resume(Some(id))) => {
+                let _ = session.client.close().await;
+                match connect(Some(id.clone())).await {
+                    Ok(resumed) => {
+                        session = resumed;
+                        totals = Totals::default();
+                        let _ =
+                            renderer.note(&err_style.dim(&format!("resumed {}", sanitize(&id))));
+                    }
+                    Err(message) => {
+                        let _ = renderer.note(&message);
+                        // Back to a fresh session, so the chat goes on.
+                        match connect(None).await {
+                            Ok(fresh) => session = fresh,
+                            Err(message) => {
+                                code = fail(&mut renderer, &message);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            Some(command) => {
+                match commands::run(&command, &session.client, &mut totals, &store, &cwd).await {
+                    Ok(text) => {
+                        let _ = renderer.note(&text);
+                    }
+                    Err(err) => {
+                        let _ =
+                            renderer.note(&format!("ccwire: {}", sanitize(&format!("{err:#}"))));
+                    }
+                }
+            }
+            None => {
+                if let Err(err) = session.client.send(line).await {
+                    code = fail(&mut renderer, &format!("ccwire: sending the prompt: {err}"));
+                    break;
+                }
+                let end = turn::drive(
+                    &session.client,
+                    &mut renderer,
+                    &shown,
+                    terminal.spinner(),
+                    interrupts.as_mut(),
+                    &mut totals,
+                )
+                .await;
+                let _ = renderer.end_line();
+                match end {
+                    // After an interrupted turn, a second Ctrl-C at the prompt quits.
+                    TurnEnd::Done { interrupted } => quit_armed = interrupted,
+                    TurnEnd::Quit => {
+                        code = EXIT_INTERRUPTED;
+                        break;
+                    }
+                    TurnEnd::Ended(err) => {
+                        let why = err.map_or_else(
+                            || "the CLI ended the session".to_owned(),
+                            |err| err.to_string(),
+                        );
+                        code = fail(&mut renderer, &format!("ccwire: {}", sanitize(&why)));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    terminal.spinner().hide();
+    if tokio::time::timeout(QUIT_WAIT, session.client.close())
+        .await
+        .is_err()
+    {
+        // Dropping the last handle kills the CLI's process group.
+        let _ = renderer.note("ccwire: the CLI did not close in time; stopped");
+    }
+    drop(session);
+    // Offline, the private home and its saved session are gone with the chat.
+    let resumable = offline.is_none();
+    if let Some(id) = totals.session_id.as_ref().filter(|_| resumable) {
+        let _ = renderer.note(&err_style.dim(&format!(
+            "session {id} · resume with: ccwire chat --resume {id}"
+        )));
+    }
+    code
+}
+
+/// `Claude Code 2.1.330 · claude-sonnet-4-5 · /help for commands, Ctrl-D to quit`.
+fn banner(client: &Client) -> String {
+    let version = client
+        .initialize_response()
+        .and_then(|init| init.claude_code_version.clone())
+        .map(|v| format!("Claude Code {} · ", sanitize(&v)))
+        .unwrap_or_default();
+    format!("{version}/help for commands, Ctrl-D to quit")
+}
+
+/// `$XDG_STATE_HOME/ccwire/chat-history`, else `~/.local/state/ccwire/chat-history`.
+fn default_history() -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|home| !home.is_empty())
+                .map(|home| PathBuf::from(home).join(".local/state"))
+        })?;
+    Some(state.join("ccwire").join("chat-history"))
+}
+
+fn fail<O: Write, E: Write>(renderer: &mut Renderer<O, E>, message: &str) -> u8 {
+    let _ = renderer.note(message);
+    1
+}

@@ -1,0 +1,189 @@
+//! The flags that start a Claude Code session, shared by `ccwire run` and `ccwire chat`, and
+//! the [`Options`] they make.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use ccwire::host::callbacks::CanUseTool;
+use ccwire::options::{OptionsBuilder, SystemPrompt};
+use ccwire::protocol::permission::PermissionMode;
+use ccwire::Options;
+use ccwire_model_server::ModelScript;
+
+use crate::rules::{Pattern, Rules};
+use crate::run::offline::Offline;
+use crate::run::Style;
+use crate::terminal::sanitize;
+
+/// How to start the session: which CLI, model, mode, prompt, rules, and whether offline.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConnectArgs {
+    /// The `claude` executable (default: $CCWIRE_CLI_PATH, PATH, the usual install places,
+    /// then the pinned CLI of `cargo xtask install-claude`).
+    #[arg(long, value_name = "PATH")]
+    pub cli_path: Option<PathBuf>,
+    /// The model: an alias (`sonnet`, `opus`) or a full model id.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The permission mode at start.
+    #[arg(long, value_name = "MODE", value_parser = PERMISSION_MODES)]
+    pub permission_mode: Option<String>,
+    /// The most agentic turns (per prompt) before it stops with `error_max_turns`.
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Resume the session with this id.
+    #[arg(long, value_name = "SESSION_ID")]
+    pub resume: Option<String>,
+    /// The working directory of the session (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Replace Claude Code's system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// Append text to the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+    /// Allow tool calls matching PATTERN without asking (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<Pattern>,
+    /// Deny tool calls matching PATTERN, whatever else allows them (repeatable).
+    #[arg(long, value_name = "PATTERN")]
+    pub deny: Vec<Pattern>,
+    /// Run against a scripted model server in this process, with a private HOME: no account
+    /// or network needed. The demo script asks to run a Bash command that writes
+    /// `ccwire-demo.txt` in the working directory, then echoes.
+    #[arg(long)]
+    pub offline: bool,
+    /// With --offline: the model script (JSON, see `ccwire model-server`) instead of the demo.
+    #[arg(long, value_name = "FILE", requires = "offline")]
+    pub model_script: Option<PathBuf>,
+    /// Show what the CLI writes to stderr.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Print text from the model, tools and the CLI as it is. By default their control
+    /// characters and escape sequences are shown (`^[`), not obeyed by the terminal. JSON
+    /// output is never changed.
+    #[arg(long)]
+    pub raw: bool,
+}
+
+/// The values of `--permission-mode` (and of chat's `/mode`).
+pub const PERMISSION_MODES: [&str; 6] = [
+    "default",
+    "acceptEdits",
+    "bypassPermissions",
+    "plan",
+    "dontAsk",
+    "auto",
+];
+
+impl ConnectArgs {
+    /// The permission rules of `--allow` and `--deny`, paths relative to the session's cwd.
+    pub fn rules(&self) -> Rules {
+        Rules::new(self.allow.clone(), self.deny.clone())
+            .with_base(crate::rules::base_for(self.cwd.as_deref()))
+    }
+
+    /// Starts the offline model server when `--offline` asks for it.
+    pub async fn offline(&self) -> anyhow::Result<Option<Offline>> {
+        if !self.offline {
+            return Ok(None);
+        }
+        let script = match &self.model_script {
+            Some(path) => ModelScript::from_file(path)
+                .with_context(|| format!("reading the model script {}", path.display()))?,
+            None => ModelScript::demo(),
+        };
+        Offline::start(script).await.map(Some)
+    }
+
+    /// The session's options: these flags, the permission callback, and the offline setup.
+    pub fn options(
+        &self,
+        can_use_tool: Arc<dyn CanUseTool>,
+        offline: Option<&Offline>,
+        err_style: Style,
+        extra: impl FnOnce(OptionsBuilder) -> OptionsBuilder,
+    ) -> ccwire::Result<Options> {
+        let mut builder = Options::builder()
+            .can_use_tool(can_use_tool)
+            .system_prompt(self.system_prompt())
+            .client_app(concat!("ccwire-cli/", env!("CARGO_PKG_VERSION")));
+        if let Some(path) = &self.cli_path {
+            builder = builder.cli_path(path);
+        }
+        if let Some(model) = &self.model {
+            builder = builder.model(model);
+        }
+        if let Some(mode) = &self.permission_mode {
+            builder = builder.permission_mode(PermissionMode::from(mode.as_str()));
+        }
+        if let Some(turns) = self.max_turns {
+            builder = builder.max_turns(turns);
+        }
+        if let Some(session) = &self.resume {
+            builder = builder.resume(session);
+        }
+        if let Some(dir) = &self.cwd {
+            builder = builder.cwd(dir);
+        }
+        if self.verbose {
+            let raw = self.raw;
+            let shown = move |line: &str| -> String {
+                if raw {
+                    line.to_owned()
+                } else {
+                    sanitize(line).into_owned()
+                }
+            };
+            builder = builder.stderr(move |line| {
+                let _ = writeln!(
+                    io::stderr(),
+                    "{}",
+                    err_style.dim(&format!("[claude] {}", shown(line)))
+                );
+            });
+        }
+        if let Some(offline) = offline {
+            for key in Offline::env_removed() {
+                builder = builder.env_remove(key);
+            }
+            builder = builder.envs(offline.env());
+        }
+        extra(builder).build()
+    }
+
+    /// Claude Code's own system prompt unless replaced, with `--append-system-prompt` at its
+    /// end.
+    fn system_prompt(&self) -> SystemPrompt {
+        match (&self.system_prompt, &self.append_system_prompt) {
+            (None, None) => SystemPrompt::preset(),
+            (None, Some(append)) => SystemPrompt::preset_with_append(append),
+            (Some(text), None) => SystemPrompt::text(text),
+            (Some(text), Some(append)) => SystemPrompt::text(format!("{text}\n\n{append}")),
+        }
+    }
+}
+
+/// The note shown when `--offline` starts.
+pub fn offline_note(offline: &Offline) -> String {
+    format!(
+        "offline: scripted model at {}, private HOME; no account used",
+        offline.url()
+    )
+}
+
+/// The message for a session that could not start, with what to do about it.
+pub fn start_failure(err: &ccwire::Error) -> String {
+    let mut text = format!("ccwire: {err}");
+    if err.is_cli_not_found() {
+        text.push_str(
+            "\nhint: install Claude Code with `npm install -g @anthropic-ai/claude-code` (or the \
+             version ccwire is tested against with `cargo xtask install-claude`), or point \
+             ccwire at it with --cli-path PATH or CCWIRE_CLI_PATH",
+        );
+    }
+    text
+}
