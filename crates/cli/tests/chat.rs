@@ -258,19 +258,34 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
     chat.line("/model sonnet");
     chat.wait_for("model set to sonnet");
     chat.line("/sessions");
-    chat.wait_for("(/resume ID to continue one)");
+    let screen = chat.wait_for("(/resume ID to continue one)");
     chat.wait_prompts(7);
+
+    // /resume continues a saved session in a new CLI (this one, from the table).
+    let id = screen
+        .lines()
+        .skip_while(|line| !line.starts_with("ID "))
+        .nth(1)
+        .and_then(|row| row.split_whitespace().next())
+        .expect("a session row")
+        .to_owned();
+    assert_eq!(id.len(), 36, "{screen}");
+    chat.line(&format!("/resume {id}"));
+    chat.wait_for(&format!("resumed {id}"));
+    chat.line("after the resume");
+    chat.wait_for("You said: after the resume");
+    chat.wait_prompts(9);
 
     // Ctrl-C during a slow turn interrupts it, and the chat goes on.
     chat.line("go SLOW please");
     chat.wait_for("one two");
     chat.keys(&["C-c"]);
     chat.wait_for("interrupting");
-    let screen = chat.wait_prompts(8);
+    let screen = chat.wait_prompts(10);
     assert!(!screen.contains("nine ten"), "the turn ran on:\n{screen}");
     chat.line("after the interrupt");
     chat.wait_for("You said: after the interrupt");
-    chat.wait_prompts(9);
+    chat.wait_prompts(11);
 
     // Ctrl-D quits cleanly: exit 0, the session id shown, nothing left running.
     chat.keys(&["C-d"]);
