@@ -1,5 +1,5 @@
 //! Programs some tests drive, from Debian's packages: Chromium for the browser test of
-//! `ccwire view`, tmux as the terminal of the `ccwire chat` test. Each is found at its
+//! `ccwire view`, tmux as the terminal of the `ccwire chat` test, sshd for the launcher tests. Each is found at its
 //! environment variable, else on `PATH`, else installed with `apt-get` (as root; the machine's
 //! package cache keeps it between runs).
 
@@ -34,6 +34,14 @@ pub const TMUX: Program = Program {
     package: "tmux",
     env: "CCWIRE_TMUX",
     purpose: "the terminal of the `ccwire chat` test",
+};
+
+/// sshd (with ssh and ssh-keygen), the far side of the `--via ssh` tests.
+pub const SSHD: Program = Program {
+    binary: "sshd",
+    package: "openssh-server",
+    env: "CCWIRE_SSHD",
+    purpose: "the private sshd of the launcher tests",
 };
 
 impl Program {
@@ -80,8 +88,10 @@ impl Program {
     }
 
     fn on_path(&self) -> Option<PathBuf> {
-        let path = std::env::var_os("PATH")?;
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        // Daemons live in sbin, which a user's PATH may lack.
         std::env::split_paths(&path)
+            .chain(["/usr/sbin", "/sbin"].map(PathBuf::from))
             .map(|dir| dir.join(self.binary))
             .find(|candidate| candidate.is_file())
     }

@@ -185,6 +185,7 @@ fn test() -> Result<()> {
     let sdks = sdks::install(&sdks::sdk_dir(&root))?;
     let chromium = debian::CHROMIUM.install()?;
     let tmux = debian::TMUX.install()?;
+    let sshd = debian::SSHD.install()?;
 
     // Everything but the conformance and peers suites, which run last, each on its own, timed.
     run(Command::new(cargo())
@@ -214,7 +215,8 @@ fn test() -> Result<()> {
         PEERS_TEST,
     )?
     .env(debian::CHROMIUM.env, &chromium)
-    .env(debian::TMUX.env, &tmux))?;
+    .env(debian::TMUX.env, &tmux)
+    .env(debian::SSHD.env, &sshd))?;
     run(Command::new(cargo()).current_dir(&root).args([
         "test",
         "--workspace",

@@ -5,10 +5,12 @@
 //! - [`callbacks`]: the traits a host answers the CLI's requests with (permissions, hooks,
 //!   elicitation); `dispatch` routes each incoming request to them.
 //! - [`process`]: finding, starting and stopping the CLI.
+//! - [`launch`]: where the CLI runs (here, through `ssh`/`docker exec`/…, or your transport).
 
 pub mod callbacks;
 mod client;
 mod dispatch;
+pub mod launch;
 pub mod process;
 mod progress;
 mod query;

@@ -105,6 +105,8 @@ pub struct Options {
     pub(crate) extra_args: Vec<(String, Option<String>)>,
     /// Called with each line the CLI writes to stderr.
     pub(crate) stderr: Option<StderrCallback>,
+    /// Where the CLI runs and what carries its stdio.
+    pub(crate) launcher: crate::host::launch::Launcher,
     /// The OS user to run the CLI as (POSIX).
     pub(crate) user: Option<String>,
     /// Identifies the host application in the CLI's User-Agent.
@@ -283,6 +285,7 @@ impl Default for Options {
             env: Vec::new(),
             extra_args: Vec::new(),
             stderr: None,
+            launcher: crate::host::launch::Launcher::Local,
             user: None,
             client_app: None,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
@@ -432,6 +435,7 @@ impl fmt::Debug for Options {
             .field("env (keys only)", &env_keys)
             .field("extra_args", &self.extra_args)
             .field("stderr", &self.stderr.as_ref().map(|_| "<callback>"))
+            .field("launcher", &self.launcher)
             .field("user", &self.user)
             .field("client_app", &self.client_app)
             .field("request_timeout", &self.request_timeout)

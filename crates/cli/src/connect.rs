@@ -59,6 +59,16 @@ pub struct ConnectArgs {
     /// With --offline: the model script (JSON, see `ccwire model-server`) instead of the demo.
     #[arg(long, value_name = "FILE", requires = "offline")]
     pub model_script: Option<PathBuf>,
+    /// Set a variable in the CLI's environment (repeatable). Through --via it travels on the
+    /// launcher's stdin, not on a command line.
+    #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
+    /// Run the CLI through a program that carries stdio, e.g. "ssh build@host" or
+    /// "docker exec -i ctr"; --cli-path is then the path on that side (default: claude).
+    /// Only the variables Claude Code reads (ANTHROPIC_*, CLAUDE_*, DISABLE_*, proxies, CA
+    /// files) and --env are sent.
+    #[arg(long, value_name = "COMMAND")]
+    pub via: Option<String>,
     /// Show what the CLI writes to stderr.
     #[arg(long)]
     pub verbose: bool,
@@ -152,6 +162,10 @@ impl ConnectArgs {
             }
             builder = builder.envs(offline.env());
         }
+        builder = builder.envs(self.env.iter().cloned());
+        if let Some(via) = &self.via {
+            builder = builder.via(via)?;
+        }
         extra(builder).build()
     }
 
@@ -164,6 +178,14 @@ impl ConnectArgs {
             (Some(text), None) => SystemPrompt::text(text),
             (Some(text), Some(append)) => SystemPrompt::text(format!("{text}\n\n{append}")),
         }
+    }
+}
+
+/// `KEY=VALUE` of `--env`.
+fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(format!("expected KEY=VALUE, got `{text}`")),
     }
 }
 

@@ -23,7 +23,7 @@ use serde_json::Value;
 use tokio::sync::{watch, Mutex};
 
 use super::dispatch::HostControl;
-use super::process::{discover, ChildProcess, Spawn};
+use super::launch::{self, Carrier, Started};
 use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
@@ -59,7 +59,7 @@ pub struct Client {
 
 struct Inner {
     connection: Connection,
-    process: ChildProcess,
+    process: Carrier,
     inbound: Arc<Mutex<Inbound<Message>>>,
     initialize: Option<InitializeResponse>,
     progress: Arc<watch::Sender<Progress>>,
@@ -82,7 +82,6 @@ impl std::fmt::Debug for Client {
 impl Client {
     /// Starts `claude` with `options` and initializes the session.
     pub async fn connect(options: Options) -> Result<Self> {
-        let command = discover(options.cli_path.as_deref())?;
         let sdk_servers: Vec<_> = options
             .mcp_servers
             .values()
@@ -101,15 +100,11 @@ impl Client {
             options.on_user_dialog.clone(),
             router,
         );
-        let (process, stdin, stdout) = ChildProcess::spawn(Spawn {
-            command,
-            args: options.command_args(),
-            env: options.env(),
-            cwd: options.cwd.clone(),
-            on_stderr: options.stderr.clone(),
-            user: options.user().map(str::to_owned),
-        })
-        .await?;
+        let Started {
+            carrier: process,
+            reader: stdout,
+            writer: stdin,
+        } = launch::start(&options).await?;
         // Runs only once the CLI's stdout has ended (an async block waits until polled).
         let output_ended = process.output_ended(options.shutdown);
         let progress = Arc::new(watch::channel(Progress::default()).0);

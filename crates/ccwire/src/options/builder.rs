@@ -139,6 +139,20 @@ impl OptionsBuilder {
         self
     }
 
+    /// Where the CLI runs and what carries its stdio (default: a local child process). See
+    /// [`crate::host::launch`].
+    pub fn launcher(mut self, launcher: crate::host::launch::Launcher) -> Self {
+        self.options.launcher = launcher;
+        self
+    }
+
+    /// Runs the CLI through a program that carries stdio, e.g. `ssh build@host` or
+    /// `docker exec -i ctr` (split like a shell); `cli_path` is then the path on the far side.
+    pub fn via(mut self, command_line: &str) -> crate::Result<Self> {
+        self.options.launcher = crate::host::launch::Launcher::via(command_line)?;
+        Ok(self)
+    }
+
     /// Identifies the host application in the CLI's User-Agent, e.g. `my-app/1.0.0`
     /// (`CLAUDE_AGENT_SDK_CLIENT_APP`).
     pub fn client_app(mut self, app: impl Into<String>) -> Self {

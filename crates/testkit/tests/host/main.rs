@@ -6,6 +6,7 @@
 mod faults;
 mod features;
 mod liberal;
+mod launchers;
 mod lifecycle;
 mod mutated;
 

@@ -1,0 +1,276 @@
+//! Starting the CLI through the options' launcher, and what ends it ([`Carrier`]).
+
+use std::pin::Pin;
+use std::process::ExitStatus;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::sync::watch;
+
+use super::{forwarded_env, wrapper, LaunchRequest, Launcher};
+use crate::host::process::{
+    discover, ChildProcess, CliCommand, OutputEnded, ShutdownTimeouts, Spawn,
+};
+use crate::options::Options;
+use crate::{Error, Result};
+
+/// The CLI's stdout, boxed.
+pub(crate) type BoxRead = Pin<Box<dyn AsyncRead + Send>>;
+/// The CLI's stdin, boxed.
+pub(crate) type BoxWrite = Pin<Box<dyn AsyncWrite + Send>>;
+
+/// A started CLI: what ends it, and its two streams.
+pub(crate) struct Started {
+    /// What ends the CLI.
+    pub carrier: Carrier,
+    pub reader: BoxRead,
+    pub writer: BoxWrite,
+}
+
+/// What carries the CLI: a local child process (the CLI itself, or `ssh` & co.), or a custom
+/// launcher's streams.
+#[derive(Debug)]
+pub(crate) enum Carrier {
+    Process(ChildProcess),
+    Streams(StreamsEnd),
+}
+
+/// How a custom launcher's session ends: its output's end, and its stop function.
+pub(crate) struct StreamsEnd {
+    output_closed: watch::Receiver<bool>,
+    stop: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+impl std::fmt::Debug for StreamsEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamsEnd")
+            .field("output_closed", &*self.output_closed.borrow())
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamsEnd {
+    fn stop(&self) {
+        let stop = self
+            .stop
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(stop) = stop {
+            stop();
+        }
+    }
+
+    async fn closed_within(&self, limit: Duration) -> bool {
+        let mut closed = self.output_closed.clone();
+        let waited = tokio::time::timeout(limit, closed.wait_for(|closed| *closed)).await;
+        matches!(waited, Ok(Ok(_)))
+    }
+}
+
+impl Drop for StreamsEnd {
+    fn drop(&mut self) {
+        if !*self.output_closed.borrow() {
+            self.stop();
+        }
+    }
+}
+
+/// A stream's end counts as a clean exit: a transport has no exit status of its own.
+fn clean_exit() -> ExitStatus {
+    ExitStatus::default()
+}
+
+impl Carrier {
+    /// The local process id (the CLI, or the program carrying it).
+    pub fn pid(&self) -> Option<u32> {
+        match self {
+            Self::Process(process) => process.pid(),
+            Self::Streams(_) => None,
+        }
+    }
+
+    /// Stops at once.
+    pub fn kill(&self) {
+        match self {
+            Self::Process(process) => process.kill(),
+            Self::Streams(end) => end.stop(),
+        }
+    }
+
+    /// Ends gracefully after stdin was closed: waits, then signals (or the stop function).
+    pub async fn shutdown(&self, timeouts: ShutdownTimeouts) -> Option<ExitStatus> {
+        match self {
+            Self::Process(process) => process.shutdown(timeouts).await,
+            Self::Streams(end) => {
+                if !end.closed_within(timeouts.after_close).await {
+                    end.stop();
+                    if !end.closed_within(timeouts.after_term).await {
+                        return None;
+                    }
+                }
+                Some(clean_exit())
+            }
+        }
+    }
+
+    /// Waits up to `limit` for the end.
+    pub async fn wait_for_exit(&self, limit: Duration) -> Option<ExitStatus> {
+        match self {
+            Self::Process(process) => process.wait_for_exit(limit).await,
+            Self::Streams(end) => end.closed_within(limit).await.then(clean_exit),
+        }
+    }
+
+    /// What became of the CLI once its output ended (see [`ChildProcess::output_ended`]).
+    pub fn output_ended(
+        &self,
+        timeouts: ShutdownTimeouts,
+    ) -> Pin<Box<dyn std::future::Future<Output = OutputEnded> + Send + 'static>> {
+        match self {
+            Self::Process(process) => Box::pin(process.output_ended(timeouts)),
+            Self::Streams(_) => Box::pin(async {
+                OutputEnded {
+                    status: Some(clean_exit()),
+                    stderr_tail: String::new(),
+                }
+            }),
+        }
+    }
+}
+
+/// Starts the CLI with `options` through their launcher.
+pub(crate) async fn start(options: &Options) -> Result<Started> {
+    match &options.launcher {
+        Launcher::Local => {
+            let command = discover(options.cli_path.as_deref())?;
+            let (process, stdin, stdout) = ChildProcess::spawn(Spawn {
+                command,
+                args: options.command_args(),
+                env: options.env(),
+                cwd: options.cwd.clone(),
+                on_stderr: options.stderr.clone(),
+                user: options.user().map(str::to_owned),
+            })
+            .await?;
+            Ok(Started {
+                carrier: Carrier::Process(process),
+                reader: Box::pin(stdout),
+                writer: Box::pin(stdin),
+            })
+        }
+        Launcher::Prefix(prefix) => {
+            if options.user().is_some() {
+                return Err(Error::InvalidOptions(
+                    "`user` applies to a local CLI; through a launcher, choose the user in the \
+                     launcher's command (e.g. `ssh user@host`)"
+                        .into(),
+                ));
+            }
+            let request = launch_request(options);
+            let preamble = request.preamble()?;
+            let mut remote = wrapper::wrapper_command(&request);
+            if prefix.remote_shell {
+                let line = remote
+                    .iter()
+                    .map(|word| wrapper::shell_quote(&word.to_string_lossy()))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                remote = vec![line.into()];
+            }
+            let mut args = prefix.argv[1..].to_vec();
+            args.extend(remote);
+            let (process, mut stdin, stdout) = ChildProcess::spawn(Spawn {
+                command: CliCommand {
+                    program: prefix.argv[0].clone().into(),
+                    leading_args: Vec::new(),
+                },
+                args,
+                // The carrying program runs here with this environment (ssh needs its agent
+                // socket); what the CLI gets goes in the preamble.
+                env: Vec::new(),
+                cwd: None,
+                on_stderr: options.stderr.clone(),
+                user: None,
+            })
+            .await?;
+            stdin
+                .write_all(&preamble)
+                .await
+                .map_err(|source| Error::Io(std::sync::Arc::new(source)))?;
+            Ok(Started {
+                carrier: Carrier::Process(process),
+                reader: Box::pin(stdout),
+                writer: Box::pin(stdin),
+            })
+        }
+        Launcher::Custom(launch) => {
+            let launched = launch
+                .launch(launch_request(options))
+                .await
+                .map_err(|source| Error::SpawnFailed {
+                    path: "(custom launcher)".into(),
+                    source: std::sync::Arc::new(source),
+                })?;
+            let (closed_tx, closed_rx) = watch::channel(false);
+            Ok(Started {
+                carrier: Carrier::Streams(StreamsEnd {
+                    output_closed: closed_rx,
+                    stop: Mutex::new(launched.stop),
+                }),
+                reader: Box::pin(EofWatch {
+                    inner: launched.reader,
+                    closed: closed_tx,
+                }),
+                writer: launched.writer,
+            })
+        }
+    }
+}
+
+/// What a prefix or custom launcher is asked to start.
+fn launch_request(options: &Options) -> LaunchRequest {
+    let program = options
+        .cli_path
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("claude"));
+    let command = CliCommand::for_path(program);
+    let mut argv = vec![command.program.into_os_string()];
+    argv.extend(command.leading_args);
+    argv.extend(options.command_args());
+    LaunchRequest {
+        argv,
+        env: forwarded_env(std::env::vars_os(), &options.env()),
+        cwd: options.cwd.clone(),
+        shutdown: options.shutdown,
+    }
+}
+
+/// A reader that says when it reached its end (or failed).
+struct EofWatch {
+    inner: BoxRead,
+    closed: watch::Sender<bool>,
+}
+
+impl AsyncRead for EofWatch {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = self.inner.as_mut().poll_read(cx, buf);
+        match &polled {
+            Poll::Ready(Ok(())) if buf.filled().len() == before => {
+                let _ = self.closed.send(true);
+            }
+            Poll::Ready(Err(_)) => {
+                let _ = self.closed.send(true);
+            }
+            _ => {}
+        }
+        polled
+    }
+}
