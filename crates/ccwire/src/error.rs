@@ -26,6 +26,18 @@ pub enum Error {
         /// The minimum in force.
         minimum: String,
     },
+    /// A pooled session spent its budget (see [`host::pool`](crate::host::pool)).
+    #[error("the session's {what} budget is spent ({turns} prompts, ${cost_usd:.4}, {elapsed:?})")]
+    BudgetExceeded {
+        /// Which budget: `turns`, `cost` or `wall time`.
+        what: &'static str,
+        /// Prompts sent.
+        turns: u32,
+        /// The session's cost so far.
+        cost_usd: f64,
+        /// Time since checkout.
+        elapsed: Duration,
+    },
     /// The CLI could not be started.
     #[error("could not start {path}: {source}")]
     SpawnFailed {

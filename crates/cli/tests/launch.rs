@@ -184,7 +184,10 @@ fn processes_with(needle: &str) -> Vec<String> {
         let environ = read("environ");
         let has = |bytes: &[u8]| bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
         if has(&cmdline) || has(&environ) {
-            found.push(format!("{name} {}", String::from_utf8_lossy(&cmdline).replace('\0', " ")));
+            found.push(format!(
+                "{name} {}",
+                String::from_utf8_lossy(&cmdline).replace('\0', " ")
+            ));
         }
     }
     found
@@ -203,7 +206,10 @@ fn a_tool_turn_through_ssh() {
     assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stdout.contains("⏺ Bash(touch via-ssh.txt)"), "{stdout}");
     assert!(stdout.contains("Done remotely."), "{stdout}");
-    assert!(work.path().join("via-ssh.txt").exists(), "the tool did not run there");
+    assert!(
+        work.path().join("via-ssh.txt").exists(),
+        "the tool did not run there"
+    );
     // The CLI exited by itself once the host closed stdin: no warning about stopping it.
     assert!(!stderr.contains("kept running"), "{stderr}");
 }
@@ -215,12 +221,18 @@ fn killing_the_host_mid_turn_leaves_nothing_on_the_far_side() {
     let tag = format!("ccwire-launch-test-{}", std::process::id());
     let script = script(work.path(), &tag);
     let marker = format!("CLAUDE_CCWIRE_TEST_MARK={tag}");
-    let mut host = run_via(&sshd, work.path(), &script, "Bash(python3:*)", "SLOW please")
-        .args(["--env", &marker])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("ccwire run");
+    let mut host = run_via(
+        &sshd,
+        work.path(),
+        &script,
+        "Bash(python3:*)",
+        "SLOW please",
+    )
+    .args(["--env", &marker])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("ccwire run");
 
     // The tool runs on the far side (the host's own command line names the tag too)…
     let host_pid = format!("{} ", host.id());
@@ -231,15 +243,17 @@ fn killing_the_host_mid_turn_leaves_nothing_on_the_far_side() {
             .collect()
     };
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !far_side(&tag).iter().any(|p| p.contains("python3"))
-    {
+    while !far_side(&tag).iter().any(|p| p.contains("python3")) {
         assert!(Instant::now() < deadline, "the slow tool never started");
         std::thread::sleep(Duration::from_millis(100));
     }
     // …the variables travelled on stdin: the API key and the --env value are on no command
     // line but the host's own (where the user typed --env).
     for process in processes_with("offline-demo-key") {
-        assert!(!process.contains("offline-demo-key"), "a secret on a command line: {process}");
+        assert!(
+            !process.contains("offline-demo-key"),
+            "a secret on a command line: {process}"
+        );
     }
     for process in processes_with(&marker) {
         assert!(

@@ -268,6 +268,12 @@ impl Client {
         self.inner.initialize.as_ref()
     }
 
+    /// The CLI's exit status, once it has exited (`None` while it runs). Through a launcher,
+    /// the status of the local program that carries it.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        self.inner.process.exit_status()
+    }
+
     /// The process id of the CLI.
     pub fn pid(&self) -> Option<u32> {
         self.inner.process.pid()

@@ -280,7 +280,10 @@ mod tests {
         ]
         .map(|(k, v)| (OsString::from(k), OsString::from(v)));
         let changes = vec![
-            (OsString::from("CLAUDE_CODE_ENTRYPOINT"), Some("sdk-rust".into())),
+            (
+                OsString::from("CLAUDE_CODE_ENTRYPOINT"),
+                Some("sdk-rust".into()),
+            ),
             (OsString::from("DISABLE_TELEMETRY"), None),
             (OsString::from("MY_VAR"), Some("x".into())),
         ];

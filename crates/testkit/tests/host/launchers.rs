@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ccwire::host::callbacks::can_use_tool;
-use ccwire::host::launch::{CommandPrefix, Launched, Launcher, LaunchRequest};
+use ccwire::host::launch::{CommandPrefix, LaunchRequest, Launched, Launcher};
 use ccwire::protocol::permission::PermissionResult;
 use ccwire::query;
 
@@ -28,9 +28,7 @@ async fn a_prefix_launcher_sends_only_the_forwarded_environment() {
     let seen = asked.clone();
     let options = fake
         .builder()
-        .launcher(Launcher::Prefix(
-            CommandPrefix::new(["env", "-i"]).unwrap(),
-        ))
+        .launcher(Launcher::Prefix(CommandPrefix::new(["env", "-i"]).unwrap()))
         .env("CLAUDE_CODE_SECRET_FOR_TEST", "s3cret value")
         .can_use_tool(can_use_tool(move |request| {
             seen.store(true, Ordering::SeqCst);
@@ -39,7 +37,10 @@ async fn a_prefix_launcher_sends_only_the_forwarded_environment() {
         .build()
         .unwrap();
     let items = collect(query("go", options)).await;
-    assert!(asked.load(Ordering::SeqCst), "the permission callback was not called");
+    assert!(
+        asked.load(Ordering::SeqCst),
+        "the permission callback was not called"
+    );
     assert_eq!(of_kind(&items, "result/success").len(), 1, "{items:?}");
     let start = &fake.record()[0];
     let env = start["env"].as_object().unwrap();
@@ -95,7 +96,10 @@ async fn a_custom_launcher_carries_the_whole_host_side() {
         .build()
         .unwrap();
     let items = collect(query("go", options)).await;
-    assert!(tool_result_text_of(&items).contains("created x"), "{items:?}");
+    assert!(
+        tool_result_text_of(&items).contains("created x"),
+        "{items:?}"
+    );
     assert_eq!(of_kind(&items, "result/success").len(), 1, "{items:?}");
 
     // A client dropped mid-session: the stop function runs.
@@ -104,7 +108,10 @@ async fn a_custom_launcher_carries_the_whole_host_side() {
     let client = within(10, ccwire::Client::connect(options)).await.unwrap();
     client.send("wait").await.unwrap();
     drop(client);
-    assert!(stopped.load(Ordering::SeqCst), "the stop function did not run");
+    assert!(
+        stopped.load(Ordering::SeqCst),
+        "the stop function did not run"
+    );
 }
 
 fn tool_result_text_of(items: &[ccwire::Result<Message>]) -> String {

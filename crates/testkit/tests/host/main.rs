@@ -5,10 +5,11 @@
 
 mod faults;
 mod features;
-mod liberal;
 mod launchers;
+mod liberal;
 mod lifecycle;
 mod mutated;
+mod pool;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

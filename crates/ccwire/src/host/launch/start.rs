@@ -92,6 +92,14 @@ impl Carrier {
         }
     }
 
+    /// The exit status, once it has ended.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        match self {
+            Self::Process(process) => process.exit_status(),
+            Self::Streams(end) => (*end.output_closed.borrow()).then(clean_exit),
+        }
+    }
+
     /// Stops at once.
     pub fn kill(&self) {
         match self {

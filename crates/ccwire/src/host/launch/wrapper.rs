@@ -162,7 +162,10 @@ mod tests {
             .write_all(&preamble(&request.env).expect("preamble"))
             .await
             .expect("write");
-        stdin.write_all(b"{\"type\":\"user\"}\n").await.expect("write");
+        stdin
+            .write_all(b"{\"type\":\"user\"}\n")
+            .await
+            .expect("write");
         drop(stdin);
         let mut out = String::new();
         child

@@ -1,0 +1,235 @@
+//! The session pool: its limit under 200 concurrent callers, its fair queue, its spares
+//! (ready ahead, replaced when taken or dead), its budgets and metrics.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ccwire::host::pool::{Budget, Pool, PoolConfig};
+use ccwire::Error;
+
+use super::*;
+
+fn echo_script() -> serde_json::Value {
+    serde_json::json!({"turns": [{"steps": [{"text": "hello"}]}, {"steps": [{"text": "again"}]}]})
+}
+
+/// Reads until the turn's result.
+async fn one_turn(session: &mut ccwire::host::PooledSession, prompt: &str) -> Result<()> {
+    session.send(prompt).await?;
+    while let Some(message) = session.receive().await {
+        if message?.result_is_error().is_some() {
+            return Ok(());
+        }
+    }
+    Err(Error::Closed)
+}
+
+async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(tokio::time::Instant::now() < deadline, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_callers_never_exceed_the_limit() {
+    let fake = Fake::new(echo_script());
+    let pool = Pool::new(
+        fake.options(),
+        PoolConfig {
+            max_live: 8,
+            spares: 2,
+            budget: Budget::default(),
+        },
+    );
+    let in_use = Arc::new(AtomicU64::new(0));
+    let peak = Arc::new(AtomicU64::new(0));
+    let peak_live = Arc::new(AtomicU64::new(0));
+    let mut tasks = Vec::new();
+    for i in 0..200 {
+        let pool = pool.clone();
+        let (in_use, peak, peak_live) = (in_use.clone(), peak.clone(), peak_live.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut session = pool.session().await?;
+            let now = in_use.fetch_add(1, Ordering::SeqCst) + 1;
+            peak.fetch_max(now, Ordering::SeqCst);
+            peak_live.fetch_max(pool.metrics().live, Ordering::SeqCst);
+            let turn = one_turn(&mut session, &format!("prompt {i}")).await;
+            in_use.fetch_sub(1, Ordering::SeqCst);
+            turn?;
+            session.close().await
+        }));
+    }
+    let mut queued_seen = 0;
+    for _ in 0..10 {
+        queued_seen = queued_seen.max(pool.metrics().queued);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    for task in tasks {
+        within(120, task).await.unwrap().unwrap();
+    }
+    assert!(
+        peak.load(Ordering::SeqCst) <= 8,
+        "peak {}",
+        peak.load(Ordering::SeqCst)
+    );
+    assert!(peak_live.load(Ordering::SeqCst) <= 8);
+    assert!(
+        queued_seen > 0,
+        "nobody ever waited: the limit was not exercised"
+    );
+    let metrics = pool.metrics();
+    assert_eq!(metrics.live, 0);
+    assert_eq!(metrics.completed, 200);
+    assert_eq!(metrics.failed, 0, "{metrics:?}");
+    assert_eq!(metrics.queued, 0);
+    // 200 sessions, plus the spares standing by now.
+    assert!(metrics.started >= 200, "{metrics:?}");
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_queue_is_first_come_first_served() {
+    let fake = Fake::new(echo_script());
+    let pool = Pool::new(
+        fake.options(),
+        PoolConfig {
+            max_live: 1,
+            spares: 0,
+            budget: Budget::default(),
+        },
+    );
+    let first = pool.session().await.unwrap();
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let mut tasks = Vec::new();
+    for i in 0..6 {
+        let (waiting, order) = (pool.clone(), order.clone());
+        tasks.push(tokio::spawn(async move {
+            let session = waiting.session().await.unwrap();
+            order.lock().unwrap().push(i);
+            session.close().await.unwrap();
+        }));
+        // Each caller is in the queue before the next one comes.
+        let expected = i + 1;
+        wait_until("queued", || pool.metrics().queued == expected).await;
+    }
+    first.close().await.unwrap();
+    for task in tasks {
+        within(30, task).await.unwrap();
+    }
+    assert_eq!(*order.lock().unwrap(), vec![0, 1, 2, 3, 4, 5]);
+}
+
+#[tokio::test]
+async fn spares_are_taken_and_replaced_even_when_they_die() {
+    let fake = Fake::new(echo_script());
+    let pool = Pool::new(
+        fake.options(),
+        PoolConfig {
+            max_live: 4,
+            spares: 2,
+            budget: Budget::default(),
+        },
+    );
+    wait_until("two spares", || pool.metrics().spare == 2).await;
+    let before = pool.spare_pids();
+
+    // A session takes a spare: no new process for it, and the pool makes another spare.
+    let mut session = pool.session().await.unwrap();
+    assert!(session.prewarmed());
+    assert!(before.contains(&session.client().pid().unwrap()));
+    one_turn(&mut session, "hi").await.unwrap();
+    wait_until("replaced after a checkout", || pool.metrics().spare == 2).await;
+
+    // A spare that dies is replaced.
+    let victim = pool.spare_pids()[0];
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(victim as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    wait_until("the dead spare replaced", || {
+        let pids = pool.spare_pids();
+        pids.len() == 2 && !pids.contains(&victim)
+    })
+    .await;
+    assert!(pool.metrics().failed >= 1);
+    session.close().await.unwrap();
+    pool.shutdown().await;
+    assert_eq!(pool.metrics().spare, 0);
+    assert!(matches!(pool.session().await, Err(Error::Closed)));
+}
+
+#[tokio::test]
+async fn budgets_stop_a_session() {
+    // Turns.
+    let fake = Fake::new(echo_script());
+    let budget = Budget {
+        max_turns: Some(1),
+        ..Budget::default()
+    };
+    let pool = Pool::new(
+        fake.options(),
+        PoolConfig {
+            max_live: 2,
+            spares: 0,
+            budget,
+        },
+    );
+    let mut session = pool.session().await.unwrap();
+    one_turn(&mut session, "one").await.unwrap();
+    let refused = session.send("two").await;
+    assert!(
+        matches!(
+            refused,
+            Err(Error::BudgetExceeded {
+                what: "turns",
+                turns: 1,
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    session.close().await.unwrap();
+
+    // Wall time: a turn that takes too long is interrupted and reported.
+    let fake = Fake::new(
+        serde_json::json!({"turns": [{"steps": [{"sleep_ms": 10000}, {"text": "late"}]}]}),
+    );
+    let budget = Budget {
+        max_wall: Some(Duration::from_millis(500)),
+        ..Budget::default()
+    };
+    let pool = Pool::new(
+        fake.options(),
+        PoolConfig {
+            max_live: 2,
+            spares: 0,
+            budget,
+        },
+    );
+    let mut session = pool.session().await.unwrap();
+    session.send("slow").await.unwrap();
+    let started = std::time::Instant::now();
+    let mut outcome = None;
+    while let Some(message) = within(10, session.receive()).await {
+        if let Err(err) = message {
+            outcome = Some(err);
+            break;
+        }
+    }
+    assert!(
+        matches!(
+            outcome,
+            Some(Error::BudgetExceeded {
+                what: "wall time",
+                ..
+            })
+        ),
+        "{outcome:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    drop(session);
+    assert_eq!(pool.metrics().live, 0);
+}
