@@ -16,6 +16,7 @@
 
 mod chart;
 mod measure;
+pub mod prewarm;
 mod report;
 mod setup;
 mod workload;
@@ -443,7 +444,7 @@ fn load_average() -> String {
 }
 
 /// Today's date (UTC) as `YYYY-MM-DD`.
-fn today() -> String {
+pub(crate) fn today() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -112,6 +112,10 @@ enum Task {
     /// Measure ccwire against the official TypeScript and Python SDKs and bare Rust loops on
     /// the same fake CLI, and rewrite its section of docs/benchmarks.md (see docs/benchmarks.md).
     Bench(bench::BenchArgs),
+    /// Time to the first message, cold and from a prewarmed process: ccwire's Pool spares
+    /// against the TypeScript SDK's startup(), on fake-claude and the real CLI offline; prints
+    /// a section for docs/benchmarks.md.
+    BenchPrewarm(bench::prewarm::PrewarmArgs),
 }
 
 fn main() -> Result<()> {
@@ -135,6 +139,7 @@ fn main() -> Result<()> {
             Ok(())
         }
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
+        Task::BenchPrewarm(args) => bench::prewarm::bench_prewarm(&workspace_root(), &args),
         Task::Fuzz {
             seconds,
             seed,

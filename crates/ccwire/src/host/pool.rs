@@ -5,7 +5,7 @@
 //!   [`Pool::session`] wait in a first-come, first-served queue (a fair semaphore).
 //! - **Spares**: `spares` CLIs are started and initialized ahead of demand, so a session that
 //!   takes one skips the process start and the `initialize` round trip. A spare that dies is
-//!   replaced; a taken spare is replaced at once. Spares are not counted in `max_live`: the
+//!   replaced; a taken spare is replaced at once, or after `refill_delay`. Spares are not counted in `max_live`: the
 //!   pool runs at most `max_live + spares` CLIs.
 //! - **Budgets**: each session may be limited in prompts, cost (the CLI's running total in
 //!   its results) and wall time from checkout; past one, [`PooledSession::send`] refuses and
@@ -57,6 +57,10 @@ pub struct PoolConfig {
     pub spares: usize,
     /// Every session's budget.
     pub budget: Budget,
+    /// After a spare is taken, how long the pool waits before starting its replacement: a
+    /// CLI starting takes a core for a good part of a second, which the session that took the
+    /// spare needs for its first answer on a small machine. Zero: at once.
+    pub refill_delay: Duration,
 }
 
 impl Default for PoolConfig {
@@ -65,6 +69,7 @@ impl Default for PoolConfig {
             max_live: 16,
             spares: 1,
             budget: Budget::default(),
+            refill_delay: Duration::ZERO,
         }
     }
 }
@@ -103,6 +108,8 @@ struct Shared {
     counters: Counters,
     /// Wakes the spare keeper (a spare was taken).
     wanted: Notify,
+    /// When a spare was last taken.
+    last_taken: Mutex<Option<tokio::time::Instant>>,
     closed: CancellationToken,
 }
 
@@ -178,6 +185,7 @@ impl Pool {
             spares: Mutex::new(VecDeque::new()),
             counters: Counters::default(),
             wanted: Notify::new(),
+            last_taken: Mutex::new(None),
             closed: CancellationToken::new(),
         });
         if config.spares > 0 {
@@ -206,6 +214,13 @@ impl Pool {
             }
             shared.counters.failed.fetch_add(1, Ordering::SeqCst);
         };
+        if spare.is_some() {
+            *shared
+                .last_taken
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some(tokio::time::Instant::now());
+        }
         shared.wanted.notify_one();
         let (client, prewarmed) = match spare {
             Some(client) => (client, true),
@@ -283,6 +298,20 @@ async fn keep_spares(pool: std::sync::Weak<Shared>) {
                 .failed
                 .fetch_add(died as u64, Ordering::SeqCst);
             shared.log("spare died");
+        }
+        let refill_at = shared
+            .last_taken
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .map(|taken| taken + shared.config.refill_delay);
+        if let Some(at) = refill_at.filter(|at| *at > tokio::time::Instant::now()) {
+            let closed = shared.closed.clone();
+            drop(shared);
+            tokio::select! {
+                () = tokio::time::sleep_until(at) => {}
+                () = closed.cancelled() => return,
+            }
+            continue;
         }
         if shared.spares().len() < shared.config.spares {
             match shared.start_client().await {

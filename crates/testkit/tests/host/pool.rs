@@ -41,6 +41,7 @@ async fn two_hundred_callers_never_exceed_the_limit() {
             max_live: 8,
             spares: 2,
             budget: Budget::default(),
+            ..PoolConfig::default()
         },
     );
     let in_use = Arc::new(AtomicU64::new(0));
@@ -98,6 +99,7 @@ async fn the_queue_is_first_come_first_served() {
             max_live: 1,
             spares: 0,
             budget: Budget::default(),
+            ..PoolConfig::default()
         },
     );
     let first = pool.session().await.unwrap();
@@ -130,6 +132,7 @@ async fn spares_are_taken_and_replaced_even_when_they_die() {
             max_live: 4,
             spares: 2,
             budget: Budget::default(),
+            ..PoolConfig::default()
         },
     );
     wait_until("two spares", || pool.metrics().spare == 2).await;
@@ -175,6 +178,7 @@ async fn budgets_stop_a_session() {
             max_live: 2,
             spares: 0,
             budget,
+            ..PoolConfig::default()
         },
     );
     let mut session = pool.session().await.unwrap();
@@ -207,6 +211,7 @@ async fn budgets_stop_a_session() {
             max_live: 2,
             spares: 0,
             budget,
+            ..PoolConfig::default()
         },
     );
     let mut session = pool.session().await.unwrap();

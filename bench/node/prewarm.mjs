@@ -1,0 +1,49 @@
+// Time to the first message with the official TypeScript SDK: a cold `query()` and a query on
+// a `startup()` handle (the process spawned and initialized before the clock starts),
+// alternating, ROUNDS of each.
+//
+//     node prewarm.mjs CLI ROUNDS
+//
+// Run by `cargo xtask bench-prewarm` beside ccwire's `ccwire-prewarm`, with the SDK's
+// `sdk.mjs` in CCWIRE_BENCH_TS_SDK and the CLI's environment (a fake's script, or the real
+// CLI's private HOME and model server) in this process's. Prints one JSON line:
+// {"cold_ms", "warm_ms", "cold_result_ms", "warm_result_ms": [...]}.
+
+import { pathToFileURL } from "node:url";
+
+const [cli, roundsText] = process.argv.slice(2);
+const rounds = Number(roundsText);
+const sdk = await import(pathToFileURL(process.env.CCWIRE_BENCH_TS_SDK).href);
+
+const options = () => ({
+  pathToClaudeCodeExecutable: cli,
+  env: { ...process.env },
+  includePartialMessages: true,
+});
+
+// Iterates the query to its result; returns the milliseconds from `start` to its first
+// message (the turn's `system/init`) and to its result.
+async function timedTurn(query, start) {
+  let first = null;
+  for await (const message of query) {
+    if (first === null) first = performance.now() - start;
+    if (message.type === "result") return [first, performance.now() - start];
+  }
+  throw new Error("no result");
+}
+
+const out = { cold_ms: [], warm_ms: [], cold_result_ms: [], warm_result_ms: [] };
+for (let i = 0; i < rounds; i++) {
+  let start = performance.now();
+  let [first, result] = await timedTurn(sdk.query({ prompt: "go", options: options() }), start);
+  out.cold_ms.push(first);
+  out.cold_result_ms.push(result);
+
+  const handle = await sdk.startup({ options: options() });
+  start = performance.now();
+  [first, result] = await timedTurn(handle.query("go"), start);
+  out.warm_ms.push(first);
+  out.warm_result_ms.push(result);
+}
+console.log(JSON.stringify(out));
+process.exit(0);
