@@ -4,7 +4,7 @@
 //!   environment plus the options' changes.
 //! - [`Launcher::Prefix`] runs it through a program that carries stdio (`ssh host`,
 //!   `docker exec -i ctr`, `kubectl exec -i pod --`): the local process is that program, and
-//!   on the far side a small POSIX `sh` script ([`wrapper`]) reads the environment from the
+//!   on the far side a small POSIX `sh` script ([`WRAPPER_SCRIPT`]) reads the environment from the
 //!   first lines of stdin (so no secret is on a command line), then runs the CLI in a session
 //!   of its own and, when stdin ends (the host closed it, or died, or the connection was lost),
 //!   gives it the same grace, SIGTERM, SIGKILL ladder as a local CLI, its whole process group
@@ -136,7 +136,7 @@ pub struct LaunchRequest {
 }
 
 impl LaunchRequest {
-    /// The command of [`wrapper`]: `sh -c SCRIPT ccwire-launch GRACE TERM_GRACE CWD ARGV…`.
+    /// The command of [`WRAPPER_SCRIPT`]: `sh -c SCRIPT ccwire-launch GRACE TERM_GRACE CWD ARGV…`.
     /// Send [`LaunchRequest::preamble`] first on its stdin, then the protocol.
     pub fn wrapped(&self) -> Vec<OsString> {
         wrapper_command(self)

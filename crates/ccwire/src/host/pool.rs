@@ -10,7 +10,7 @@
 //! - **Budgets**: each session may be limited in prompts, cost (the CLI's running total in
 //!   its results) and wall time from checkout; past one, [`PooledSession::send`] refuses and
 //!   [`PooledSession::receive`] interrupts the turn and reports
-//!   [`Error::BudgetExceeded`](crate::Error::BudgetExceeded).
+//!   [`Error::BudgetExceeded`].
 //! - **Metrics**: [`Pool::metrics`] (live, spare, queued, started, completed, failed), also
 //!   logged with `tracing` at debug level on every change.
 //!
