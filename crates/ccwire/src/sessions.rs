@@ -302,12 +302,8 @@ impl SessionStore {
         let path = self.locate(session_id, dir)?;
         let project_path = dir.map(store::canonicalize);
         let ends = lite::read_ends(&path)?;
-        lite::session_info(
-            session_id,
-            &ends,
-            project_path.as_deref(),
-            archive::Mark::read(&path).as_ref(),
-        )
+        let archived = archive::Mark::read(&path).map(|mark| mark.archived_now(&ends.tail));
+        lite::session_info(session_id, &ends, project_path.as_deref(), archived)
     }
 
     /// A session's conversation, oldest first (see the [`chain`](self) docs for how branches
@@ -539,7 +535,8 @@ fn read_project(dir: &Path, project_path: Option<&str>) -> Vec<SessionInfo> {
             }
             let path = entry.path();
             let ends = lite::read_ends(&path)?;
-            lite::session_info(id, &ends, project_path, archive::Mark::read(&path).as_ref())
+            let archived = archive::Mark::read(&path).map(|mark| mark.archived_now(&ends.tail));
+            lite::session_info(id, &ends, project_path, archived)
         })
         .collect()
 }

@@ -18,10 +18,10 @@ use ccwire::sessions::SessionStore;
 use ccwire::Client;
 
 use crate::connect::{offline_note, start_failure, ConnectArgs};
-use crate::run::offline::Offline;
+use crate::offline::Offline;
 use crate::run::permission::Permissions;
-use crate::run::{Interrupts, OutputMode, Renderer, ShownTools, Style, EXIT_INTERRUPTED};
-use crate::terminal::sanitize;
+use crate::run::{OutputMode, Renderer, ShownTools, EXIT_INTERRUPTED};
+use crate::terminal::{sanitize, Interrupts, Style};
 use commands::Command;
 use terminal::{Read, Terminal};
 use turn::{Totals, TurnEnd};

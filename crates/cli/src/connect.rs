@@ -12,10 +12,9 @@ use ccwire::protocol::permission::PermissionMode;
 use ccwire::Options;
 use ccwire_model_server::ModelScript;
 
+use crate::offline::Offline;
 use crate::rules::{Pattern, Rules};
-use crate::run::offline::Offline;
-use crate::run::Style;
-use crate::terminal::sanitize;
+use crate::terminal::{sanitize, Style};
 
 /// How to start the session: which CLI, model, mode, prompt, rules, and whether offline.
 #[derive(Debug, Clone, clap::Args)]

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod chat;
 mod check;
 mod connect;
+mod offline;
 mod replay;
 mod rules;
 mod run;
@@ -40,7 +41,7 @@ enum Command {
     Chat(chat::ChatArgs),
     /// Serve a scripted model (the Anthropic Messages API) until Ctrl-C, printing its URL;
     /// point the CLI at it with ANTHROPIC_BASE_URL.
-    ModelServer(run::ModelServerArgs),
+    ModelServer(offline::ModelServerArgs),
     /// Sit between a host and `claude` as a transparent proxy: relay every line both ways
     /// unchanged, record the session (--record, secrets redacted), answer tool permissions
     /// from a policy (--policy). Exits with the CLI's exit code.
@@ -82,7 +83,7 @@ fn main() -> ExitCode {
             outcome
         }
         Command::ModelServer(args) => {
-            run::model_server(&args, &mut std::io::stdout()).map(|()| true)
+            offline::model_server(&args, &mut std::io::stdout()).map(|()| true)
         }
     };
     match outcome {

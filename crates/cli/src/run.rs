@@ -7,7 +7,6 @@
 //! second Ctrl-C stops at once.
 
 mod label;
-pub mod offline;
 pub mod permission;
 mod render;
 
@@ -19,12 +18,11 @@ use ccwire::protocol::Message;
 use ccwire::Client;
 
 use crate::connect::{offline_note, start_failure, ConnectArgs};
-use crate::terminal::sanitize;
+use crate::terminal::{sanitize, wait_interrupt, Interrupts, Style};
 pub use label::truncate;
-pub use offline::{model_server, ModelServerArgs};
 use permission::Permissions;
 pub use permission::ShownTools;
-pub use render::{OutputMode, Renderer, Style};
+pub use render::{OutputMode, Renderer};
 
 /// Exit code after Ctrl-C, as shells use for SIGINT.
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -284,42 +282,4 @@ fn read_prompt(prompt: &str) -> io::Result<String> {
 fn fail<O: Write, E: Write>(renderer: &mut Renderer<O, E>, message: &str) -> u8 {
     let _ = renderer.note(message);
     1
-}
-
-/// SIGINT (Ctrl-C), delivered as a stream so that none is lost between two waits.
-pub struct Interrupts {
-    #[cfg(unix)]
-    signal: tokio::signal::unix::Signal,
-}
-
-impl Interrupts {
-    pub fn new() -> io::Result<Self> {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            Ok(Self {
-                signal: signal(SignalKind::interrupt())?,
-            })
-        }
-        #[cfg(not(unix))]
-        Ok(Self {})
-    }
-
-    pub async fn recv(&mut self) {
-        #[cfg(unix)]
-        if self.signal.recv().await.is_none() {
-            std::future::pending::<()>().await;
-        }
-        #[cfg(not(unix))]
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
-}
-
-pub async fn wait_interrupt(interrupts: Option<&mut Interrupts>) {
-    match interrupts {
-        Some(interrupts) => interrupts.recv().await,
-        None => std::future::pending().await,
-    }
 }

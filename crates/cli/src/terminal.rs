@@ -5,9 +5,11 @@
 //! ccwire printed, or hide text with colours. [`sanitize`] shows every control character
 //! instead of sending it: C0 controls in caret notation (`ESC` → `^[`, `BEL` → `^G`, `CR` →
 //! `^M`, `DEL` → `^?`), C1 controls and the bidirectional overrides that reorder what is shown
-//! as `<U+009B>`; newline and tab are kept.
+//! as `<U+009B>`; newline and tab are kept. [`Style`] says whether ccwire's own output is
+//! coloured (a terminal, and `NO_COLOR` unset); [`Interrupts`] delivers Ctrl-C.
 
 use std::borrow::Cow;
+use std::io;
 
 /// `text` with every control character shown rather than obeyed (see the module docs).
 pub fn sanitize(text: &str) -> Cow<'_, str> {
@@ -37,6 +39,82 @@ fn needs_escape(c: char) -> bool {
         // Bidirectional embeddings, overrides and isolates: they reorder the text around them.
         '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' => true,
         _ => false,
+    }
+}
+
+/// Whether to use ANSI styles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Style {
+    /// Dim thinking and tool results, colour the summary mark.
+    pub color: bool,
+}
+
+impl Style {
+    /// Styles when `out` is a terminal and `NO_COLOR` is unset or empty.
+    pub fn detect(out_is_terminal: bool) -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Self {
+            color: out_is_terminal && !no_color,
+        }
+    }
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color && !text.is_empty() {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// Dimmed text.
+    pub fn dim(self, text: &str) -> String {
+        self.paint("2", text)
+    }
+
+    pub fn red(self, text: &str) -> String {
+        self.paint("31", text)
+    }
+
+    pub fn green(self, text: &str) -> String {
+        self.paint("32", text)
+    }
+}
+
+/// SIGINT (Ctrl-C), delivered as a stream so that none is lost between two waits.
+pub struct Interrupts {
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+}
+
+impl Interrupts {
+    pub fn new() -> io::Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Self {
+                signal: signal(SignalKind::interrupt())?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Self {})
+    }
+
+    pub async fn recv(&mut self) {
+        #[cfg(unix)]
+        if self.signal.recv().await.is_none() {
+            std::future::pending::<()>().await;
+        }
+        #[cfg(not(unix))]
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+pub async fn wait_interrupt(interrupts: Option<&mut Interrupts>) {
+    match interrupts {
+        Some(interrupts) => interrupts.recv().await,
+        None => std::future::pending().await,
     }
 }
 

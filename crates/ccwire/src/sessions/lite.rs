@@ -220,13 +220,14 @@ pub(crate) fn title(head: &str, tail: &str) -> Option<String> {
         .or_else(|| nonempty(last_string_field(head, "aiTitle")))
 }
 
-/// The summary of a session from the ends of its transcript; `None` for a subagent's
-/// transcript or one with nothing to show (no title, summary or prompt).
+/// The summary of a session from the ends of its transcript (`archived`: what its archive
+/// mark says, if it has one); `None` for a subagent's transcript or one with nothing to show
+/// (no title, summary or prompt).
 pub(crate) fn session_info(
     session_id: &str,
     ends: &Ends,
     project_path: Option<&str>,
-    archive: Option<&super::archive::Mark>,
+    archived: Option<bool>,
 ) -> Option<SessionInfo> {
     let (head, tail) = (&ends.head, &ends.tail);
     let first_line = head.split('\n').next().unwrap_or("");
@@ -252,7 +253,6 @@ pub(crate) fn session_info(
         .and_then(|line| last_string_field(line, "tag"))
         .filter(|tag| !tag.is_empty());
     let created_at = first_string_field(head, "timestamp").and_then(|t| epoch_millis(&t));
-    let archived = archive.map(|mark| mark.archived_now(tail));
     Some(SessionInfo {
         session_id: session_id.to_owned(),
         summary,

@@ -11,8 +11,8 @@ use ccwire::protocol::Message;
 use ccwire::Client;
 
 use super::terminal::Spinner;
-use crate::run::{self, Interrupts, Renderer, ShownTools, INTERRUPT_GRACE};
-use crate::terminal::sanitize;
+use crate::run::{self, Renderer, ShownTools, INTERRUPT_GRACE};
+use crate::terminal::{sanitize, wait_interrupt, Interrupts};
 
 /// How a turn ended.
 #[derive(Debug)]
@@ -120,7 +120,7 @@ pub async fn drive<O: Write, E: Write>(
                     return TurnEnd::Ended(Some(err));
                 }
             },
-            () = run::wait_interrupt(interrupts.as_deref_mut()) => {
+            () = wait_interrupt(interrupts.as_deref_mut()) => {
                 spinner.hide();
                 if interrupted {
                     return TurnEnd::Quit;

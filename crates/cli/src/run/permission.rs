@@ -16,9 +16,9 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use super::label::tool_label;
-use super::render::Style;
 use crate::rules::{self, Decision, Pattern, Rules};
 use crate::terminal::sanitize;
+use crate::terminal::Style;
 
 /// Decides tool permissions for one session.
 pub struct Permissions {

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use super::label::{plural, tool_label, truncate, MAX_LINE};
 use crate::rules;
-use crate::terminal::sanitize;
+use crate::terminal::{sanitize, Style};
 use ccwire_protocol::content::{ContentBlock, ToolResultBlock, UserContent};
 use ccwire_protocol::result::{ResultMessage, ResultSubtype};
 use ccwire_protocol::stream::{ContentDelta, StreamEvent};
@@ -26,44 +26,6 @@ pub enum OutputMode {
     Jsonl,
     /// Only the summary line.
     None,
-}
-
-/// Whether to use ANSI styles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Style {
-    /// Dim thinking and tool results, colour the summary mark.
-    pub color: bool,
-}
-
-impl Style {
-    /// Styles when `out` is a terminal and `NO_COLOR` is unset or empty.
-    pub fn detect(out_is_terminal: bool) -> Self {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        Self {
-            color: out_is_terminal && !no_color,
-        }
-    }
-
-    fn paint(self, code: &str, text: &str) -> String {
-        if self.color && !text.is_empty() {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_owned()
-        }
-    }
-
-    /// Dimmed text.
-    pub fn dim(self, text: &str) -> String {
-        self.paint("2", text)
-    }
-
-    fn red(self, text: &str) -> String {
-        self.paint("31", text)
-    }
-
-    fn green(self, text: &str) -> String {
-        self.paint("32", text)
-    }
 }
 
 /// Renders messages to `out`, diagnostics to `err`.

@@ -101,7 +101,7 @@ pub fn model_server(args: &ModelServerArgs, out: &mut impl Write) -> anyhow::Res
         }
         .context("starting the model server")?;
         // Listen before the URL is out, so that a Ctrl-C right after it is not lost.
-        let mut interrupts = super::Interrupts::new().context("listening for Ctrl-C")?;
+        let mut interrupts = crate::terminal::Interrupts::new().context("listening for Ctrl-C")?;
         writeln!(out, "{}", server.url())?;
         out.flush()?;
         interrupts.recv().await;
