@@ -24,6 +24,7 @@ mod chain;
 mod lite;
 pub mod mirror;
 mod mutate;
+pub(crate) mod restore;
 mod store;
 #[cfg(test)]
 mod tests;

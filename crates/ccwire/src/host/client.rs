@@ -65,6 +65,9 @@ struct Inner {
     progress: Arc<watch::Sender<Progress>>,
     /// Results seen when the latest user message was sent: its turn ends at the next one.
     results_at_last_send: AtomicU64,
+    /// The configuration directory a store-backed resume wrote the session into; removed with
+    /// the client.
+    _restored: Option<tempfile::TempDir>,
     /// The transcript mirror's task, awaited by `close` so its last batch is stored.
     mirror: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
     options: Options,
@@ -82,6 +85,8 @@ impl std::fmt::Debug for Client {
 impl Client {
     /// Starts `claude` with `options` and initializes the session.
     pub async fn connect(options: Options) -> Result<Self> {
+        let mut options = options;
+        let restored = restore_from_store(&mut options).await?;
         let sdk_servers: Vec<_> = options
             .mcp_servers
             .values()
@@ -199,6 +204,7 @@ impl Client {
                 progress,
                 results_at_last_send: AtomicU64::new(0),
                 mirror: std::sync::Mutex::new(mirror_task),
+                _restored: restored,
                 options,
             }),
         })
@@ -499,4 +505,33 @@ impl Client {
     pub async fn wait(&self, limit: Duration) -> Option<ExitStatus> {
         self.inner.process.wait_for_exit(limit).await
     }
+}
+
+/// With a transcript store and `resume`, writes the stored session into a temporary
+/// configuration directory for the CLI (see [`crate::sessions::restore`]). Only for a local
+/// CLI: through a launcher, the far side's disk is not ours to write.
+async fn restore_from_store(options: &mut Options) -> Result<Option<tempfile::TempDir>> {
+    let (Some(store), Some(session)) = (&options.transcript_store, &options.resume) else {
+        return Ok(None);
+    };
+    if !matches!(options.launcher, launch::Launcher::Local) {
+        tracing::warn!(
+            "a store-backed resume needs a local CLI: resuming from the CLI's own files"
+        );
+        return Ok(None);
+    }
+    let cwd = match &options.cwd {
+        Some(cwd) => cwd.clone(),
+        None => std::env::current_dir()?,
+    };
+    let projects = options.cli_projects_dir();
+    let config_dir = projects.parent().unwrap_or(&projects).to_owned();
+    let restored =
+        crate::sessions::restore::restore(store.as_ref(), session, &cwd, &config_dir).await?;
+    if let Some(dir) = &restored {
+        options
+            .env
+            .push(("CLAUDE_CONFIG_DIR".into(), Some(dir.path().into())));
+    }
+    Ok(restored)
 }

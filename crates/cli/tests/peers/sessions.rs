@@ -338,8 +338,9 @@ fn normalized(mut entry: Value) -> Value {
 }
 
 /// A session mirrored through `transcript_store` into a directory store, from the real CLI
-/// (`--session-mirror`): the store holds the same conversation as the CLI's own file, and the
-/// TypeScript SDK reads the store's directory as it reads the CLI's.
+/// (`--session-mirror`): the store holds the same conversation as the CLI's own file, the
+/// session resumes from the store alone (an empty HOME) with its history, and the TypeScript
+/// SDK reads the store's directory as it reads the CLI's.
 #[test]
 fn a_mirrored_session_reads_the_same_as_the_clis_own() {
     use ccwire::sessions::mirror::DirectoryTranscriptStore;
@@ -387,6 +388,54 @@ fn a_mirrored_session_reads_the_same_as_the_clis_own() {
             }
         }
         client.close().await.unwrap();
+
+        // Resumed from the store alone, on a "machine" that never had it: an empty HOME.
+        let elsewhere = root.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let options = ccwire::Options::builder()
+            .cli_path(ccwire_testkit::real_claude())
+            .cwd(&work)
+            .env("HOME", &elsewhere)
+            .env("TMPDIR", root.path().join("tmp"))
+            .env("CLAUDE_CODE_TMPDIR", root.path().join("tmp"))
+            .env("ANTHROPIC_BASE_URL", server.url())
+            .env("ANTHROPIC_API_KEY", "sessions-test-key")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+            .resume(&session_id)
+            .transcript_store(std::sync::Arc::new(DirectoryTranscriptStore::new(&mirror)))
+            .build()
+            .unwrap();
+        let asked_before = server.message_requests().len();
+        let client = ccwire::Client::connect(options).await.unwrap();
+        client.send("What did I say first?").await.unwrap();
+        let mut resumed_id = String::new();
+        let mut turn = std::pin::pin!(client.receive_response());
+        while let Some(message) = futures::StreamExt::next(&mut turn).await {
+            if let ccwire::protocol::Message::Result(result) = message.unwrap() {
+                assert!(!result.is_error, "{result:?}");
+                resumed_id = result.session_id.clone();
+            }
+        }
+        client.close().await.unwrap();
+        assert_eq!(resumed_id, session_id, "the same session goes on");
+        // The model saw the earlier conversation, which only the store had.
+        let requests = server.message_requests();
+        let resumed = requests[asked_before..]
+            .iter()
+            .map(Value::to_string)
+            .find(|body| body.contains("What did I say first?"))
+            .expect("the resumed turn's request");
+        assert!(resumed.contains("Hello mirror"), "no history in {resumed}");
+        assert!(
+            !elsewhere.join(".claude/projects").exists()
+                || std::fs::read_dir(elsewhere.join(".claude/projects"))
+                    .unwrap()
+                    .next()
+                    .is_none(),
+            "the CLI wrote into the empty HOME instead of the restored directory"
+        );
         server.shutdown().await;
         session_id
     });
@@ -397,8 +446,18 @@ fn a_mirrored_session_reads_the_same_as_the_clis_own() {
         mirrored.messages(&session_id, &all),
         local.messages(&session_id, &all),
     );
-    assert!(ours.len() >= 4, "{} mirrored messages", ours.len());
-    assert_eq!(ours, theirs, "the mirrored conversation");
+    assert!(ours.len() >= 6, "{} mirrored messages", ours.len());
+    // The store holds the CLI's own file and then the resumed turn, mirrored too.
+    assert_eq!(
+        ours[..theirs.len()],
+        theirs[..],
+        "the mirrored conversation"
+    );
+    let last_prompt = ours
+        .iter()
+        .rev()
+        .find(|m| m.message.to_string().contains("What did I say first?"));
+    assert!(last_prompt.is_some(), "the resumed turn was not mirrored");
     let info = mirrored.info(&session_id, None).unwrap();
     assert_eq!(info.first_prompt.as_deref(), Some("Hello mirror"));
     // The official SDK reads the mirror directory too.
