@@ -17,7 +17,7 @@ use std::time::Duration;
 use ccwire::sessions::SessionStore;
 use ccwire::Client;
 
-use crate::connect::{offline_note, start_failure, ConnectArgs};
+use crate::connect::{offline_note, on_runtime, start_failure, ConnectArgs};
 use crate::offline::Offline;
 use crate::run::permission::Permissions;
 use crate::run::{OutputMode, Renderer, ShownTools, EXIT_INTERRUPTED};
@@ -63,22 +63,7 @@ pub fn run(args: &ChatArgs) -> u8 {
         );
         return 2;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            let _ = writeln!(
-                io::stderr(),
-                "ccwire: cannot start the async runtime: {err}"
-            );
-            return 1;
-        }
-    };
-    let code = runtime.block_on(chat(args));
-    runtime.shutdown_timeout(Duration::from_millis(100));
-    code
+    on_runtime(chat(args))
 }
 
 /// One connected session and what belongs to it.

@@ -180,6 +180,28 @@ impl ConnectArgs {
     }
 }
 
+/// Runs a session's future on a multi-thread runtime and returns its exit code (1 when the
+/// runtime cannot start). Tasks still waiting on a terminal read at the end (a pending
+/// permission question) are not waited for.
+pub fn on_runtime(session: impl std::future::Future<Output = u8>) -> u8 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            let _ = writeln!(
+                io::stderr(),
+                "ccwire: cannot start the async runtime: {err}"
+            );
+            return 1;
+        }
+    };
+    let code = runtime.block_on(session);
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    code
+}
+
 /// `KEY=VALUE` of `--env`.
 fn parse_env(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {

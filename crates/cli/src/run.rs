@@ -17,7 +17,7 @@ use std::time::Duration;
 use ccwire::protocol::Message;
 use ccwire::Client;
 
-use crate::connect::{offline_note, start_failure, ConnectArgs};
+use crate::connect::{offline_note, on_runtime, start_failure, ConnectArgs};
 use crate::terminal::{sanitize, wait_interrupt, Interrupts, Style};
 pub use label::truncate;
 use permission::Permissions;
@@ -66,23 +66,7 @@ pub struct RunArgs {
 /// Runs the session; returns the exit code: 0 on success, 1 on an error result or a failure,
 /// 130 after Ctrl-C.
 pub fn run(args: &RunArgs) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            let _ = writeln!(
-                io::stderr(),
-                "ccwire: cannot start the async runtime: {err}"
-            );
-            return 1;
-        }
-    };
-    let code = runtime.block_on(session(args));
-    // Pending permission questions may still wait on a terminal read; do not wait for them.
-    runtime.shutdown_timeout(Duration::from_millis(100));
-    code
+    on_runtime(session(args))
 }
 
 async fn session(args: &RunArgs) -> u8 {

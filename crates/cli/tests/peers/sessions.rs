@@ -337,6 +337,21 @@ fn normalized(mut entry: Value) -> Value {
     entry
 }
 
+/// Options for the real CLI offline: `home` as HOME, the model server at `url`.
+fn offline(work: &Path, home: &Path, tmp: &Path, url: &str) -> ccwire::options::OptionsBuilder {
+    ccwire::Options::builder()
+        .cli_path(ccwire_testkit::real_claude())
+        .cwd(work)
+        .env("HOME", home)
+        .env("TMPDIR", tmp)
+        .env("CLAUDE_CODE_TMPDIR", tmp)
+        .env("ANTHROPIC_BASE_URL", url)
+        .env("ANTHROPIC_API_KEY", "sessions-test-key")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_MAX_RETRIES", "0")
+}
+
 /// A session mirrored through `transcript_store` into a directory store, from the real CLI
 /// (`--session-mirror`): the store holds the same conversation as the CLI's own file, the
 /// session resumes from the store alone (an empty HOME) with its history, and the TypeScript
@@ -361,17 +376,7 @@ fn a_mirrored_session_reads_the_same_as_the_clis_own() {
         .unwrap();
     let session_id = runtime.block_on(async {
         let server = ModelServer::start(script()).await.unwrap();
-        let options = ccwire::Options::builder()
-            .cli_path(ccwire_testkit::real_claude())
-            .cwd(&work)
-            .env("HOME", &home)
-            .env("TMPDIR", root.path().join("tmp"))
-            .env("CLAUDE_CODE_TMPDIR", root.path().join("tmp"))
-            .env("ANTHROPIC_BASE_URL", server.url())
-            .env("ANTHROPIC_API_KEY", "sessions-test-key")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+        let options = offline(&work, &home, &root.path().join("tmp"), &server.url())
             .allowed_tools(["Bash"])
             .transcript_store(std::sync::Arc::new(DirectoryTranscriptStore::new(&mirror)))
             .build()
@@ -392,17 +397,7 @@ fn a_mirrored_session_reads_the_same_as_the_clis_own() {
         // Resumed from the store alone, on a "machine" that never had it: an empty HOME.
         let elsewhere = root.path().join("elsewhere");
         std::fs::create_dir_all(&elsewhere).unwrap();
-        let options = ccwire::Options::builder()
-            .cli_path(ccwire_testkit::real_claude())
-            .cwd(&work)
-            .env("HOME", &elsewhere)
-            .env("TMPDIR", root.path().join("tmp"))
-            .env("CLAUDE_CODE_TMPDIR", root.path().join("tmp"))
-            .env("ANTHROPIC_BASE_URL", server.url())
-            .env("ANTHROPIC_API_KEY", "sessions-test-key")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+        let options = offline(&work, &elsewhere, &root.path().join("tmp"), &server.url())
             .resume(&session_id)
             .transcript_store(std::sync::Arc::new(DirectoryTranscriptStore::new(&mirror)))
             .build()
