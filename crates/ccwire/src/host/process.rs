@@ -70,6 +70,8 @@ impl Default for ShutdownTimeouts {
 #[derive(Debug)]
 pub struct ChildProcess {
     pid: Option<u32>,
+    /// How long it may take to exit once its stdout ended (see [`ChildProcess::output_ended`]).
+    exit_grace: Duration,
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr: StderrTail,
 }
@@ -153,12 +155,22 @@ impl ChildProcess {
         Ok((
             ChildProcess {
                 pid,
+                exit_grace: EXIT_GRACE,
                 exit: exit_rx,
                 stderr,
             },
             stdin,
             stdout,
         ))
+    }
+
+    /// Gives the child `grace` (instead of [`EXIT_GRACE`]) to exit once its stdout ended: a
+    /// program that carries the CLI from elsewhere (`ssh`) exits only after the far side has
+    /// reported the end.
+    #[must_use]
+    pub fn with_exit_grace(mut self, grace: Duration) -> Self {
+        self.exit_grace = grace;
+        self
     }
 
     /// The child's process id, while it runs.
@@ -187,7 +199,7 @@ impl ChildProcess {
     }
 
     /// What became of the child once its stdout ended (the caller has closed its stdin by
-    /// then): waits up to [`EXIT_GRACE`] for it to exit, and for its stderr to be drained. A
+    /// then): waits up to [`EXIT_GRACE`] (or its own grace) for it to exit, and for its stderr to be drained. A
     /// child that is still running is stopped in the background with the usual ladder
     /// (SIGTERM after `timeouts.after_close`, SIGKILL after `timeouts.after_term`), so that
     /// nothing is left behind, and reported at once as still running.
@@ -198,8 +210,9 @@ impl ChildProcess {
         let exit = self.exit.clone();
         let stderr = self.stderr.clone();
         let pid = self.pid;
+        let grace = self.exit_grace;
         async move {
-            let status = wait_exit(&exit, EXIT_GRACE).await;
+            let status = wait_exit(&exit, grace).await;
             if status.is_none() {
                 tracing::warn!(
                     ?pid,

@@ -16,6 +16,10 @@ use crate::host::process::{
 use crate::options::Options;
 use crate::{Error, Result};
 
+/// How long the program carrying a CLI from elsewhere may take to exit after the CLI's output
+/// ended: the far side's wrapper notices within 100 ms, then the connection reports the exit.
+const PREFIX_EXIT_GRACE: Duration = Duration::from_secs(5);
+
 /// The CLI's stdout, boxed.
 pub(crate) type BoxRead = Pin<Box<dyn AsyncRead + Send>>;
 /// The CLI's stdin, boxed.
@@ -204,6 +208,7 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
                 user: None,
             })
             .await?;
+            let process = process.with_exit_grace(PREFIX_EXIT_GRACE);
             stdin
                 .write_all(&preamble)
                 .await
