@@ -1,0 +1,620 @@
+//! [`PermissionPolicy`]: the allow and deny rules of a session, and the decision they make
+//! for one tool call.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::paths::{rule_globs, Base, Reading};
+use crate::rule::{is_tool_char, Content, Rule, RuleError, EDIT_TOOLS, READ_TOOLS};
+use crate::shell::{self, base_name, Analysis, Command, Unproven};
+
+/// What the rules decide for one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Decision {
+    /// An allow rule covers the call (the first one that did).
+    Allow(Rule),
+    /// A deny rule matches.
+    Deny(Rule),
+    /// The rules do not allow the call: ask, or deny when nobody can be asked.
+    Ask(Reason),
+}
+
+impl Decision {
+    /// Whether the call may run without asking.
+    pub fn is_allowed(&self) -> bool {
+        matches!(self, Decision::Allow(_))
+    }
+}
+
+/// Why a call is not allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reason {
+    /// No allow rule covers these parts of the call: commands as written, files written
+    /// through redirections, or the call itself.
+    NotCovered(Vec<String>),
+    /// The command may run something the analysis cannot see.
+    Unproven(Unproven),
+    /// The command could not be read.
+    Unreadable,
+    /// A deny rule's program runs with options before its subcommand, which may reach what
+    /// the rule forbids.
+    NearDeny {
+        /// The deny rule, as written.
+        rule: String,
+        /// The command.
+        command: String,
+    },
+    /// The tool name holds characters no tool has.
+    BadToolName,
+    /// A path's links cannot be followed to an end (a loop).
+    Unresolvable(String),
+    /// Nothing to decide on: an empty command, no path for a path rule.
+    Empty,
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::NotCovered(parts) => {
+                let parts: Vec<String> = parts.iter().map(|p| format!("`{p}`")).collect();
+                write!(f, "no allow rule covers {}", parts.join(", "))
+            }
+            Reason::Unproven(unproven) => write!(f, "{unproven}"),
+            Reason::Unreadable => f.write_str("the command cannot be read as bash reads it"),
+            Reason::NearDeny { rule, command } => write!(
+                f,
+                "`{command}` has options before its subcommand, which may reach what \
+                 `{rule}` denies"
+            ),
+            Reason::BadToolName => f.write_str("the tool name holds characters no tool has"),
+            Reason::Unresolvable(path) => {
+                write!(f, "the links of `{path}` cannot be followed to an end")
+            }
+            Reason::Empty => f.write_str("there is nothing the rules could allow"),
+        }
+    }
+}
+
+/// The allow and deny rules of a session, decided on what can be proven (deny wins; nothing
+/// is allowed because something failed).
+///
+/// ```
+/// use ccwire_policy::{Decision, PermissionPolicy};
+/// use serde_json::json;
+///
+/// let policy = PermissionPolicy::parse(&["Bash"], &["Bash(rm:*)"]).unwrap();
+/// let decide = |command: &str| policy.decide("Bash", &json!({ "command": command }));
+/// assert!(decide("ls -la").is_allowed());
+/// assert!(matches!(decide("timeout 5 rm -rf ~"), Decision::Deny(_)));
+/// // The program is computed when it runs: not allowed, whatever it is.
+/// assert!(matches!(decide("x=rm; $x -rf ~"), Decision::Ask(_)));
+/// ```
+#[derive(Debug, Clone)]
+pub struct PermissionPolicy {
+    allow: Vec<Rule>,
+    deny: Vec<Rule>,
+    /// A Bash command with any redirection is never allowed by a content rule.
+    strict_redirects: bool,
+    base: Base,
+}
+
+impl Default for PermissionPolicy {
+    fn default() -> Self {
+        Self::new(Vec::new(), Vec::new())
+    }
+}
+
+impl PermissionPolicy {
+    /// Rules for a session in this process's directory.
+    pub fn new(allow: Vec<Rule>, deny: Vec<Rule>) -> Self {
+        Self {
+            allow,
+            deny,
+            strict_redirects: false,
+            base: Base::current(),
+        }
+    }
+
+    /// Rules read from text (`Bash(git log:*)`, `Edit(./src/**)`, `mcp__server`, …).
+    pub fn parse(allow: &[&str], deny: &[&str]) -> Result<Self, RuleError> {
+        let read = |rules: &[&str]| rules.iter().map(|r| r.parse()).collect::<Result<_, _>>();
+        Ok(Self::new(read(allow)?, read(deny)?))
+    }
+
+    /// The session's directory and home, for relative paths and `~`.
+    pub fn with_base(mut self, base: Base) -> Self {
+        self.base = base;
+        self
+    }
+
+    /// A content rule does not allow a Bash command with any redirection, reads included
+    /// (`Bash(ls*)` does not allow `ls < x`); for rules nobody is asked to confirm.
+    pub fn strict_redirects(mut self) -> Self {
+        self.strict_redirects = true;
+        self
+    }
+
+    /// Adds an allow rule (an "always" answer).
+    pub fn allow(&mut self, rule: Rule) {
+        if !self.allow.contains(&rule) {
+            self.allow.push(rule);
+        }
+    }
+
+    /// The allow rules.
+    pub fn allow_rules(&self) -> &[Rule] {
+        &self.allow
+    }
+
+    /// The deny rules.
+    pub fn deny_rules(&self) -> &[Rule] {
+        &self.deny
+    }
+
+    /// Decides a call of `tool` with `input`.
+    pub fn decide(&self, tool: &str, input: &Value) -> Decision {
+        if tool == "Bash" {
+            return self.decide_command(input);
+        }
+        let call = Call::new(tool, input);
+        if let Some(rule) = self.deny.iter().find(|r| self.denies(r, &call)) {
+            return Decision::Deny(rule.clone());
+        }
+        if tool.is_empty() || !tool.chars().all(is_tool_char) {
+            return Decision::Ask(Reason::BadToolName);
+        }
+        for path in call.paths() {
+            if self.base.forms(path).is_none() {
+                return Decision::Ask(Reason::Unresolvable((*path).to_owned()));
+            }
+        }
+        match self.allow.iter().find(|r| self.allows(r, &call)) {
+            Some(rule) => Decision::Allow(rule.clone()),
+            None => Decision::Ask(Reason::NotCovered(vec![call.label()])),
+        }
+    }
+
+    /// The rules that would allow this call, for a message or an "always" answer: a
+    /// `Bash(<program>:*)` rule for each command no rule covers and an `Edit` rule for each
+    /// file it writes, or the tool's name. Empty when no rule narrower than every call of the
+    /// tool fits (a command that cannot be proven).
+    pub fn suggest(&self, tool: &str, input: &Value) -> Vec<Rule> {
+        if tool != "Bash" {
+            return if tool.chars().all(is_tool_char) && !tool.is_empty() {
+                vec![Rule::tool(tool)]
+            } else {
+                Vec::new()
+            };
+        }
+        let Some(command) = input.get("command").and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        let analysis = shell::analyze(command);
+        if !analysis.is_proven() {
+            return Vec::new();
+        }
+        let mut rules: Vec<Rule> = Vec::new();
+        for command in &analysis.commands {
+            if let Some(name) = command.name() {
+                let covered = self
+                    .allow
+                    .iter()
+                    .any(|r| r.is_bash_content() && r.matches_command(&command.written()));
+                if !covered {
+                    push_new(&mut rules, Rule::bash_prefix(name));
+                }
+            }
+            for (file, computed) in &command.written_files {
+                if !computed && !self.allows_write(file) {
+                    push_new(&mut rules, edit_rule(file));
+                }
+            }
+        }
+        rules
+    }
+
+    fn decide_command(&self, input: &Value) -> Decision {
+        let Some(text) = input.get("command").and_then(Value::as_str) else {
+            return match self.deny.iter().find(|r| r.is_bare_bash()) {
+                Some(rule) => Decision::Deny(rule.clone()),
+                None => Decision::Ask(Reason::Empty),
+            };
+        };
+        let analysis = shell::analyze(text);
+        if let Some(rule) = self.denied_command(text, &analysis) {
+            return Decision::Deny(rule.clone());
+        }
+        self.allow_command(&analysis)
+    }
+
+    /// The deny rule a command hits: the tool, a program it runs (read every way it could
+    /// be: as analysed, after any word of an executor, and split crudely at every operator in
+    /// case the parser reads it otherwise than bash), or a file it writes.
+    fn denied_command(&self, text: &str, analysis: &Analysis) -> Option<&Rule> {
+        if let Some(rule) = self.deny.iter().find(|r| r.is_bare_bash()) {
+            return Some(rule);
+        }
+        let mut forms: Vec<String> = Vec::new();
+        for command in &analysis.commands {
+            forms.push(command.program_form());
+            if shell::programs::executor(command.name().map(base_name).unwrap_or(""))
+                .is_some()
+                || !analysis.is_proven()
+            {
+                for start in 1..command.words.len() {
+                    forms.push(suffix_form(command, start));
+                }
+            }
+        }
+        forms.extend(crude_forms(text));
+        let content = self.deny.iter().filter(|r| r.is_bash_content());
+        for rule in content {
+            if forms.iter().any(|form| rule.matches_command(form)) {
+                return Some(rule);
+            }
+            if analysis.commands.iter().any(|c| options_reach(rule, c)) {
+                return Some(rule);
+            }
+        }
+        analysis
+            .commands
+            .iter()
+            .flat_map(|c| &c.written_files)
+            .find_map(|(file, _)| self.denies_write(file))
+    }
+
+    /// Every command must be allowed, and proven to be all that runs; a bare `Bash` allows
+    /// all but what it cannot read, and, while a deny rule could apply to a command, only what
+    /// is proven.
+    fn allow_command(&self, analysis: &Analysis) -> Decision {
+        if analysis.unreadable {
+            return Decision::Ask(Reason::Unreadable);
+        }
+        let guarded = self
+            .deny
+            .iter()
+            .any(|r| r.matches_tool("Bash") || r.matches_tool("Edit"));
+        let bare = self.allow.iter().find(|r| r.is_bare_bash());
+        if let (Some(bare), false) = (bare, guarded) {
+            return Decision::Allow(bare.clone());
+        }
+        if let Some(unproven) = analysis.unproven.first() {
+            return Decision::Ask(Reason::Unproven(unproven.clone()));
+        }
+        if let Some(near) = self.near_deny(analysis) {
+            return Decision::Ask(near);
+        }
+        if analysis.commands.is_empty() {
+            // Nothing runs (`[[ -f x ]]`, a comment): what a bare `Bash` covers, no content
+            // rule.
+            return match bare {
+                Some(bare) => Decision::Allow(bare.clone()),
+                None => Decision::Ask(Reason::Empty),
+            };
+        }
+        let changes_directory = analysis
+            .commands
+            .iter()
+            .any(|c| matches!(c.name(), Some("cd" | "pushd" | "popd")));
+        let denies_edits = self.deny.iter().any(|r| r.matches_tool("Edit"));
+        let mut first = None;
+        let mut missing = Vec::new();
+        for command in &analysis.commands {
+            if bare.is_none() && self.strict_redirects && command.redirects {
+                missing.push(format!("{} (a redirection)", command.written()));
+                continue;
+            }
+            // A file written through a redirection is an edit of that file: an Edit or Write
+            // rule must allow it, where the name and the directory it is relative to are known.
+            for (file, computed) in &command.written_files {
+                let relative = !file.starts_with('/') && !file.starts_with('~');
+                let unknown = *computed || (relative && changes_directory);
+                let refused = match bare {
+                    Some(_) => unknown && denies_edits,
+                    None => unknown || !self.allows_write(file),
+                };
+                if refused {
+                    missing.push(format!("writing {file}"));
+                }
+            }
+            if bare.is_some() || command.words.is_empty() {
+                continue;
+            }
+            let written = command.written();
+            match self
+                .allow
+                .iter()
+                .find(|r| r.is_bash_content() && r.matches_command(&written))
+            {
+                Some(rule) => {
+                    first.get_or_insert_with(|| rule.clone());
+                }
+                None => missing.push(written),
+            }
+        }
+        if !missing.is_empty() {
+            missing.dedup();
+            return Decision::Ask(Reason::NotCovered(missing));
+        }
+        match bare.cloned().or(first) {
+            Some(rule) => Decision::Allow(rule),
+            None => Decision::Ask(Reason::Empty),
+        }
+    }
+
+    /// A deny rule about a subcommand (`Bash(git push:*)`) and a command of its program with
+    /// options before the first operand (`git -C . push` is caught by [`options_reach`];
+    /// `git -c x=y status` is not proven to stay away from `push`).
+    fn near_deny(&self, analysis: &Analysis) -> Option<Reason> {
+        for rule in self.deny.iter().filter(|r| r.is_bash_content()) {
+            let words = rule.command_words();
+            if words.len() < 2 {
+                continue;
+            }
+            for command in &analysis.commands {
+                if command.name().map(base_name) != Some(words[0]) {
+                    continue;
+                }
+                let option_first = command
+                    .words
+                    .get(1)
+                    .is_some_and(|w| w.text.starts_with('-'));
+                if option_first {
+                    return Some(Reason::NearDeny {
+                        rule: rule.to_string(),
+                        command: command.written(),
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    fn denies(&self, rule: &Rule, call: &Call<'_>) -> bool {
+        if !rule.matches_tool(call.tool) {
+            return false;
+        }
+        let Some(content) = &rule.content else {
+            return true;
+        };
+        match &call.argument {
+            Argument::Paths(paths) => paths
+                .iter()
+                .any(|path| self.path_matches(content, path, Reading::Deny)),
+            Argument::Text(text) => self.text_matches(content, text, Reading::Deny),
+            Argument::None => false,
+        }
+    }
+
+    fn allows(&self, rule: &Rule, call: &Call<'_>) -> bool {
+        if !rule.matches_tool(call.tool) {
+            return false;
+        }
+        let Some(content) = &rule.content else {
+            return true;
+        };
+        match &call.argument {
+            Argument::Paths(paths) => {
+                !paths.is_empty()
+                    && paths
+                        .iter()
+                        .all(|path| self.path_matches(content, path, Reading::Allow))
+            }
+            Argument::Text(text) => self.text_matches(content, text, Reading::Allow),
+            Argument::None => false,
+        }
+    }
+
+    fn text_matches(&self, content: &Content, text: &str, reading: Reading) -> bool {
+        match content {
+            Content::Text(glob, _) => glob.is_match(text),
+            Content::Domain(domain) => {
+                let Some(host) = host_of(text) else {
+                    return false;
+                };
+                host == *domain
+                    || (reading == Reading::Deny && host.ends_with(&format!(".{domain}")))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `path` (as the tool got it) is inside a path rule: for an allow every form it
+    /// takes on the way to the file, for a deny any.
+    fn path_matches(&self, content: &Content, path: &str, reading: Reading) -> bool {
+        let pattern = match content {
+            Content::Path(pattern) | Content::Text(_, pattern) => pattern,
+            _ => return false,
+        };
+        let globs = rule_globs(pattern, &self.base, reading);
+        let inside = |p: &std::path::Path| globs.iter().any(|glob| glob.is_match(p));
+        let Some(forms) = self.base.forms(path) else {
+            // Links that never end: a write through them fails; allow nothing, deny.
+            return reading == Reading::Deny;
+        };
+        match reading {
+            Reading::Allow => forms.iter().all(|form| inside(form)),
+            // As written too: a deny of `/etc/**` covers `/etc/../x` whatever it leads to.
+            Reading::Deny => {
+                forms.iter().any(|form| inside(form)) || inside(&self.base.absolute(path))
+            }
+        }
+    }
+
+    /// Whether the allow rules let `Write` write `file`.
+    fn allows_write(&self, file: &str) -> bool {
+        let call = Call::write(file);
+        self.allow.iter().any(|r| self.allows(r, &call))
+    }
+
+    /// The deny rule that forbids writing `file`, if any.
+    fn denies_write(&self, file: &str) -> Option<&Rule> {
+        let call = Call::write(file);
+        self.deny
+            .iter()
+            .find(|r| r.content.is_some() && self.denies(r, &call))
+    }
+}
+
+/// Whether `command` runs a deny rule's program with the rule's other words among its
+/// operands after options (`git -C . push` for `Bash(git push:*)`).
+fn options_reach(rule: &Rule, command: &Command) -> bool {
+    let words = rule.command_words();
+    if words.len() < 2 || command.name().map(base_name) != Some(words[0]) {
+        return false;
+    }
+    let operands: Vec<&str> = command.words[1..]
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect();
+    if !operands.first().is_some_and(|w| w.starts_with('-')) {
+        return false;
+    }
+    let mut wanted = words[1..].iter().peekable();
+    for operand in operands {
+        if wanted.peek().is_some_and(|w| **w == operand) {
+            wanted.next();
+        }
+    }
+    wanted.peek().is_none()
+}
+
+fn push_new(rules: &mut Vec<Rule>, rule: Rule) {
+    if !rules.contains(&rule) {
+        rules.push(rule);
+    }
+}
+
+/// The `Edit` rule for one written file, as a glob that matches only that file.
+fn edit_rule(file: &str) -> Rule {
+    let escaped = globset::escape(file);
+    let text = if escaped.starts_with('/') {
+        format!("Edit(/{escaped})")
+    } else if escaped.starts_with("~/") {
+        format!("Edit({escaped})")
+    } else {
+        format!("Edit(./{escaped})")
+    };
+    Rule::parse_any_tool(&text).unwrap_or_else(|_| Rule::tool("Edit"))
+}
+
+/// A command's words from `start`, the first without its directory.
+fn suffix_form(command: &Command, start: usize) -> String {
+    let words = &command.words[start..];
+    let mut form = vec![base_name(&words[0].text)];
+    form.extend(words[1..].iter().map(|w| w.text.as_str()));
+    form.join(" ")
+}
+
+/// A second, cruder reading of a command for deny rules, in case the parser reads it otherwise
+/// than the shell: split at every operator and bracket, quotes, backslashes and `$` dropped.
+fn crude_forms(command: &str) -> Vec<String> {
+    command
+        .split(['\n', ';', '|', '&', '(', ')', '`', '{', '}', '<', '>'])
+        .filter_map(|part| {
+            let cleaned: String = part
+                .chars()
+                .filter(|c| !matches!(c, '\\' | '"' | '\'' | '$'))
+                .collect();
+            let mut words = cleaned.split_whitespace();
+            let first = base_name(words.next()?);
+            Some(std::iter::once(first).chain(words).collect::<Vec<_>>().join(" "))
+        })
+        .collect()
+}
+
+/// The host of a URL, lower-cased.
+fn host_of(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url).ok()?;
+    parsed
+        .host_str()
+        .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+}
+
+/// One call of a tool other than Bash, read once for every rule.
+struct Call<'a> {
+    tool: &'a str,
+    argument: Argument<'a>,
+}
+
+enum Argument<'a> {
+    /// Every path the input holds (a tool may read any of its path fields).
+    Paths(Vec<&'a str>),
+    Text(&'a str),
+    None,
+}
+
+impl<'a> Call<'a> {
+    fn new(tool: &'a str, input: &'a Value) -> Self {
+        let field = |key: &str| input.get(key).and_then(Value::as_str);
+        let paths = path_fields(input);
+        let argument = if READ_TOOLS.contains(&tool) || EDIT_TOOLS.contains(&tool) {
+            if !paths.is_empty() {
+                Argument::Paths(paths)
+            } else if matches!(tool, "Glob" | "Grep" | "LS") {
+                // A search with no path searches the session's directory.
+                Argument::Paths(vec!["."])
+            } else {
+                Argument::None
+            }
+        } else if let Some(url) = field("url") {
+            Argument::Text(url)
+        } else if !paths.is_empty() {
+            Argument::Paths(paths)
+        } else {
+            ["command", "pattern", "query"]
+                .iter()
+                .find_map(|k| field(k))
+                .map_or(Argument::None, Argument::Text)
+        };
+        Self { tool, argument }
+    }
+
+    fn write(file: &'a str) -> Self {
+        Self {
+            tool: "Write",
+            argument: Argument::Paths(vec![file]),
+        }
+    }
+
+    fn paths(&self) -> &[&'a str] {
+        match &self.argument {
+            Argument::Paths(paths) => paths,
+            _ => &[],
+        }
+    }
+
+    /// The call in a message: the tool and its main argument.
+    fn label(&self) -> String {
+        match &self.argument {
+            Argument::Paths(paths) => format!("{}({})", self.tool, paths.join(", ")),
+            Argument::Text(text) => format!("{}({text})", self.tool),
+            Argument::None => self.tool.to_owned(),
+        }
+    }
+}
+
+/// Every path an input holds: the string (or strings of an array) under each key that names
+/// a path (`file_path`, `notebook_path`, `path`, `local_path`, `paths`, …) or a directory
+/// (`cwd`, `dir`, `directory`), in any case. A tool given two is judged by both.
+fn path_fields(input: &Value) -> Vec<&str> {
+    let Some(object) = input.as_object() else {
+        return Vec::new();
+    };
+    let mut paths = Vec::new();
+    for (key, value) in object {
+        let key = key.to_ascii_lowercase();
+        if !(key.contains("path") || matches!(key.as_str(), "cwd" | "dir" | "directory")) {
+            continue;
+        }
+        match value {
+            Value::String(path) => paths.push(path.as_str()),
+            Value::Array(items) => paths.extend(items.iter().filter_map(Value::as_str)),
+            _ => {}
+        }
+    }
+    paths
+}
