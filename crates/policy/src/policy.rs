@@ -216,6 +216,31 @@ impl PermissionPolicy {
         rules
     }
 
+    /// Whether the rules allow one program bash executes, given its arguments as it got them
+    /// (`argv[0]` first, a path or a name): an allow rule covers it and no deny rule names
+    /// it. This judges the program alone, not what it may run in turn (each program it runs
+    /// is judged on its own): the check the differential test applies to every `execve`.
+    pub fn allows_exec(&self, argv: &[String]) -> bool {
+        let Some(first) = argv.first() else {
+            return false;
+        };
+        let words: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let written = words.join(" ");
+        let program_form = std::iter::once(base_name(first))
+            .chain(words[1..].iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let denied = self.deny.iter().any(|r| {
+            r.is_bare_bash() || (r.is_bash_content() && r.matches_command(&program_form))
+        });
+        let allowed = self.allow.iter().any(|r| {
+            r.is_bare_bash()
+                || (r.is_bash_content()
+                    && (r.matches_command(&written) || r.matches_command(&program_form)))
+        });
+        allowed && !denied
+    }
+
     fn decide_command(&self, input: &Value) -> Decision {
         let Some(text) = input.get("command").and_then(Value::as_str) else {
             return match self.deny.iter().find(|r| r.is_bare_bash()) {

@@ -325,7 +325,7 @@ pub const EXECUTORS: &[Executor] = &[
         names: &["make", "gmake", "npx", "bunx", "pnpx", "uvx", "pipx"],
         runs: Runs::Anything,
         why: "runs commands from its operands (`make --eval`, `npx PACKAGE`)",
-        example: "make --eval='x: ; rm x' x",
+        example: "make --eval='ccwire-target: ; rm x' ccwire-target",
     },
     Executor {
         names: &["npm", "pnpm", "yarn", "uv", "poetry", "pdm", "hatch"],
@@ -367,7 +367,7 @@ pub const EXECUTORS: &[Executor] = &[
         names: &["zip"],
         runs: Runs::When(scripts::zip),
         why: "runs its test command (`-TT`)",
-        example: "zip -T -TT 'rm x' /tmp/ccwire.zip /dev/null",
+        example: "zip -T -TT 'rm x' /tmp/ccwire.zip f",
     },
     Executor {
         names: &["man"],

@@ -1,0 +1,343 @@
+//! The differential proof: whenever the policy allows a command under a rule set, every program
+//! real bash executed for it (recorded with strace in a sandbox) is allowed by that rule set.
+//!
+//! The corpus: every Bash command of the decision table, every executor's example, the Bash
+//! commands of the project's recorded sessions, and generated commands (`generate.rs`). The
+//! number generated and the seed come from `CCWIRE_RULES_CASES` (default 2,000) and
+//! `CCWIRE_RULES_SEED` (default 1); `CCWIRE_RULES_SECONDS` keeps generating batches until that
+//! much time has passed (`cargo xtask fuzz-rules`). Needs `strace` and `bwrap` (`cargo xtask
+//! test` installs them).
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod generate;
+mod sandbox;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ccwire_policy::shell::programs::EXECUTORS;
+use ccwire_policy::PermissionPolicy;
+use serde_json::{json, Value};
+
+use sandbox::{Exec, Sandbox};
+
+/// Commands per sandbox.
+const BATCH: usize = 250;
+
+/// The rule sets every command is decided under.
+fn rule_sets() -> Vec<(&'static str, PermissionPolicy)> {
+    let parse = |allow: &[&str], deny: &[&str]| PermissionPolicy::parse(allow, deny).unwrap();
+    vec![
+        ("--allow Bash --deny 'Bash(rm:*)'", parse(&["Bash"], &["Bash(rm:*)"])),
+        (
+            "harmless programs allowed",
+            parse(
+                &[
+                    "Bash(ls:*)", "Bash(echo:*)", "Bash(cat:*)", "Bash(true)", "Bash(printf:*)",
+                    "Bash(wc:*)", "Bash(head:*)", "Bash(grep:*)", "Bash(sort:*)", "Bash(date)",
+                    "Bash(pwd)", "Bash(test:*)", "Bash([:*)",
+                ],
+                &[],
+            ),
+        ),
+        (
+            "executors allowed themselves",
+            parse(
+                &[
+                    "Bash(ls:*)", "Bash(echo:*)", "Bash(cat:*)", "Bash(timeout:*)", "Bash(env:*)",
+                    "Bash(nice:*)", "Bash(nohup:*)", "Bash(find:*)", "Bash(xargs:*)",
+                    "Bash(bash:*)", "Bash(sh:*)", "Bash(awk:*)", "Bash(sed:*)",
+                    "Bash(python3:*)", "Bash(git:*)", "Bash(script:*)", "Bash(flock:*)",
+                    "Bash(perl:*)", "Bash(node:*)",
+                ],
+                &[],
+            ),
+        ),
+    ]
+}
+
+/// What one run found.
+#[derive(Default)]
+struct Tally {
+    commands: usize,
+    allowed: Vec<usize>,
+    executed: usize,
+    execs: usize,
+    violations: Vec<String>,
+}
+
+impl Tally {
+    fn report(&self, what: &str, names: &[&str]) -> String {
+        let allowed: Vec<String> = names
+            .iter()
+            .zip(&self.allowed)
+            .map(|(name, n)| format!("{n} allowed under {name}"))
+            .collect();
+        format!(
+            "{what}: {} commands, {}; {} run in bash, {} programs executed, {} violations",
+            self.commands,
+            allowed.join(", "),
+            self.executed,
+            self.execs,
+            self.violations.len()
+        )
+    }
+}
+
+/// Decides `commands` under every rule set, runs the allowed ones, and checks what ran.
+fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
+    let sets = rule_sets();
+    tally.allowed.resize(sets.len(), 0);
+    let mut to_run: Vec<(String, Vec<usize>)> = Vec::new();
+    for command in commands {
+        tally.commands += 1;
+        let allowed_by: Vec<usize> = sets
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, policy))| policy.decide("Bash", &json!({ "command": command })).is_allowed())
+            .map(|(i, _)| i)
+            .collect();
+        for i in &allowed_by {
+            tally.allowed[*i] += 1;
+        }
+        if !allowed_by.is_empty() {
+            to_run.push((command.clone(), allowed_by));
+        }
+    }
+    let batches: Vec<&[(String, Vec<usize>)]> = to_run.chunks(BATCH).collect();
+    let results: Vec<Vec<Vec<Exec>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = batches
+            .chunks(batches.len().div_ceil(2).max(1))
+            .map(|group| {
+                scope.spawn(move || {
+                    group
+                        .iter()
+                        .map(|batch| {
+                            let commands: Vec<String> =
+                                batch.iter().map(|(c, _)| c.clone()).collect();
+                            sandbox.run(&commands)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    for (batch, execs) in batches.iter().zip(results) {
+        for ((command, allowed_by), execs) in batch.iter().zip(execs) {
+            tally.executed += 1;
+            tally.execs += execs.len();
+            for exec in &execs {
+                let line = exec_line(exec);
+                let argv: Vec<String> = std::iter::once(exec.program.clone())
+                    .chain(exec.args.iter().cloned())
+                    .collect();
+                for i in allowed_by {
+                    let (name, policy) = &sets[*i];
+                    if !policy.allows_exec(&argv) {
+                        tally.violations.push(format!(
+                            "under {name}, `{command}` was allowed but ran `{line}`"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An executed program as a command line, each word quoted.
+fn exec_line(exec: &Exec) -> String {
+    std::iter::once(&exec.program)
+        .chain(&exec.args)
+        .map(|w| {
+            if !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+%@".contains(c)) {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn names() -> Vec<&'static str> {
+    rule_sets().into_iter().map(|(name, _)| name).collect()
+}
+
+fn assert_none(tally: &Tally, what: &str) {
+    let report = tally.report(what, &names());
+    eprintln!("{report}");
+    if let Some(dir) = std::env::var_os("CCWIRE_RULES_REPORT") {
+        let path = Path::new(&dir).join(format!("{}.txt", what.replace(' ', "-")));
+        std::fs::write(path, format!("{report}\n")).unwrap();
+    }
+    assert!(
+        tally.violations.is_empty(),
+        "{report}\n{}",
+        tally.violations.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
+    );
+    assert!(tally.executed > 0, "nothing was allowed, so nothing was proven");
+}
+
+#[test]
+fn table_and_recorded_commands_run_only_what_was_allowed() {
+    let sandbox = Sandbox::new();
+    let mut commands: Vec<String> = support::rm_in_disguise()
+        .into_iter()
+        .chain(support::content_rules())
+        .filter(|case| case.tool == "Bash")
+        .filter_map(|case| case.input["command"].as_str().map(str::to_owned))
+        .collect();
+    commands.extend(EXECUTORS.iter().map(|e| e.example.to_owned()));
+    let recorded = recorded_commands();
+    assert!(recorded.len() >= 5, "{} recorded commands", recorded.len());
+    commands.extend(recorded);
+    commands.sort();
+    commands.dedup();
+    let mut tally = Tally::default();
+    prove(&sandbox, &commands, &mut tally);
+    assert_none(&tally, "table and recorded commands");
+}
+
+#[test]
+fn generated_commands_run_only_what_was_allowed() {
+    let sandbox = Sandbox::new();
+    let seed = env_number("CCWIRE_RULES_SEED", 1);
+    let count = env_number("CCWIRE_RULES_CASES", 2_000) as usize;
+    let seconds = env_number("CCWIRE_RULES_SECONDS", 0);
+    let started = Instant::now();
+    let mut random = generate::Random::new(seed);
+    let mut tally = Tally::default();
+    loop {
+        let commands: Vec<String> = (0..count).map(|_| generate::command(&mut random, 3)).collect();
+        prove(&sandbox, &commands, &mut tally);
+        if started.elapsed() >= Duration::from_secs(seconds) {
+            break;
+        }
+    }
+    assert_none(&tally, &format!("generated commands (seed {seed})"));
+}
+
+/// Each executor's example, where its program is installed, really runs `rm`: the table's
+/// entries are real.
+#[test]
+fn executor_examples_run_rm() {
+    let sandbox = Sandbox::new();
+    let mut commands = Vec::new();
+    let mut skipped = Vec::new();
+    for executor in EXECUTORS {
+        let program = executor
+            .example
+            .split_whitespace()
+            .find(|w| executor.names.contains(&w.rsplit('/').next().unwrap_or(w)))
+            .unwrap_or_else(|| panic!("{}: the example runs none of {:?}", executor.example, executor.names));
+        let installed = if program.starts_with('/') {
+            Path::new(program).exists()
+        } else {
+            on_path(program, &sandbox)
+        };
+        if !installed || sandbox::STAND_INS.contains(&program) {
+            skipped.push(program);
+        } else if NEEDS_TERMINAL.contains(&program) {
+            // Its pager runs only on a terminal: give it one.
+            commands.push(format!("script -qc {} /dev/null", quote(executor.example)));
+        } else {
+            commands.push(executor.example.to_owned());
+        }
+    }
+    let runs = sandbox.run(&commands);
+    let mut not_shown = Vec::new();
+    for (example, execs) in commands.iter().zip(&runs) {
+        if !execs.iter().any(|e| e.program == "rm") {
+            let ran: Vec<&String> = execs.iter().map(|e| &e.program).collect();
+            not_shown.push(format!("{example} (ran: {ran:?})"));
+        }
+    }
+    eprintln!(
+        "executor examples: {} of {} entries shown to run rm here; not installed or stand-ins: {}",
+        commands.len() - not_shown.len(),
+        EXECUTORS.len(),
+        skipped.join(", ")
+    );
+    assert!(not_shown.is_empty(), "examples that ran no rm:\n{}", not_shown.join("\n"));
+}
+
+/// Programs whose example runs `rm` only with a terminal on standard output.
+const NEEDS_TERMINAL: &[&str] = &["man"];
+
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+fn on_path(program: &str, sandbox: &Sandbox) -> bool {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|dir| dir != sandbox.stand_ins())
+        .any(|dir| dir.join(program).is_file())
+}
+
+/// The Bash commands of the project's recorded sessions.
+fn recorded_commands() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/transcripts");
+    let mut commands = Vec::new();
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                for line in text.lines() {
+                    if let Ok(value) = serde_json::from_str::<Value>(line) {
+                        collect_bash(&value, &mut commands);
+                    }
+                }
+            }
+        }
+    }
+    commands.sort();
+    commands.dedup();
+    commands
+}
+
+fn collect_bash(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            let is_bash = map.get("name").and_then(Value::as_str) == Some("Bash")
+                || map.get("tool_name").and_then(Value::as_str) == Some("Bash");
+            if is_bash {
+                if let Some(command) = map
+                    .get("input")
+                    .and_then(|i| i.get("command"))
+                    .and_then(Value::as_str)
+                {
+                    out.push(command.to_owned());
+                }
+            }
+            for inner in map.values() {
+                collect_bash(inner, out);
+            }
+        }
+        Value::Array(items) => {
+            for inner in items {
+                collect_bash(inner, out);
+            }
+        }
+        _ => {}
+    }
+}
