@@ -28,9 +28,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Parse every frame of NDJSON files or recorded transcripts and report failures and
-    /// unknown kinds. Exits 1 if a frame fails to parse or a kind the official TypeScript SDK
-    /// declares comes back unknown.
+    /// Parse every frame of NDJSON files or recorded transcripts and report failures, frames
+    /// as real peers write them (warnings) and unknown kinds, the first 20 of each per file
+    /// (--all: every one). Exits 1 if a frame fails to parse or a kind the official TypeScript
+    /// SDK declares comes back unknown.
     Check(check::CheckArgs),
     /// Run a prompt through Claude Code and show the session as it happens: text, tool calls
     /// and their results, thinking, and a summary line. Exits 1 on an error result or a
