@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod chat;
 mod check;
@@ -43,9 +43,10 @@ enum Command {
     /// Serve a scripted model (the Anthropic Messages API) until Ctrl-C, printing its URL;
     /// point the CLI at it with ANTHROPIC_BASE_URL.
     ModelServer(offline::ModelServerArgs),
-    /// Sit between a host and `claude` as a transparent proxy: relay every line both ways
-    /// unchanged, record the session (--record, secrets redacted), answer tool permissions
-    /// from a policy (--policy). Exits with the CLI's exit code.
+    /// Sit between a host and `claude` as a proxy: relay every line both ways in order, its
+    /// bytes as they came (line endings made `\n`, blank lines dropped), record the session
+    /// (--record, secrets redacted), answer tool permissions from a policy (--policy). Exits
+    /// with the CLI's exit code.
     Tap(tap::TapArgs),
     /// List, show, rename, tag, fork, archive and delete Claude Code's saved sessions (the
     /// official SDKs' session functions, on the same files).
@@ -69,6 +70,12 @@ fn main() -> ExitCode {
         }
         Command::Run(args) => return ExitCode::from(run::run(&args)),
         Command::Chat(args) => return ExitCode::from(chat::run(&args)),
+        Command::Tap(args) if tap::answers_help(&args) => {
+            let mut stdout = std::io::stdout().lock();
+            let outcome = long_help("tap", &mut stdout);
+            let _ = stdout.flush();
+            outcome
+        }
         Command::Tap(args) => return ExitCode::from(tap::run(args)),
         Command::Replay(args) => return ExitCode::from(replay::run(args)),
         Command::Sessions(args) => {
@@ -98,4 +105,15 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Prints the long help of the subcommand `name` (for one that answers `--help` itself).
+fn long_help(name: &str, out: &mut impl Write) -> anyhow::Result<bool> {
+    let mut cli = Cli::command();
+    cli.build();
+    let command = cli
+        .find_subcommand_mut(name)
+        .ok_or_else(|| anyhow::anyhow!("no subcommand {name}"))?;
+    write!(out, "{}", command.render_long_help())?;
+    Ok(true)
 }
