@@ -10,11 +10,13 @@
 //! After the last frame the replay waits up to `--grace` for the host to close its input.
 //!
 //! Frames the tap answered itself (`"tap"` set) and lines it dropped never reached the host
-//! and are skipped. Without `--strict`, `keep_alive` and `control_cancel_request` frames are
+//! and are skipped. `-v` / `--version` among the CLI arguments prints the recorded CLI's
+//! version instead ([`version`]). Without `--strict`, `keep_alive` and `control_cancel_request` frames are
 //! spontaneous: the host may send them anywhere (they are ignored) and the recorded ones are
 //! not waited for.
 
 mod matching;
+mod version;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -49,7 +51,9 @@ MATCHING:
 USE AS AN SDK'S CLI PATH:
   #!/bin/sh
   exec ccwire replay /path/to/recording.jsonl \"$@\"
-  (the CLI arguments the SDK passes after the transcript are accepted and ignored)
+  (the CLI arguments the SDK passes after the transcript are accepted and ignored, except
+  -v / --version: that prints the version the recording's CLI reported, as Claude Code
+  prints its own (`2.1.330 (Claude Code)`), and exits 0)
 
 EXIT STATUS:
   0 when the host did what the recording says, 1 on the first divergence (a diff goes to
@@ -66,7 +70,8 @@ pub struct ReplayArgs {
     /// After the last recorded frame, how long to wait for the host to close its input.
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     pub grace: f64,
-    /// The CLI arguments a host passes (accepted and ignored).
+    /// The CLI arguments a host passes (accepted and ignored; -v or --version prints the
+    /// recorded CLI's version).
     #[arg(
         value_name = "CLI ARGS",
         trailing_var_arg = true,
@@ -84,6 +89,17 @@ pub fn run(args: ReplayArgs) -> u8 {
             return EXIT_REPLAY_FAILED;
         }
     };
+    if version::asks_version(&args.cli_args) {
+        let line = version::version_line(&entries);
+        let mut out = std::io::stdout().lock();
+        return match writeln!(out, "{line}").and_then(|()| out.flush()) {
+            Ok(()) => 0,
+            Err(err) => {
+                warn(&format!("replay: writing the version: {err}"));
+                EXIT_REPLAY_FAILED
+            }
+        };
+    }
     let (Some(timeout), Some(grace)) = (seconds(args.timeout), seconds(args.grace)) else {
         warn("replay: --timeout and --grace take a number of seconds");
         return EXIT_REPLAY_FAILED;
