@@ -9,6 +9,7 @@ mod chat;
 mod check;
 mod connect;
 mod offline;
+mod pipe;
 mod replay;
 mod rules;
 mod run;
@@ -62,34 +63,14 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Check(args) => {
-            let mut stdout = std::io::stdout().lock();
-            let outcome = check::run(&args, &mut stdout);
-            let _ = stdout.flush();
-            outcome
-        }
+        Command::Check(args) => printing(|out| check::run(&args, out)),
         Command::Run(args) => return ExitCode::from(run::run(&args)),
         Command::Chat(args) => return ExitCode::from(chat::run(&args)),
-        Command::Tap(args) if tap::answers_help(&args) => {
-            let mut stdout = std::io::stdout().lock();
-            let outcome = long_help("tap", &mut stdout);
-            let _ = stdout.flush();
-            outcome
-        }
+        Command::Tap(args) if tap::answers_help(&args) => printing(|out| long_help("tap", out)),
         Command::Tap(args) => return ExitCode::from(tap::run(args)),
         Command::Replay(args) => return ExitCode::from(replay::run(args)),
-        Command::Sessions(args) => {
-            let mut stdout = std::io::stdout().lock();
-            let outcome = sessions::run(&args, &mut stdout);
-            let _ = stdout.flush();
-            outcome
-        }
-        Command::View(args) => {
-            let mut stdout = std::io::stdout().lock();
-            let outcome = view::run(&args, &mut stdout);
-            let _ = stdout.flush();
-            outcome
-        }
+        Command::Sessions(args) => printing(|out| sessions::run(&args, out)),
+        Command::View(args) => printing(|out| view::run(&args, out)),
         Command::ModelServer(args) => {
             offline::model_server(&args, &mut std::io::stdout()).map(|()| true)
         }
@@ -97,10 +78,11 @@ fn main() -> ExitCode {
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        Err(err) if pipe::is_broken_pipe(&err) => pipe::reader_left(),
         Err(err) => {
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("ccwire: {err:#}");
+            let written = writeln!(std::io::stderr().lock(), "ccwire: {err:#}");
+            if written.is_err_and(|err| err.kind() == std::io::ErrorKind::BrokenPipe) {
+                pipe::reader_left();
             }
             ExitCode::from(2)
         }
@@ -116,4 +98,16 @@ fn long_help(name: &str, out: &mut impl Write) -> anyhow::Result<bool> {
         .ok_or_else(|| anyhow::anyhow!("no subcommand {name}"))?;
     write!(out, "{}", command.render_long_help())?;
     Ok(true)
+}
+
+/// Runs a subcommand that prints its report to stdout, and flushes what it printed.
+fn printing(
+    report: impl FnOnce(&mut std::io::StdoutLock<'static>) -> anyhow::Result<bool>,
+) -> anyhow::Result<bool> {
+    let mut stdout = std::io::stdout().lock();
+    let outcome = report(&mut stdout);
+    let flushed = stdout.flush();
+    let passed = outcome?;
+    flushed?;
+    Ok(passed)
 }
