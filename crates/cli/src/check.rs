@@ -1,20 +1,29 @@
 //! `ccwire check`: parse every frame of NDJSON files or recorded transcripts and report what
 //! did not parse, and what came back as a kind this version does not know; with `--coverage`,
 //! also the fields and hook events the typed schema does not know yet ([`untyped`]).
+//!
+//! A file that is not text ([`text`]) or not NDJSON is one finding, and each file shows the
+//! first [`SHOWN_PER_FILE`] findings of a section, with the count of the rest ([`findings`]).
 
+mod correlation;
+mod findings;
+mod text;
 pub mod untyped;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use ccwire_protocol::framing::{LineError, LineReader, DEFAULT_MAX_LINE_LENGTH};
 use ccwire_protocol::recording::{self, RecordLine};
-use ccwire_protocol::{coverage, DecodeError, InputMessage, Message};
+use ccwire_protocol::{coverage, DecodeError, InputMessage, Message, Repair};
 use serde::Serialize;
 use serde_json::Value;
+
+use correlation::Correlation;
+use findings::{thousands, FileFindings, Finding, NotShown, Section, SHOWN_PER_FILE};
 
 /// Which side wrote the frames of a file without direction markers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -42,19 +51,22 @@ pub struct CheckArgs {
     /// Also report the fields the typed schema keeps untyped and the hook events seen.
     #[arg(long)]
     pub coverage: bool,
+    /// Show every finding; without it, each file shows the first 20 of each section and
+    /// counts the rest.
+    #[arg(long)]
+    pub all: bool,
     /// Longest line accepted, in bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_LINE_LENGTH)]
     pub max_line_length: usize,
 }
 
-/// One frame that failed, or came back unknown.
-#[derive(Debug, Serialize)]
-pub struct Finding {
-    file: String,
-    line: u64,
-    direction: Direction,
-    kind: String,
-    message: String,
+/// How many findings each section holds, shown or not.
+#[derive(Debug, Default, Serialize)]
+pub struct Found {
+    errors: usize,
+    warnings: usize,
+    unknown_listed: usize,
+    unknown_unlisted: usize,
 }
 
 /// The whole report.
@@ -65,10 +77,17 @@ pub struct Report {
     /// `out kind` / `in kind` → count.
     counts: BTreeMap<String, usize>,
     errors: Vec<Finding>,
+    /// Frames that do not fit the schema the way a real peer writes them (the reason says
+    /// which), read anyway.
+    warnings: Vec<Finding>,
     /// Unknown kinds that the official TypeScript SDK's type file lists: a schema gap.
     unknown_listed: Vec<Finding>,
     /// Unknown kinds nobody lists (new CLI features, deliberate probes): forward-compatible.
     unknown_unlisted: Vec<Finding>,
+    /// Per section, the findings in all (the lists above may show fewer).
+    found: Found,
+    /// Findings left out of the lists above, per file and section (without `--all`).
+    not_shown: Vec<NotShown>,
     /// Typed control responses checked against the request they answer.
     responses_checked: usize,
     /// With `--coverage`: what the schema does not type.
@@ -79,7 +98,34 @@ pub struct Report {
 impl Report {
     /// Whether the check failed: a frame did not parse, or a listed kind came back unknown.
     pub fn failed(&self) -> bool {
-        !self.errors.is_empty() || !self.unknown_listed.is_empty()
+        self.found.errors > 0 || self.found.unknown_listed > 0
+    }
+
+    /// Takes the findings of a file that has been read.
+    fn add(&mut self, file: FileFindings) {
+        let name = file.file().to_owned();
+        for part in file.join() {
+            let (list, total) = match part.section {
+                Section::Errors => (&mut self.errors, &mut self.found.errors),
+                Section::Warnings => (&mut self.warnings, &mut self.found.warnings),
+                Section::UnknownListed => {
+                    (&mut self.unknown_listed, &mut self.found.unknown_listed)
+                }
+                Section::UnknownUnlisted => {
+                    (&mut self.unknown_unlisted, &mut self.found.unknown_unlisted)
+                }
+            };
+            *total += part.total;
+            let hidden = part.total - part.shown.len();
+            list.extend(part.shown);
+            if hidden > 0 {
+                self.not_shown.push(NotShown {
+                    file: name.clone(),
+                    section: part.section,
+                    count: hidden,
+                });
+            }
+        }
     }
 }
 
@@ -125,15 +171,22 @@ fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
                         .path()
                         .map(|p| p.display().to_string())
                         .unwrap_or_default();
-                    let why = if err.loop_ancestor().is_some() {
-                        "a symbolic link loop".to_owned()
-                    } else {
-                        err.to_string()
+                    // walkdir's own message names the path again: only its cause is added.
+                    let why = match (err.loop_ancestor(), err.io_error()) {
+                        (Some(_), _) => "a symbolic link loop".to_owned(),
+                        (None, Some(io)) => io.to_string(),
+                        (None, None) => err.to_string(),
                     };
                     crate::transcript::warn(&format!("check: skipped {at}: {why}"));
                     continue;
                 }
-                Err(err) => return Err(err).with_context(|| format!("listing {}", path.display())),
+                Err(err) => {
+                    let listing = format!("listing {}", path.display());
+                    return match err.into_io_error() {
+                        Some(io) => Err(io).context(listing),
+                        None => Err(anyhow::anyhow!("{listing}: cannot be read")),
+                    };
+                }
             };
             let name = entry.file_name().to_str().unwrap_or_default();
             if entry.file_type().is_file()
@@ -149,25 +202,42 @@ fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
 
 /// Checks one file, adding to `report`.
 pub fn check_file(path: &Path, args: &CheckArgs, report: &mut Report) -> anyhow::Result<()> {
-    let file = File::open(path)?;
+    let mut file = File::open(path)?;
     let name = path.display().to_string();
-    // An over-long line ends the file: an endless one (`/dev/zero`) must not hold `check`.
-    let mut reader = LineReader::new(file, args.max_line_length).ending_at_oversized();
-    let mut session = Correlation::default();
+    let mut findings = FileFindings::new(&name, (!args.all).then_some(SHOWN_PER_FILE));
     report.files += 1;
+    let head = text::read_head(&mut file)?;
+    if let Some(why) = text::not_text(&head) {
+        let size = file
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|meta| format!(" ({} bytes)", thousands(meta.len() as usize)))
+            .unwrap_or_default();
+        let message = format!("not a text file: {why}; not read{size}");
+        findings.push(
+            Section::Errors,
+            Finding::new(&name, 0, args.direction, "file", message),
+        );
+        report.add(findings);
+        return Ok(());
+    }
+    // An over-long line ends the file: an endless one must not hold `check`.
+    let input = std::io::Cursor::new(head).chain(file);
+    let mut reader = LineReader::new(input, args.max_line_length).ending_at_oversized();
+    let mut session = Correlation::default();
     while let Some(item) = reader.next_line()? {
+        findings.line_read();
         let (number, text) = match item {
             Ok(line) => line,
             Err(err) => {
-                let line = match err {
-                    LineError::TooLong { number, .. }
-                    | LineError::InvalidUtf8 { number, .. }
-                    | LineError::Unfinished { number, .. } => number,
-                    _ => 0,
-                };
-                report
-                    .errors
-                    .push(finding(&name, line, args.direction, "?", err));
+                let (number, message) = line_fault(&err);
+                let finding = Finding::new(&name, number, args.direction, "?", message);
+                if matches!(err, LineError::InvalidUtf8 { .. }) {
+                    findings.not_json(finding);
+                } else {
+                    findings.push(Section::Errors, finding);
+                }
                 continue;
             }
         };
@@ -182,9 +252,32 @@ pub fn check_file(path: &Path, args: &CheckArgs, report: &mut Report) -> anyhow:
             line: number,
             direction,
         };
-        check_frame(&frame, at, &mut session, report);
+        check_frame(&frame, at, &mut session, report, &mut findings);
     }
+    report.add(findings);
     Ok(())
+}
+
+/// A line the reader could not hand out: its number, and why (without the number again).
+fn line_fault(err: &LineError) -> (u64, String) {
+    match *err {
+        LineError::TooLong { len, max, number } => (
+            number,
+            format!("{len} bytes long, over the limit of {max} bytes (--max-line-length)"),
+        ),
+        LineError::Unfinished { read, max, number } => (
+            number,
+            format!(
+                "over the limit of {max} bytes ({read} read without a newline); the rest of \
+                 the file was not read"
+            ),
+        ),
+        LineError::InvalidUtf8 { offset, number } => (
+            number,
+            format!("not valid UTF-8 (first bad byte at offset {offset})"),
+        ),
+        _ => (0, err.to_string()),
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -194,41 +287,74 @@ struct Location<'a> {
     direction: Direction,
 }
 
-fn check_frame(frame: &str, at: Location<'_>, session: &mut Correlation, report: &mut Report) {
+/// A frame as the liberal reader read it.
+struct ReadFrame {
+    kind: String,
+    unknown: Option<String>,
+    value: Value,
+    repairs: Vec<Repair>,
+}
+
+fn read(direction: Direction, frame: &str) -> Result<ReadFrame, DecodeError> {
+    match direction {
+        Direction::Out => Message::decode(frame).map(|m| ReadFrame {
+            kind: m.value.kind(),
+            unknown: m.value.unknown_kind(),
+            value: m.value.to_value(),
+            repairs: m.repairs,
+        }),
+        Direction::In => InputMessage::decode(frame).map(|m| ReadFrame {
+            kind: m.value.kind(),
+            unknown: m.value.unknown_kind(),
+            value: m.value.to_value(),
+            repairs: m.repairs,
+        }),
+    }
+}
+
+fn check_frame(
+    frame: &str,
+    at: Location<'_>,
+    session: &mut Correlation,
+    report: &mut Report,
+    findings: &mut FileFindings,
+) {
+    let finding = |kind: &str, message: &dyn std::fmt::Display| {
+        Finding::new(at.file, at.line, at.direction, kind, message)
+    };
     // The liberal reader reads every JSON object; what it had to repair, or keep raw, does
     // not fit the schema and is reported as an error.
-    let parsed = match at.direction {
-        Direction::Out => Message::decode(frame).map(|m| {
-            (
-                m.value.kind(),
-                m.value.unknown_kind(),
-                m.value.to_value(),
-                m.repairs,
-            )
-        }),
-        Direction::In => InputMessage::decode(frame).map(|m| {
-            (
-                m.value.kind(),
-                m.value.unknown_kind(),
-                m.value.to_value(),
-                m.repairs,
-            )
-        }),
-    };
-    let (kind, unknown, value, repairs) = match parsed {
+    let mut parsed = match read(at.direction, frame) {
         Ok(parsed) => parsed,
         Err(err) => {
             let kind = err.kind().unwrap_or("?").to_owned();
-            report
-                .errors
-                .push(finding(at.file, at.line, at.direction, &kind, err));
+            let found = finding(&kind, &err);
+            match err {
+                DecodeError::NotJson { .. } => findings.not_json(found),
+                _ => findings.push(Section::Errors, found),
+            }
             return;
         }
     };
+    // Only a frame that did not fit can be a known deviation (the fast path never asks).
+    if !parsed.repairs.is_empty() {
+        if let Some(deviation) = session.misplaced_id(at.direction, at.line, &parsed.value) {
+            findings.push(Section::Warnings, finding(&parsed.kind, &deviation.reason));
+            // The rest of the frame is checked as it would have been.
+            match read(at.direction, &deviation.frame.to_string()) {
+                Ok(fixed) => parsed = fixed,
+                Err(err) => findings.push(Section::Errors, finding(&parsed.kind, &err)),
+            }
+        }
+    }
+    let ReadFrame {
+        kind,
+        unknown,
+        value,
+        repairs,
+    } = parsed;
     for repair in &repairs {
-        report
-            .errors
-            .push(finding(at.file, at.line, at.direction, &kind, repair));
+        findings.push(Section::Errors, finding(&kind, repair));
     }
     let label = match at.direction {
         Direction::Out => "out",
@@ -241,73 +367,15 @@ fn check_frame(frame: &str, at: Location<'_>, session: &mut Correlation, report:
         }
     }
     if let Some(unknown) = unknown {
-        let listed = coverage::is_listed(&unknown);
-        let found = finding(at.file, at.line, at.direction, &unknown, "unknown kind");
-        if listed {
-            report.unknown_listed.push(found);
+        let section = if coverage::is_listed(&unknown) {
+            Section::UnknownListed
         } else {
-            report.unknown_unlisted.push(found);
-        }
+            Section::UnknownUnlisted
+        };
+        findings.push(section, finding(&unknown, &"unknown kind"));
     }
-    if let Err(err) = session.observe(at.direction, &value, report) {
-        report
-            .errors
-            .push(finding(at.file, at.line, at.direction, &kind, err));
-    }
-}
-
-/// Remembers the subtype of each control request so that the success response to it can be
-/// parsed as that subtype's typed response.
-#[derive(Default)]
-struct Correlation {
-    pending: HashMap<(bool, String), String>,
-}
-
-impl Correlation {
-    fn observe(
-        &mut self,
-        direction: Direction,
-        frame: &Value,
-        report: &mut Report,
-    ) -> Result<(), DecodeError> {
-        let from_host = direction == Direction::In;
-        match frame.get("type").and_then(Value::as_str) {
-            Some("control_request") => {
-                let id = frame.get("request_id").and_then(Value::as_str);
-                let subtype = frame.pointer("/request/subtype").and_then(Value::as_str);
-                if let (Some(id), Some(subtype)) = (id, subtype) {
-                    self.pending
-                        .insert((from_host, id.to_owned()), subtype.to_owned());
-                }
-                Ok(())
-            }
-            Some("control_response") => {
-                let Some(id) = frame
-                    .pointer("/response/request_id")
-                    .and_then(Value::as_str)
-                else {
-                    return Ok(());
-                };
-                // The response travels the other way from its request.
-                let Some(subtype) = self.pending.remove(&(!from_host, id.to_owned())) else {
-                    return Ok(());
-                };
-                let is_success =
-                    frame.pointer("/response/subtype").and_then(Value::as_str) == Some("success");
-                let payload = frame.pointer("/response/response");
-                match (is_success, payload) {
-                    (true, Some(payload)) => {
-                        if let Some(result) = coverage::check_response(&subtype, payload) {
-                            report.responses_checked += 1;
-                            result?;
-                        }
-                        Ok(())
-                    }
-                    _ => Ok(()),
-                }
-            }
-            _ => Ok(()),
-        }
+    if let Err(err) = session.observe(at.direction, &value, &mut report.responses_checked) {
+        findings.push(Section::Errors, finding(&kind, &err));
     }
 }
 
@@ -333,22 +401,6 @@ fn split_transcript_line(text: &str) -> Transcript {
     }
 }
 
-fn finding(
-    file: &str,
-    line: u64,
-    direction: Direction,
-    kind: &str,
-    message: impl std::fmt::Display,
-) -> Finding {
-    Finding {
-        file: file.to_owned(),
-        line,
-        direction,
-        kind: kind.to_owned(),
-        message: message.to_string(),
-    }
-}
-
 fn print_table(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "{:<58} {:>7}", "kind", "frames")?;
     for (kind, count) in &report.counts {
@@ -360,20 +412,54 @@ fn print_table(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
         report.files, report.frames, report.responses_checked
     )?;
     let sections = [
-        ("errors", &report.errors),
         (
+            Section::Errors,
+            "errors",
+            &report.errors,
+            report.found.errors,
+        ),
+        (
+            Section::Warnings,
+            "warnings (frames as real peers write them, read anyway)",
+            &report.warnings,
+            report.found.warnings,
+        ),
+        (
+            Section::UnknownListed,
             "unknown kinds listed by the TypeScript SDK",
             &report.unknown_listed,
+            report.found.unknown_listed,
         ),
         (
+            Section::UnknownUnlisted,
             "unknown kinds not listed anywhere (kept as Unknown)",
             &report.unknown_unlisted,
+            report.found.unknown_unlisted,
         ),
     ];
-    for (title, findings) in sections {
-        writeln!(out, "{title}: {}", findings.len())?;
-        for f in findings {
-            writeln!(out, "  {}:{}: {} {}", f.file, f.line, f.kind, f.message)?;
+    for (section, title, findings, total) in sections {
+        writeln!(out, "{title}: {}", thousands(total))?;
+        for (index, f) in findings.iter().enumerate() {
+            if f.line == 0 {
+                writeln!(out, "  {}: {}", f.file, f.message)?;
+            } else {
+                writeln!(out, "  {}:{}: {} {}", f.file, f.line, f.kind, f.message)?;
+            }
+            let file_ends = findings
+                .get(index + 1)
+                .is_none_or(|next| next.file != f.file);
+            let hidden = report
+                .not_shown
+                .iter()
+                .find(|n| n.section == section && n.file == f.file);
+            if let (true, Some(hidden)) = (file_ends, hidden) {
+                writeln!(
+                    out,
+                    "  … and {} more in {} (--all shows every one)",
+                    thousands(hidden.count),
+                    f.file
+                )?;
+            }
         }
     }
     if let Some(coverage) = &report.coverage {

@@ -3,12 +3,13 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod chat;
 mod check;
 mod connect;
 mod offline;
+mod pipe;
 mod replay;
 mod rules;
 mod run;
@@ -28,9 +29,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Parse every frame of NDJSON files or recorded transcripts and report failures and
-    /// unknown kinds. Exits 1 if a frame fails to parse or a kind the official TypeScript SDK
-    /// declares comes back unknown.
+    /// Parse every frame of NDJSON files or recorded transcripts and report failures, frames
+    /// as real peers write them (warnings) and unknown kinds, the first 20 of each per file
+    /// (--all: every one). Exits 1 if a frame fails to parse or a kind the official TypeScript
+    /// SDK declares comes back unknown.
     Check(check::CheckArgs),
     /// Run a prompt through Claude Code and show the session as it happens: text, tool calls
     /// and their results, thinking, and a summary line. Exits 1 on an error result or a
@@ -42,9 +44,10 @@ enum Command {
     /// Serve a scripted model (the Anthropic Messages API) until Ctrl-C, printing its URL;
     /// point the CLI at it with ANTHROPIC_BASE_URL.
     ModelServer(offline::ModelServerArgs),
-    /// Sit between a host and `claude` as a transparent proxy: relay every line both ways
-    /// unchanged, record the session (--record, secrets redacted), answer tool permissions
-    /// from a policy (--policy). Exits with the CLI's exit code.
+    /// Sit between a host and `claude` as a proxy: relay every line both ways in order, its
+    /// bytes as they came (line endings made `\n`, blank lines dropped), record the session
+    /// (--record, secrets redacted), answer tool permissions from a policy (--policy). Exits
+    /// with the CLI's exit code.
     Tap(tap::TapArgs),
     /// List, show, rename, tag, fork, archive and delete Claude Code's saved sessions (the
     /// official SDKs' session functions, on the same files).
@@ -60,28 +63,14 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Check(args) => {
-            let mut stdout = std::io::stdout().lock();
-            let outcome = check::run(&args, &mut stdout);
-            let _ = stdout.flush();
-            outcome
-        }
+        Command::Check(args) => printing(|out| check::run(&args, out)),
         Command::Run(args) => return ExitCode::from(run::run(&args)),
         Command::Chat(args) => return ExitCode::from(chat::run(&args)),
+        Command::Tap(args) if tap::answers_help(&args) => printing(|out| long_help("tap", out)),
         Command::Tap(args) => return ExitCode::from(tap::run(args)),
         Command::Replay(args) => return ExitCode::from(replay::run(args)),
-        Command::Sessions(args) => {
-            let mut stdout = std::io::stdout().lock();
-            let outcome = sessions::run(&args, &mut stdout);
-            let _ = stdout.flush();
-            outcome
-        }
-        Command::View(args) => {
-            let mut stdout = std::io::stdout().lock();
-            let outcome = view::run(&args, &mut stdout);
-            let _ = stdout.flush();
-            outcome
-        }
+        Command::Sessions(args) => printing(|out| sessions::run(&args, out)),
+        Command::View(args) => printing(|out| view::run(&args, out)),
         Command::ModelServer(args) => {
             offline::model_server(&args, &mut std::io::stdout()).map(|()| true)
         }
@@ -89,12 +78,36 @@ fn main() -> ExitCode {
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        Err(err) if pipe::is_broken_pipe(&err) => pipe::reader_left(),
         Err(err) => {
-            #[allow(clippy::print_stderr)]
-            {
-                eprintln!("ccwire: {err:#}");
+            let written = writeln!(std::io::stderr().lock(), "ccwire: {err:#}");
+            if written.is_err_and(|err| err.kind() == std::io::ErrorKind::BrokenPipe) {
+                pipe::reader_left();
             }
             ExitCode::from(2)
         }
     }
+}
+
+/// Prints the long help of the subcommand `name` (for one that answers `--help` itself).
+fn long_help(name: &str, out: &mut impl Write) -> anyhow::Result<bool> {
+    let mut cli = Cli::command();
+    cli.build();
+    let command = cli
+        .find_subcommand_mut(name)
+        .ok_or_else(|| anyhow::anyhow!("no subcommand {name}"))?;
+    write!(out, "{}", command.render_long_help())?;
+    Ok(true)
+}
+
+/// Runs a subcommand that prints its report to stdout, and flushes what it printed.
+fn printing(
+    report: impl FnOnce(&mut std::io::StdoutLock<'static>) -> anyhow::Result<bool>,
+) -> anyhow::Result<bool> {
+    let mut stdout = std::io::stdout().lock();
+    let outcome = report(&mut stdout);
+    let flushed = stdout.flush();
+    let passed = outcome?;
+    flushed?;
+    Ok(passed)
 }

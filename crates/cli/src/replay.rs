@@ -10,11 +10,13 @@
 //! After the last frame the replay waits up to `--grace` for the host to close its input.
 //!
 //! Frames the tap answered itself (`"tap"` set) and lines it dropped never reached the host
-//! and are skipped. Without `--strict`, `keep_alive` and `control_cancel_request` frames are
+//! and are skipped. `-v` / `--version` among the CLI arguments prints the recorded CLI's
+//! version instead ([`version`]). Without `--strict`, `keep_alive` and `control_cancel_request` frames are
 //! spontaneous: the host may send them anywhere (they are ignored) and the recorded ones are
 //! not waited for.
 
 mod matching;
+mod version;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -27,6 +29,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::time::Instant;
 
+use crate::pipe;
 use crate::transcript::{self, warn, Direction, Entry};
 use matching::{Frame, FrameRef};
 
@@ -49,7 +52,9 @@ MATCHING:
 USE AS AN SDK'S CLI PATH:
   #!/bin/sh
   exec ccwire replay /path/to/recording.jsonl \"$@\"
-  (the CLI arguments the SDK passes after the transcript are accepted and ignored)
+  (the CLI arguments the SDK passes after the transcript are accepted and ignored, except
+  -v / --version: that prints the version the recording's CLI reported, as Claude Code
+  prints its own (`2.1.330 (Claude Code)`), and exits 0)
 
 EXIT STATUS:
   0 when the host did what the recording says, 1 on the first divergence (a diff goes to
@@ -66,7 +71,8 @@ pub struct ReplayArgs {
     /// After the last recorded frame, how long to wait for the host to close its input.
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     pub grace: f64,
-    /// The CLI arguments a host passes (accepted and ignored).
+    /// The CLI arguments a host passes (accepted and ignored; -v or --version prints the
+    /// recorded CLI's version).
     #[arg(
         value_name = "CLI ARGS",
         trailing_var_arg = true,
@@ -84,6 +90,18 @@ pub fn run(args: ReplayArgs) -> u8 {
             return EXIT_REPLAY_FAILED;
         }
     };
+    if version::asks_version(&args.cli_args) {
+        let line = version::version_line(&entries);
+        let mut out = std::io::stdout().lock();
+        return match writeln!(out, "{line}").and_then(|()| out.flush()) {
+            Ok(()) => 0,
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => pipe::reader_left(),
+            Err(err) => {
+                warn(&format!("replay: writing the version: {err}"));
+                EXIT_REPLAY_FAILED
+            }
+        };
+    }
     let (Some(timeout), Some(grace)) = (seconds(args.timeout), seconds(args.grace)) else {
         warn("replay: --timeout and --grace take a number of seconds");
         return EXIT_REPLAY_FAILED;
@@ -114,10 +132,13 @@ pub fn run(args: ReplayArgs) -> u8 {
     runtime.shutdown_background();
     match outcome {
         Ok(()) => 0,
-        Err(report) => {
+        Err(Stop::ReaderLeft) => pipe::reader_left(),
+        Err(Stop::Diverged(report)) => {
             let mut err = std::io::stderr().lock();
-            let _ = err.write_all(report.as_bytes());
-            let _ = err.flush();
+            let written = err.write_all(report.as_bytes()).and_then(|()| err.flush());
+            if written.is_err_and(|err| err.kind() == std::io::ErrorKind::BrokenPipe) {
+                pipe::reader_left();
+            }
             EXIT_DIVERGED
         }
     }
@@ -127,7 +148,21 @@ fn seconds(value: f64) -> Option<Duration> {
     Duration::try_from_secs_f64(value).ok()
 }
 
-/// A replay in progress. Errors are the report to print.
+/// Why a replay stopped before its end.
+enum Stop {
+    /// The host diverged from the recording: the report to print.
+    Diverged(String),
+    /// Nobody reads our stdout any more.
+    ReaderLeft,
+}
+
+impl From<String> for Stop {
+    fn from(report: String) -> Self {
+        Self::Diverged(report)
+    }
+}
+
+/// A replay in progress.
 struct Replay<'a, R, W: AsyncWrite> {
     entries: &'a [Entry],
     name: String,
@@ -149,7 +184,7 @@ enum Received {
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
-    async fn play(&mut self) -> Result<(), String> {
+    async fn play(&mut self) -> Result<(), Stop> {
         let entries = self.entries;
         let mut at = 0;
         while at < entries.len() {
@@ -187,7 +222,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
     }
 
     /// Reads host frames until each of `pending` (indices of recorded `in` frames) matched one.
-    async fn expect(&mut self, mut pending: Vec<usize>) -> Result<(), String> {
+    async fn expect(&mut self, mut pending: Vec<usize>) -> Result<(), Stop> {
         let entries = self.entries;
         while let Some(&first) = pending.first() {
             let expected = &entries[first];
@@ -201,23 +236,25 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
                         self.learn_id(&entries[index], &frame);
                     } else if self.strict || !spontaneous(frame.view()) {
                         let why = "the host sent a different frame";
-                        return Err(self.report(why, Some(expected), Some((number, &frame))));
+                        return Err(self
+                            .report(why, Some(expected), Some((number, &frame)))
+                            .into());
                     }
                 }
                 Received::Dropped(err) => {
                     let why = format!("the host sent a line that could not be read: {err}");
-                    return Err(self.report(&why, Some(expected), None));
+                    return Err(self.report(&why, Some(expected), None).into());
                 }
                 Received::Eof => {
                     let why = "the host closed its input before sending this frame";
-                    return Err(self.report(why, Some(expected), None));
+                    return Err(self.report(why, Some(expected), None).into());
                 }
                 Received::Timeout => {
                     let why = format!(
                         "no frame from the host within {:.1} s",
                         self.timeout.as_secs_f64()
                     );
-                    return Err(self.report(&why, Some(expected), None));
+                    return Err(self.report(&why, Some(expected), None).into());
                 }
             }
         }
@@ -225,7 +262,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
     }
 
     /// After the last frame: the host should close its input, sending nothing new.
-    async fn wait_for_close(&mut self) -> Result<(), String> {
+    async fn wait_for_close(&mut self) -> Result<(), Stop> {
         let deadline = Instant::now() + self.grace;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -234,11 +271,11 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
                 Received::Frame(_, frame) if !self.strict && spontaneous(frame.view()) => {}
                 Received::Frame(number, frame) => {
                     let why = "the host sent a frame after the end of the recording";
-                    return Err(self.report(why, None, Some((number, &frame))));
+                    return Err(self.report(why, None, Some((number, &frame))).into());
                 }
                 Received::Dropped(err) => {
                     let why = format!("the host sent a line that could not be read: {err}");
-                    return Err(self.report(&why, None, None));
+                    return Err(self.report(&why, None, None).into());
                 }
             }
         }
@@ -252,7 +289,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
         }
     }
 
-    async fn write_out(&mut self, entry: &Entry) -> Result<(), String> {
+    async fn write_out(&mut self, entry: &Entry) -> Result<(), Stop> {
         let mapped = entry
             .value
             .as_ref()
@@ -277,15 +314,18 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
         Some(value.to_string())
     }
 
-    async fn flush(&mut self) -> Result<(), String> {
+    async fn flush(&mut self) -> Result<(), Stop> {
         self.out.flush().await.map_err(|err| self.io_failure(&err))
     }
 
-    fn io_failure(&self, err: &std::io::Error) -> String {
-        format!(
+    fn io_failure(&self, err: &std::io::Error) -> Stop {
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            return Stop::ReaderLeft;
+        }
+        Stop::Diverged(format!(
             "ccwire replay: writing to the host failed ({err}) while replaying {}\n",
             self.name
-        )
+        ))
     }
 
     /// The divergence report: what was expected, what came, the differing fields, both frames.

@@ -3,11 +3,13 @@
 //!
 //! Two relay tasks and nothing else: host → CLI ([`relay_in`]) and CLI → host
 //! ([`relay_out`]). Each splits its stream with [`LineDecoder`], records a line before it writes
-//! it (so the recording never shows an answer before its question), writes the line as it came
-//! and flushes once no complete line is left in what was read. The CLI runs as a
+//! it (so the recording never shows an answer before its question), writes the line's bytes as
+//! they came followed by `\n` (a `\r\n` ending becomes `\n`, blank lines are dropped) and
+//! flushes once no complete line is left in what was read. The CLI runs as a
 //! [`ChildProcess`]: its own process group, stderr relayed line by line, killed if the tap dies.
 
 mod policy;
+mod program;
 
 use std::ffi::OsString;
 use std::io::Write as _;
@@ -40,7 +42,14 @@ const READ_CHUNK: usize = 64 * 1024;
 
 /// Options of `ccwire tap`.
 #[derive(Debug, clap::Args)]
+// `-h` is ours only outside the wrapper form: there, every argument goes to the CLI.
+#[command(disable_help_flag = true)]
 #[command(after_long_help = "\
+RELAY:
+  Every line goes through in order, its bytes as they came, flushed at once, in both
+  directions; a \\r\\n line ending becomes \\n and blank lines are dropped (NDJSON readers
+  skip them). A line longer than --max-line-length or not UTF-8 is dropped and reported.
+
 USE AS AN SDK'S CLI PATH:
   The official SDKs run one executable with their own arguments. Point them at a two-line
   wrapper script (chmod +x), for example:
@@ -54,9 +63,10 @@ USE AS AN SDK'S CLI PATH:
     exec ccwire tap \"$@\"
 
   Without `-- CLAUDE`, the CLI is $CCWIRE_TAP_CLI and every argument that is not one of the
-  tap's own options goes to it; without --record / --policy, $CCWIRE_TAP_RECORD /
-  $CCWIRE_TAP_POLICY are used when set. A first argument that does not start with `-` is the
-  CLI. A --record path that is a directory gets one new file per session in it.
+  tap's own options goes to it, -h and --help included (`ccwire help tap` shows this help
+  then); without --record / --policy, $CCWIRE_TAP_RECORD / $CCWIRE_TAP_POLICY are used when
+  set. A first argument that does not start with `-` is the CLI. A --record path that is a
+  directory gets one new file per session in it.
 
 RECORDING:
   One JSON object per line: {\"dir\":\"meta\",\"t\":0,\"cli\":…,\"argv\":[…],\"env\":{…}} first,
@@ -89,6 +99,28 @@ pub struct TapArgs {
         allow_hyphen_values = true
     )]
     pub command: Vec<OsString>,
+    /// Print help; with the CLI from $CCWIRE_TAP_CLI, -h and --help go to the CLI instead.
+    #[arg(short = 'h', long = "help")]
+    pub help: bool,
+}
+
+/// Whether `ccwire tap` answers `-h`/`--help` itself: not in the wrapper form, where the CLI
+/// comes from the environment and every argument is the CLI's.
+pub fn answers_help(args: &TapArgs) -> bool {
+    args.help && !(names_no_cli(&args.command) && from_env(CLI_ENV).is_some())
+}
+
+/// Whether the arguments leave the CLI to the environment: none, or a first one that is an
+/// option (the host's `--output-format …` in the wrapper form).
+fn names_no_cli(command: &[OsString]) -> bool {
+    command
+        .first()
+        .is_none_or(|first| first.to_string_lossy().starts_with('-'))
+}
+
+/// A variable of the environment, when set and not empty.
+fn from_env(name: &str) -> Option<OsString> {
+    std::env::var_os(name).filter(|value| !value.is_empty())
 }
 
 /// Runs the tap; returns the exit code.
@@ -122,19 +154,21 @@ struct Invocation {
 
 impl Invocation {
     fn resolve(args: TapArgs) -> anyhow::Result<Self> {
-        let from_env = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
-        let mut command = args.command.into_iter();
-        let (program, rest) = match command.next() {
-            Some(first) if !first.to_string_lossy().starts_with('-') => {
-                (PathBuf::from(first), command.collect())
-            }
-            first => match from_env(CLI_ENV) {
-                Some(cli) => (
-                    PathBuf::from(cli),
-                    first.into_iter().chain(command).collect(),
-                ),
-                None => bail!("no CLI to run: give `-- CLAUDE [ARGS…]` or set ${CLI_ENV}"),
-            },
+        let (program, rest) = if names_no_cli(&args.command) {
+            let Some(cli) = from_env(CLI_ENV) else {
+                bail!("no CLI to run: give `-- CLAUDE [ARGS…]` or set ${CLI_ENV}");
+            };
+            // The wrapper form: a help flag the parser took before the host's first option
+            // is the CLI's.
+            let help = args.help.then(|| OsString::from("--help"));
+            (
+                PathBuf::from(cli),
+                help.into_iter().chain(args.command).collect(),
+            )
+        } else {
+            let mut command = args.command.into_iter();
+            let program = command.next().map(PathBuf::from).unwrap_or_default();
+            (program, command.collect())
         };
         // An empty path (`--record "$UNSET_VARIABLE"`) means none.
         let given = |path: Option<OsString>| path.filter(|p| !p.is_empty()).map(PathBuf::from);
@@ -185,7 +219,7 @@ async fn tap(invocation: Invocation) -> anyhow::Result<u8> {
         user: None,
     })
     .await
-    .with_context(|| format!("starting {}", invocation.program.display()))?;
+    .map_err(|err| program::cannot_start(&invocation.program, err))?;
     let process = Arc::new(process);
     let signals = tokio::spawn(forward_signals(Arc::clone(&process)));
 

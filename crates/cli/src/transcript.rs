@@ -135,8 +135,9 @@ pub fn load(path: &Path) -> anyhow::Result<Vec<Entry>> {
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut reader = LineReader::new(file, DEFAULT_MAX_LINE_LENGTH).ending_at_oversized();
     let mut entries = Vec::new();
-    while let Some(item) = reader.next_line()? {
-        let (number, text) = item.with_context(|| format!("reading {}", path.display()))?;
+    let reading = || format!("reading {}", path.display());
+    while let Some(item) = reader.next_line().with_context(reading)? {
+        let (number, text) = item.with_context(reading)?;
         let record = RecordLine::parse(&text)
             .with_context(|| format!("{}:{number}: not a recording line", path.display()))?;
         let Some(dir) = record.direction() else {

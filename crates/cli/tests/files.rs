@@ -19,6 +19,11 @@ fn run_bounded(mut command: Command, limit: Duration) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    wait_bounded(child, limit)
+}
+
+/// Waits for `child`'s output, killing it if it is still running after `limit`.
+fn wait_bounded(child: std::process::Child, limit: Duration) -> Output {
     let pid = child.id();
     let watchdog = std::thread::spawn(move || {
         std::thread::sleep(limit);
@@ -74,9 +79,30 @@ fn check_skips_symlink_loops_and_special_files_in_a_directory() {
 
 #[test]
 fn check_and_replay_end_on_endless_input() {
+    // `/dev/zero` is not text: its first bytes say so, and nothing more is read.
     let mut check = Command::new(ccwire());
-    check.args(["check", "--max-line-length", "100000", "/dev/zero"]);
+    check.args(["check", "/dev/zero"]);
     let output = run_bounded(check, Duration::from_secs(60));
+    assert!(!output.status.success());
+    let report = text(&output.stdout) + &text(&output.stderr);
+    assert!(report.contains("not a text file"), "{report}");
+
+    // Endless text without a newline ends at the line limit.
+    let mut endless = Command::new("sh")
+        .args(["-c", "yes y | tr -d '\\n'"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let check = Command::new(ccwire())
+        .args(["check", "--max-line-length", "100000", "/dev/stdin"])
+        .stdin(Stdio::from(endless.stdout.take().unwrap()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = wait_bounded(check, Duration::from_secs(60));
+    // Our end of the pipe is closed: the writers end with SIGPIPE.
+    endless.wait().unwrap();
     assert!(!output.status.success());
     let report = text(&output.stdout) + &text(&output.stderr);
     assert!(report.contains("over the limit"), "{report}");

@@ -378,3 +378,136 @@ fn an_unreadable_recording_exits_2() {
     assert_eq!(status.code(), Some(2));
     assert!(stderr.contains("bad.jsonl:1"), "{stderr}");
 }
+
+/// What `CLI -v` prints, run as claude-agent-sdk 0.1.x runs it before a session: the CLI path
+/// (here a wrapper script, as the docs suggest), `-v`, stdout and stderr piped, stdin left open
+/// and never written. Returns the first chunk of stdout (all the SDK reads) and the exit code.
+fn version_probe(cli: &Path) -> (String, Option<i32>) {
+    let mut child = Command::new(cli)
+        .arg("-v")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, chunk) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        let read = stdout.read(&mut buf).unwrap();
+        let _ = tx.send(String::from_utf8_lossy(&buf[..read]).into_owned());
+    });
+    // A guard against a hang only: the SDK gives up after 2 s, this test does not time it.
+    let Ok(chunk) = chunk.recv_timeout(Duration::from_secs(60)) else {
+        child.kill().unwrap();
+        panic!("{} -v printed nothing", cli.display());
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} -v did not exit",
+            cli.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    (chunk, status.code())
+}
+
+/// The SDK's reading of the version: `^([0-9]+\.[0-9]+\.[0-9]+)`.
+fn sdk_version(output: &str) -> Option<&str> {
+    let output = output.trim();
+    let end = output
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(output.len());
+    let version = &output[..end];
+    let parts: Vec<&str> = version.split('.').collect();
+    (parts.len() >= 3 && parts[..3].iter().all(|p| !p.is_empty())).then_some(version)
+}
+
+/// `exec ccwire replay RECORDING "$@"`, the wrapper an SDK gets as its CLI path.
+fn replay_wrapper(dir: &Path, recording: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(format!(
+        "claude-{}",
+        recording.file_stem().unwrap().to_string_lossy()
+    ));
+    let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', r"'\''"));
+    let body = format!(
+        "#!/bin/sh\nexec {} replay {} \"$@\"\n",
+        quote(Path::new(env!("CARGO_BIN_EXE_ccwire"))),
+        quote(recording)
+    );
+    std::fs::write(&path, body).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn a_version_probe_gets_the_recorded_version_as_the_cli_prints_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let recording = |version: &str| {
+        transcripts()
+            .join(format!("claude-{version}"))
+            .join("basics.a_text_turn.jsonl")
+    };
+    // The pinned CLI and a replay of its recording answer alike, byte for byte.
+    let (real, code) = version_probe(&ccwire_testkit::real_claude());
+    assert_eq!(code, Some(0));
+    let (replayed, code) = version_probe(&replay_wrapper(dir.path(), &recording("2.1.330")));
+    assert_eq!(code, Some(0));
+    assert_eq!(replayed, real);
+    assert_eq!(sdk_version(&replayed), Some("2.1.330"), "{replayed}");
+
+    for version in ["2.1.112", "2.0.77"] {
+        let (replayed, code) = version_probe(&replay_wrapper(dir.path(), &recording(version)));
+        assert_eq!(code, Some(0));
+        assert_eq!(replayed, format!("{version} (Claude Code)\n"));
+    }
+
+    // Claude Code 1.0 did not report its version: a fallback that says so, and that no SDK
+    // reads as a version.
+    let (replayed, code) = version_probe(&replay_wrapper(dir.path(), &recording("1.0.128")));
+    assert_eq!(code, Some(0));
+    assert!(
+        replayed.starts_with("unknown (Claude Code; ") && replayed.contains("names no version"),
+        "{replayed}"
+    );
+    assert_eq!(sdk_version(&replayed), None);
+
+    // `--version`, and among the SDK's other arguments, as Claude Code reads them.
+    let replay = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ccwire"))
+            .arg("replay")
+            .arg(recording("2.1.330"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["--version"][..],
+        &["--output-format", "stream-json", "--verbose", "-v"][..],
+    ] {
+        let output = replay(args);
+        assert!(output.status.success(), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), real, "{args:?}");
+    }
+}
+
+#[test]
+fn a_recording_that_cannot_be_read_is_named_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (status, stderr) = Replay::start(dir.path(), &[]).finish();
+    assert_eq!(status.code(), Some(2));
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "ccwire replay: reading {}: Is a directory (os error 21)",
+            dir.path().display()
+        )
+    );
+}
