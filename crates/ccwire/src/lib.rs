@@ -22,7 +22,8 @@
 //!   own host side) can drive a Rust agent.
 //! - [`engine`]: the connection engine both sides share.
 //! - [`options`]: every option of the official SDKs, and how each reaches the CLI;
-//!   [`mcp`]: in-process MCP tools.
+//!   [`mcp`]: in-process MCP tools; [`policy`] (feature `policy`, on by default): Claude
+//!   Code's permission rules as a `can_use_tool` callback that allows only what it proves.
 //!
 //! docs/architecture.md follows one frame through each direction and lists where every control
 //! subtype is handled.
@@ -33,6 +34,8 @@ mod error;
 pub mod host;
 pub mod mcp;
 pub mod options;
+#[cfg(feature = "policy")]
+pub mod policy;
 pub mod sessions;
 
 pub use ccwire_protocol as protocol;

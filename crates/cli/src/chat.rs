@@ -105,7 +105,7 @@ async fn chat(args: &ChatArgs) -> u8 {
         Some(offline) => SessionStore::at(offline.config_dir()),
         None => SessionStore::from_env(),
     };
-    let cwd = crate::rules::base_for(args.connect.cwd.as_deref()).cwd;
+    let cwd = ccwire_policy::Base::session(args.connect.cwd.as_deref()).cwd;
 
     let connect = |resume: Option<String>| {
         let mut connect = args.connect.clone();

@@ -13,8 +13,8 @@ use ccwire::Options;
 use ccwire_model_server::ModelScript;
 
 use crate::offline::Offline;
-use crate::rules::{Pattern, Rules};
 use crate::terminal::{sanitize, Style};
+use ccwire_policy::{Base, PermissionPolicy, Rule};
 
 /// How to start the session: which CLI, model, mode, prompt, rules, and whether offline.
 #[derive(Debug, Clone, clap::Args)]
@@ -46,10 +46,10 @@ pub struct ConnectArgs {
     pub append_system_prompt: Option<String>,
     /// Allow tool calls matching PATTERN without asking (repeatable).
     #[arg(long, value_name = "PATTERN")]
-    pub allow: Vec<Pattern>,
+    pub allow: Vec<Rule>,
     /// Deny tool calls matching PATTERN, whatever else allows them (repeatable).
     #[arg(long, value_name = "PATTERN")]
-    pub deny: Vec<Pattern>,
+    pub deny: Vec<Rule>,
     /// Run against a scripted model server in this process, with a private HOME: no account
     /// or network needed. The demo script asks to run a Bash command that writes
     /// `ccwire-demo.txt` in the working directory, then echoes.
@@ -90,9 +90,9 @@ pub const PERMISSION_MODES: [&str; 6] = [
 
 impl ConnectArgs {
     /// The permission rules of `--allow` and `--deny`, paths relative to the session's cwd.
-    pub fn rules(&self) -> Rules {
-        Rules::new(self.allow.clone(), self.deny.clone())
-            .with_base(crate::rules::base_for(self.cwd.as_deref()))
+    pub fn rules(&self) -> PermissionPolicy {
+        PermissionPolicy::new(self.allow.clone(), self.deny.clone())
+            .with_base(Base::session(self.cwd.as_deref()))
     }
 
     /// Starts the offline model server when `--offline` asks for it.

@@ -11,7 +11,6 @@ mod connect;
 mod offline;
 mod pipe;
 mod replay;
-mod rules;
 mod run;
 mod sessions;
 mod tap;

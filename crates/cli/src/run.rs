@@ -77,7 +77,7 @@ async fn session(args: &RunArgs) -> u8 {
         && io::stdin().is_terminal()
         && io::stderr().is_terminal();
     let mut renderer = Renderer::new(io::stdout(), io::stderr(), args.output, style)
-        .with_denial_hints(!interactive)
+        .with_denial_hints((!interactive).then(|| args.connect.rules()))
         .with_raw_text(args.connect.raw);
 
     let prompt = match read_prompt(&args.prompt) {

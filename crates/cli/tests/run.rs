@@ -123,7 +123,7 @@ fn an_asked_tool_is_denied_without_allow_with_a_hint() {
     assert!(run.stdout.contains("⏺ Bash(touch x)\n"), "{run:?}");
     assert!(
         run.stdout
-            .contains("  ⎿  ✗ not allowed (no --allow pattern matches)"),
+            .contains("  ⎿  ✗ not allowed without --allow 'Bash(touch:*)' ("),
         "{run:?}"
     );
     assert!(!run.stdout.contains("touched x"), "{run:?}");
@@ -157,6 +157,20 @@ fn an_allow_for_another_command_does_not_match() {
     let scene = Scene::new(ask_touch());
     let run = scene.run(&["--allow", "Bash(echo*)", "--allow", "Write", "Create x"]);
     assert!(run.stdout.contains("✗ not allowed"), "{run:?}");
+}
+
+#[test]
+fn a_rule_for_a_tool_that_does_not_exist_is_refused() {
+    let scene = Scene::new(ask_touch());
+    let run = scene.run(&["--allow", "bash(touch:*)", "Create x"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("`Bash`"), "{run:?}");
+    let run = scene.run(&["--deny", "NotATool", "Create x"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr.contains("no tool is called `NotATool`"),
+        "{run:?}"
+    );
 }
 
 #[test]

@@ -9,9 +9,8 @@ use crate::paths::{rule_globs, Base, Reading};
 use crate::rule::{is_tool_char, Content, Rule, RuleError, EDIT_TOOLS, READ_TOOLS};
 use crate::shell::{self, base_name, Analysis, Command, Unproven};
 
-/// What the rules decide for one call.
+/// What the rules decide for one call: there is no fourth answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Decision {
     /// An allow rule covers the call (the first one that did).
     Allow(Rule),
@@ -230,9 +229,10 @@ impl PermissionPolicy {
             .chain(words[1..].iter().copied())
             .collect::<Vec<_>>()
             .join(" ");
-        let denied = self.deny.iter().any(|r| {
-            r.is_bare_bash() || (r.is_bash_content() && r.matches_command(&program_form))
-        });
+        let denied = self
+            .deny
+            .iter()
+            .any(|r| r.is_bare_bash() || (r.is_bash_content() && r.matches_command(&program_form)));
         let allowed = self.allow.iter().any(|r| {
             r.is_bare_bash()
                 || (r.is_bash_content()
@@ -265,8 +265,7 @@ impl PermissionPolicy {
         let mut forms: Vec<String> = Vec::new();
         for command in &analysis.commands {
             forms.push(command.program_form());
-            if shell::programs::executor(command.name().map(base_name).unwrap_or(""))
-                .is_some()
+            if shell::programs::executor(command.name().map(base_name).unwrap_or("")).is_some()
                 || !analysis.is_proven()
             {
                 for start in 1..command.words.len() {
@@ -491,10 +490,7 @@ fn options_reach(rule: &Rule, command: &Command) -> bool {
     if words.len() < 2 || command.name().map(base_name) != Some(words[0]) {
         return false;
     }
-    let operands: Vec<&str> = command.words[1..]
-        .iter()
-        .map(|w| w.text.as_str())
-        .collect();
+    let operands: Vec<&str> = command.words[1..].iter().map(|w| w.text.as_str()).collect();
     if !operands.first().is_some_and(|w| w.starts_with('-')) {
         return false;
     }
@@ -546,7 +542,12 @@ fn crude_forms(command: &str) -> Vec<String> {
                 .collect();
             let mut words = cleaned.split_whitespace();
             let first = base_name(words.next()?);
-            Some(std::iter::once(first).chain(words).collect::<Vec<_>>().join(" "))
+            Some(
+                std::iter::once(first)
+                    .chain(words)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
         })
         .collect()
 }

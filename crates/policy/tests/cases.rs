@@ -66,9 +66,31 @@ fn paths_tool_names_and_urls() {
 #[test]
 fn builtins_by_kind() {
     let plain = [
-        ":", "true", "false", "echo hi", "pwd", "cd /tmp", "pushd /tmp", "popd", "dirs", "exit 0",
-        "return", "shift", "break", "continue", "jobs", "umask 022", "ulimit -n", "times",
-        "type ls", "help cd", "disown", "kill 1", "unalias x", "test -f x", "[ -d x ]",
+        ":",
+        "true",
+        "false",
+        "echo hi",
+        "pwd",
+        "cd /tmp",
+        "pushd /tmp",
+        "popd",
+        "dirs",
+        "exit 0",
+        "return",
+        "shift",
+        "break",
+        "continue",
+        "jobs",
+        "umask 022",
+        "ulimit -n",
+        "times",
+        "type ls",
+        "help cd",
+        "disown",
+        "kill 1",
+        "unalias x",
+        "test -f x",
+        "[ -d x ]",
     ];
     let mut cases = 0;
     for command in plain {
@@ -82,9 +104,21 @@ fn builtins_by_kind() {
         cases += 1;
     }
     let unproven = [
-        "eval ls", "source x", ". x", "trap ls EXIT", "alias x=ls", "shopt -s extglob", "let x=1",
-        "hash -p /bin/ls x", "enable -n echo", "bind -x '\"a\":ls'", "complete -C ls x",
-        "compgen -C ls", "compopt -o x", "fc -l", "history -s ls",
+        "eval ls",
+        "source x",
+        ". x",
+        "trap ls EXIT",
+        "alias x=ls",
+        "shopt -s extglob",
+        "let x=1",
+        "hash -p /bin/ls x",
+        "enable -n echo",
+        "bind -x '\"a\":ls'",
+        "complete -C ls x",
+        "compgen -C ls",
+        "compopt -o x",
+        "fc -l",
+        "history -s ls",
     ];
     let policy = PermissionPolicy::parse(ALL, RM).unwrap();
     for command in unproven {
@@ -107,7 +141,10 @@ fn every_executor_example_is_refused() {
     for executor in EXECUTORS {
         let example = bash(executor.example);
         if all_but_rm.decide("Bash", &example).is_allowed() {
-            failures.push(format!("{} allowed under --allow Bash --deny rm", executor.example));
+            failures.push(format!(
+                "{} allowed under --allow Bash --deny rm",
+                executor.example
+            ));
         }
         for name in executor.names {
             let own = PermissionPolicy::parse(&[&format!("Bash({name}:*)")], &[]).unwrap();
@@ -120,7 +157,10 @@ fn every_executor_example_is_refused() {
                 failures.push(format!("{command} allowed under Bash({name}:*)"));
             }
             if let Runs::Anything = executor.runs {
-                if all_but_rm.decide("Bash", &bash(&format!("{name} x"))).is_allowed() {
+                if all_but_rm
+                    .decide("Bash", &bash(&format!("{name} x")))
+                    .is_allowed()
+                {
                     failures.push(format!("`{name} x` allowed though {name} runs anything"));
                 }
             }
@@ -204,6 +244,7 @@ fn strict_redirects_refuse_reads_too() {
 fn there_are_at_least_three_hundred_cases() {
     let builtins = 40;
     let executors: usize = EXECUTORS.iter().map(|e| e.names.len() + 1).sum();
-    let total = rm_in_disguise().len() + content_rules().len() + other_tools().len() + builtins + executors;
+    let total =
+        rm_in_disguise().len() + content_rules().len() + other_tools().len() + builtins + executors;
     assert!(total >= 300, "{total} cases");
 }

@@ -63,7 +63,17 @@ enum Want {
 }
 use Want::{Allow as A, Deny as D, No as N};
 
-fn check(tree: &Tree, cases: &[(&[&str], &[&str], &str, Value, Want, &str)]) {
+/// Allow rules, deny rules, the tool, its input, the decision wanted, and why.
+type Case = (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static str,
+    Value,
+    Want,
+    &'static str,
+);
+
+fn check(tree: &Tree, cases: &[Case]) {
     let base = Base {
         cwd: tree.work.clone(),
         home: Some(tree.root.join("home")),
@@ -79,7 +89,9 @@ fn check(tree: &Tree, cases: &[(&[&str], &[&str], &str, Value, Want, &str)]) {
             _ => N,
         };
         if got != *want {
-            failures.push(format!("{tool} {input} allow {allow:?} deny {deny:?}: got {got:?} ({why})"));
+            failures.push(format!(
+                "{tool} {input} allow {allow:?} deny {deny:?}: got {got:?} ({why})"
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -90,7 +102,7 @@ fn paths_on_a_real_tree() {
     let t = tree();
     let bash = |c: &str| json!({ "command": c });
     #[rustfmt::skip]
-    let cases: Vec<(&[&str], &[&str], &str, Value, Want, &str)> = vec![
+    let cases: Vec<Case> = vec![
         (&["Edit(./src/**)"], &[], "Edit", file("src/main.rs"), A, "relative to the session"),
         (&["Edit(./src/**)"], &[], "Edit", file(&at(&t.work.join("src/main.rs"))), A, "absolute, same place"),
         (&["Edit(./src/**)"], &[], "Edit", file("../work/src/main.rs"), A, "out and back in"),

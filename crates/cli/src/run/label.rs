@@ -2,8 +2,6 @@
 
 use serde_json::Value;
 
-use crate::rules;
-
 /// The longest tool summary or result line shown, in characters.
 pub const MAX_LINE: usize = 100;
 
@@ -29,7 +27,7 @@ fn tool_summary(name: &str, input: &Value) -> String {
             Some(path) => format!("{pattern} in {path}"),
             None => pattern.to_owned(),
         }),
-        _ => rules::main_argument(name, input).map(str::to_owned),
+        _ => main_argument(name, input).map(str::to_owned),
     };
     let text = text.or_else(|| {
         // Any other tool: its first string argument, else its input as compact JSON.
@@ -110,4 +108,24 @@ mod tests {
         assert_eq!(truncate("abc", 3), "abc");
         assert_eq!(truncate("ééééé", 3), "éé…");
     }
+}
+
+/// The argument shown in messages: the command of `Bash`, the path of file tools, the
+/// pattern of search tools, the URL or query of web tools; for any other tool (MCP tools, say)
+/// the first of `command`, `file_path`, `path`, `url`, `pattern` it has.
+fn main_argument<'a>(tool: &str, input: &'a Value) -> Option<&'a str> {
+    let key = match tool {
+        "Bash" | "BashOutput" | "PowerShell" => "command",
+        "Read" | "Write" | "Edit" | "MultiEdit" => "file_path",
+        "NotebookEdit" | "NotebookRead" => "notebook_path",
+        "Glob" | "Grep" => "pattern",
+        "WebFetch" => "url",
+        "WebSearch" => "query",
+        _ => {
+            return ["command", "file_path", "path", "url", "pattern"]
+                .iter()
+                .find_map(|key| input.get(key).and_then(Value::as_str))
+        }
+    };
+    input.get(key).and_then(Value::as_str)
 }

@@ -16,19 +16,19 @@ use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
 use super::label::tool_label;
-use crate::rules::{self, Decision, Pattern, Rules};
 use crate::terminal::sanitize;
 use crate::terminal::Style;
+use ccwire_policy::{Decision, PermissionPolicy, Rule};
 
 /// Decides tool permissions for one session.
 pub struct Permissions {
-    rules: Mutex<Rules>,
+    rules: Mutex<PermissionPolicy>,
     prompter: Option<Prompter>,
 }
 
 impl Permissions {
     /// Rules only: anything they do not allow is denied.
-    pub fn new(rules: Rules) -> Self {
+    pub fn new(rules: PermissionPolicy) -> Self {
         Self {
             rules: Mutex::new(rules),
             prompter: None,
@@ -37,13 +37,13 @@ impl Permissions {
 
     /// Asks on the terminal (stdin, stderr) for what the rules leave open, once the call's
     /// `⏺` line is `shown`.
-    pub fn interactive(rules: Rules, style: Style, shown: Arc<ShownTools>) -> Self {
+    pub fn interactive(rules: PermissionPolicy, style: Style, shown: Arc<ShownTools>) -> Self {
         Self::asking(rules, style, shown, Box::new(StdinLines::start()))
     }
 
     /// Asks on stderr for what the rules leave open, reading the answers from `answers`.
     pub fn asking(
-        rules: Rules,
+        rules: PermissionPolicy,
         style: Style,
         shown: Arc<ShownTools>,
         answers: Box<dyn AnswerSource>,
@@ -79,17 +79,18 @@ impl Permissions {
         let tool = request.tool_name().to_owned();
         let input = request.input().clone();
         let label = tool_label(&tool, &input);
-        let decision = self.rules().decide(&tool, &input);
+        let (decision, needed) = {
+            let rules = self.rules();
+            (rules.decide(&tool, &input), rules.suggest(&tool, &input))
+        };
         match decision {
-            Decision::Deny(pattern) => {
-                PermissionResult::deny(format!("denied by --deny '{pattern}'"))
-            }
+            Decision::Deny(rule) => PermissionResult::deny(format!("denied by --deny '{rule}'")),
             Decision::Allow(_) => PermissionResult::allow(input),
-            Decision::Unmatched => match &self.prompter {
+            Decision::Ask(reason) => match &self.prompter {
                 Some(prompter) => match prompter
                     .ask(
                         &label,
-                        rules::remember(&tool, &input).as_ref(),
+                        &needed,
                         request.request.tool_use_id.as_deref(),
                         &request.cancel,
                     )
@@ -97,15 +98,18 @@ impl Permissions {
                 {
                     Some(Answer::Once) => PermissionResult::allow(input),
                     Some(Answer::Always) => {
-                        match rules::remember(&tool, &input) {
-                            Some(pattern) => {
-                                prompter.say(&format!(
-                                    "  allowing {pattern} for the rest of the session"
-                                ));
-                                self.rules().allow(pattern);
-                            }
+                        if needed.is_empty() {
                             // A command no rule can describe narrowly: allowed this once only.
-                            None => prompter.say("  allowed this once (no rule fits this command)"),
+                            prompter.say("  allowed this once (no rule fits this command)");
+                        } else {
+                            prompter.say(&format!(
+                                "  allowing {} for the rest of the session",
+                                joined(&needed)
+                            ));
+                            let mut rules = self.rules();
+                            for rule in needed {
+                                rules.allow(rule);
+                            }
                         }
                         let suggestions = request
                             .request
@@ -122,23 +126,44 @@ impl Permissions {
                     )),
                     None => PermissionResult::deny(format!("{label} was not answered")),
                 },
-                None => {
-                    let flags = rules::suggest(&tool, &input);
-                    PermissionResult::deny(format!(
-                        "not allowed (no --allow pattern matches); to allow it, run ccwire again \
-                         with {flags}, or on a terminal to be asked"
-                    ))
-                }
+                None => PermissionResult::deny(not_allowed(&needed, &reason.to_string())),
             },
         }
     }
 
-    fn rules(&self) -> std::sync::MutexGuard<'_, Rules> {
+    fn rules(&self) -> std::sync::MutexGuard<'_, PermissionPolicy> {
         // A panic while holding the lock cannot leave the rules half-changed.
         self.rules
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// The denial of a call the rules do not allow, with nobody to ask: the flags that would allow
+/// it first (a message may be shown cut to one line), then why.
+pub fn not_allowed(needed: &[Rule], why: &str) -> String {
+    if needed.is_empty() {
+        format!(
+            "not allowed: {why}; no rule narrower than every call of the tool allows it (run \
+             ccwire on a terminal to be asked)"
+        )
+    } else {
+        let flags: Vec<String> = needed.iter().map(|r| format!("--allow '{r}'")).collect();
+        format!(
+            "not allowed without {} ({why}); run ccwire again with it, or on a terminal to be \
+             asked",
+            flags.join(" ")
+        )
+    }
+}
+
+/// Rules one after another: `Bash(ls:*), Bash(cat:*)`.
+fn joined(rules: &[Rule]) -> String {
+    rules
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The CLI's suggested rule updates, kept to this session: an "always" here must not write
@@ -320,7 +345,7 @@ impl Prompter {
     async fn ask(
         &self,
         label: &str,
-        always: Option<&Pattern>,
+        always: &[Rule],
         tool_use_id: Option<&str>,
         cancel: &CancellationToken,
     ) -> Option<Answer> {
@@ -332,9 +357,10 @@ impl Prompter {
             return None;
         }
         self.answers.start_question();
-        let always = match always {
-            Some(rule) => format!("[a]lways {}", sanitize(&rule.to_string())),
-            None => "[a]lways (this once: no rule fits)".to_owned(),
+        let always = if always.is_empty() {
+            "[a]lways (this once: no rule fits)".to_owned()
+        } else {
+            format!("[a]lways {}", sanitize(&joined(always)))
         };
         loop {
             {
@@ -383,11 +409,8 @@ mod tests {
         }
     }
 
-    fn rules(allow: &[&str], deny: &[&str]) -> Rules {
-        Rules::new(
-            allow.iter().map(|s| s.parse().unwrap()).collect(),
-            deny.iter().map(|s| s.parse().unwrap()).collect(),
-        )
+    fn rules(allow: &[&str], deny: &[&str]) -> PermissionPolicy {
+        PermissionPolicy::parse(allow, deny).unwrap()
     }
 
     #[tokio::test]
@@ -417,6 +440,40 @@ mod tests {
             unmatched.message.contains("--allow 'Bash(rm:*)'"),
             "{}",
             unmatched.message
+        );
+    }
+
+    /// The denial names the rule that is missing, not one the user passed, first.
+    #[tokio::test]
+    async fn a_denial_names_only_what_is_missing_first() {
+        let permissions = Permissions::new(rules(&["Bash(ls:*)"], &[]));
+        let PermissionResult::Deny(denied) = permissions
+            .decide(request(
+                "Bash",
+                json!({"command": "ls && cat /etc/hostname"}),
+            ))
+            .await
+        else {
+            panic!("not denied");
+        };
+        assert!(
+            denied
+                .message
+                .starts_with("not allowed without --allow 'Bash(cat:*)' ("),
+            "{}",
+            denied.message
+        );
+        assert!(!denied.message.contains("Bash(ls:*)"), "{}", denied.message);
+        let PermissionResult::Deny(unproven) = permissions
+            .decide(request("Bash", json!({"command": "ls ${x@P}"})))
+            .await
+        else {
+            panic!("not denied");
+        };
+        assert!(
+            unproven.message.contains("parameter transformation"),
+            "{}",
+            unproven.message
         );
     }
 

@@ -10,8 +10,8 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 
 use super::label::{plural, tool_label, truncate, MAX_LINE};
-use crate::rules;
 use crate::terminal::{sanitize, Style};
+use ccwire_policy::PermissionPolicy;
 use ccwire_protocol::content::{ContentBlock, ToolResultBlock, UserContent};
 use ccwire_protocol::result::{ResultMessage, ResultSubtype};
 use ccwire_protocol::stream::{ContentDelta, StreamEvent};
@@ -44,7 +44,8 @@ pub struct Renderer<O, E> {
     /// Whether the current streamed block is thinking (styled while it streams).
     in_thinking: bool,
     /// Suggest `--allow` for denied tools (when nobody was asked).
-    hint_denials: bool,
+    /// The rules in force, for a hint after the summary for each tool they denied.
+    hint_denials: Option<PermissionPolicy>,
     /// Print text from the model, tools and the CLI as it is, control characters included.
     raw: bool,
 }
@@ -62,7 +63,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
             streamed_text: HashSet::new(),
             streamed_thinking: HashSet::new(),
             in_thinking: false,
-            hint_denials: false,
+            hint_denials: None,
             raw: false,
         }
     }
@@ -85,8 +86,8 @@ impl<O: Write, E: Write> Renderer<O, E> {
 
     /// Adds a hint after the summary for each tool denied by the rules.
     #[must_use]
-    pub fn with_denial_hints(mut self, hint: bool) -> Self {
-        self.hint_denials = hint;
+    pub fn with_denial_hints(mut self, rules: Option<PermissionPolicy>) -> Self {
+        self.hint_denials = rules;
         self
     }
 
@@ -322,11 +323,16 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 writeln!(self.err, "  {}", self.clean(&detail))?;
             }
         }
-        if self.hint_denials && !result.permission_denials.is_empty() {
+        if let Some(rules) = &self.hint_denials {
             for denial in &result.permission_denials {
                 let label = tool_label(&denial.tool_name, &denial.tool_input);
                 let label = self.clean(&label).into_owned();
-                let flags = rules::suggest(&denial.tool_name, &denial.tool_input);
+                let needed = rules.suggest(&denial.tool_name, &denial.tool_input);
+                if needed.is_empty() {
+                    continue;
+                }
+                let flags: Vec<String> = needed.iter().map(|r| format!("--allow '{r}'")).collect();
+                let flags = flags.join(" ");
                 let flags = self.clean(&flags);
                 writeln!(
                     self.err,
@@ -409,8 +415,8 @@ mod tests {
     use super::*;
 
     fn render(mode: OutputMode, frames: &[Value]) -> (String, String) {
-        let mut renderer =
-            Renderer::new(Vec::new(), Vec::new(), mode, Style::default()).with_denial_hints(true);
+        let mut renderer = Renderer::new(Vec::new(), Vec::new(), mode, Style::default())
+            .with_denial_hints(Some(PermissionPolicy::default()));
         for frame in frames {
             let message = Message::from_json(&frame.to_string()).unwrap();
             renderer.message(&message).unwrap();

@@ -1,7 +1,7 @@
 //! `--policy FILE`: `can_use_tool` requests the tap answers itself.
 //!
 //! The file is JSON: `{"allow": ["Read", "Bash(ls*)", "mcp__calc__*"], "deny": ["Bash(rm*)"]}`.
-//! The patterns are those of `ccwire run --allow` ([`crate::rules`]): a tool name (`Read`), a
+//! The patterns are those of `ccwire run --allow` ([`ccwire_policy`]): a tool name (`Read`), a
 //! glob over tool names (`mcp__calc__*`), or a tool with a pattern over its main argument:
 //! `Bash(ls*)`, `Bash(npm test:*)`, `Write(/tmp/*)`. Deny wins; a compound Bash command is
 //! allowed only when every part is, and never when it substitutes or redirects (`$(`,
@@ -17,14 +17,14 @@ use ccwire_protocol::InputMessage;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::rules::{Decision as RuleDecision, Pattern, Rules};
+use ccwire_policy::{Decision as RuleDecision, PermissionPolicy, Rule};
 
 /// The rules of a policy file.
 #[derive(Debug, Clone)]
 pub struct Policy {
     /// The file's name, quoted in deny messages.
     name: String,
-    rules: Rules,
+    rules: PermissionPolicy,
 }
 
 #[derive(Deserialize)]
@@ -60,14 +60,15 @@ impl Policy {
     /// Parses the JSON of a policy file.
     pub fn parse(name: &str, json: &str) -> anyhow::Result<Self> {
         let file: PolicyFile = serde_json::from_str(json)?;
-        let patterns = |list: Vec<String>| -> anyhow::Result<Vec<Pattern>> {
+        let patterns = |list: Vec<String>| -> anyhow::Result<Vec<Rule>> {
             list.iter()
-                .map(|p| p.parse::<Pattern>().map_err(anyhow::Error::from))
+                .map(|p| p.parse::<Rule>().map_err(anyhow::Error::from))
                 .collect()
         };
         Ok(Self {
             name: name.to_owned(),
-            rules: Rules::new(patterns(file.allow)?, patterns(file.deny)?).strict_redirects(),
+            rules: PermissionPolicy::new(patterns(file.allow)?, patterns(file.deny)?)
+                .strict_redirects(),
         })
     }
 
@@ -108,7 +109,7 @@ impl Policy {
         match self.rules.decide(tool, input) {
             RuleDecision::Allow(rule) => Some((true, rule.to_string())),
             RuleDecision::Deny(rule) => Some((false, rule.to_string())),
-            RuleDecision::Unmatched => None,
+            _ => None,
         }
     }
 }

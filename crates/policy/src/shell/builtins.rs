@@ -6,28 +6,35 @@ use super::{Construct, Word};
 
 /// Builtins that run nothing and evaluate none of their operands.
 const PLAIN: &[&str] = &[
-    ":", "true", "false", "echo", "pwd", "cd", "pushd", "popd", "dirs", "exit", "return",
-    "shift", "break", "continue", "jobs", "umask", "ulimit", "times", "type", "help",
-    "logout", "disown", "suspend", "kill", "fg", "bg", "caller", "unalias",
+    ":", "true", "false", "echo", "pwd", "cd", "pushd", "popd", "dirs", "exit", "return", "shift",
+    "break", "continue", "jobs", "umask", "ulimit", "times", "type", "help", "logout", "disown",
+    "suspend", "kill", "fg", "bg", "caller", "unalias",
 ];
 
 /// Builtins that run or reinterpret text, define what later words mean, or evaluate
 /// arithmetic: never proven.
 const UNPROVEN: &[&str] = &[
-    "eval", "source", ".", "trap", "alias", "shopt", "let", "hash", "enable", "bind",
-    "complete", "compgen", "compopt", "fc", "history",
+    "eval", "source", ".", "trap", "alias", "shopt", "let", "hash", "enable", "bind", "complete",
+    "compgen", "compopt", "fc", "history",
 ];
 
 /// Flags of `set` that change nothing about what runs. `-a` (export every assignment) and
 /// `-k` (assignments anywhere are environment) are not among them.
 const SET_FLAGS: &[&str] = &[
-    "-e", "+e", "-u", "+u", "-x", "+x", "-v", "+v", "-f", "+f", "-C", "+C", "-E", "+E", "-o",
-    "+o", "--", "-",
+    "-e", "+e", "-u", "+u", "-x", "+x", "-v", "+v", "-f", "+f", "-C", "+C", "-E", "+E", "-o", "+o",
+    "--", "-",
 ];
 
 /// `set -o` names that change nothing about what runs.
 const SET_OPTIONS: &[&str] = &[
-    "errexit", "nounset", "xtrace", "verbose", "noglob", "noclobber", "pipefail", "errtrace",
+    "errexit",
+    "nounset",
+    "xtrace",
+    "verbose",
+    "noglob",
+    "noclobber",
+    "pipefail",
+    "errtrace",
 ];
 
 /// Declaration builtins' flags that keep operands plain (`-i` makes assignments arithmetic,
@@ -285,11 +292,35 @@ pub fn is_name(text: &str) -> bool {
 /// `PAGER`, `LD_PRELOAD`, `NODE_OPTIONS`, `PYTHONPATH`, …) read what to run, so only these
 /// are accepted; a name with a lower-case letter is a script's own.
 const HARMLESS_VARIABLES: &[&str] = &[
-    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_NUMERIC",
-    "LC_TIME", "TZ", "TERM", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR",
-    "CLICOLOR_FORCE", "COLORTERM", "CI", "DEBUG", "VERBOSE", "NODE_ENV", "RUST_LOG",
-    "RUST_BACKTRACE", "CARGO_TERM_COLOR", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
-    "PYTHONHASHSEED", "PYTHONIOENCODING", "TMPDIR",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_COLLATE",
+    "LC_MESSAGES",
+    "LC_NUMERIC",
+    "LC_TIME",
+    "TZ",
+    "TERM",
+    "COLUMNS",
+    "LINES",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "COLORTERM",
+    "CI",
+    "DEBUG",
+    "VERBOSE",
+    "NODE_ENV",
+    "RUST_LOG",
+    "RUST_BACKTRACE",
+    "CARGO_TERM_COLOR",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONHASHSEED",
+    "PYTHONIOENCODING",
+    "TMPDIR",
 ];
 
 /// Whether assigning `name` changes nothing about what runs.

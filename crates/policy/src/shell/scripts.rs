@@ -125,7 +125,10 @@ fn sed_script(script: &str) -> Option<String> {
                 break;
             }
         }
-        while chars.get(at).is_some_and(|c| c.is_whitespace() || *c == '!') {
+        while chars
+            .get(at)
+            .is_some_and(|c| c.is_whitespace() || *c == '!')
+        {
             at += 1;
         }
         let Some(&command) = chars.get(at) else {
@@ -154,8 +157,7 @@ fn sed_script(script: &str) -> Option<String> {
                     at = skip_delimited(&chars, at, delimiter)?;
                 }
                 if command == 's' {
-                    let flags_end =
-                        skip_while(&chars, at, |c| c != ';' && c != '\n' && c != '}');
+                    let flags_end = skip_while(&chars, at, |c| c != ';' && c != '\n' && c != '}');
                     let flags: String = chars[at..flags_end].iter().collect();
                     if flags.contains('e') {
                         return Some("runs the replacement as a command (`s///e`)".into());
@@ -182,9 +184,8 @@ fn sed_script(script: &str) -> Option<String> {
 /// be read.
 fn skip_address(chars: &[char], mut at: usize) -> Option<usize> {
     match chars.get(at) {
-        Some('/') => skip_delimited(chars, at + 1, '/').map(|end| {
-            skip_while(chars, end, |c| c == 'I' || c == 'M')
-        }),
+        Some('/') => skip_delimited(chars, at + 1, '/')
+            .map(|end| skip_while(chars, end, |c| c == 'I' || c == 'M')),
         Some('\\') => {
             let delimiter = *chars.get(at + 1)?;
             skip_delimited(chars, at + 2, delimiter)
@@ -224,8 +225,7 @@ fn skip_while(chars: &[char], mut at: usize, keep: impl Fn(char) -> bool) -> usi
 /// be any of them.
 pub fn find(args: &[Word]) -> Option<String> {
     const RUNNING: &[&str] = &[
-        "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
-        "-fls",
+        "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
     ];
     args.iter().find_map(|word| {
         if !word.literal {
@@ -258,8 +258,16 @@ pub fn package_manager(args: &[Word]) -> Option<String> {
 pub fn git(args: &[Word]) -> Option<String> {
     const OPTIONS_WITH_VALUE: &[&str] = &["-C", "--git-dir", "--work-tree", "--namespace"];
     const RUNNING_OPTIONS: &[&str] = &[
-        "--exec", "-x", "--upload-pack", "--receive-pack", "-u", "--extcmd", "--tool",
-        "--remote", "--ssh", "--config",
+        "--exec",
+        "-x",
+        "--upload-pack",
+        "--receive-pack",
+        "-u",
+        "--extcmd",
+        "--tool",
+        "--remote",
+        "--ssh",
+        "--config",
     ];
     let mut words = args.iter();
     let subcommand = loop {
@@ -269,7 +277,9 @@ pub fn git(args: &[Word]) -> Option<String> {
         }
         let text = word.text.as_str();
         if text == "-c" || text.starts_with("--config-env") || text.starts_with("--exec-path") {
-            return Some(format!("sets configuration that may run commands (`{text}`)"));
+            return Some(format!(
+                "sets configuration that may run commands (`{text}`)"
+            ));
         }
         if OPTIONS_WITH_VALUE.contains(&text) {
             words.next();
@@ -286,8 +296,16 @@ pub fn git(args: &[Word]) -> Option<String> {
     }
     if matches!(
         subcommand,
-        "config" | "submodule" | "bisect" | "filter-branch" | "difftool" | "mergetool" | "daemon"
-            | "instaweb" | "credential" | "send-email"
+        "config"
+            | "submodule"
+            | "bisect"
+            | "filter-branch"
+            | "difftool"
+            | "mergetool"
+            | "daemon"
+            | "instaweb"
+            | "credential"
+            | "send-email"
     ) {
         return Some(format!("runs or configures commands (`git {subcommand}`)"));
     }
@@ -304,17 +322,87 @@ pub fn git(args: &[Word]) -> Option<String> {
 
 /// Subcommands git ships, which aliases cannot replace.
 const GIT_SUBCOMMANDS: &[&str] = &[
-    "add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle",
-    "cat-file", "check-ignore", "checkout", "cherry", "cherry-pick", "clean", "clone", "commit",
-    "config", "count-objects", "credential", "daemon", "describe", "diff", "diff-files",
-    "diff-index", "diff-tree", "difftool", "fetch", "filter-branch", "for-each-ref",
-    "format-patch", "fsck", "gc", "grep", "hash-object", "help", "init", "instaweb", "log",
-    "ls-files", "ls-remote", "ls-tree", "merge", "merge-base", "mergetool", "mv", "name-rev",
-    "notes", "pull", "push", "range-diff", "rebase", "reflog", "remote", "repack", "replace",
-    "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-email", "shortlog",
-    "show", "show-branch", "show-ref", "sparse-checkout", "stash", "status", "submodule",
-    "switch", "symbolic-ref", "tag", "update-index", "update-ref", "var", "verify-commit",
-    "version", "whatchanged", "worktree",
+    "add",
+    "am",
+    "annotate",
+    "apply",
+    "archive",
+    "bisect",
+    "blame",
+    "branch",
+    "bundle",
+    "cat-file",
+    "check-ignore",
+    "checkout",
+    "cherry",
+    "cherry-pick",
+    "clean",
+    "clone",
+    "commit",
+    "config",
+    "count-objects",
+    "credential",
+    "daemon",
+    "describe",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "difftool",
+    "fetch",
+    "filter-branch",
+    "for-each-ref",
+    "format-patch",
+    "fsck",
+    "gc",
+    "grep",
+    "hash-object",
+    "help",
+    "init",
+    "instaweb",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "merge",
+    "merge-base",
+    "mergetool",
+    "mv",
+    "name-rev",
+    "notes",
+    "pull",
+    "push",
+    "range-diff",
+    "rebase",
+    "reflog",
+    "remote",
+    "repack",
+    "replace",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "send-email",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-ref",
+    "sparse-checkout",
+    "stash",
+    "status",
+    "submodule",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "update-index",
+    "update-ref",
+    "var",
+    "verify-commit",
+    "version",
+    "whatchanged",
+    "worktree",
 ];
 
 /// `tar`: `--to-command`, `--checkpoint-action`, `-I`/`--use-compress-program`,

@@ -3,9 +3,9 @@
 
 use brush_parser::ast::{
     AndOr, Assignment, AssignmentName, AssignmentValue, BinaryPredicate, Command as AstCommand,
-    CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr,
-    IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, Program, RedirectList,
-    SimpleCommand, UnaryPredicate,
+    CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, ExtendedTestExpr, IoFileRedirectKind,
+    IoFileRedirectTarget, IoRedirect, Pipeline, Program, RedirectList, SimpleCommand,
+    UnaryPredicate,
 };
 use brush_parser::ParserOptions;
 
@@ -39,8 +39,8 @@ pub(super) fn read_program(text: &str, out: &mut Analysis, depth: usize) {
 /// not proven; its operands are read as scripts too so that a deny rule sees what they run.
 const SCRIPT_TAKERS: &[&str] = &[
     "sh", "bash", "dash", "zsh", "ksh", "mksh", "yash", "rbash", "eval", "trap", "su", "sudo",
-    "doas", "runuser", "script", "watch", "ssh", "flock", "xargs", "parallel", "setsid",
-    "nohup", "env", "timeout", "nice", "busybox", "find",
+    "doas", "runuser", "script", "watch", "ssh", "flock", "xargs", "parallel", "setsid", "nohup",
+    "env", "timeout", "nice", "busybox", "find",
 ];
 
 pub(super) struct Walker<'a> {
@@ -104,8 +104,7 @@ impl Walker<'_> {
         for redirect in &redirects.0 {
             self.redirect(redirect, &mut effect);
         }
-        if self.out.commands.is_empty() && (effect.redirects || !effect.written_files.is_empty())
-        {
+        if self.out.commands.is_empty() && (effect.redirects || !effect.written_files.is_empty()) {
             self.out.commands.push(effect);
             return;
         }
@@ -413,7 +412,11 @@ impl Walker<'_> {
             .map(|w| w.text.as_str())
             .collect::<Vec<_>>()
             .join(" ");
-        for script in args.iter().map(|w| w.text.as_str()).chain([joined.as_str()]) {
+        for script in args
+            .iter()
+            .map(|w| w.text.as_str())
+            .chain([joined.as_str()])
+        {
             let mut scratch = Analysis::default();
             read_program(script, &mut scratch, self.depth + 1);
             for mut command in scratch.commands {

@@ -282,8 +282,10 @@ fn has_pattern(text: &str, rest: &str) -> bool {
         return true;
     }
     [('[', ']'), ('{', '}')].iter().any(|(open, close)| {
-        text.find(*open)
-            .is_some_and(|at| rest.get(at + 1..).is_some_and(|after| after.contains(*close)))
+        text.find(*open).is_some_and(|at| {
+            rest.get(at + 1..)
+                .is_some_and(|after| after.contains(*close))
+        })
     })
 }
 

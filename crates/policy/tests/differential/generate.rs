@@ -31,9 +31,25 @@ impl Random {
 
 /// Commands that run nothing forbidden.
 const HARMLESS: &[&str] = &[
-    "ls", "ls -la src", "echo hi", "cat f", "true", "printf '%s\\n' a", "wc -l f", "head -1 f",
-    "grep -c x f", "sort f", "date", "pwd", ":", "test -f f", "[ -d src ]", "echo rm x",
-    "grep -rn rm .", "ls rm", "cat x | wc -c",
+    "ls",
+    "ls -la src",
+    "echo hi",
+    "cat f",
+    "true",
+    "printf '%s\\n' a",
+    "wc -l f",
+    "head -1 f",
+    "grep -c x f",
+    "sort f",
+    "date",
+    "pwd",
+    ":",
+    "test -f f",
+    "[ -d src ]",
+    "echo rm x",
+    "grep -rn rm .",
+    "ls rm",
+    "cat x | wc -c",
 ];
 
 /// Commands that run the forbidden program.
@@ -41,19 +57,65 @@ const FORBIDDEN: &[&str] = &["rm x", "rm -rf y", "/bin/rm x", "rm"];
 
 /// `rm` spelled so that bash still runs it.
 const RM_NAMES: &[&str] = &[
-    "rm", "r''m", "\\rm", "\"r\"m", "r\\m", "'rm'", "$'\\x72m'", "${x:-rm}", "$(echo rm)",
-    "`echo rm`", "/bin/r?", "/bin/r[m]", "{rm,}", "$R", "${R}", "/usr/bin/rm",
+    "rm",
+    "r''m",
+    "\\rm",
+    "\"r\"m",
+    "r\\m",
+    "'rm'",
+    "$'\\x72m'",
+    "${x:-rm}",
+    "$(echo rm)",
+    "`echo rm`",
+    "/bin/r?",
+    "/bin/r[m]",
+    "{rm,}",
+    "$R",
+    "${R}",
+    "/usr/bin/rm",
 ];
 
 /// `ls` spelled so that bash still runs it (harmless, for the allowed side).
-const LS_NAMES: &[&str] = &["ls", "l''s", "\\ls", "\"l\"s", "'ls'", "/bin/ls", "command ls"];
+const LS_NAMES: &[&str] = &[
+    "ls",
+    "l''s",
+    "\\ls",
+    "\"l\"s",
+    "'ls'",
+    "/bin/ls",
+    "command ls",
+];
 
 /// Wrappers before a command.
 const WRAPPERS: &[&str] = &[
-    "timeout 2", "timeout -s KILL 2", "env", "env X=1", "env -i", "env LANG=C", "nice", "nice -n 5",
-    "nohup", "stdbuf -oL", "setsid", "setsid -w", "command", "command -p", "exec", "builtin",
-    "time", "/usr/bin/time -p", "busybox", "env --", "env -u X", "flock /tmp/l", "xargs",
-    "sudo", "script -qc", "unshare -U", "watch -g -n 0.1", "strace -qq",
+    "timeout 2",
+    "timeout -s KILL 2",
+    "env",
+    "env X=1",
+    "env -i",
+    "env LANG=C",
+    "nice",
+    "nice -n 5",
+    "nohup",
+    "stdbuf -oL",
+    "setsid",
+    "setsid -w",
+    "command",
+    "command -p",
+    "exec",
+    "builtin",
+    "time",
+    "/usr/bin/time -p",
+    "busybox",
+    "env --",
+    "env -u X",
+    "flock /tmp/l",
+    "xargs",
+    "sudo",
+    "script -qc",
+    "unshare -U",
+    "watch -g -n 0.1",
+    "strace -qq",
 ];
 
 /// Generates one command of nesting `depth` at most.
@@ -185,7 +247,10 @@ fn executor(random: &mut Random, command: &str) -> String {
         0 => format!("find . -maxdepth 0 -exec bash -c {quoted} \\;"),
         1 => format!("find . -maxdepth 0 -execdir bash -c {quoted} \\;"),
         2 => format!("script -qc {quoted} /dev/null"),
-        3 => format!("awk {}", quote(&format!("BEGIN {{ system({:?}) }}", command))),
+        3 => format!(
+            "awk {}",
+            quote(&format!("BEGIN {{ system({:?}) }}", command))
+        ),
         4 => format!("echo x | sed {}", quote(&format!("e {command}"))),
         5 => format!("python3 -c {python}"),
         6 => format!("perl -e {}", quote(&format!("system({:?})", command))),
@@ -193,7 +258,10 @@ fn executor(random: &mut Random, command: &str) -> String {
         8 => format!("echo x | xargs bash -c {quoted}"),
         9 => format!("flock /tmp/l bash -c {quoted}"),
         10 => format!("find . -maxdepth 0 $(echo -exec) bash -c {quoted} \\;"),
-        _ => format!("node -e {}", quote(&format!("require('child_process').execSync({:?})", command))),
+        _ => format!(
+            "node -e {}",
+            quote(&format!("require('child_process').execSync({:?})", command))
+        ),
     }
 }
 

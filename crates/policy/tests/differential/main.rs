@@ -32,14 +32,27 @@ const BATCH: usize = 250;
 fn rule_sets() -> Vec<(&'static str, PermissionPolicy)> {
     let parse = |allow: &[&str], deny: &[&str]| PermissionPolicy::parse(allow, deny).unwrap();
     vec![
-        ("--allow Bash --deny 'Bash(rm:*)'", parse(&["Bash"], &["Bash(rm:*)"])),
+        (
+            "--allow Bash --deny 'Bash(rm:*)'",
+            parse(&["Bash"], &["Bash(rm:*)"]),
+        ),
         (
             "harmless programs allowed",
             parse(
                 &[
-                    "Bash(ls:*)", "Bash(echo:*)", "Bash(cat:*)", "Bash(true)", "Bash(printf:*)",
-                    "Bash(wc:*)", "Bash(head:*)", "Bash(grep:*)", "Bash(sort:*)", "Bash(date)",
-                    "Bash(pwd)", "Bash(test:*)", "Bash([:*)",
+                    "Bash(ls:*)",
+                    "Bash(echo:*)",
+                    "Bash(cat:*)",
+                    "Bash(true)",
+                    "Bash(printf:*)",
+                    "Bash(wc:*)",
+                    "Bash(head:*)",
+                    "Bash(grep:*)",
+                    "Bash(sort:*)",
+                    "Bash(date)",
+                    "Bash(pwd)",
+                    "Bash(test:*)",
+                    "Bash([:*)",
                 ],
                 &[],
             ),
@@ -48,11 +61,25 @@ fn rule_sets() -> Vec<(&'static str, PermissionPolicy)> {
             "executors allowed themselves",
             parse(
                 &[
-                    "Bash(ls:*)", "Bash(echo:*)", "Bash(cat:*)", "Bash(timeout:*)", "Bash(env:*)",
-                    "Bash(nice:*)", "Bash(nohup:*)", "Bash(find:*)", "Bash(xargs:*)",
-                    "Bash(bash:*)", "Bash(sh:*)", "Bash(awk:*)", "Bash(sed:*)",
-                    "Bash(python3:*)", "Bash(git:*)", "Bash(script:*)", "Bash(flock:*)",
-                    "Bash(perl:*)", "Bash(node:*)",
+                    "Bash(ls:*)",
+                    "Bash(echo:*)",
+                    "Bash(cat:*)",
+                    "Bash(timeout:*)",
+                    "Bash(env:*)",
+                    "Bash(nice:*)",
+                    "Bash(nohup:*)",
+                    "Bash(find:*)",
+                    "Bash(xargs:*)",
+                    "Bash(bash:*)",
+                    "Bash(sh:*)",
+                    "Bash(awk:*)",
+                    "Bash(sed:*)",
+                    "Bash(python3:*)",
+                    "Bash(git:*)",
+                    "Bash(script:*)",
+                    "Bash(flock:*)",
+                    "Bash(perl:*)",
+                    "Bash(node:*)",
                 ],
                 &[],
             ),
@@ -98,7 +125,11 @@ fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
         let allowed_by: Vec<usize> = sets
             .iter()
             .enumerate()
-            .filter(|(_, (_, policy))| policy.decide("Bash", &json!({ "command": command })).is_allowed())
+            .filter(|(_, (_, policy))| {
+                policy
+                    .decide("Bash", &json!({ "command": command }))
+                    .is_allowed()
+            })
             .map(|(i, _)| i)
             .collect();
         for i in &allowed_by {
@@ -125,7 +156,10 @@ fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
     for (batch, execs) in batches.iter().zip(results) {
         for ((command, allowed_by), execs) in batch.iter().zip(execs) {
@@ -154,7 +188,10 @@ fn exec_line(exec: &Exec) -> String {
     std::iter::once(&exec.program)
         .chain(&exec.args)
         .map(|w| {
-            if !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+%@".contains(c)) {
+            if !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+%@".contains(c))
+            {
                 w.clone()
             } else {
                 format!("'{}'", w.replace('\'', "'\\''"))
@@ -185,9 +222,18 @@ fn assert_none(tally: &Tally, what: &str) {
     assert!(
         tally.violations.is_empty(),
         "{report}\n{}",
-        tally.violations.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
+        tally
+            .violations
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
-    assert!(tally.executed > 0, "nothing was allowed, so nothing was proven");
+    assert!(
+        tally.executed > 0,
+        "nothing was allowed, so nothing was proven"
+    );
 }
 
 #[test]
@@ -220,7 +266,9 @@ fn generated_commands_run_only_what_was_allowed() {
     let mut random = generate::Random::new(seed);
     let mut tally = Tally::default();
     loop {
-        let commands: Vec<String> = (0..count).map(|_| generate::command(&mut random, 3)).collect();
+        let commands: Vec<String> = (0..count)
+            .map(|_| generate::command(&mut random, 3))
+            .collect();
         prove(&sandbox, &commands, &mut tally);
         if started.elapsed() >= Duration::from_secs(seconds) {
             break;
@@ -233,7 +281,9 @@ fn generated_commands_run_only_what_was_allowed() {
 /// entries are real.
 #[test]
 fn executor_examples_run_rm() {
-    let sandbox = Sandbox::new();
+    let mut sandbox = Sandbox::new();
+    // Interpreters and editors start slowly under strace on a busy machine.
+    sandbox.limit = Duration::from_secs(60);
     let mut commands = Vec::new();
     let mut skipped = Vec::new();
     for executor in EXECUTORS {
@@ -241,7 +291,12 @@ fn executor_examples_run_rm() {
             .example
             .split_whitespace()
             .find(|w| executor.names.contains(&w.rsplit('/').next().unwrap_or(w)))
-            .unwrap_or_else(|| panic!("{}: the example runs none of {:?}", executor.example, executor.names));
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: the example runs none of {:?}",
+                    executor.example, executor.names
+                )
+            });
         let installed = if program.starts_with('/') {
             Path::new(program).exists()
         } else {
@@ -270,7 +325,11 @@ fn executor_examples_run_rm() {
         EXECUTORS.len(),
         skipped.join(", ")
     );
-    assert!(not_shown.is_empty(), "examples that ran no rm:\n{}", not_shown.join("\n"));
+    assert!(
+        not_shown.is_empty(),
+        "examples that ran no rm:\n{}",
+        not_shown.join("\n")
+    );
 }
 
 /// Programs whose example runs `rm` only with a terminal on standard output.

@@ -18,9 +18,9 @@ use std::process::{Command, Stdio};
 
 /// Programs replaced by stand-ins that do nothing.
 pub const STAND_INS: &[&str] = &[
-    "rm", "mv", "cp", "chmod", "chown", "ln", "mkdir", "touch", "dd", "shred", "truncate",
-    "rmdir", "unlink", "curl", "wget", "cargo", "npm", "pip", "apt-get", "kill", "pkill",
-    "killall", "reboot", "shutdown", "sudo", "docker",
+    "rm", "mv", "cp", "chmod", "chown", "ln", "mkdir", "touch", "dd", "shred", "truncate", "rmdir",
+    "unlink", "curl", "wget", "cargo", "npm", "pip", "apt-get", "kill", "pkill", "killall",
+    "reboot", "shutdown", "sudo", "docker",
 ];
 
 /// The marker before a case's number in its bash's `$0`.
@@ -35,6 +35,8 @@ pub struct Exec {
 
 /// The tools the sandbox needs.
 pub struct Sandbox {
+    /// How long one command may run before it is killed.
+    pub limit: std::time::Duration,
     strace: PathBuf,
     bwrap: PathBuf,
     stand_ins: tempfile::TempDir,
@@ -60,6 +62,7 @@ impl Sandbox {
                 .expect("linking a stand-in");
         }
         Self {
+            limit: std::time::Duration::from_secs(10),
             strace,
             bwrap,
             stand_ins,
@@ -79,7 +82,12 @@ impl Sandbox {
             .expect("creating a scratch directory");
         let work = scratch.path().join("work");
         std::fs::create_dir_all(work.join("src")).expect("creating the work directory");
-        for (name, text) in [("f", "x\n"), ("x", "x\n"), ("a.txt", "a\n"), ("src/main.rs", "fn main() {}\n")] {
+        for (name, text) in [
+            ("f", "x\n"),
+            ("x", "x\n"),
+            ("a.txt", "a\n"),
+            ("src/main.rs", "fn main() {}\n"),
+        ] {
             std::fs::write(work.join(name), text).expect("writing a work file");
         }
         let cases = scratch.path().join("cases");
@@ -97,12 +105,13 @@ impl Sandbox {
                 r#"i=0
 while IFS= read -r -d '' cmd; do
   start=$EPOCHREALTIME
-  timeout -s KILL 5 /bin/bash --norc --noprofile -c 'shopt -s expand_aliases; shopt -u extglob; eval "$1"' "{MARKER}$i" "$cmd" </dev/null >/dev/null 2>&1
+  timeout -s KILL {limit} /bin/bash --norc --noprofile -c 'shopt -s expand_aliases; shopt -u extglob; eval "$1"' "{MARKER}$i" "$cmd" </dev/null >/dev/null 2>&1
   echo "$i $start $EPOCHREALTIME" >> {times}
   i=$((i+1))
 done < "$1"
 "#,
-                times = times_path.display()
+                times = times_path.display(),
+                limit = self.limit.as_secs().max(1),
             ),
         )
         .expect("writing the driver");
@@ -113,13 +122,30 @@ done < "$1"
         );
         let status = Command::new(&self.strace)
             // Pids as strace sees them: the sandbox has a process namespace of its own.
-            .args(["--pidns-translation", "-f", "-qq", "--seccomp-bpf", "-s", "65536"])
+            .args([
+                "--pidns-translation",
+                "-f",
+                "-qq",
+                "--seccomp-bpf",
+                "-s",
+                "65536",
+            ])
             .args(["-e", "signal=none"])
             .args(["-e", "trace=execve,execveat,fork,vfork,clone,clone3"])
             .arg("-o")
             .arg(&log)
             .arg(&self.bwrap)
-            .args(["--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc"])
+            .args([
+                "--ro-bind",
+                "/",
+                "/",
+                "--tmpfs",
+                "/tmp",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+            ])
             .arg("--bind")
             .arg(scratch.path())
             .arg(scratch.path())
@@ -271,7 +297,7 @@ fn parse_exec(call: &str) -> Option<(String, Vec<String>)> {
         }
     }
     let path = string(&mut chars)?;
-    while let Some(c) = chars.next() {
+    for c in chars.by_ref() {
         if c == '[' {
             break;
         }

@@ -374,4 +374,3 @@ pub fn other_tools() -> Vec<Case> {
         case(&["WebFetch(domain:example.com)"], &[], "WebFetch", url("not a url"), U, "no host"),
     ]
 }
-
