@@ -71,6 +71,26 @@ pub fn plural(n: u64) -> &'static str {
     }
 }
 
+/// The argument shown in messages: the command of `Bash`, the path of file tools, the
+/// pattern of search tools, the URL or query of web tools; for any other tool (MCP tools, say)
+/// the first of `command`, `file_path`, `path`, `url`, `pattern` it has.
+fn main_argument<'a>(tool: &str, input: &'a Value) -> Option<&'a str> {
+    let key = match tool {
+        "Bash" | "BashOutput" | "PowerShell" => "command",
+        "Read" | "Write" | "Edit" | "MultiEdit" => "file_path",
+        "NotebookEdit" | "NotebookRead" => "notebook_path",
+        "Glob" | "Grep" => "pattern",
+        "WebFetch" => "url",
+        "WebSearch" => "query",
+        _ => {
+            return ["command", "file_path", "path", "url", "pattern"]
+                .iter()
+                .find_map(|key| input.get(key).and_then(Value::as_str))
+        }
+    };
+    input.get(key).and_then(Value::as_str)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -108,24 +128,4 @@ mod tests {
         assert_eq!(truncate("abc", 3), "abc");
         assert_eq!(truncate("ééééé", 3), "éé…");
     }
-}
-
-/// The argument shown in messages: the command of `Bash`, the path of file tools, the
-/// pattern of search tools, the URL or query of web tools; for any other tool (MCP tools, say)
-/// the first of `command`, `file_path`, `path`, `url`, `pattern` it has.
-fn main_argument<'a>(tool: &str, input: &'a Value) -> Option<&'a str> {
-    let key = match tool {
-        "Bash" | "BashOutput" | "PowerShell" => "command",
-        "Read" | "Write" | "Edit" | "MultiEdit" => "file_path",
-        "NotebookEdit" | "NotebookRead" => "notebook_path",
-        "Glob" | "Grep" => "pattern",
-        "WebFetch" => "url",
-        "WebSearch" => "query",
-        _ => {
-            return ["command", "file_path", "path", "url", "pattern"]
-                .iter()
-                .find_map(|key| input.get(key).and_then(Value::as_str))
-        }
-    };
-    input.get(key).and_then(Value::as_str)
 }
