@@ -77,7 +77,8 @@ async fn chat(args: &ChatArgs) -> u8 {
     let style = Style::detect(io::stdout().is_terminal());
     let err_style = Style::detect(io::stderr().is_terminal());
     let mut renderer = Renderer::new(io::stdout(), io::stderr(), OutputMode::Text, style)
-        .with_raw_text(args.connect.raw);
+        .with_raw_text(args.connect.raw)
+        .with_verbose(args.connect.verbose);
     let history = if args.no_history {
         None
     } else {

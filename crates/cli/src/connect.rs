@@ -29,7 +29,8 @@ pub struct ConnectArgs {
     /// The permission mode at start.
     #[arg(long, value_name = "MODE", value_parser = PERMISSION_MODES)]
     pub permission_mode: Option<String>,
-    /// The most agentic turns (per prompt) before it stops with `error_max_turns`.
+    /// The most steps per prompt (a step: one model call and the tools it asks for) before it
+    /// stops with `error_max_turns`.
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
     /// Resume the session with this id.

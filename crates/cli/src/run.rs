@@ -9,6 +9,7 @@
 mod label;
 pub mod permission;
 mod render;
+mod summary;
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::sync::Arc;
@@ -23,6 +24,7 @@ pub use label::truncate;
 use permission::Permissions;
 pub use permission::ShownTools;
 pub use render::{OutputMode, Renderer};
+pub use summary::TurnCosts;
 
 /// Exit code after Ctrl-C, as shells use for SIGINT.
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -78,7 +80,8 @@ async fn session(args: &RunArgs) -> u8 {
         && io::stderr().is_terminal();
     let mut renderer = Renderer::new(io::stdout(), io::stderr(), args.output, style)
         .with_denial_hints(!interactive)
-        .with_raw_text(args.connect.raw);
+        .with_raw_text(args.connect.raw)
+        .with_verbose(args.connect.verbose);
 
     let prompt = match read_prompt(&args.prompt) {
         Ok(prompt) => prompt,
@@ -212,6 +215,7 @@ async fn drive<O: Write, E: Write>(
                     break;
                 }
                 outcome.interrupted = true;
+                renderer.interrupt_sent();
                 // On a terminal `^C` was echoed, maybe after a question: start a fresh line.
                 let fresh = if io::stderr().is_terminal() { "\n" } else { "" };
                 let _ = renderer.note(&format!(

@@ -254,7 +254,7 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
 
     // Slash commands.
     chat.line("/cost");
-    chat.wait_for("3 turns · $");
+    chat.wait_for("3 prompts · $");
     chat.line("/model sonnet");
     chat.wait_for("model set to sonnet");
     chat.line("/sessions");
@@ -283,6 +283,10 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
     chat.wait_for("interrupting");
     let screen = chat.wait_prompts(10);
     assert!(!screen.contains("nine ten"), "the turn ran on:\n{screen}");
+    // Said as an interrupt, without the CLI's diagnostics of it.
+    assert!(screen.contains("⏹ interrupted · "), "{screen}");
+    assert!(!screen.contains("error_during_execution"), "{screen}");
+    assert!(!screen.contains("ede_diagnostic"), "{screen}");
     chat.line("after the interrupt");
     chat.wait_for("You said: after the interrupt");
     chat.wait_prompts(11);

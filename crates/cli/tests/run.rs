@@ -62,7 +62,7 @@ impl From<Output> for Run {
     }
 }
 
-/// `✓ 3 turns · $0.0012 · 1.4 s` (or `✗ <subtype> · …`).
+/// `✓ 3 steps · $0.0012 · 1.4 s` (or `✗ <subtype> · …`).
 fn is_summary(line: &str, mark: &str) -> bool {
     let Some(rest) = line.strip_prefix(mark) else {
         return false;
@@ -70,7 +70,7 @@ fn is_summary(line: &str, mark: &str) -> bool {
     let parts: Vec<&str> = rest.split(" · ").collect();
     let stats = &parts[parts.len().saturating_sub(3)..];
     stats.len() == 3
-        && (stats[0].ends_with(" turn") || stats[0].ends_with(" turns"))
+        && (stats[0].ends_with(" step") || stats[0].ends_with(" steps"))
         && stats[1].starts_with('$')
         && stats[1][1..].parse::<f64>().is_ok()
         && stats[2].ends_with(" s")
@@ -388,6 +388,15 @@ fn ctrl_c_interrupts_the_turn_and_exits_130() {
         !rest.iter().any(|line| line.contains("never shown")),
         "{rest:?}"
     );
+    // The turn's result is said as an interrupt, not as an error with the CLI's diagnostics.
+    assert!(
+        rest.iter().any(|line| line.starts_with("⏹ interrupted · ")),
+        "{rest:?}"
+    );
+    assert!(
+        !rest.iter().any(|line| line.contains("error_during_execution")),
+        "{rest:?}"
+    );
     let mut stderr = String::new();
     child
         .stderr
@@ -396,6 +405,7 @@ fn ctrl_c_interrupts_the_turn_and_exits_130() {
         .read_to_string(&mut stderr)
         .expect("read stderr");
     assert!(stderr.contains("interrupting"), "{stderr}");
+    assert!(!stderr.contains("error_during_execution"), "{stderr}");
     // The CLI got an `interrupt` request before it was closed.
     let text = std::fs::read_to_string(&record).expect("record");
     assert!(
