@@ -5,7 +5,6 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context;
 use ccwire::host::callbacks::CanUseTool;
 use ccwire::options::{OptionsBuilder, SystemPrompt};
 use ccwire::protocol::permission::PermissionMode;
@@ -56,7 +55,8 @@ pub struct ConnectArgs {
     /// `ccwire-demo.txt` in the working directory, then echoes.
     #[arg(long)]
     pub offline: bool,
-    /// With --offline: the model script (JSON, see `ccwire model-server`) instead of the demo.
+    /// With --offline: the model script instead of the demo (JSON rules: which reply for which
+    /// request; the format and an example: `ccwire model-server --help`).
     #[arg(long, value_name = "FILE", requires = "offline")]
     pub model_script: Option<PathBuf>,
     /// Set a variable in the CLI's environment (repeatable). Through --via it travels on the
@@ -102,8 +102,7 @@ impl ConnectArgs {
             return Ok(None);
         }
         let script = match &self.model_script {
-            Some(path) => ModelScript::from_file(path)
-                .with_context(|| format!("reading the model script {}", path.display()))?,
+            Some(path) => crate::offline::read_script(path)?,
             None => ModelScript::demo(),
         };
         Offline::start(script).await.map(Some)

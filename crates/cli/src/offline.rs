@@ -3,9 +3,9 @@
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{anyhow, Context};
 use ccwire_model_server::{ModelScript, ModelServer};
 
 /// A running offline setup; the server stops and the directory goes when it is dropped.
@@ -75,16 +75,67 @@ impl Offline {
     }
 }
 
+/// Reads a model script; an error names the file and where the format is described.
+pub fn read_script(path: &Path) -> anyhow::Result<ModelScript> {
+    ModelScript::from_file(path).map_err(|err| match err.kind() {
+        // The parse error names the file and the place in it already.
+        std::io::ErrorKind::InvalidData => {
+            anyhow!("{err} (the format: ccwire model-server --help)")
+        }
+        _ => anyhow!("reading the model script {}: {err}", path.display()),
+    })
+}
+
 /// Options of `ccwire model-server`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = SCRIPT_HELP)]
 pub struct ModelServerArgs {
-    /// The model script (JSON) to serve.
+    /// The model script (JSON) to serve; its format is below.
     #[arg(long, value_name = "FILE")]
     pub script: PathBuf,
     /// The port to listen on (default: any free port).
     #[arg(long, value_name = "N")]
     pub port: Option<u16>,
 }
+
+/// The model script's format, shown by `ccwire model-server --help` (where `run --help` and
+/// `chat --help` send the reader) and in docs/model-server.md.
+const SCRIPT_HELP: &str = r#"MODEL SCRIPT (JSON):
+  {"rules": [RULE, ...], "default": REPLY, "model": "NAME"}
+  Every request to the model gets the reply of the first rule whose `when` holds and that
+  has answered fewer than `times` requests, else `default` (when absent: echo). `model`
+  (optional) is the model name put in replies. Conditions look at the request's content,
+  never at the order of requests (the CLI also makes side requests, e.g. a title).
+
+  RULE       {"when": CONDITION, "reply": REPLY, "times": N}   (times: optional, no limit)
+  CONDITION  an object with one key; text tests are case-sensitive substring tests:
+    last_prompt_contains TEXT     the last user message's last text (use it for prompts)
+    last_user_text_contains TEXT  all text of the last user message
+    last_is_tool_result BOOL      the last user message ends with a tool result
+    tool_result_contains TEXT     ... whose text contains TEXT
+    tool_result_is_error BOOL     ... that is an error (a failure or a denial)
+    first_turn BOOL               no assistant message yet (false once a session goes on)
+    system_contains TEXT, model_is NAME, has_tool NAME, max_tokens_at_most N
+    all [CONDITION, ...], any [CONDITION, ...], not CONDITION, always BOOL
+  REPLY      an object with one key:
+    text TEXT                     a text answer
+    tool_use {"name", "input", "text"}   a tool call (text: optional, said before it)
+    error {"status", "type", "message"}  an HTTP error (type, message: optional)
+    slow_text {"text", "deltas", "delay_ms"}   text streamed in pieces (to interrupt)
+    json VALUE                    a text answer that is VALUE serialized
+    echo true                     "You said: <the last prompt>"
+
+EXAMPLE (a Bash call for a prompt with TOUCH, then a text once its result is back):
+  {"rules": [
+     {"when": {"last_is_tool_result": true}, "reply": {"text": "Done: x is there."}},
+     {"when": {"last_prompt_contains": "TOUCH"},
+      "reply": {"tool_use": {"name": "Bash", "input": {"command": "touch x"},
+                             "text": "Creating x."}}}
+   ],
+   "default": {"echo": true}}
+
+  ccwire run --offline --model-script script.json --allow 'Bash(touch:*)' 'TOUCH x'
+  ccwire model-server --script script.json   # then ANTHROPIC_BASE_URL=<the URL> claude ..."#;
 
 /// Runs the model server until Ctrl-C, printing its URL on stdout.
 pub fn model_server(args: &ModelServerArgs, out: &mut impl Write) -> anyhow::Result<()> {
@@ -93,8 +144,7 @@ pub fn model_server(args: &ModelServerArgs, out: &mut impl Write) -> anyhow::Res
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
-        let script = ModelScript::from_file(&args.script)
-            .with_context(|| format!("reading {}", args.script.display()))?;
+        let script = read_script(&args.script)?;
         let server = match args.port {
             Some(port) => ModelServer::start_on(script, port).await,
             None => ModelServer::start(script).await,

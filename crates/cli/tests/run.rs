@@ -573,3 +573,143 @@ fn escape_sequences_from_the_model_and_tools_are_shown_not_obeyed() {
         .collect();
     assert!(texts.iter().any(|t| t == evil_text), "{jsonl:?}");
 }
+
+/// A scratch place for `ccwire run --offline` with the real CLI: `project/` to work in,
+/// `home/` as HOME, `state/` as XDG_STATE_HOME (where ccwire keeps offline sessions), and a
+/// model script that tells whether the model was sent an earlier turn.
+struct OfflinePlace {
+    dir: tempfile::TempDir,
+}
+
+impl OfflinePlace {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for sub in ["project", "home", "state"] {
+            std::fs::create_dir(dir.path().join(sub)).expect("mkdir");
+        }
+        let script = json!({
+            "rules": [
+                {"when": {"last_prompt_contains": "SLOW"},
+                 "reply": {"slow_text": {"text": "one two three four five six seven eight nine ten",
+                                          "deltas": 200, "delay_ms": 100}}},
+                {"when": {"all": [{"last_prompt_contains": "REMEMBER"}, {"first_turn": false}]},
+                 "reply": {"text": "I see an earlier turn."}},
+                {"when": {"last_prompt_contains": "REMEMBER"},
+                 "reply": {"text": "Nothing came before."}}
+            ],
+            "default": {"echo": true}
+        });
+        std::fs::write(dir.path().join("script.json"), script.to_string()).expect("script");
+        Self { dir }
+    }
+
+    fn path(&self, sub: &str) -> std::path::PathBuf {
+        self.dir.path().join(sub)
+    }
+
+    /// `ccwire ARGS` in the project with this place's HOME and state.
+    fn ccwire(&self, args: &[&str]) -> Run {
+        let output = Command::new(ccwire())
+            .args(args)
+            .current_dir(self.path("project"))
+            .env("HOME", self.path("home"))
+            .env("XDG_STATE_HOME", self.path("state"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .expect("running ccwire");
+        Run::from(output)
+    }
+}
+
+#[test]
+fn the_model_script_format_is_in_the_help_and_its_example_works() {
+    let help = |args: &[&str]| {
+        let output = Command::new(ccwire())
+            .args(args)
+            .output()
+            .expect("ccwire --help");
+        Run::from(output).stdout
+    };
+    let run_help = help(&["run", "--help"]);
+    assert!(
+        run_help.contains("`ccwire model-server --help`"),
+        "{run_help}"
+    );
+    // Where `run --help` points, the format: every condition and every reply.
+    let server_help = help(&["model-server", "--help"]);
+    for word in [
+        "MODEL SCRIPT (JSON)",
+        "\"rules\"",
+        "\"default\"",
+        "\"when\"",
+        "\"reply\"",
+        "\"times\"",
+        "last_prompt_contains",
+        "last_user_text_contains",
+        "last_is_tool_result",
+        "tool_result_contains",
+        "tool_result_is_error",
+        "first_turn",
+        "system_contains",
+        "model_is",
+        "has_tool",
+        "max_tokens_at_most",
+        "all [",
+        "any [",
+        "not CONDITION",
+        "always BOOL",
+        "text TEXT",
+        "tool_use {",
+        "error {",
+        "slow_text {",
+        "json VALUE",
+        "echo true",
+    ] {
+        assert!(server_help.contains(word), "{word} not in:\n{server_help}");
+    }
+
+    // Its example is a valid script that does what it says with the real CLI, and the one in
+    // docs/model-server.md is the same.
+    let example: String = server_help
+        .lines()
+        .skip_while(|line| !line.starts_with("EXAMPLE"))
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let example: Value = serde_json::from_str(&example).expect("the example is JSON");
+    ccwire_model_server::ModelScript::from_json(&example.to_string()).expect("a model script");
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/model-server.md"),
+    )
+    .expect("docs/model-server.md");
+    let documented = docs
+        .split("```json\n")
+        .filter_map(|block| block.split("```").next())
+        .filter_map(|block| serde_json::from_str::<Value>(block).ok())
+        .any(|block| block == example);
+    assert!(documented, "docs/model-server.md lacks the example");
+
+    let place = OfflinePlace::new();
+    std::fs::write(place.path("example.json"), example.to_string()).expect("example");
+    let command_line = server_help
+        .lines()
+        .find(|line| line.trim_start().starts_with("ccwire run --offline"))
+        .expect("the example's command");
+    let mut words = shlex::split(command_line.trim()).expect("shell words");
+    assert_eq!(words.remove(0), "ccwire");
+    let script = words
+        .iter()
+        .position(|word| word == "script.json")
+        .expect("the script's place");
+    words[script] = place.path("example.json").display().to_string();
+    let cli = ccwire_testkit::real_claude();
+    words.splice(1..1, ["--cli-path".to_owned(), cli.display().to_string()]);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let ran = place.ccwire(&words);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(ran.stdout.contains("Done: x is there."), "{ran:?}");
+    assert!(place.path("project/x").exists(), "{ran:?}");
+}
