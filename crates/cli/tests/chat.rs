@@ -3,55 +3,41 @@
 //! is the real pinned one, offline against a model script. `cargo xtask test` installs tmux
 //! (Debian's package) and names it in `CCWIRE_TMUX`; without tmux the tests fail.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::ops::Deref;
+use std::path::Path;
 
 use serde_json::json;
 
 mod common;
+mod tmux;
 use common::{ccwire, quoted};
+use tmux::Pane;
 
-/// How long a screen may take to show what a step waits for.
-const PATIENCE: Duration = Duration::from_secs(60);
+/// A chat in tmux: `ccwire chat --offline` with the test's model script and the real CLI.
+struct Chat {
+    pane: Pane,
+}
 
-fn tmux_program() -> PathBuf {
-    match std::env::var_os("CCWIRE_TMUX").filter(|p| !p.is_empty()) {
-        Some(path) => PathBuf::from(path),
-        None => PathBuf::from("tmux"),
+impl Deref for Chat {
+    type Target = Pane;
+
+    fn deref(&self) -> &Pane {
+        &self.pane
     }
 }
 
-/// A chat running in its own tmux server; the server is killed when this is dropped.
-struct Chat {
-    dir: tempfile::TempDir,
-    socket: PathBuf,
-    /// A value in the chat's environment, inherited by the CLI and its tools: how the test
-    /// finds every process the chat started.
-    marker: String,
-}
-
 impl Chat {
-    /// Starts `ccwire chat --offline` with the test's model script in a 160×50 terminal.
-    fn start(extra: &[&str]) -> Self {
+    /// Starts a chat in a new scratch directory.
+    fn start(extra: &[&str]) -> (tempfile::TempDir, Self) {
         let dir = tempfile::tempdir().expect("tempdir");
-        let script = json!({
-            "rules": [
-                {"when": {"last_prompt_contains": "SLOW"},
-                 "reply": {"slow_text": {"text": "one two three four five six seven eight nine ten",
-                                          "deltas": 200, "delay_ms": 100}}},
-                {"when": {"last_is_tool_result": true},
-                 "reply": {"text": "Done: the file is there."}},
-                {"when": {"last_prompt_contains": "TOUCH"},
-                 "reply": {"tool_use": {"name": "Bash", "text": "Creating it.",
-                                        "input": {"command": "touch chat-made.txt",
-                                                  "description": "Create a file"}}}}
-            ],
-            "default": {"echo": true}
-        });
-        std::fs::write(dir.path().join("script.json"), script.to_string()).expect("script");
-        std::fs::create_dir(dir.path().join("home")).expect("home");
-        let marker = format!("chat-test-{}-{}", std::process::id(), unique());
+        let chat = Self::start_in(dir.path(), extra);
+        (dir, chat)
+    }
+
+    /// Starts a chat in `dir` (its HOME is `dir/home`, so a second chat there finds the
+    /// first one's sessions).
+    fn start_in(dir: &Path, extra: &[&str]) -> Self {
+        write_script(dir);
         let cli = ccwire_testkit::real_claude();
         let mut command = format!(
             "{} chat --offline --model-script script.json --cli-path {}",
@@ -62,162 +48,41 @@ impl Chat {
             command.push(' ');
             command.push_str(arg);
         }
-        let shell = format!("{command}; echo CHAT-EXIT=$?; sleep 600");
         let chat = Self {
-            socket: dir.path().join("tmux.sock"),
-            dir,
-            marker,
+            pane: Pane::start(dir, &command),
         };
-        let started = chat
-            .tmux()
-            .args(["new-session", "-d", "-x", "160", "-y", "50", "-c"])
-            .arg(chat.dir.path())
-            .args(["-e", &format!("HOME={}", chat.home().display())])
-            .args(["-e", &format!("CCWIRE_CHAT_TEST={}", chat.marker)])
-            .args(["-e", "NO_COLOR=1"])
-            .args(["-e", "XDG_STATE_HOME="])
-            .arg(shell)
-            .output()
-            .expect("running tmux (install it, or set CCWIRE_TMUX)");
-        assert!(started.status.success(), "tmux: {}", text(&started));
         chat.wait_for("Ctrl-D to quit");
         chat
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    fn tmux(&self) -> Command {
-        let mut command = Command::new(tmux_program());
-        command.arg("-S").arg(&self.socket);
-        // No user configuration changes what the test sees.
-        command.args(["-f", "/dev/null"]);
-        command
-    }
-
-    /// Types `keys` (tmux key names: `Enter`, `C-c`, `C-d`, or literal text).
-    fn keys(&self, keys: &[&str]) {
-        let sent = self
-            .tmux()
-            .args(["send-keys", "-t", "0"])
-            .args(keys)
-            .output()
-            .expect("tmux send-keys");
-        assert!(sent.status.success(), "send-keys: {}", text(&sent));
-    }
-
-    /// Types a line and Enter.
-    fn line(&self, line: &str) {
-        let sent = self
-            .tmux()
-            .args(["send-keys", "-t", "0", "-l", line])
-            .output()
-            .expect("tmux send-keys");
-        assert!(sent.status.success(), "send-keys: {}", text(&sent));
-        self.keys(&["Enter"]);
-    }
-
-    /// The whole screen and its scrollback, wrapped lines joined.
-    fn screen(&self) -> String {
-        let captured = self
-            .tmux()
-            .args(["capture-pane", "-p", "-J", "-S", "-1000", "-t", "0"])
-            .output()
-            .expect("tmux capture-pane");
-        String::from_utf8_lossy(&captured.stdout).into_owned()
-    }
-
-    /// Waits until the screen shows `needle` `times` times; returns the screen.
-    fn wait_count(&self, needle: &str, times: usize) -> String {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let screen = self.screen();
-            if screen.matches(needle).count() >= times {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the screen never showed {needle:?} {times}×:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        self.wait_count(needle, 1)
     }
 
     /// Waits for the prompt to come back after `count` prompts were shown in all.
     fn wait_prompts(&self, count: usize) -> String {
         self.wait_count("\n› ", count)
     }
-
-    /// Processes (other than tmux's own shell) whose environment holds the marker.
-    fn processes(&self) -> Vec<String> {
-        let needle = format!("CCWIRE_CHAT_TEST={}", self.marker);
-        let mut found = Vec::new();
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return found;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(environ) = std::fs::read(path.join("environ")) else {
-                continue;
-            };
-            let has = environ
-                .split(|b| *b == 0)
-                .any(|var| var == needle.as_bytes());
-            if !has {
-                continue;
-            }
-            let cmdline = std::fs::read(path.join("cmdline")).unwrap_or_default();
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            // The pane's shell waits (`sleep 600`) so the exit code stays on the screen.
-            if cmdline.starts_with("sleep 600") || cmdline.contains("CHAT-EXIT") {
-                continue;
-            }
-            found.push(format!("{} {cmdline}", entry.file_name().to_string_lossy()));
-        }
-        found
-    }
-
-    /// Waits (up to 10 s) until no process of the chat is left.
-    fn assert_nothing_left(&self) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let left = self.processes();
-            if left.is_empty() {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "processes left behind: {left:#?}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
 }
 
-impl Drop for Chat {
-    fn drop(&mut self) {
-        let _ = self.tmux().arg("kill-server").output();
-    }
-}
-
-fn unique() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
+/// The test's model script, `dir/script.json`.
+fn write_script(dir: &Path) {
+    let script = json!({
+        "rules": [
+            {"when": {"last_prompt_contains": "SLOW"},
+             "reply": {"slow_text": {"text": "one two three four five six seven eight nine ten",
+                                      "deltas": 200, "delay_ms": 100}}},
+            {"when": {"last_is_tool_result": true},
+             "reply": {"text": "Done: the file is there."}},
+            {"when": {"last_prompt_contains": "TOUCH"},
+             "reply": {"tool_use": {"name": "Bash", "text": "Creating it.",
+                                    "input": {"command": "touch chat-made.txt",
+                                              "description": "Create a file"}}}},
+            // Whether the model was sent an earlier turn of the session.
+            {"when": {"all": [{"last_prompt_contains": "REMEMBER"}, {"first_turn": false}]},
+             "reply": {"text": "I see an earlier turn."}},
+            {"when": {"last_prompt_contains": "REMEMBER"},
+             "reply": {"text": "Nothing came before."}}
+        ],
+        "default": {"echo": true}
+    });
+    std::fs::write(dir.join("script.json"), script.to_string()).expect("script");
 }
 
 fn file(dir: &Path, name: &str) -> bool {
@@ -226,8 +91,8 @@ fn file(dir: &Path, name: &str) -> bool {
 
 #[test]
 fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
-    let chat = Chat::start(&[]);
-    let dir = chat.dir.path().to_owned();
+    let (_dir, chat) = Chat::start(&[]);
+    let dir = chat.dir().to_owned();
 
     // A first turn.
     chat.line("hello there");
@@ -293,8 +158,8 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
 
     // Ctrl-D quits cleanly: exit 0, the session id shown, nothing left running.
     chat.keys(&["C-d"]);
-    let screen = chat.wait_for("CHAT-EXIT=");
-    assert!(screen.contains("CHAT-EXIT=0"), "{screen}");
+    let (code, screen) = chat.wait_exit();
+    assert_eq!(code, 0, "{screen}");
     chat.assert_nothing_left();
 
     // The prompts went to the history file, readable by the user only.
@@ -314,8 +179,8 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
 
 #[test]
 fn a_denied_tool_and_a_second_ctrl_c_quit_leaving_nothing() {
-    let chat = Chat::start(&["--no-history"]);
-    let dir = chat.dir.path().to_owned();
+    let (_dir, chat) = Chat::start(&["--no-history"]);
+    let dir = chat.dir().to_owned();
 
     chat.line("TOUCH it");
     chat.wait_for("Allow Bash(touch chat-made.txt)?");
@@ -330,11 +195,11 @@ fn a_denied_tool_and_a_second_ctrl_c_quit_leaving_nothing() {
     chat.keys(&["C-c"]);
     chat.wait_for("interrupting");
     chat.keys(&["C-c"]);
-    let screen = chat.wait_for("CHAT-EXIT=");
-    assert!(
-        screen.contains("CHAT-EXIT=130") || screen.contains("CHAT-EXIT=0"),
-        "{screen}"
-    );
+    let (code, screen) = chat.wait_exit();
+    assert!(code == 130 || code == 0, "{screen}");
     chat.assert_nothing_left();
-    assert!(!chat.home().join(".local/state/ccwire").exists());
+    assert!(!chat
+        .home()
+        .join(".local/state/ccwire/chat-history")
+        .exists());
 }

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod common;
-use common::{ccwire, fake_claude};
+mod tmux;
+use common::{ccwire, fake_claude, quoted};
 
 /// A scratch directory with a script for the fake CLI.
 struct Scene {
@@ -394,7 +395,9 @@ fn ctrl_c_interrupts_the_turn_and_exits_130() {
         "{rest:?}"
     );
     assert!(
-        !rest.iter().any(|line| line.contains("error_during_execution")),
+        !rest
+            .iter()
+            .any(|line| line.contains("error_during_execution")),
         "{rest:?}"
     );
     let mut stderr = String::new();
@@ -712,4 +715,41 @@ fn the_model_script_format_is_in_the_help_and_its_example_works() {
     assert_eq!(ran.code, Some(0), "{ran:?}");
     assert!(ran.stdout.contains("Done: x is there."), "{ran:?}");
     assert!(place.path("project/x").exists(), "{ran:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_in_a_terminal_says_the_turn_was_interrupted() {
+    let place = OfflinePlace::new();
+    let cli = ccwire_testkit::real_claude();
+    let command = |extra: &str| {
+        format!(
+            "{} run --offline --include-partial-messages --cli-path {} --model-script {} \
+             {extra} 'go SLOW'",
+            quoted(ccwire()),
+            quoted(&cli),
+            quoted(&place.path("script.json")),
+        )
+    };
+    let pane = tmux::Pane::start(&place.path("project"), &command(""));
+    pane.wait_for("one two");
+    pane.keys(&["C-c"]);
+    let (code, screen) = pane.wait_exit();
+    assert_eq!(code, 130, "{screen}");
+    assert!(!screen.contains("nine ten"), "the turn ran on:\n{screen}");
+    assert!(screen.contains("⏹ interrupted · "), "{screen}");
+    assert!(!screen.contains("error_during_execution"), "{screen}");
+    assert!(!screen.contains("ede_diagnostic"), "{screen}");
+    pane.assert_nothing_left();
+    drop(pane);
+
+    // --verbose keeps the CLI's diagnostics.
+    let pane = tmux::Pane::start(&place.path("project"), &command("--verbose"));
+    pane.wait_for("one two");
+    pane.keys(&["C-c"]);
+    let (code, screen) = pane.wait_exit();
+    assert_eq!(code, 130, "{screen}");
+    assert!(screen.contains("⏹ interrupted · "), "{screen}");
+    assert!(screen.contains("[ede_diagnostic]"), "{screen}");
+    pane.assert_nothing_left();
 }
