@@ -1,5 +1,9 @@
-//! `--offline`: the scripted model server in this process, and a private home for the CLI, so
-//! that a machine without credentials sees a real tool-using turn. Also `ccwire model-server`.
+//! `--offline`: the scripted model server in this process, a private home for the CLI, and a
+//! configuration directory of ccwire's own where offline sessions are kept, so that a machine
+//! without credentials sees a real tool-using turn and can list, show and resume it later.
+//! Also `ccwire model-server`, and where `ccwire sessions` and `ccwire view` look ([`stores`]).
+
+pub mod stores;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -8,15 +12,28 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context};
 use ccwire_model_server::{ModelScript, ModelServer};
 
-/// A running offline setup; the server stops and the directory goes when it is dropped.
+pub use stores::session_stores;
+
+/// A running offline setup; the server stops and the private home goes when it is dropped.
+/// The configuration directory stays: it holds the saved sessions.
 pub struct Offline {
     server: ModelServer,
     home: tempfile::TempDir,
+    config_dir: PathBuf,
 }
 
 impl Offline {
-    /// Starts a server for `script` and makes the private home.
+    /// Starts a server for `script`, makes the private home and, if missing, the
+    /// configuration directory of offline sessions ([`sessions_dir`]).
     pub async fn start(script: ModelScript) -> anyhow::Result<Self> {
+        let config_dir = sessions_dir().ok_or_else(|| {
+            anyhow!(
+                "no directory for offline sessions: set HOME or XDG_STATE_HOME (they are kept \
+                 in $XDG_STATE_HOME/ccwire/offline, else ~/.local/state/ccwire/offline)"
+            )
+        })?;
+        private_dir(&config_dir)
+            .with_context(|| format!("creating {} for offline sessions", config_dir.display()))?;
         let home = tempfile::Builder::new()
             .prefix("ccwire-offline-")
             .tempdir()
@@ -26,12 +43,16 @@ impl Offline {
         let server = ModelServer::start(script)
             .await
             .context("starting the offline model server")?;
-        Ok(Self { server, home })
+        Ok(Self {
+            server,
+            home,
+            config_dir,
+        })
     }
 
-    /// The CLI's configuration directory in the private home (its saved sessions).
-    pub fn config_dir(&self) -> PathBuf {
-        self.home.path().join(".claude")
+    /// The CLI's configuration directory (`CLAUDE_CONFIG_DIR`): the saved sessions.
+    pub fn config_dir(&self) -> &Path {
+        &self.config_dir
     }
 
     /// The model server's base URL.
@@ -39,8 +60,9 @@ impl Offline {
         self.server.url()
     }
 
-    /// The variables the CLI runs with: a private home and temp directory, the local server
-    /// as the API, a placeholder key, and no traffic anywhere else.
+    /// The variables the CLI runs with: a private home and temp directory (none of the user's
+    /// settings or credentials), ccwire's configuration directory for offline sessions, the
+    /// local server as the API, a placeholder key, and no traffic anywhere else.
     pub fn env(&self) -> Vec<(OsString, OsString)> {
         let home: PathBuf = self.home.path().to_owned();
         let tmp = home.join("tmp");
@@ -49,6 +71,7 @@ impl Offline {
             ("USERPROFILE".into(), home.into()),
             ("TMPDIR".into(), tmp.clone().into()),
             ("CLAUDE_CODE_TMPDIR".into(), tmp.into()),
+            ("CLAUDE_CONFIG_DIR".into(), self.config_dir.clone().into()),
         ];
         for (key, value) in [
             ("ANTHROPIC_BASE_URL", self.url()),
@@ -64,15 +87,49 @@ impl Offline {
     }
 
     /// Variables of the user's environment that would send the CLI elsewhere or log it in.
-    pub fn env_removed() -> [&'static str; 5] {
+    pub fn env_removed() -> [&'static str; 4] {
         [
             "ANTHROPIC_AUTH_TOKEN",
             "CLAUDE_CODE_OAUTH_TOKEN",
             "CLAUDE_CODE_USE_BEDROCK",
             "CLAUDE_CODE_USE_VERTEX",
-            "CLAUDE_CONFIG_DIR",
         ]
     }
+}
+
+/// ccwire's state directory: `$XDG_STATE_HOME/ccwire`, else `~/.local/state/ccwire`; `None`
+/// without either variable.
+pub fn state_dir() -> Option<PathBuf> {
+    // A relative XDG_STATE_HOME is to be ignored (the XDG base directory specification).
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|home| !home.is_empty())
+                .map(|home| PathBuf::from(home).join(".local/state"))
+        })?;
+    Some(state.join("ccwire"))
+}
+
+/// The configuration directory the CLI gets offline: `<state>/offline` ([`state_dir`]).
+pub fn sessions_dir() -> Option<PathBuf> {
+    state_dir().map(|dir| dir.join("offline"))
+}
+
+/// Creates `dir` (and its missing parents) readable by the user only, and narrows it to that
+/// if it exists: transcripts hold whole conversations.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let mode = std::fs::metadata(dir)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
 }
 
 /// Reads a model script; an error names the file and where the format is described.

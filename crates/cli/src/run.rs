@@ -101,6 +101,14 @@ async fn session(args: &RunArgs) -> u8 {
     if let Some(offline) = &offline {
         let _ = renderer.note(&err_style.dim(&offline_note(offline)));
     }
+    let unresumable = args
+        .connect
+        .resume
+        .as_deref()
+        .and_then(|id| args.connect.unresumable(id, offline.as_ref()));
+    if let Some(problem) = unresumable {
+        return fail(&mut renderer, &format!("ccwire: {problem}"));
+    }
     let partial = args.include_partial_messages;
     let options = match args.connect.options(
         permissions.into_callback(),
@@ -134,6 +142,13 @@ async fn session(args: &RunArgs) -> u8 {
         }
     }
     drop(offline);
+    if let (Some(session), OutputMode::Text) = (&outcome.session_id, args.output) {
+        let command = args.connect.resume_command("run", session);
+        let _ = renderer.note(&err_style.dim(&format!(
+            "session {} · continue it with: {command} PROMPT",
+            sanitize(session)
+        )));
+    }
 
     if outcome.interrupted {
         return EXIT_INTERRUPTED;
@@ -152,6 +167,8 @@ async fn session(args: &RunArgs) -> u8 {
 struct Outcome {
     /// Whether the last result (typed or not) was an error; `None` before any.
     result_is_error: Option<bool>,
+    /// The session's id, from its first message that names it.
+    session_id: Option<String>,
     interrupted: bool,
     failure: Option<ccwire::Error>,
     stop: Stop,
@@ -172,6 +189,7 @@ async fn drive<O: Write, E: Write>(
 ) -> Outcome {
     let mut outcome = Outcome {
         result_is_error: None,
+        session_id: None,
         interrupted: false,
         failure: None,
         stop: Stop::Gracefully,
@@ -193,6 +211,12 @@ async fn drive<O: Write, E: Write>(
                     if show(renderer, shown, &message).is_err() {
                         // stdout is gone (e.g. piped into `head`): nobody is reading any more.
                         break;
+                    }
+                    if outcome.session_id.is_none() {
+                        outcome.session_id = message
+                            .session_id()
+                            .filter(|id| !id.is_empty())
+                            .map(str::to_owned);
                     }
                     if let Some(is_error) = message.result_is_error() {
                         outcome.result_is_error = Some(is_error);

@@ -5,6 +5,7 @@
 
 use std::ops::Deref;
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 use serde_json::json;
 
@@ -85,13 +86,91 @@ fn write_script(dir: &Path) {
     std::fs::write(dir.join("script.json"), script.to_string()).expect("script");
 }
 
+/// `ccwire run --offline` with the test's script in `dir`, as a chat there would run (HOME
+/// `dir/home`); returns the session's id, from the line `run` ends with.
+fn run_offline(dir: &Path, prompt: &str) -> String {
+    write_script(dir);
+    let output = Command::new(ccwire())
+        .args([
+            "run",
+            "--offline",
+            "--model-script",
+            "script.json",
+            "--cli-path",
+        ])
+        .arg(ccwire_testkit::real_claude())
+        .arg(prompt)
+        .current_dir(dir)
+        .env("HOME", dir.join("home"))
+        .env("NO_COLOR", "1")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("running ccwire run");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|line| line.starts_with("session ") && line.contains(" · continue it with: "))
+        .unwrap_or_else(|| panic!("no session line:\n{stderr}"));
+    line["session ".len()..]
+        .split(' ')
+        .next()
+        .expect("an id")
+        .to_owned()
+}
+
 fn file(dir: &Path, name: &str) -> bool {
     dir.join(name).exists()
 }
 
+/// The dollars of each summary line (`✓ 1 step · $0.0008 · 0.6 s`) on the screen.
+fn turn_costs(screen: &str) -> Vec<f64> {
+    screen
+        .lines()
+        .filter(|line| line.starts_with("✓ ") || line.starts_with("⏹ "))
+        .filter_map(|line| line.split(" · $").nth(1))
+        .filter_map(|rest| rest.split(' ').next())
+        .map(|cost| cost.parse().expect("a cost"))
+        .collect()
+}
+
+/// The dollars of the last `/cost` line (`2 prompts · $0.0016 · …`).
+fn cost_total(screen: &str) -> f64 {
+    let line = screen
+        .lines()
+        .rev()
+        .find(|line| line.contains(" prompts · $") || line.contains(" prompt · $"))
+        .unwrap_or_else(|| panic!("no /cost line:\n{screen}"));
+    let dollars = line.split(" · $").nth(1).expect("dollars");
+    dollars
+        .split(' ')
+        .next()
+        .and_then(|d| d.parse().ok())
+        .expect("a total")
+}
+
+/// The session id of `session ID · resume with: …` at the end of a chat.
+fn quit_session(screen: &str) -> String {
+    let line = screen
+        .lines()
+        .find(|line| line.starts_with("session ") && line.contains(" · resume with: "))
+        .unwrap_or_else(|| panic!("no session line at quit:\n{screen}"));
+    line["session ".len()..]
+        .split(' ')
+        .next()
+        .expect("an id")
+        .to_owned()
+}
+
 #[test]
 fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
-    let (_dir, chat) = Chat::start(&[]);
+    let scratch = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(scratch.path().join("home")).expect("home");
+    // A session an earlier `run --offline` left, to resume later.
+    let earlier = run_offline(scratch.path(), "REMEMBER this");
+    let chat = Chat::start_in(scratch.path(), &[]);
     let dir = chat.dir().to_owned();
 
     // A first turn.
@@ -124,29 +203,29 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
     chat.wait_for("model set to sonnet");
     chat.line("/sessions");
     let screen = chat.wait_for("(/resume ID to continue one)");
+    assert!(screen.contains(&earlier), "{screen}");
     chat.wait_prompts(7);
 
-    // /resume continues a saved session in a new CLI (this one, from the table).
-    let id = screen
-        .lines()
-        .skip_while(|line| !line.starts_with("ID "))
-        .nth(1)
-        .and_then(|row| row.split_whitespace().next())
-        .expect("a session row")
-        .to_owned();
-    assert_eq!(id.len(), 36, "{screen}");
-    chat.line(&format!("/resume {id}"));
-    chat.wait_for(&format!("resumed {id}"));
-    chat.line("after the resume");
-    chat.wait_for("You said: after the resume");
+    // /resume continues a saved session in a new CLI: the model is sent its conversation.
+    chat.line(&format!("/resume {earlier}"));
+    chat.wait_for(&format!("resumed {earlier}"));
+    chat.line("REMEMBER after the resume");
+    chat.wait_for("I see an earlier turn.");
     chat.wait_prompts(9);
+    chat.line(&format!("/resume {earlier}"));
+    chat.wait_for(&format!("already in session {earlier}"));
+    // /cost counts this session's prompts in this chat, its total names the earlier run's.
+    chat.line("/cost");
+    let screen = chat.wait_for("1 prompt · $");
+    assert!(screen.contains("earlier runs included"), "{screen}");
+    chat.wait_prompts(11);
 
     // Ctrl-C during a slow turn interrupts it, and the chat goes on.
     chat.line("go SLOW please");
     chat.wait_for("one two");
     chat.keys(&["C-c"]);
     chat.wait_for("interrupting");
-    let screen = chat.wait_prompts(10);
+    let screen = chat.wait_prompts(12);
     assert!(!screen.contains("nine ten"), "the turn ran on:\n{screen}");
     // Said as an interrupt, without the CLI's diagnostics of it.
     assert!(screen.contains("⏹ interrupted · "), "{screen}");
@@ -154,12 +233,13 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
     assert!(!screen.contains("ede_diagnostic"), "{screen}");
     chat.line("after the interrupt");
     chat.wait_for("You said: after the interrupt");
-    chat.wait_prompts(11);
+    chat.wait_prompts(13);
 
     // Ctrl-D quits cleanly: exit 0, the session id shown, nothing left running.
     chat.keys(&["C-d"]);
     let (code, screen) = chat.wait_exit();
     assert_eq!(code, 0, "{screen}");
+    assert_eq!(quit_session(&screen), earlier, "{screen}");
     chat.assert_nothing_left();
 
     // The prompts went to the history file, readable by the user only.
@@ -202,4 +282,96 @@ fn a_denied_tool_and_a_second_ctrl_c_quit_leaving_nothing() {
         .home()
         .join(".local/state/ccwire/chat-history")
         .exists());
+}
+
+#[test]
+fn an_offline_chat_says_how_to_resume_it_and_that_works() {
+    let (dir, chat) = Chat::start(&["--no-history"]);
+    chat.line("REMEMBER this");
+    chat.wait_for("Nothing came before.");
+    chat.wait_prompts(2);
+    chat.keys(&["C-d"]);
+    let (code, screen) = chat.wait_exit();
+    assert_eq!(code, 0, "{screen}");
+    let id = quit_session(&screen);
+    let command = format!("ccwire chat --offline --model-script script.json --resume {id}");
+    assert!(screen.contains(&command), "{screen}");
+    chat.assert_nothing_left();
+    drop(chat);
+
+    // The session outlived the chat: `ccwire sessions list` finds it, as an offline one.
+    let listed = Command::new(ccwire())
+        .args(["sessions", "list"])
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join("home"))
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .expect("ccwire sessions list");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let heading = listed
+        .find("offline sessions (ccwire run/chat --offline)")
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(listed[heading..].contains(&id), "{listed}");
+
+    // The command it printed continues the conversation.
+    let again = Chat::start_in(dir.path(), &["--no-history", "--resume", &id]);
+    again.line("REMEMBER it?");
+    again.wait_for("I see an earlier turn.");
+    again.wait_prompts(2);
+    again.keys(&["C-d"]);
+    let (code, screen) = again.wait_exit();
+    assert_eq!(code, 0, "{screen}");
+    assert_eq!(quit_session(&screen), id, "{screen}");
+    again.assert_nothing_left();
+}
+
+#[test]
+fn a_resume_that_cannot_work_is_an_error_and_the_session_goes_on() {
+    let (_dir, chat) = Chat::start(&["--no-history"]);
+    chat.line("REMEMBER this");
+    chat.wait_for("Nothing came before.");
+    chat.wait_prompts(2);
+
+    // An id no session has: said at once, nothing else changes.
+    chat.line("/resume 11111111-2222-3333-4444-555555555555");
+    chat.wait_for("no saved session 11111111-2222-3333-4444-555555555555 in ");
+    let screen = chat.wait_for("(still in session ");
+    let (_, rest) = screen.split_once("(still in session ").expect("the line");
+    let current = rest.split(')').next().expect("an id").to_owned();
+    chat.wait_prompts(3);
+    // A title no session has: the CLI refuses it, and this session goes on.
+    chat.line("/resume no-such-title");
+    chat.wait_count("(still in session ", 2);
+    let screen = chat.wait_prompts(4);
+    assert!(!screen.contains("resumed "), "{screen}");
+
+    // The same conversation goes on: the model is sent the first turn.
+    chat.line("REMEMBER it?");
+    chat.wait_for("I see an earlier turn.");
+    chat.wait_prompts(5);
+
+    // /cost counts this one session; each summary line has its turn's own cost, /cost the
+    // session's total: their sum.
+    chat.line("/cost");
+    let screen = chat.wait_for("2 prompts · $");
+    let costs = turn_costs(&screen);
+    assert_eq!(costs.len(), 2, "{screen}");
+    let total = cost_total(&screen);
+    assert!(
+        costs[1] > 0.0 && costs[1] < total,
+        "{costs:?} {total}\n{screen}"
+    );
+    assert!(
+        (costs.iter().sum::<f64>() - total).abs() < 0.00015,
+        "{costs:?} {total}\n{screen}"
+    );
+    assert!(!screen.contains("earlier runs included"), "{screen}");
+    chat.wait_prompts(6);
+
+    chat.keys(&["C-d"]);
+    let (code, screen) = chat.wait_exit();
+    assert_eq!(code, 0, "{screen}");
+    assert_eq!(quit_session(&screen), current, "{screen}");
+    chat.assert_nothing_left();
 }

@@ -480,6 +480,7 @@ fn model_server_with_a_bad_script_fails() {
 fn offline_demo_with_the_real_cli() {
     let cli = ccwire_testkit::real_claude();
     let dir = tempfile::tempdir().expect("tempdir");
+    let state = tempfile::tempdir().expect("tempdir");
     let run = |extra: &[&str]| {
         let output = Command::new(ccwire())
             .arg("run")
@@ -490,6 +491,7 @@ fn offline_demo_with_the_real_cli() {
             .args(extra)
             .arg("Show me the demo")
             .env("NO_COLOR", "1")
+            .env("XDG_STATE_HOME", state.path())
             .stdin(Stdio::null())
             .output()
             .expect("running ccwire");
@@ -624,6 +626,145 @@ impl OfflinePlace {
             .expect("running ccwire");
         Run::from(output)
     }
+
+    /// `ccwire run --offline` with the script and the real CLI, output as JSON lines; returns
+    /// the run and its result frame.
+    fn run(&self, extra: &[&str], prompt: &str) -> (Run, Value) {
+        let cli = ccwire_testkit::real_claude();
+        let script = self.path("script.json");
+        let mut args = vec![
+            "run",
+            "--offline",
+            "--output",
+            "jsonl",
+            "--cli-path",
+            cli.to_str().expect("a UTF-8 path"),
+            "--model-script",
+            script.to_str().expect("a UTF-8 path"),
+        ];
+        args.extend_from_slice(extra);
+        args.push(prompt);
+        let run = self.ccwire(&args);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let result = run
+            .stdout
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .find(|frame| frame["type"] == "result")
+            .unwrap_or_else(|| panic!("no result: {run:?}"));
+        (run, result)
+    }
+}
+
+/// The dollars of the summary line (`✓ 1 step · $0.0008 · 0.6 s`) in `text`.
+fn summary_cost(text: &str) -> f64 {
+    text.lines()
+        .find(|line| is_summary(line, "✓ "))
+        .and_then(|line| line.split(" · $").nth(1))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|cost| cost.parse().ok())
+        .unwrap_or_else(|| panic!("no summary line in {text:?}"))
+}
+
+#[test]
+fn offline_sessions_are_kept_listed_shown_viewed_and_resumed() {
+    let place = OfflinePlace::new();
+    // An offline session, and one saved in the user's own configuration directory.
+    let (_, first) = place.run(&[], "REMEMBER this");
+    assert_eq!(first["result"], "Nothing came before.", "{first}");
+    let offline_id = first["session_id"].as_str().expect("an id").to_owned();
+    let own_dir = place.path("home").join(".claude");
+    let own_env = format!("CLAUDE_CONFIG_DIR={}", own_dir.display());
+    let (_, own) = place.run(&["--env", &own_env], "mine");
+    let own_id = own["session_id"].as_str().expect("an id").to_owned();
+
+    // Kept where ccwire keeps state, readable by the user only.
+    let kept = place.path("state").join("ccwire/offline");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&kept).expect("kept").permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+    }
+
+    // `sessions list`: the user's own, then the offline ones, said as such.
+    let listed = place.ccwire(&["sessions", "list"]);
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    let heading = format!(
+        "offline sessions (ccwire run/chat --offline), kept in {}:",
+        kept.display()
+    );
+    let (own_part, offline_part) = listed
+        .stdout
+        .split_once(&heading)
+        .unwrap_or_else(|| panic!("no offline heading: {listed:?}"));
+    assert!(own_part.contains(&own_id), "{listed:?}");
+    assert!(!own_part.contains(&offline_id), "{listed:?}");
+    assert!(offline_part.contains(&offline_id), "{listed:?}");
+    let json = place.ccwire(&["sessions", "list", "--json"]);
+    let json: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    let entry = |id: &str| {
+        json.as_array()
+            .expect("an array")
+            .iter()
+            .find(|entry| entry["sessionId"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} not in {json}"))
+    };
+    assert_eq!(
+        entry(&offline_id)["offlineConfigDir"],
+        kept.display().to_string()
+    );
+    assert!(entry(&own_id).get("offlineConfigDir").is_none(), "{json}");
+
+    // `sessions show` and `view --session` find it.
+    let shown = place.ccwire(&["sessions", "show", &offline_id]);
+    assert_eq!(shown.code, Some(0), "{shown:?}");
+    assert!(shown.stdout.contains("REMEMBER this"), "{shown:?}");
+    let page = place.path("page.html");
+    let viewed = place.ccwire(&[
+        "view",
+        "--session",
+        &offline_id,
+        "--output",
+        page.to_str().expect("a UTF-8 path"),
+    ]);
+    assert_eq!(viewed.code, Some(0), "{viewed:?}");
+    let html = std::fs::read_to_string(&page).expect("the page");
+    assert!(html.contains("REMEMBER this"), "{html}");
+
+    // `run --offline --resume` continues it: the model is sent the earlier turn. The summary
+    // line has this turn's cost; the CLI's total is the session's, earlier run included.
+    let (resumed, second) = place.run(&["--resume", &offline_id], "REMEMBER it?");
+    assert_eq!(second["result"], "I see an earlier turn.", "{second}");
+    assert_eq!(second["session_id"], offline_id.as_str(), "{second}");
+    let total_before = first["total_cost_usd"].as_f64().expect("a cost");
+    let total = second["total_cost_usd"].as_f64().expect("a cost");
+    let shown_cost = summary_cost(&resumed.stderr);
+    assert!(total > total_before, "{first} {second}");
+    assert!(
+        (shown_cost - (total - total_before)).abs() < 0.00006,
+        "{shown_cost} vs {total} - {total_before}: {resumed:?}"
+    );
+
+    // A session resumed from the wrong place is said to be there, before any CLI starts.
+    let cli = ccwire_testkit::real_claude();
+    let wrong = place.ccwire(&[
+        "run",
+        "--offline",
+        "--cli-path",
+        cli.to_str().expect("a UTF-8 path"),
+        "--resume",
+        &own_id,
+        "hi",
+    ]);
+    assert_eq!(wrong.code, Some(1), "{wrong:?}");
+    assert!(
+        wrong
+            .stderr
+            .contains("it is one of your own sessions: resume it without --offline"),
+        "{wrong:?}"
+    );
 }
 
 #[test]

@@ -71,7 +71,7 @@ pub async fn run(
     command: &Command,
     client: &Client,
     totals: &mut Totals,
-    sessions: &SessionStore,
+    sessions: Option<&SessionStore>,
     cwd: &Path,
 ) -> anyhow::Result<String> {
     Ok(match command {
@@ -135,7 +135,9 @@ pub async fn run(
             "interrupted (no turn was running)".to_owned()
         }
         Command::Sessions => {
-            let store = sessions.clone();
+            let Some(store) = sessions.cloned() else {
+                return Ok("the sessions are where the CLI runs (--via): not listed here".into());
+            };
             let options = ListOptions {
                 limit: Some(SESSIONS_LISTED),
                 ..ListOptions::for_dir(cwd)
