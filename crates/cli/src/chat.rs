@@ -14,7 +14,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::sessions::SessionStore;
 use ccwire::Client;
 
 use crate::connect::{offline_note, on_runtime, start_failure, ConnectArgs};
@@ -77,11 +76,14 @@ async fn chat(args: &ChatArgs) -> u8 {
     let style = Style::detect(io::stdout().is_terminal());
     let err_style = Style::detect(io::stderr().is_terminal());
     let mut renderer = Renderer::new(io::stdout(), io::stderr(), OutputMode::Text, style)
-        .with_raw_text(args.connect.raw);
+        .with_raw_text(args.connect.raw)
+        .with_verbose(args.connect.verbose);
     let history = if args.no_history {
         None
     } else {
-        args.history.clone().or_else(default_history)
+        args.history
+            .clone()
+            .or_else(|| crate::offline::state_dir().map(|dir| dir.join("chat-history")))
     };
     let terminal = match Terminal::start(history) {
         Ok(terminal) => terminal,
@@ -101,10 +103,16 @@ async fn chat(args: &ChatArgs) -> u8 {
     if let Some(offline) = &offline {
         let _ = renderer.note(&err_style.dim(&offline_note(offline)));
     }
-    let store = match &offline {
-        Some(offline) => SessionStore::at(offline.config_dir()),
-        None => SessionStore::from_env(),
-    };
+    let unresumable = args
+        .connect
+        .resume
+        .as_deref()
+        .and_then(|id| args.connect.unresumable(id, offline.as_deref()));
+    if let Some(problem) = unresumable {
+        return fail(&mut renderer, &format!("ccwire: {problem}"));
+    }
+    // The sessions the CLI sees (none through --via: they are on the far side).
+    let store = args.connect.session_store(offline.as_deref());
     let cwd = ccwire_policy::Base::session(args.connect.cwd.as_deref()).cwd;
 
     let connect = |resume: Option<String>| {
@@ -145,7 +153,10 @@ async fn chat(args: &ChatArgs) -> u8 {
             None
         }
     };
-    let mut totals = Totals::default();
+    let mut totals = Totals {
+        session_id: args.connect.resume.clone(),
+        ..Totals::default()
+    };
     let mut quit_armed = false;
     let mut code = 0;
     loop {
@@ -176,29 +187,41 @@ async fn chat(args: &ChatArgs) -> u8 {
                 let _ = renderer.note("usage: /resume ID (see /sessions)");
             }
             Some(Command::Resume(Some(id))) => {
-                let _ = session.client.close().await;
+                if totals.session_id.as_deref() == Some(id.as_str()) {
+                    let _ = renderer.note(&format!("already in session {}", sanitize(&id)));
+                    continue;
+                }
+                if let Some(problem) = args.connect.unresumable(&id, offline.as_deref()) {
+                    let _ = renderer.note(&format!("ccwire: {problem}\n{}", still_in(&totals)));
+                    continue;
+                }
+                // The new CLI starts before this one closes: if it cannot resume, this
+                // session goes on as it was.
                 match connect(Some(id.clone())).await {
                     Ok(resumed) => {
-                        session = resumed;
-                        totals = Totals::default();
+                        let previous = std::mem::replace(&mut session, resumed);
+                        close(previous, &mut renderer).await;
+                        totals = Totals {
+                            session_id: Some(id.clone()),
+                            ..Totals::default()
+                        };
                         let _ =
                             renderer.note(&err_style.dim(&format!("resumed {}", sanitize(&id))));
                     }
                     Err(message) => {
-                        let _ = renderer.note(&message);
-                        // Back to a fresh session, so the chat goes on.
-                        match connect(None).await {
-                            Ok(fresh) => session = fresh,
-                            Err(message) => {
-                                code = fail(&mut renderer, &message);
-                                break;
-                            }
-                        }
+                        let why = message.strip_prefix("ccwire: ").unwrap_or(&message);
+                        let _ = renderer.note(&format!(
+                            "ccwire: cannot resume {}: {why}\n{}",
+                            sanitize(&id),
+                            still_in(&totals)
+                        ));
                     }
                 }
             }
             Some(command) => {
-                match commands::run(&command, &session.client, &mut totals, &store, &cwd).await {
+                match commands::run(&command, &session.client, &mut totals, store.as_ref(), &cwd)
+                    .await
+                {
                     Ok(text) => {
                         let _ = renderer.note(&text);
                     }
@@ -244,6 +267,19 @@ async fn chat(args: &ChatArgs) -> u8 {
     }
 
     terminal.spinner().hide();
+    close(session, &mut renderer).await;
+    if let Some(id) = &totals.session_id {
+        let command = args.connect.resume_command("chat", id);
+        let _ = renderer.note(&err_style.dim(&format!(
+            "session {} · resume with: {command}",
+            sanitize(id)
+        )));
+    }
+    code
+}
+
+/// Closes a session's CLI (stdin, then signals), killing it if it does not end in time.
+async fn close<O: Write, E: Write>(session: Session, renderer: &mut Renderer<O, E>) {
     if tokio::time::timeout(QUIT_WAIT, session.client.close())
         .await
         .is_err()
@@ -251,15 +287,14 @@ async fn chat(args: &ChatArgs) -> u8 {
         // Dropping the last handle kills the CLI's process group.
         let _ = renderer.note("ccwire: the CLI did not close in time; stopped");
     }
-    drop(session);
-    // Offline, the private home and its saved session are gone with the chat.
-    let resumable = offline.is_none();
-    if let Some(id) = totals.session_id.as_ref().filter(|_| resumable) {
-        let _ = renderer.note(&err_style.dim(&format!(
-            "session {id} · resume with: ccwire chat --resume {id}"
-        )));
+}
+
+/// `(still in session ID)` after a `/resume` that failed.
+fn still_in(totals: &Totals) -> String {
+    match &totals.session_id {
+        Some(id) => format!("(still in session {})", sanitize(id)),
+        None => "(still in this session)".to_owned(),
     }
-    code
 }
 
 /// `Claude Code 2.1.330 · claude-sonnet-4-5 · /help for commands, Ctrl-D to quit`.
@@ -270,19 +305,6 @@ fn banner(client: &Client) -> String {
         .map(|v| format!("Claude Code {} · ", sanitize(&v)))
         .unwrap_or_default();
     format!("{version}/help for commands, Ctrl-D to quit")
-}
-
-/// `$XDG_STATE_HOME/ccwire/chat-history`, else `~/.local/state/ccwire/chat-history`.
-fn default_history() -> Option<PathBuf> {
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|home| !home.is_empty())
-                .map(|home| PathBuf::from(home).join(".local/state"))
-        })?;
-    Some(state.join("ccwire").join("chat-history"))
 }
 
 fn fail<O: Write, E: Write>(renderer: &mut Renderer<O, E>, message: &str) -> u8 {

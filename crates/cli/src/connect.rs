@@ -5,13 +5,14 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::Context;
 use ccwire::host::callbacks::CanUseTool;
 use ccwire::options::{OptionsBuilder, SystemPrompt};
 use ccwire::protocol::permission::PermissionMode;
+use ccwire::sessions::SessionStore;
 use ccwire::Options;
 use ccwire_model_server::ModelScript;
 
+use crate::offline::stores::{config_dir_of, Origin};
 use crate::offline::Offline;
 use crate::terminal::{sanitize, Style};
 use ccwire_policy::{Base, PermissionPolicy, Rule};
@@ -29,10 +30,12 @@ pub struct ConnectArgs {
     /// The permission mode at start.
     #[arg(long, value_name = "MODE", value_parser = PERMISSION_MODES)]
     pub permission_mode: Option<String>,
-    /// The most agentic turns (per prompt) before it stops with `error_max_turns`.
+    /// The most steps per prompt (a step: one model call and the tools it asks for) before it
+    /// stops with `error_max_turns`.
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
-    /// Resume the session with this id.
+    /// Resume the session with this id (or custom title); `ccwire sessions list` shows them.
+    /// Offline sessions are resumed with --offline.
     #[arg(long, value_name = "SESSION_ID")]
     pub resume: Option<String>,
     /// The working directory of the session (default: the current one).
@@ -52,10 +55,13 @@ pub struct ConnectArgs {
     pub deny: Vec<Rule>,
     /// Run against a scripted model server in this process, with a private HOME: no account
     /// or network needed. The demo script asks to run a Bash command that writes
-    /// `ccwire-demo.txt` in the working directory, then echoes.
+    /// `ccwire-demo.txt` in the working directory, then echoes. Sessions are kept in
+    /// $XDG_STATE_HOME/ccwire/offline (else ~/.local/state/ccwire/offline), listed by
+    /// `ccwire sessions list`.
     #[arg(long)]
     pub offline: bool,
-    /// With --offline: the model script (JSON, see `ccwire model-server`) instead of the demo.
+    /// With --offline: the model script instead of the demo (JSON rules: which reply for which
+    /// request; the format and an example: `ccwire model-server --help`).
     #[arg(long, value_name = "FILE", requires = "offline")]
     pub model_script: Option<PathBuf>,
     /// Set a variable in the CLI's environment (repeatable). Through --via it travels on the
@@ -101,8 +107,7 @@ impl ConnectArgs {
             return Ok(None);
         }
         let script = match &self.model_script {
-            Some(path) => ModelScript::from_file(path)
-                .with_context(|| format!("reading the model script {}", path.display()))?,
+            Some(path) => crate::offline::read_script(path)?,
             None => ModelScript::demo(),
         };
         Offline::start(script).await.map(Some)
@@ -168,6 +173,70 @@ impl ConnectArgs {
         extra(builder).build()
     }
 
+    /// Where the CLI keeps its sessions in this setup: `--env CLAUDE_CONFIG_DIR`, else the
+    /// offline directory, else the user's own. `None` through `--via`: they are on the far
+    /// side.
+    pub fn session_store(&self, offline: Option<&Offline>) -> Option<SessionStore> {
+        if self.via.is_some() {
+            return None;
+        }
+        let configured = self
+            .env
+            .iter()
+            .rev()
+            .find(|(key, value)| key == "CLAUDE_CONFIG_DIR" && !value.is_empty());
+        Some(match (configured, offline) {
+            (Some((_, dir)), _) => SessionStore::at(dir),
+            (None, Some(offline)) => SessionStore::at(offline.config_dir()),
+            (None, None) => SessionStore::from_env(),
+        })
+    }
+
+    /// Why session `id` cannot be resumed in this setup, when it is a session id (a UUID)
+    /// that is not saved where the CLI looks: the CLI would only exit. A title, or a setup
+    /// whose sessions are out of reach (`--via`), is left to the CLI.
+    pub fn unresumable(&self, id: &str, offline: Option<&Offline>) -> Option<String> {
+        let store = self.session_store(offline)?;
+        if !is_uuid(id) || store.transcript_path(id, None).is_some() {
+            return None;
+        }
+        let elsewhere = crate::offline::session_stores(None)
+            .places()
+            .iter()
+            .find(|place| place.store.transcript_path(id, None).is_some())
+            .map(|place| place.origin);
+        let hint = match (elsewhere, offline.is_some()) {
+            (Some(Origin::Offline), false) => {
+                "it is a session of --offline: resume it with --offline"
+            }
+            (Some(Origin::Own), true) => {
+                "it is one of your own sessions: resume it without --offline"
+            }
+            _ => "`ccwire sessions list --all` lists the saved sessions",
+        };
+        Some(format!(
+            "no saved session {} in {}; {hint}",
+            sanitize(id),
+            sanitize(&config_dir_of(&store).display().to_string())
+        ))
+    }
+
+    /// The command that continues session `id` (`run` or `chat`), with the flags that find
+    /// it (`--offline`) and answer as before (`--model-script`).
+    pub fn resume_command(&self, command: &str, id: &str) -> String {
+        let mut text = format!("ccwire {command}");
+        if self.offline {
+            text.push_str(" --offline");
+        }
+        if let Some(script) = &self.model_script {
+            text.push_str(" --model-script ");
+            text.push_str(&shell_word(&script.display().to_string()));
+        }
+        text.push_str(" --resume ");
+        text.push_str(&shell_word(id));
+        sanitize(&text).into_owned()
+    }
+
     /// Claude Code's own system prompt unless replaced, with `--append-system-prompt` at its
     /// end.
     fn system_prompt(&self) -> SystemPrompt {
@@ -213,9 +282,33 @@ fn parse_env(text: &str) -> Result<(String, String), String> {
 /// The note shown when `--offline` starts.
 pub fn offline_note(offline: &Offline) -> String {
     format!(
-        "offline: scripted model at {}, private HOME; no account used",
-        offline.url()
+        "offline: scripted model at {}, private HOME, sessions kept in {}; no account used",
+        offline.url(),
+        sanitize(&offline.config_dir().display().to_string())
     )
+}
+
+/// Whether `text` is a session id: a UUID (`8-4-4-4-12` hexadecimal digits).
+fn is_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(group, len)| group.len() == len && group.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+/// `word` as one word for a POSIX shell: as it is when that is safe, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 /// The message for a session that could not start, with what to do about it.
@@ -229,4 +322,75 @@ pub fn start_failure(err: &ccwire::Error) -> String {
         );
     }
     text
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        connect: ConnectArgs,
+    }
+
+    fn flags(args: &[&str]) -> ConnectArgs {
+        let argv = std::iter::once("ccwire").chain(args.iter().copied());
+        Flags::try_parse_from(argv).unwrap().connect
+    }
+
+    #[test]
+    fn the_command_that_resumes_a_session() {
+        let id = "97bd062f-c361-4f05-bd6e-357bd5970b74";
+        assert_eq!(
+            flags(&[]).resume_command("run", id),
+            format!("ccwire run --resume {id}")
+        );
+        assert_eq!(
+            flags(&["--offline", "--model-script", "my script.json"]).resume_command("chat", id),
+            format!("ccwire chat --offline --model-script 'my script.json' --resume {id}")
+        );
+        // A title with a quote stays one word, and nothing in it reaches the terminal raw.
+        assert_eq!(
+            flags(&[]).resume_command("chat", "it's \u{1b}[2Jdone"),
+            r"ccwire chat --resume 'it'\''s ^[[2Jdone'"
+        );
+        assert!(is_uuid(id));
+        assert!(!is_uuid("97bd062f"));
+        assert!(!is_uuid("97bd062f-c361-4f05-bd6e-357bd5970b7g"));
+    }
+
+    #[test]
+    fn where_the_cli_keeps_sessions() {
+        let configured = flags(&["--env", "CLAUDE_CONFIG_DIR=/somewhere/else"]);
+        assert_eq!(
+            configured.session_store(None),
+            Some(SessionStore::at("/somewhere/else"))
+        );
+        // Through --via they are on the far side: not checked here.
+        let remote = flags(&["--via", "ssh build@host"]);
+        assert_eq!(remote.session_store(None), None);
+        assert_eq!(
+            remote.unresumable("97bd062f-c361-4f05-bd6e-357bd5970b74", None),
+            None
+        );
+        // A title is for the CLI to look up; an id missing from the directory is said.
+        let dir = tempfile::tempdir().unwrap();
+        let empty = format!("CLAUDE_CONFIG_DIR={}", dir.path().display());
+        let local = flags(&["--env", &empty]);
+        assert_eq!(local.unresumable("my title", None), None);
+        let problem = local
+            .unresumable("97bd062f-c361-4f05-bd6e-357bd5970b74", None)
+            .unwrap();
+        assert!(
+            problem.starts_with(&format!(
+                "no saved session 97bd062f-c361-4f05-bd6e-357bd5970b74 in {}",
+                dir.path().display()
+            )),
+            "{problem}"
+        );
+    }
 }

@@ -9,6 +9,7 @@
 mod label;
 pub mod permission;
 mod render;
+mod summary;
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::sync::Arc;
@@ -23,6 +24,7 @@ pub use label::truncate;
 use permission::Permissions;
 pub use permission::ShownTools;
 pub use render::{OutputMode, Renderer};
+pub use summary::TurnCosts;
 
 /// Exit code after Ctrl-C, as shells use for SIGINT.
 pub const EXIT_INTERRUPTED: u8 = 130;
@@ -78,7 +80,8 @@ async fn session(args: &RunArgs) -> u8 {
         && io::stderr().is_terminal();
     let mut renderer = Renderer::new(io::stdout(), io::stderr(), args.output, style)
         .with_denial_hints((!interactive).then(|| args.connect.rules()))
-        .with_raw_text(args.connect.raw);
+        .with_raw_text(args.connect.raw)
+        .with_verbose(args.connect.verbose);
 
     let prompt = match read_prompt(&args.prompt) {
         Ok(prompt) => prompt,
@@ -97,6 +100,14 @@ async fn session(args: &RunArgs) -> u8 {
     };
     if let Some(offline) = &offline {
         let _ = renderer.note(&err_style.dim(&offline_note(offline)));
+    }
+    let unresumable = args
+        .connect
+        .resume
+        .as_deref()
+        .and_then(|id| args.connect.unresumable(id, offline.as_ref()));
+    if let Some(problem) = unresumable {
+        return fail(&mut renderer, &format!("ccwire: {problem}"));
     }
     let partial = args.include_partial_messages;
     let options = match args.connect.options(
@@ -131,6 +142,13 @@ async fn session(args: &RunArgs) -> u8 {
         }
     }
     drop(offline);
+    if let (Some(session), OutputMode::Text) = (&outcome.session_id, args.output) {
+        let command = args.connect.resume_command("run", session);
+        let _ = renderer.note(&err_style.dim(&format!(
+            "session {} · continue it with: {command} PROMPT",
+            sanitize(session)
+        )));
+    }
 
     if outcome.interrupted {
         return EXIT_INTERRUPTED;
@@ -149,6 +167,8 @@ async fn session(args: &RunArgs) -> u8 {
 struct Outcome {
     /// Whether the last result (typed or not) was an error; `None` before any.
     result_is_error: Option<bool>,
+    /// The session's id, from its first message that names it.
+    session_id: Option<String>,
     interrupted: bool,
     failure: Option<ccwire::Error>,
     stop: Stop,
@@ -169,6 +189,7 @@ async fn drive<O: Write, E: Write>(
 ) -> Outcome {
     let mut outcome = Outcome {
         result_is_error: None,
+        session_id: None,
         interrupted: false,
         failure: None,
         stop: Stop::Gracefully,
@@ -191,6 +212,12 @@ async fn drive<O: Write, E: Write>(
                         // stdout is gone (e.g. piped into `head`): nobody is reading any more.
                         break;
                     }
+                    if outcome.session_id.is_none() {
+                        outcome.session_id = message
+                            .session_id()
+                            .filter(|id| !id.is_empty())
+                            .map(str::to_owned);
+                    }
                     if let Some(is_error) = message.result_is_error() {
                         outcome.result_is_error = Some(is_error);
                         if outcome.interrupted {
@@ -212,6 +239,7 @@ async fn drive<O: Write, E: Write>(
                     break;
                 }
                 outcome.interrupted = true;
+                renderer.interrupt_sent();
                 // On a terminal `^C` was echoed, maybe after a question: start a fresh line.
                 let fresh = if io::stderr().is_terminal() { "\n" } else { "" };
                 let _ = renderer.note(&format!(

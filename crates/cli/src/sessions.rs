@@ -5,7 +5,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use ccwire::sessions::{ForkOptions, ListOptions, MessagesOptions, SessionInfo, SessionStore};
+use ccwire::sessions::{ForkOptions, ListOptions, MessagesOptions, SessionInfo};
 use serde_json::{json, Value};
 
 use crate::terminal::sanitize;
@@ -15,7 +15,8 @@ use crate::terminal::sanitize;
 pub struct SessionsArgs {
     #[command(subcommand)]
     command: SessionsCommand,
-    /// The CLI's config directory (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
+    /// The CLI's config directory (default: $CLAUDE_CONFIG_DIR, else ~/.claude, and the one of
+    /// `run --offline`).
     #[arg(long, global = true, value_name = "DIR")]
     config_dir: Option<PathBuf>,
 }
@@ -118,10 +119,7 @@ enum SessionsCommand {
 
 /// Runs the subcommand; returns whether it did what was asked.
 pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
-    let store = match &args.config_dir {
-        Some(dir) => SessionStore::at(dir),
-        None => SessionStore::from_env(),
-    };
+    let store = crate::offline::session_stores(args.config_dir.as_deref());
     match &args.command {
         SessionsCommand::List {
             dir,
@@ -147,7 +145,7 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
                 serde_json::to_writer_pretty(&mut *out, &sessions)?;
                 writeln!(out)?;
             } else {
-                print_table(&sessions, out)?;
+                sessions.write_tables(out, |group, out| print_table(group, out))?;
             }
             Ok(true)
         }

@@ -10,7 +10,6 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use ccwire::sessions::SessionStore;
 use ccwire_protocol::framing::{LineReader, DEFAULT_MAX_LINE_LENGTH};
 
 /// Options of `ccwire view`.
@@ -22,7 +21,8 @@ pub struct ViewArgs {
     /// A saved session instead of a file.
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
-    /// The CLI's config directory for --session (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
+    /// The CLI's config directory for --session (default: $CLAUDE_CONFIG_DIR, else ~/.claude,
+    /// and the one of `run --offline`).
     #[arg(long, value_name = "DIR")]
     pub config_dir: Option<PathBuf>,
     /// Where to write the page (default: the input's name with `.html`, or `<ID>.html`).
@@ -38,10 +38,7 @@ pub fn run(args: &ViewArgs, out: &mut impl std::io::Write) -> anyhow::Result<boo
     let (title, lines, default_out): (String, Box<dyn Iterator<Item = String>>, PathBuf) =
         match (&args.file, &args.session) {
             (_, Some(id)) => {
-                let store = match &args.config_dir {
-                    Some(dir) => SessionStore::at(dir),
-                    None => SessionStore::from_env(),
-                };
+                let store = crate::offline::session_stores(args.config_dir.as_deref());
                 let path = store
                     .transcript_path(id, None)
                     .with_context(|| format!("session {id} not found"))?;

@@ -3,55 +3,42 @@
 //! is the real pinned one, offline against a model script. `cargo xtask test` installs tmux
 //! (Debian's package) and names it in `CCWIRE_TMUX`; without tmux the tests fail.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+use std::ops::Deref;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use serde_json::json;
 
 mod common;
+mod tmux;
 use common::{ccwire, quoted};
+use tmux::Pane;
 
-/// How long a screen may take to show what a step waits for.
-const PATIENCE: Duration = Duration::from_secs(60);
+/// A chat in tmux: `ccwire chat --offline` with the test's model script and the real CLI.
+struct Chat {
+    pane: Pane,
+}
 
-fn tmux_program() -> PathBuf {
-    match std::env::var_os("CCWIRE_TMUX").filter(|p| !p.is_empty()) {
-        Some(path) => PathBuf::from(path),
-        None => PathBuf::from("tmux"),
+impl Deref for Chat {
+    type Target = Pane;
+
+    fn deref(&self) -> &Pane {
+        &self.pane
     }
 }
 
-/// A chat running in its own tmux server; the server is killed when this is dropped.
-struct Chat {
-    dir: tempfile::TempDir,
-    socket: PathBuf,
-    /// A value in the chat's environment, inherited by the CLI and its tools: how the test
-    /// finds every process the chat started.
-    marker: String,
-}
-
 impl Chat {
-    /// Starts `ccwire chat --offline` with the test's model script in a 160×50 terminal.
-    fn start(extra: &[&str]) -> Self {
+    /// Starts a chat in a new scratch directory.
+    fn start(extra: &[&str]) -> (tempfile::TempDir, Self) {
         let dir = tempfile::tempdir().expect("tempdir");
-        let script = json!({
-            "rules": [
-                {"when": {"last_prompt_contains": "SLOW"},
-                 "reply": {"slow_text": {"text": "one two three four five six seven eight nine ten",
-                                          "deltas": 200, "delay_ms": 100}}},
-                {"when": {"last_is_tool_result": true},
-                 "reply": {"text": "Done: the file is there."}},
-                {"when": {"last_prompt_contains": "TOUCH"},
-                 "reply": {"tool_use": {"name": "Bash", "text": "Creating it.",
-                                        "input": {"command": "touch chat-made.txt",
-                                                  "description": "Create a file"}}}}
-            ],
-            "default": {"echo": true}
-        });
-        std::fs::write(dir.path().join("script.json"), script.to_string()).expect("script");
-        std::fs::create_dir(dir.path().join("home")).expect("home");
-        let marker = format!("chat-test-{}-{}", std::process::id(), unique());
+        let chat = Self::start_in(dir.path(), extra);
+        (dir, chat)
+    }
+
+    /// Starts a chat in `dir` (its HOME is `dir/home`, so a second chat there finds the
+    /// first one's sessions).
+    fn start_in(dir: &Path, extra: &[&str]) -> Self {
+        write_script(dir);
         let cli = ccwire_testkit::real_claude();
         let mut command = format!(
             "{} chat --offline --model-script script.json --cli-path {}",
@@ -62,172 +49,129 @@ impl Chat {
             command.push(' ');
             command.push_str(arg);
         }
-        let shell = format!("{command}; echo CHAT-EXIT=$?; sleep 600");
         let chat = Self {
-            socket: dir.path().join("tmux.sock"),
-            dir,
-            marker,
+            pane: Pane::start(dir, &command),
         };
-        let started = chat
-            .tmux()
-            .args(["new-session", "-d", "-x", "160", "-y", "50", "-c"])
-            .arg(chat.dir.path())
-            .args(["-e", &format!("HOME={}", chat.home().display())])
-            .args(["-e", &format!("CCWIRE_CHAT_TEST={}", chat.marker)])
-            .args(["-e", "NO_COLOR=1"])
-            .args(["-e", "XDG_STATE_HOME="])
-            .arg(shell)
-            .output()
-            .expect("running tmux (install it, or set CCWIRE_TMUX)");
-        assert!(started.status.success(), "tmux: {}", text(&started));
         chat.wait_for("Ctrl-D to quit");
         chat
-    }
-
-    fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
-    }
-
-    fn tmux(&self) -> Command {
-        let mut command = Command::new(tmux_program());
-        command.arg("-S").arg(&self.socket);
-        // No user configuration changes what the test sees.
-        command.args(["-f", "/dev/null"]);
-        command
-    }
-
-    /// Types `keys` (tmux key names: `Enter`, `C-c`, `C-d`, or literal text).
-    fn keys(&self, keys: &[&str]) {
-        let sent = self
-            .tmux()
-            .args(["send-keys", "-t", "0"])
-            .args(keys)
-            .output()
-            .expect("tmux send-keys");
-        assert!(sent.status.success(), "send-keys: {}", text(&sent));
-    }
-
-    /// Types a line and Enter.
-    fn line(&self, line: &str) {
-        let sent = self
-            .tmux()
-            .args(["send-keys", "-t", "0", "-l", line])
-            .output()
-            .expect("tmux send-keys");
-        assert!(sent.status.success(), "send-keys: {}", text(&sent));
-        self.keys(&["Enter"]);
-    }
-
-    /// The whole screen and its scrollback, wrapped lines joined.
-    fn screen(&self) -> String {
-        let captured = self
-            .tmux()
-            .args(["capture-pane", "-p", "-J", "-S", "-1000", "-t", "0"])
-            .output()
-            .expect("tmux capture-pane");
-        String::from_utf8_lossy(&captured.stdout).into_owned()
-    }
-
-    /// Waits until the screen shows `needle` `times` times; returns the screen.
-    fn wait_count(&self, needle: &str, times: usize) -> String {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let screen = self.screen();
-            if screen.matches(needle).count() >= times {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the screen never showed {needle:?} {times}×:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn wait_for(&self, needle: &str) -> String {
-        self.wait_count(needle, 1)
     }
 
     /// Waits for the prompt to come back after `count` prompts were shown in all.
     fn wait_prompts(&self, count: usize) -> String {
         self.wait_count("\n› ", count)
     }
-
-    /// Processes (other than tmux's own shell) whose environment holds the marker.
-    fn processes(&self) -> Vec<String> {
-        let needle = format!("CCWIRE_CHAT_TEST={}", self.marker);
-        let mut found = Vec::new();
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return found;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(environ) = std::fs::read(path.join("environ")) else {
-                continue;
-            };
-            let has = environ
-                .split(|b| *b == 0)
-                .any(|var| var == needle.as_bytes());
-            if !has {
-                continue;
-            }
-            let cmdline = std::fs::read(path.join("cmdline")).unwrap_or_default();
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            // The pane's shell waits (`sleep 600`) so the exit code stays on the screen.
-            if cmdline.starts_with("sleep 600") || cmdline.contains("CHAT-EXIT") {
-                continue;
-            }
-            found.push(format!("{} {cmdline}", entry.file_name().to_string_lossy()));
-        }
-        found
-    }
-
-    /// Waits (up to 10 s) until no process of the chat is left.
-    fn assert_nothing_left(&self) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let left = self.processes();
-            if left.is_empty() {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "processes left behind: {left:#?}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
 }
 
-impl Drop for Chat {
-    fn drop(&mut self) {
-        let _ = self.tmux().arg("kill-server").output();
-    }
+/// The test's model script, `dir/script.json`.
+fn write_script(dir: &Path) {
+    let script = json!({
+        "rules": [
+            {"when": {"last_prompt_contains": "SLOW"},
+             "reply": {"slow_text": {"text": "one two three four five six seven eight nine ten",
+                                      "deltas": 200, "delay_ms": 100}}},
+            {"when": {"last_is_tool_result": true},
+             "reply": {"text": "Done: the file is there."}},
+            {"when": {"last_prompt_contains": "TOUCH"},
+             "reply": {"tool_use": {"name": "Bash", "text": "Creating it.",
+                                    "input": {"command": "touch chat-made.txt",
+                                              "description": "Create a file"}}}},
+            // Whether the model was sent an earlier turn of the session.
+            {"when": {"all": [{"last_prompt_contains": "REMEMBER"}, {"first_turn": false}]},
+             "reply": {"text": "I see an earlier turn."}},
+            {"when": {"last_prompt_contains": "REMEMBER"},
+             "reply": {"text": "Nothing came before."}}
+        ],
+        "default": {"echo": true}
+    });
+    std::fs::write(dir.join("script.json"), script.to_string()).expect("script");
 }
 
-fn unique() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
+/// `ccwire run --offline` with the test's script in `dir`, as a chat there would run (HOME
+/// `dir/home`); returns the session's id, from the line `run` ends with.
+fn run_offline(dir: &Path, prompt: &str) -> String {
+    write_script(dir);
+    let output = Command::new(ccwire())
+        .args([
+            "run",
+            "--offline",
+            "--model-script",
+            "script.json",
+            "--cli-path",
+        ])
+        .arg(ccwire_testkit::real_claude())
+        .arg(prompt)
+        .current_dir(dir)
+        .env("HOME", dir.join("home"))
+        .env("NO_COLOR", "1")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("running ccwire run");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|line| line.starts_with("session ") && line.contains(" · continue it with: "))
+        .unwrap_or_else(|| panic!("no session line:\n{stderr}"));
+    line["session ".len()..]
+        .split(' ')
+        .next()
+        .expect("an id")
+        .to_owned()
 }
 
 fn file(dir: &Path, name: &str) -> bool {
     dir.join(name).exists()
 }
 
+/// The dollars of each summary line (`✓ 1 step · $0.0008 · 0.6 s`) on the screen.
+fn turn_costs(screen: &str) -> Vec<f64> {
+    screen
+        .lines()
+        .filter(|line| line.starts_with("✓ ") || line.starts_with("⏹ "))
+        .filter_map(|line| line.split(" · $").nth(1))
+        .filter_map(|rest| rest.split(' ').next())
+        .map(|cost| cost.parse().expect("a cost"))
+        .collect()
+}
+
+/// The dollars of the last `/cost` line (`2 prompts · $0.0016 · …`).
+fn cost_total(screen: &str) -> f64 {
+    let line = screen
+        .lines()
+        .rev()
+        .find(|line| line.contains(" prompts · $") || line.contains(" prompt · $"))
+        .unwrap_or_else(|| panic!("no /cost line:\n{screen}"));
+    let dollars = line.split(" · $").nth(1).expect("dollars");
+    dollars
+        .split(' ')
+        .next()
+        .and_then(|d| d.parse().ok())
+        .expect("a total")
+}
+
+/// The session id of `session ID · resume with: …` at the end of a chat.
+fn quit_session(screen: &str) -> String {
+    let line = screen
+        .lines()
+        .find(|line| line.starts_with("session ") && line.contains(" · resume with: "))
+        .unwrap_or_else(|| panic!("no session line at quit:\n{screen}"));
+    line["session ".len()..]
+        .split(' ')
+        .next()
+        .expect("an id")
+        .to_owned()
+}
+
 #[test]
 fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
-    let chat = Chat::start(&[]);
-    let dir = chat.dir.path().to_owned();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(scratch.path().join("home")).expect("home");
+    // A session an earlier `run --offline` left, to resume later.
+    let earlier = run_offline(scratch.path(), "REMEMBER this");
+    let chat = Chat::start_in(scratch.path(), &[]);
+    let dir = chat.dir().to_owned();
 
     // A first turn.
     chat.line("hello there");
@@ -254,43 +198,48 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
 
     // Slash commands.
     chat.line("/cost");
-    chat.wait_for("3 turns · $");
+    chat.wait_for("3 prompts · $");
     chat.line("/model sonnet");
     chat.wait_for("model set to sonnet");
     chat.line("/sessions");
     let screen = chat.wait_for("(/resume ID to continue one)");
+    assert!(screen.contains(&earlier), "{screen}");
     chat.wait_prompts(7);
 
-    // /resume continues a saved session in a new CLI (this one, from the table).
-    let id = screen
-        .lines()
-        .skip_while(|line| !line.starts_with("ID "))
-        .nth(1)
-        .and_then(|row| row.split_whitespace().next())
-        .expect("a session row")
-        .to_owned();
-    assert_eq!(id.len(), 36, "{screen}");
-    chat.line(&format!("/resume {id}"));
-    chat.wait_for(&format!("resumed {id}"));
-    chat.line("after the resume");
-    chat.wait_for("You said: after the resume");
+    // /resume continues a saved session in a new CLI: the model is sent its conversation.
+    chat.line(&format!("/resume {earlier}"));
+    chat.wait_for(&format!("resumed {earlier}"));
+    chat.line("REMEMBER after the resume");
+    chat.wait_for("I see an earlier turn.");
     chat.wait_prompts(9);
+    chat.line(&format!("/resume {earlier}"));
+    chat.wait_for(&format!("already in session {earlier}"));
+    // /cost counts this session's prompts in this chat, its total names the earlier run's.
+    chat.line("/cost");
+    let screen = chat.wait_for("1 prompt · $");
+    assert!(screen.contains("earlier runs included"), "{screen}");
+    chat.wait_prompts(11);
 
     // Ctrl-C during a slow turn interrupts it, and the chat goes on.
     chat.line("go SLOW please");
     chat.wait_for("one two");
     chat.keys(&["C-c"]);
     chat.wait_for("interrupting");
-    let screen = chat.wait_prompts(10);
+    let screen = chat.wait_prompts(12);
     assert!(!screen.contains("nine ten"), "the turn ran on:\n{screen}");
+    // Said as an interrupt, without the CLI's diagnostics of it.
+    assert!(screen.contains("⏹ interrupted · "), "{screen}");
+    assert!(!screen.contains("error_during_execution"), "{screen}");
+    assert!(!screen.contains("ede_diagnostic"), "{screen}");
     chat.line("after the interrupt");
     chat.wait_for("You said: after the interrupt");
-    chat.wait_prompts(11);
+    chat.wait_prompts(13);
 
     // Ctrl-D quits cleanly: exit 0, the session id shown, nothing left running.
     chat.keys(&["C-d"]);
-    let screen = chat.wait_for("CHAT-EXIT=");
-    assert!(screen.contains("CHAT-EXIT=0"), "{screen}");
+    let (code, screen) = chat.wait_exit();
+    assert_eq!(code, 0, "{screen}");
+    assert_eq!(quit_session(&screen), earlier, "{screen}");
     chat.assert_nothing_left();
 
     // The prompts went to the history file, readable by the user only.
@@ -310,8 +259,8 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
 
 #[test]
 fn a_denied_tool_and_a_second_ctrl_c_quit_leaving_nothing() {
-    let chat = Chat::start(&["--no-history"]);
-    let dir = chat.dir.path().to_owned();
+    let (_dir, chat) = Chat::start(&["--no-history"]);
+    let dir = chat.dir().to_owned();
 
     chat.line("TOUCH it");
     chat.wait_for("Allow Bash(touch chat-made.txt)?");
@@ -326,11 +275,103 @@ fn a_denied_tool_and_a_second_ctrl_c_quit_leaving_nothing() {
     chat.keys(&["C-c"]);
     chat.wait_for("interrupting");
     chat.keys(&["C-c"]);
-    let screen = chat.wait_for("CHAT-EXIT=");
-    assert!(
-        screen.contains("CHAT-EXIT=130") || screen.contains("CHAT-EXIT=0"),
-        "{screen}"
-    );
+    let (code, screen) = chat.wait_exit();
+    assert!(code == 130 || code == 0, "{screen}");
     chat.assert_nothing_left();
-    assert!(!chat.home().join(".local/state/ccwire").exists());
+    assert!(!chat
+        .home()
+        .join(".local/state/ccwire/chat-history")
+        .exists());
+}
+
+#[test]
+fn an_offline_chat_says_how_to_resume_it_and_that_works() {
+    let (dir, chat) = Chat::start(&["--no-history"]);
+    chat.line("REMEMBER this");
+    chat.wait_for("Nothing came before.");
+    chat.wait_prompts(2);
+    chat.keys(&["C-d"]);
+    let (code, screen) = chat.wait_exit();
+    assert_eq!(code, 0, "{screen}");
+    let id = quit_session(&screen);
+    let command = format!("ccwire chat --offline --model-script script.json --resume {id}");
+    assert!(screen.contains(&command), "{screen}");
+    chat.assert_nothing_left();
+    drop(chat);
+
+    // The session outlived the chat: `ccwire sessions list` finds it, as an offline one.
+    let listed = Command::new(ccwire())
+        .args(["sessions", "list"])
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join("home"))
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .expect("ccwire sessions list");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let heading = listed
+        .find("offline sessions (ccwire run/chat --offline)")
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(listed[heading..].contains(&id), "{listed}");
+
+    // The command it printed continues the conversation.
+    let again = Chat::start_in(dir.path(), &["--no-history", "--resume", &id]);
+    again.line("REMEMBER it?");
+    again.wait_for("I see an earlier turn.");
+    again.wait_prompts(2);
+    again.keys(&["C-d"]);
+    let (code, screen) = again.wait_exit();
+    assert_eq!(code, 0, "{screen}");
+    assert_eq!(quit_session(&screen), id, "{screen}");
+    again.assert_nothing_left();
+}
+
+#[test]
+fn a_resume_that_cannot_work_is_an_error_and_the_session_goes_on() {
+    let (_dir, chat) = Chat::start(&["--no-history"]);
+    chat.line("REMEMBER this");
+    chat.wait_for("Nothing came before.");
+    chat.wait_prompts(2);
+
+    // An id no session has: said at once, nothing else changes.
+    chat.line("/resume 11111111-2222-3333-4444-555555555555");
+    chat.wait_for("no saved session 11111111-2222-3333-4444-555555555555 in ");
+    let screen = chat.wait_for("(still in session ");
+    let (_, rest) = screen.split_once("(still in session ").expect("the line");
+    let current = rest.split(')').next().expect("an id").to_owned();
+    chat.wait_prompts(3);
+    // A title no session has: the CLI refuses it, and this session goes on.
+    chat.line("/resume no-such-title");
+    chat.wait_count("(still in session ", 2);
+    let screen = chat.wait_prompts(4);
+    assert!(!screen.contains("resumed "), "{screen}");
+
+    // The same conversation goes on: the model is sent the first turn.
+    chat.line("REMEMBER it?");
+    chat.wait_for("I see an earlier turn.");
+    chat.wait_prompts(5);
+
+    // /cost counts this one session; each summary line has its turn's own cost, /cost the
+    // session's total: their sum.
+    chat.line("/cost");
+    let screen = chat.wait_for("2 prompts · $");
+    let costs = turn_costs(&screen);
+    assert_eq!(costs.len(), 2, "{screen}");
+    let total = cost_total(&screen);
+    assert!(
+        costs[1] > 0.0 && costs[1] < total,
+        "{costs:?} {total}\n{screen}"
+    );
+    assert!(
+        (costs.iter().sum::<f64>() - total).abs() < 0.00015,
+        "{costs:?} {total}\n{screen}"
+    );
+    assert!(!screen.contains("earlier runs included"), "{screen}");
+    chat.wait_prompts(6);
+
+    chat.keys(&["C-d"]);
+    let (code, screen) = chat.wait_exit();
+    assert_eq!(code, 0, "{screen}");
+    assert_eq!(quit_session(&screen), current, "{screen}");
+    chat.assert_nothing_left();
 }

@@ -1,15 +1,16 @@
 //! `ccwire run` and `ccwire model-server` as a user runs them: the built binary, driving the
-//! scripted `fake-claude` of ccwire-testkit (or, when it is installed, the real pinned CLI
-//! against the offline model server).
+//! scripted `fake-claude` of ccwire-testkit. With the real CLI offline: `tests/offline.rs`.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 mod common;
+mod runs;
 use common::{ccwire, fake_claude};
+use runs::{is_summary, Run};
 
 /// A scratch directory with a script for the fake CLI.
 struct Scene {
@@ -43,37 +44,6 @@ impl Scene {
         let output = self.command(args).output().expect("running ccwire");
         Run::from(output)
     }
-}
-
-#[derive(Debug)]
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl From<Output> for Run {
-    fn from(output: Output) -> Self {
-        Self {
-            code: output.status.code(),
-            stdout: String::from_utf8(output.stdout).expect("utf-8 stdout"),
-            stderr: String::from_utf8(output.stderr).expect("utf-8 stderr"),
-        }
-    }
-}
-
-/// `✓ 3 turns · $0.0012 · 1.4 s` (or `✗ <subtype> · …`).
-fn is_summary(line: &str, mark: &str) -> bool {
-    let Some(rest) = line.strip_prefix(mark) else {
-        return false;
-    };
-    let parts: Vec<&str> = rest.split(" · ").collect();
-    let stats = &parts[parts.len().saturating_sub(3)..];
-    stats.len() == 3
-        && (stats[0].ends_with(" turn") || stats[0].ends_with(" turns"))
-        && stats[1].starts_with('$')
-        && stats[1][1..].parse::<f64>().is_ok()
-        && stats[2].ends_with(" s")
 }
 
 fn ask_touch() -> Value {
@@ -402,6 +372,17 @@ fn ctrl_c_interrupts_the_turn_and_exits_130() {
         !rest.iter().any(|line| line.contains("never shown")),
         "{rest:?}"
     );
+    // The turn's result is said as an interrupt, not as an error with the CLI's diagnostics.
+    assert!(
+        rest.iter().any(|line| line.starts_with("⏹ interrupted · ")),
+        "{rest:?}"
+    );
+    assert!(
+        !rest
+            .iter()
+            .any(|line| line.contains("error_during_execution")),
+        "{rest:?}"
+    );
     let mut stderr = String::new();
     child
         .stderr
@@ -410,6 +391,7 @@ fn ctrl_c_interrupts_the_turn_and_exits_130() {
         .read_to_string(&mut stderr)
         .expect("read stderr");
     assert!(stderr.contains("interrupting"), "{stderr}");
+    assert!(!stderr.contains("error_during_execution"), "{stderr}");
     // The CLI got an `interrupt` request before it was closed.
     let text = std::fs::read_to_string(&record).expect("record");
     assert!(
@@ -474,65 +456,6 @@ fn model_server_with_a_bad_script_fails() {
     let run = Run::from(output);
     assert_ne!(run.code, Some(0), "{run:?}");
     assert!(run.stderr.contains("model.json"), "{run:?}");
-}
-
-/// The real pinned CLI, offline (`cargo xtask test` installs it; without it the test fails).
-#[test]
-fn offline_demo_with_the_real_cli() {
-    let cli = ccwire_testkit::real_claude();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let run = |extra: &[&str]| {
-        let output = Command::new(ccwire())
-            .arg("run")
-            .arg("--cli-path")
-            .arg(&cli)
-            .args(["--offline", "--cwd"])
-            .arg(dir.path())
-            .args(extra)
-            .arg("Show me the demo")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .output()
-            .expect("running ccwire");
-        Run::from(output)
-    };
-    let denied = run(&[]);
-    assert_eq!(denied.code, Some(0), "{denied:?}");
-    assert!(
-        denied.stdout.contains("⏺ Bash(echo 'hello from ccwire'"),
-        "{denied:?}"
-    );
-    assert!(
-        denied.stderr.contains("--allow 'Bash(echo:*)'"),
-        "{denied:?}"
-    );
-    assert!(!dir.path().join("ccwire-demo.txt").exists());
-    assert!(
-        denied
-            .stderr
-            .contains("--allow 'Bash(echo:*)' --allow 'Edit(./ccwire-demo.txt)'"),
-        "{denied:?}"
-    );
-    // The command alone is not enough: it writes a file through a redirection.
-    let command_only = run(&["--allow", "Bash(echo:*)"]);
-    assert!(
-        command_only.stdout.contains("was not allowed"),
-        "{command_only:?}"
-    );
-    assert!(!dir.path().join("ccwire-demo.txt").exists());
-    let allowed = run(&[
-        "--allow",
-        "Bash(echo:*)",
-        "--allow",
-        "Edit(./ccwire-demo.txt)",
-    ]);
-    assert_eq!(allowed.code, Some(0), "{allowed:?}");
-    assert!(
-        allowed.stdout.contains("I wrote ccwire-demo.txt"),
-        "{allowed:?}"
-    );
-    let written = std::fs::read_to_string(dir.path().join("ccwire-demo.txt")).expect("demo file");
-    assert_eq!(written.trim(), "hello from ccwire");
 }
 
 #[test]

@@ -58,7 +58,7 @@ pub fn parse(line: &str) -> Option<Command> {
 pub const HELP: &str = "\
 /model [NAME]     show the model, or switch to NAME (e.g. sonnet, opus)
 /mode [MODE]      show the permission mode, or switch: default, acceptEdits, plan, bypassPermissions, dontAsk, auto
-/cost             what this chat cost so far: turns, tokens, time
+/cost             what this session cost in this chat: prompts, dollars, tokens, time
 /context          how full the context window is, by category
 /interrupt        interrupt the running turn (Ctrl-C does the same)
 /sessions         the latest sessions of this directory
@@ -71,7 +71,7 @@ pub async fn run(
     command: &Command,
     client: &Client,
     totals: &mut Totals,
-    sessions: &SessionStore,
+    sessions: Option<&SessionStore>,
     cwd: &Path,
 ) -> anyhow::Result<String> {
     Ok(match command {
@@ -135,7 +135,9 @@ pub async fn run(
             "interrupted (no turn was running)".to_owned()
         }
         Command::Sessions => {
-            let store = sessions.clone();
+            let Some(store) = sessions.cloned() else {
+                return Ok("the sessions are where the CLI runs (--via): not listed here".into());
+            };
             let options = ListOptions {
                 limit: Some(SESSIONS_LISTED),
                 ..ListOptions::for_dir(cwd)
@@ -155,15 +157,26 @@ pub async fn run(
     })
 }
 
+/// `2 prompts · $0.0016 · 200 input + 40 output tokens · 1.2 s (0.3 s in the API)`, with
+/// the session's total when it began in an earlier run.
 fn cost(totals: &Totals) -> String {
     let mut text = format!(
-        "{} turn{} · ${:.4} · {} input + {} output tokens",
-        totals.turns,
-        if totals.turns == 1 { "" } else { "s" },
+        "{} prompt{} · ${:.4}",
+        totals.prompts,
+        if totals.prompts == 1 { "" } else { "s" },
         totals.cost_usd,
-        totals.input_tokens,
-        totals.output_tokens
     );
+    // Shown to the 4 decimals of the dollars: a difference below is rounding.
+    if totals.session_cost_usd - totals.cost_usd >= 0.00005 {
+        text.push_str(&format!(
+            " (session total ${:.4}, earlier runs included)",
+            totals.session_cost_usd
+        ));
+    }
+    text.push_str(&format!(
+        " · {} input + {} output tokens",
+        totals.input_tokens, totals.output_tokens
+    ));
     if totals.cache_read_tokens > 0 {
         text.push_str(&format!(" ({} read from cache)", totals.cache_read_tokens));
     }
@@ -204,8 +217,9 @@ mod tests {
     #[test]
     fn cost_line() {
         let totals = Totals {
-            turns: 2,
+            prompts: 2,
             cost_usd: 0.0123,
+            session_cost_usd: 0.0123,
             input_tokens: 200,
             output_tokens: 40,
             duration_ms: 2500,
@@ -214,7 +228,20 @@ mod tests {
         };
         assert_eq!(
             cost(&totals),
-            "2 turns · $0.0123 · 200 input + 40 output tokens · 2.5 s (1.0 s in the API)"
+            "2 prompts · $0.0123 · 200 input + 40 output tokens · 2.5 s (1.0 s in the API)"
+        );
+        let resumed = Totals {
+            prompts: 1,
+            cost_usd: 0.0008,
+            session_cost_usd: 0.0024,
+            ..totals
+        };
+        assert!(
+            cost(&resumed).starts_with(
+                "1 prompt · $0.0008 (session total $0.0024, earlier runs included) · "
+            ),
+            "{}",
+            cost(&resumed)
         );
     }
 }

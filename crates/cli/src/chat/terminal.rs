@@ -87,6 +87,11 @@ impl Terminal {
                                 Signal::CtrlC => Read::Interrupt,
                                 _ => Read::End,
                             });
+                            // Written at once: the editor's own write at drop does not
+                            // happen when the chat ends while a session still holds the
+                            // terminal. History is a convenience: a failed write is not
+                            // worth stopping the chat for.
+                            let _ = editor.sync_history();
                             let _ = reply.send(read);
                         }
                         Job::Answer(cancel, reply) => {

@@ -11,7 +11,7 @@ use ccwire::protocol::Message;
 use ccwire::Client;
 
 use super::terminal::Spinner;
-use crate::run::{self, Renderer, ShownTools, INTERRUPT_GRACE};
+use crate::run::{self, Renderer, ShownTools, TurnCosts, INTERRUPT_GRACE};
 use crate::terminal::{sanitize, wait_interrupt, Interrupts};
 
 /// How a turn ended.
@@ -25,24 +25,29 @@ pub enum TurnEnd {
     Ended(Option<ccwire::Error>),
 }
 
-/// What the turns so far cost (`/cost`), and what the session last reported.
+/// What this session's prompts in the chat cost (`/cost`), and what it last reported.
 #[derive(Debug, Default, Clone)]
 pub struct Totals {
     /// The model of the latest `init`, or the last `/model` set.
     pub model: Option<String>,
     /// The permission mode of the latest `init`, or the last `/mode` set.
     pub mode: Option<String>,
-    /// Prompts answered (the CLI's `num_turns` counts model calls).
-    pub turns: u64,
-    /// The session's cost so far, in US dollars.
+    /// Prompts answered (each result's `num_turns` counts its steps).
+    pub prompts: u64,
+    /// The sum of the turns' own costs, in US dollars.
     pub cost_usd: f64,
+    /// The session's running total from the CLI: more than `cost_usd` for a session resumed
+    /// from an earlier run.
+    pub session_cost_usd: f64,
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cache_read_tokens: u64,
     pub duration_ms: u64,
     pub api_duration_ms: u64,
-    /// The session id of the latest `init` or result.
+    /// The session id of the latest `init` or result (or the one being resumed).
     pub session_id: Option<String>,
+    /// Tells each turn's own cost.
+    pub(super) costs: TurnCosts,
 }
 
 impl Totals {
@@ -52,10 +57,11 @@ impl Totals {
         self.session_id = Some(init.session_id.clone());
     }
 
-    fn add(&mut self, result: &ResultMessage) {
-        self.turns += 1;
-        // The CLI reports the session's running total in each result, not the turn's cost.
-        self.cost_usd = result.total_cost_usd;
+    /// Counts the turn `result` ends.
+    pub fn add(&mut self, result: &ResultMessage) {
+        self.prompts += 1;
+        self.cost_usd += self.costs.turn(result);
+        self.session_cost_usd = result.total_cost_usd;
         self.input_tokens += result.usage.input_tokens;
         self.output_tokens += result.usage.output_tokens;
         self.cache_read_tokens += result.usage.cache_read_input_tokens.unwrap_or_default();
@@ -126,6 +132,7 @@ pub async fn drive<O: Write, E: Write>(
                     return TurnEnd::Quit;
                 }
                 interrupted = true;
+                renderer.interrupt_sent();
                 // `^C` was echoed, maybe mid-line: start a fresh one.
                 let fresh = if io::stderr().is_terminal() { "\n" } else { "" };
                 let _ = renderer.note(&format!(

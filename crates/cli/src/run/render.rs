@@ -1,19 +1,21 @@
 //! [`Renderer`]: shows a session's messages as they come, on any pair of writers.
 //!
 //! Text mode prints assistant text (streamed when the CLI sends `stream_event`s), one line per
-//! tool call and per tool result, dimmed thinking, and a summary line at the end. JSONL mode
-//! prints every message as one JSON line and nothing else on its output; `none` prints only
-//! the summary. Diagnostics (error details, hints) go to the second writer.
+//! tool call and per tool result, dimmed thinking, and a summary line at the end of each turn
+//! ([`super::summary`]). JSONL mode prints every message as one JSON line and nothing else on
+//! its output; `none` prints only the summary. Diagnostics (error details, hints) go to the
+//! second writer.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::{self, Write};
 
 use super::label::{plural, tool_label, truncate, MAX_LINE};
+use super::summary::{error_details, summary_line, was_interrupted, TurnCosts};
 use crate::terminal::{sanitize, Style};
 use ccwire_policy::PermissionPolicy;
 use ccwire_protocol::content::{ContentBlock, ToolResultBlock, UserContent};
-use ccwire_protocol::result::{ResultMessage, ResultSubtype};
+use ccwire_protocol::result::ResultMessage;
 use ccwire_protocol::stream::{ContentDelta, StreamEvent};
 use ccwire_protocol::{AssistantMessage, Message, StreamEventMessage, UserMessage};
 
@@ -48,6 +50,12 @@ pub struct Renderer<O, E> {
     hint_denials: Option<PermissionPolicy>,
     /// Print text from the model, tools and the CLI as it is, control characters included.
     raw: bool,
+    /// Show the diagnostics of interrupted turns too (`--verbose`).
+    verbose: bool,
+    /// An interrupt was sent for the running turn.
+    interrupt_sent: bool,
+    /// Each session's last total, for the turn's own cost.
+    costs: TurnCosts,
 }
 
 impl<O: Write, E: Write> Renderer<O, E> {
@@ -65,7 +73,23 @@ impl<O: Write, E: Write> Renderer<O, E> {
             in_thinking: false,
             hint_denials: None,
             raw: false,
+            verbose: false,
+            interrupt_sent: false,
+            costs: TurnCosts::default(),
         }
+    }
+
+    /// Shows the CLI's diagnostics of an interrupted turn (they are noise to most readers).
+    #[must_use]
+    pub fn with_verbose(mut self, verbose: bool) -> Self {
+        self.verbose = verbose;
+        self
+    }
+
+    /// Notes that an interrupt was sent: the turn's `error_during_execution` result is then
+    /// shown as interrupted.
+    pub fn interrupt_sent(&mut self) {
+        self.interrupt_sent = true;
     }
 
     /// Prints text from the model, tools and the CLI unsanitized (`--raw`).
@@ -312,13 +336,17 @@ impl<O: Write, E: Write> Renderer<O, E> {
         self.end_line()?;
         self.streamed_text.clear();
         self.streamed_thinking.clear();
-        let line = summary_line(result, self.style);
+        let interrupted = was_interrupted(result, std::mem::take(&mut self.interrupt_sent));
+        let cost = self.costs.turn(result);
+        let line = summary_line(result, cost, interrupted, self.style);
         match self.mode {
             OutputMode::Jsonl => writeln!(self.err, "{line}")?,
             OutputMode::Text | OutputMode::None => writeln!(self.out, "{line}")?,
         }
         self.out.flush()?;
-        if result.is_error {
+        // After an interrupt the CLI's details (`[ede_diagnostic] …`) say nothing the user
+        // does not know.
+        if result.is_error && (!interrupted || self.verbose) {
             for detail in error_details(result) {
                 writeln!(self.err, "  {}", self.clean(&detail))?;
             }
@@ -341,45 +369,6 @@ impl<O: Write, E: Write> Renderer<O, E> {
             }
         }
         self.err.flush()
-    }
-}
-
-/// `✓ 2 turns · $0.0012 · 1.4 s`, or `✗ error_max_turns · …` for an error result.
-pub fn summary_line(result: &ResultMessage, style: Style) -> String {
-    let turns = result.num_turns;
-    let stats = format!(
-        "{turns} turn{} · ${:.4} · {}",
-        plural(turns),
-        result.total_cost_usd,
-        duration(result.duration_ms)
-    );
-    if result.is_error {
-        let what = match &result.subtype {
-            ResultSubtype::Success => "error".to_owned(),
-            other => sanitize(other.as_str()).into_owned(),
-        };
-        format!("{} {what} · {stats}", style.red("✗"))
-    } else {
-        format!("{} {stats}", style.green("✓"))
-    }
-}
-
-fn error_details(result: &ResultMessage) -> Vec<String> {
-    let mut details: Vec<String> = result.errors.clone().unwrap_or_default();
-    if details.is_empty() {
-        if let Some(text) = result.result.as_deref().filter(|t| !t.trim().is_empty()) {
-            details.push(text.trim().to_owned());
-        }
-    }
-    details
-}
-
-fn duration(ms: u64) -> String {
-    if ms < 60_000 {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    } else {
-        let secs = ms / 1000;
-        format!("{}m {:02}s", secs / 60, secs % 60)
     }
 }
 
@@ -487,7 +476,7 @@ mod tests {
         assert_eq!(
             out,
             "Let me look.\n⏺ Bash(echo hi …)\n  ⎿  hi (+1 line)\n✻ hmm\nDone.\n\
-             ✓ 2 turns · $0.0012 · 1.4 s\n"
+             ✓ 2 steps · $0.0012 · 1.4 s\n"
         );
         assert_eq!(err, "");
     }
@@ -505,7 +494,7 @@ mod tests {
         );
         assert_eq!(
             out,
-            "  ⎿  ✗ not allowed\n✗ error_max_turns · 2 turns · $0.0012 · 1.4 s\n"
+            "  ⎿  ✗ not allowed\n✗ error_max_turns · 2 steps · $0.0012 · 1.4 s\n"
         );
         assert!(err.contains("done"), "{err}");
         assert!(err.contains("--allow 'Bash(touch:*)'"), "{err}");
@@ -535,7 +524,7 @@ mod tests {
         );
         assert_eq!(
             out,
-            "✻ plan\nHello\n⏺ Read(/a/b.rs)\n✓ 2 turns · $0.0012 · 1.4 s\n"
+            "✻ plan\nHello\n⏺ Read(/a/b.rs)\n✓ 2 steps · $0.0012 · 1.4 s\n"
         );
     }
 
@@ -552,9 +541,50 @@ mod tests {
             .collect();
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[1]["type"], "result");
-        assert!(err.starts_with("✓ 2 turns"));
+        assert!(err.starts_with("✓ 2 steps"));
         let (out, _) = render(OutputMode::None, &frames);
-        assert_eq!(out, "✓ 2 turns · $0.0012 · 1.4 s\n");
+        assert_eq!(out, "✓ 2 steps · $0.0012 · 1.4 s\n");
+    }
+
+    #[test]
+    fn interrupted_turns_and_each_turns_own_cost() {
+        let frame = |subtype: &str, total: f64| {
+            let mut frame = result(subtype, subtype != "success", json!([]));
+            frame["total_cost_usd"] = json!(total);
+            if subtype == "error_during_execution" {
+                frame["errors"] = json!(["[ede_diagnostic] result_type=user stop_reason=null"]);
+            }
+            Message::from_json(&frame.to_string()).unwrap()
+        };
+        let show = |verbose: bool| {
+            let mut renderer =
+                Renderer::new(Vec::new(), Vec::new(), OutputMode::Text, Style::default())
+                    .with_verbose(verbose);
+            renderer.message(&frame("success", 0.0012)).unwrap();
+            renderer.interrupt_sent();
+            renderer
+                .message(&frame("error_during_execution", 0.0020))
+                .unwrap();
+            // The next error is not an interrupt.
+            renderer
+                .message(&frame("error_during_execution", 0.0021))
+                .unwrap();
+            let (out, err) = renderer.into_inner();
+            (
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(err).unwrap(),
+            )
+        };
+        let (out, err) = show(false);
+        assert_eq!(
+            out,
+            "✓ 2 steps · $0.0012 · 1.4 s\n\
+             ⏹ interrupted · 2 steps · $0.0008 · 1.4 s\n\
+             ✗ error_during_execution · 2 steps · $0.0001 · 1.4 s\n"
+        );
+        assert_eq!(err.matches("[ede_diagnostic]").count(), 1, "{err}");
+        let (_, err) = show(true);
+        assert_eq!(err.matches("[ede_diagnostic]").count(), 2, "{err}");
     }
 
     #[test]
@@ -562,6 +592,5 @@ mod tests {
         let style = Style { color: true };
         assert_eq!(style.dim("a"), "\x1b[2ma\x1b[0m");
         assert_eq!(Style::default().dim("a"), "a");
-        assert_eq!(duration(75_500), "1m 15s");
     }
 }
