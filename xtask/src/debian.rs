@@ -1,7 +1,8 @@
 //! Programs some tests drive, from Debian's packages: Chromium for the browser test of
-//! `ccwire view`, tmux as the terminal of the `ccwire chat` test, sshd for the launcher tests. Each is found at its
-//! environment variable, else on `PATH`, else installed with `apt-get` (as root; the machine's
-//! package cache keeps it between runs).
+//! `ccwire view`, tmux as the terminal of the `ccwire chat` test, sshd for the launcher tests,
+//! strace and bubblewrap for the differential test of the permission rules. Each is found at
+//! its environment variable, else on `PATH`, else installed with `apt-get` (as root; the
+//! machine's package cache keeps it between runs).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -18,6 +19,8 @@ pub struct Program {
     pub env: &'static str,
     /// What it is for, for the log.
     pub purpose: &'static str,
+    /// What installing it does besides adding the program, if anything.
+    pub side_effects: &'static str,
 }
 
 /// Chromium, for the browser test of `ccwire view`.
@@ -26,6 +29,7 @@ pub const CHROMIUM: Program = Program {
     package: "chromium",
     env: "CCWIRE_CHROMIUM",
     purpose: "the browser of the `ccwire view` test",
+    side_effects: "",
 };
 
 /// tmux, a real terminal for the `ccwire chat` test.
@@ -34,6 +38,7 @@ pub const TMUX: Program = Program {
     package: "tmux",
     env: "CCWIRE_TMUX",
     purpose: "the terminal of the `ccwire chat` test",
+    side_effects: "",
 };
 
 /// sshd (with ssh and ssh-keygen), the far side of the `--via ssh` tests.
@@ -42,7 +47,31 @@ pub const SSHD: Program = Program {
     package: "openssh-server",
     env: "CCWIRE_SSHD",
     purpose: "the private sshd of the launcher tests",
+    side_effects:
+        "the package writes /etc/ssh and host keys and may start a system sshd; the tests \
+                   run their own on 127.0.0.1",
 };
+
+/// strace, which records every program the differential test's commands execute.
+pub const STRACE: Program = Program {
+    binary: "strace",
+    package: "strace",
+    env: "CCWIRE_STRACE",
+    purpose: "the tracer of the permission rules' differential test",
+    side_effects: "",
+};
+
+/// bubblewrap, the throwaway sandbox the differential test runs commands in.
+pub const BWRAP: Program = Program {
+    binary: "bwrap",
+    package: "bubblewrap",
+    env: "CCWIRE_BWRAP",
+    purpose: "the sandbox of the permission rules' differential test",
+    side_effects: "",
+};
+
+/// Every program `cargo xtask test` needs from Debian.
+pub const ALL: [Program; 5] = [CHROMIUM, TMUX, SSHD, STRACE, BWRAP];
 
 impl Program {
     /// Finds the program, installing its package first if needed.
@@ -52,11 +81,25 @@ impl Program {
         Ok(path)
     }
 
-    fn find(&self) -> Result<PathBuf> {
+    /// Where the program already is: its variable (which must name an existing file), else
+    /// `PATH`; `None` when it must be installed.
+    pub fn present(&self) -> Result<Option<PathBuf>> {
         if let Some(path) = std::env::var_os(self.env).filter(|p| !p.is_empty()) {
-            return Ok(PathBuf::from(path));
+            let path = PathBuf::from(path);
+            if !path.is_file() {
+                bail!(
+                    "{} is set to {}, which is no file",
+                    self.env,
+                    path.display()
+                );
+            }
+            return Ok(Some(path));
         }
-        if let Some(path) = self.on_path() {
+        Ok(self.on_path())
+    }
+
+    fn find(&self) -> Result<PathBuf> {
+        if let Some(path) = self.present()? {
             return Ok(path);
         }
         eprintln!(

@@ -59,6 +59,13 @@ impl Build {
     }
 }
 
+/// Where Claude Code `version` is cached, and whether it is there already.
+pub fn cached(version: &str) -> Result<(PathBuf, bool)> {
+    let dir = cli_dir(version)?;
+    let present = dir.join(Build::of(version)?.entry()).is_file();
+    Ok((dir, present))
+}
+
 /// Installs Claude Code `version` into the cache (or finds it already there) and returns the
 /// path of its executable (`claude`, or `cli.js` for the JavaScript builds).
 pub fn install_claude(version: &str) -> Result<PathBuf> {

@@ -10,6 +10,8 @@
 //!   `tests/fixtures/transcripts/claude-<version>/`.
 //! - `drift --version V`: run the conformance scenarios on CLI V through `ccwire tap` and print
 //!   what the typed schema does not know yet (see `drift.rs`).
+//! - `fuzz-rules [--seconds N] [--seed S]`: the differential test of the permission rules
+//!   for a while (generated commands in real bash, under strace, in a sandbox).
 //! - `install-claude [--version V]`: download a Claude Code build from npm into ccwire's cache
 //!   and print the path of its executable.
 //! - `install-sdks`: install the official Python and TypeScript SDKs under `target/sdks` and
@@ -27,6 +29,7 @@ mod drift;
 mod install;
 mod normalize;
 mod peers;
+mod plan;
 mod sdks;
 
 use std::path::{Path, PathBuf};
@@ -99,6 +102,20 @@ enum Task {
         #[arg(long)]
         release: bool,
     },
+    /// Run the differential test of the permission rules for a while: generated commands in
+    /// real bash under strace in a sandbox, every program executed checked against the rules
+    /// that allowed the command (see crates/policy/tests/differential). Fails on a violation.
+    FuzzRules {
+        /// Seconds to keep generating.
+        #[arg(long, default_value_t = 600)]
+        seconds: u64,
+        /// The random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Commands per round.
+        #[arg(long, default_value_t = 5_000)]
+        cases: u64,
+    },
     /// Download a Claude Code CLI build from npm into ccwire's cache (a no-op when it is
     /// already there) and print the path of its executable as the last line of stdout.
     InstallClaude {
@@ -138,6 +155,11 @@ fn main() -> Result<()> {
             println!("{TS_SDK_ENV}={}", sdks.ts_sdk.display());
             Ok(())
         }
+        Task::FuzzRules {
+            seconds,
+            seed,
+            cases,
+        } => fuzz_rules(&workspace_root(), seconds, seed, cases),
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
         Task::BenchPrewarm(args) => bench::prewarm::bench_prewarm(&workspace_root(), &args),
         Task::Fuzz {
@@ -146,6 +168,32 @@ fn main() -> Result<()> {
             release,
         } => fuzz(&workspace_root(), seconds, seed, release),
     }
+}
+
+/// `cargo xtask fuzz-rules`: see [`Task::FuzzRules`].
+fn fuzz_rules(root: &Path, seconds: u64, seed: u64, cases: u64) -> Result<()> {
+    let strace = debian::STRACE.install()?;
+    let bwrap = debian::BWRAP.install()?;
+    run(Command::new(cargo())
+        .current_dir(root)
+        .env(debian::STRACE.env, &strace)
+        .env(debian::BWRAP.env, &bwrap)
+        .env("CCWIRE_RULES_SECONDS", seconds.to_string())
+        .env("CCWIRE_RULES_SEED", seed.to_string())
+        .env("CCWIRE_RULES_CASES", cases.to_string())
+        .args([
+            "test",
+            "--release",
+            "--locked",
+            "-p",
+            "ccwire-policy",
+            "--test",
+            "differential",
+            "generated",
+            "--",
+            "--nocapture",
+        ]))
+    .context("the rules let a command run a program they do not allow")
 }
 
 /// `cargo xtask fuzz`: see [`Task::Fuzz`].
@@ -185,17 +233,26 @@ fn fuzz(root: &Path, seconds: f64, seed: u64, release: bool) -> Result<()> {
 
 fn test() -> Result<()> {
     let root = workspace_root();
+    // Everything the suites need, said first and installed before any suite runs.
+    plan::print(&root)?;
+    for version in conformance::GENERATIONS {
+        install_claude(version)?;
+    }
     let claude = install_claude(PINNED_CLI_VERSION)?;
     eprintln!("conformance CLI: {}", claude.display());
     let sdks = sdks::install(&sdks::sdk_dir(&root))?;
     let chromium = debian::CHROMIUM.install()?;
     let tmux = debian::TMUX.install()?;
     let sshd = debian::SSHD.install()?;
+    let strace = debian::STRACE.install()?;
+    let bwrap = debian::BWRAP.install()?;
 
     // Everything but the conformance and peers suites, which run last, each on its own, timed.
     run(Command::new(cargo())
         .current_dir(&root)
         .env(CLAUDE_PATH_ENV, &claude)
+        .env(debian::STRACE.env, &strace)
+        .env(debian::BWRAP.env, &bwrap)
         .args([
             "test",
             "--workspace",
