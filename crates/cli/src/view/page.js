@@ -224,6 +224,8 @@
   function draw() {
     items = select();
     list.replaceChildren(); drawn = 0; lastTurn = 0; drawMore();
+    // What the list shows now, for whoever waits for a search to apply.
+    list.dataset.search = search.value;
   }
   more.addEventListener('click', drawMore);
   draw();

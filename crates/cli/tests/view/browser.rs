@@ -96,14 +96,23 @@ impl Tab {
             .await;
     }
 
-    /// Sets the search box and waits out its pause before it searches.
+    /// Sets the search box and waits until the list shows what it found (the page searches
+    /// after a pause in typing).
     pub async fn search(&self, text: &str) {
+        let text = serde_json::Value::from(text);
         self.run(&format!(
-            "const s = document.getElementById('search'); s.value = {}; s.dispatchEvent(new Event('input'))",
-            serde_json::Value::from(text)
+            "const s = document.getElementById('search'); s.value = {text}; s.dispatchEvent(new Event('input'))"
         ))
         .await;
-        tokio::time::sleep(Duration::from_millis(400)).await;
+        let applied = format!("String(document.getElementById('list').dataset.search === {text})");
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while self.text(&applied).await != "true" {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the search for {text} never applied"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// Clicks "Show more" until every selected row is drawn.
