@@ -424,7 +424,41 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::lines::Line;
     use super::*;
+
+    /// The header and totals of a session given as lines.
+    fn read(lines: &[&str]) -> (SessionHeader, Totals) {
+        let mut reader = Reader::new();
+        for (i, line) in lines.iter().enumerate() {
+            reader
+                .read(i as u64 + 1, Line::Text(line), &mut |_| Ok(()))
+                .unwrap();
+        }
+        (reader.session_header(None), reader.totals())
+    }
+
+    #[test]
+    fn the_header_takes_the_latest_title_and_summary() {
+        let (header, totals) = read(&[
+            r#"{"type":"summary","summary":"Fixing the parser","leafUuid":"u"}"#,
+            r#"{"type":"user","message":{"role":"user","content":"Fix it"},"uuid":"a","sessionId":"s","timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            r#"{"type":"assistant","message":{"id":"m","model":"claude-haiku-4-5","content":[{"type":"text","text":"Done"}],"usage":{"input_tokens":1000,"output_tokens":100}},"uuid":"b","sessionId":"s","timestamp":"2026-01-01T00:00:02.500Z"}"#,
+            r#"{"type":"assistant","message":{"id":"m","model":"claude-haiku-4-5","content":[{"type":"text","text":"!"}],"usage":{"input_tokens":1000,"output_tokens":100}},"uuid":"c","sessionId":"s","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+            r#"{"type":"custom-title","customTitle":"Old title","sessionId":"s"}"#,
+            r#"{"type":"custom-title","customTitle":"Parser fix","sessionId":"s"}"#,
+        ]);
+        assert_eq!(
+            (header.title.as_str(), header.summary.as_str()),
+            ("Parser fix", "Fixing the parser")
+        );
+        assert_eq!(header.models, ["claude-haiku-4-5"]);
+        // One response, counted once, at Haiku 4.5's list price; timed from the first entry.
+        assert_eq!((totals.input_tokens, totals.output_tokens), (1000, 100));
+        assert!((totals.usd.unwrap() - 0.0015).abs() < 1e-12, "{totals:?}");
+        assert!(totals.cost_basis.starts_with("estimated"), "{totals:?}");
+        assert_eq!(totals.duration_ms, 3000);
+    }
 
     #[test]
     fn commands_read_as_typed() {
