@@ -1,22 +1,36 @@
 //! `ccwire view`: a session as one self-contained HTML page, from a tap recording, a
 //! `ccwire run --output jsonl` capture, a plain stream-json stdout capture, or a saved session
-//! (`--session ID`).
+//! (`--session ID`). The input is read line by line and each line's row written to the page at
+//! once: memory stays the same whatever the input's size.
 
+mod argv;
+mod entries;
+mod frames;
+mod lines;
 mod markdown;
 mod page;
+mod prices;
 mod rows;
+mod text;
+mod tools;
 
-use std::io::Read;
-use std::path::PathBuf;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use ccwire_protocol::framing::{LineReader, DEFAULT_MAX_LINE_LENGTH};
+use ccwire::sessions::{SessionInfo, SessionStore};
+use ccwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
+
+use lines::Lines;
+use page::{PageWriter, Summary};
+use rows::Reader;
 
 /// Options of `ccwire view`.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["file", "session"])))]
 pub struct ViewArgs {
     /// The recording or capture to show (`-` for stdin).
-    #[arg(required_unless_present = "session", conflicts_with = "session")]
+    #[arg(conflicts_with = "session")]
     pub file: Option<PathBuf>,
     /// A saved session instead of a file.
     #[arg(long, value_name = "ID")]
@@ -31,50 +45,74 @@ pub struct ViewArgs {
     /// Open the page in the default browser.
     #[arg(long)]
     pub open: bool,
+    /// The longest line shown; a longer one gets a row saying so and reading goes on after it
+    /// (a line without a newline for 16 times this ends the input).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_LENGTH)]
+    pub max_line_length: usize,
+}
+
+/// What the page is made from.
+struct Input {
+    /// The page's title before the rows are read.
+    title: String,
+    reader: Box<dyn Read>,
+    /// Where the page goes unless `--output` says.
+    default_out: PathBuf,
+    /// The input file, which the page must not overwrite.
+    path: Option<PathBuf>,
+    /// A saved session's summary from the store.
+    info: Option<SessionInfo>,
 }
 
 /// Writes the page; prints its path.
-pub fn run(args: &ViewArgs, out: &mut impl std::io::Write) -> anyhow::Result<bool> {
-    let (title, lines, default_out): (String, Box<dyn Iterator<Item = String>>, PathBuf) =
-        match (&args.file, &args.session) {
-            (_, Some(id)) => {
-                let store = crate::offline::session_stores(args.config_dir.as_deref());
-                let path = store
-                    .transcript_path(id, None)
-                    .with_context(|| format!("session {id} not found"))?;
-                let file = std::fs::File::open(&path)?;
-                (
-                    format!("session {id}"),
-                    lines_of(file),
-                    PathBuf::from(format!("{id}.html")),
-                )
-            }
-            (Some(path), None) if path.as_os_str() == "-" => (
-                "stdin".to_owned(),
-                lines_of(std::io::stdin()),
-                PathBuf::from("view.html"),
-            ),
-            (Some(path), None) => {
-                let file = std::fs::File::open(path)
-                    .with_context(|| format!("opening {}", path.display()))?;
-                let name = path.file_name().map_or_else(
-                    || path.display().to_string(),
-                    |name| name.to_string_lossy().into_owned(),
-                );
-                (name, lines_of(file), path.with_extension("html"))
-            }
-            (None, None) => bail!("give a file or --session ID"),
-        };
-    let rows = rows::read(lines);
-
-    let target = args.output.clone().unwrap_or(default_out);
+pub fn run(args: &ViewArgs, out: &mut impl Write) -> anyhow::Result<bool> {
+    let input = open_input(args)?;
+    let target = args.output.clone().unwrap_or(input.default_out);
+    if let Some(path) = &input.path {
+        if same_file(path, &target) {
+            bail!(
+                "the page would overwrite its input {}: name another with --output",
+                path.display()
+            );
+        }
+    }
     // The page holds the whole conversation: readable by its owner only.
     let file = crate::transcript::private_file(&target)
         .with_context(|| format!("writing {}", target.display()))?;
-    let mut file = std::io::BufWriter::new(file);
-    page::write(&mut file, &title, &rows)?;
-    std::io::Write::flush(&mut file)?;
+    let mut page = PageWriter::start(std::io::BufWriter::new(file), &input.title)?;
+    let mut reader = Reader::new();
+    let mut lines = Lines::new(input.reader, args.max_line_length.max(1));
+    let mut failure = None;
+    loop {
+        match lines.next_line() {
+            Ok(Some((number, line))) => reader.read(number, line, &mut |row| page.row(row))?,
+            Ok(None) => break,
+            Err(err) => {
+                // What was read is kept: the page ends with a row saying where reading stopped.
+                let why = format!("reading stopped: {err}");
+                reader.stopped(&why, &mut |row| page.row(row))?;
+                failure = Some(why);
+                break;
+            }
+        }
+    }
+    let totals = reader.totals();
+    let is_session = totals.entries > totals.frames;
+    let header = is_session.then(|| reader.session_header(input.info.as_ref()));
+    let summary = Summary {
+        title: header
+            .as_ref()
+            .map_or_else(|| input.title.clone(), |h| h.title.clone()),
+        layout: if is_session { "conversation" } else { "frames" },
+        totals,
+        session: header,
+    };
+    let mut file = page.finish(&summary)?;
+    file.flush()?;
     writeln!(out, "{}", target.display())?;
+    if let Some(why) = failure {
+        bail!("{why}; the page shows the lines before it");
+    }
     if args.open {
         let opener = if cfg!(target_os = "macos") {
             "open"
@@ -86,14 +124,86 @@ pub fn run(args: &ViewArgs, out: &mut impl std::io::Write) -> anyhow::Result<boo
     Ok(true)
 }
 
-/// The lines of an input, each at most the line limit: an over-long line is shown as one that
-/// could not be read, and an endless one ends the input.
-fn lines_of(input: impl Read + 'static) -> Box<dyn Iterator<Item = String>> {
-    let mut reader = LineReader::new(input, DEFAULT_MAX_LINE_LENGTH).ending_at_oversized();
-    Box::new(std::iter::from_fn(move || match reader.next_line() {
-        Ok(Some(Ok((_, text)))) => Some(text),
-        Ok(Some(Err(err))) => Some(format!("(not shown: {err})")),
-        Ok(None) => None,
-        Err(err) => Some(format!("(reading stopped: {err})")),
-    }))
+fn open_input(args: &ViewArgs) -> anyhow::Result<Input> {
+    match (&args.file, &args.session) {
+        (_, Some(id)) => {
+            let (path, info) = find_session(id, &session_stores(args))?;
+            let file = std::fs::File::open(&path)
+                .with_context(|| format!("opening {}", path.display()))?;
+            let title = info
+                .as_ref()
+                .and_then(|i| i.custom_title.clone().or_else(|| Some(i.summary.clone())))
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| format!("session {id}"));
+            Ok(Input {
+                title,
+                reader: Box::new(file),
+                default_out: PathBuf::from(format!("{id}.html")),
+                path: Some(path),
+                info,
+            })
+        }
+        (Some(path), None) if path.as_os_str() == "-" => Ok(Input {
+            title: "stdin".to_owned(),
+            reader: Box::new(std::io::stdin()),
+            default_out: PathBuf::from("view.html"),
+            path: None,
+            info: None,
+        }),
+        (Some(path), None) => {
+            let file =
+                std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            Ok(Input {
+                title: name,
+                reader: Box::new(file),
+                default_out: path.with_extension("html"),
+                path: Some(path.clone()),
+                info: None,
+            })
+        }
+        (None, None) => bail!("give a recording or capture file (`-` for stdin), or --session ID"),
+    }
+}
+
+/// The config directories `--session` looks in, in order: `--config-dir` when given, else the
+/// CLI's own (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+fn session_stores(args: &ViewArgs) -> Vec<SessionStore> {
+    // The user's config directory, then the one of `--offline` sessions.
+    crate::offline::session_stores(args.config_dir.as_deref())
+        .places()
+        .iter()
+        .map(|place| place.store.clone())
+        .collect()
+}
+
+/// A saved session's transcript and summary: from the first store that has it.
+fn find_session(
+    id: &str,
+    stores: &[SessionStore],
+) -> anyhow::Result<(PathBuf, Option<SessionInfo>)> {
+    for store in stores {
+        if let Some(path) = store.transcript_path(id, None) {
+            return Ok((path, store.info(id, None)));
+        }
+    }
+    let searched: Vec<String> = stores
+        .iter()
+        .map(|s| s.projects_dir().display().to_string())
+        .collect();
+    bail!(
+        "session {id} not found under {} (`ccwire sessions list --all` lists the sessions there)",
+        searched.join(", ")
+    )
+}
+
+/// Whether `output` names the same file as `input` (it would be emptied before it is read).
+fn same_file(input: &Path, output: &Path) -> bool {
+    match (input.canonicalize(), output.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }

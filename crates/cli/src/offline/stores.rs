@@ -194,13 +194,6 @@ impl SessionStores {
             .store
             .fork(session_id, options)
     }
-
-    /// See [`SessionStore::transcript_path`].
-    pub fn transcript_path(&self, session_id: &str, dir: Option<&Path>) -> Option<PathBuf> {
-        self.places
-            .iter()
-            .find_map(|place| place.store.transcript_path(session_id, dir))
-    }
 }
 
 /// Listed sessions of [`SessionStores::list`], newest first. As JSON, the official SDKs'

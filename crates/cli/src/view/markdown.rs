@@ -4,11 +4,19 @@
 
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
+/// Text rendered at most; the rest of a longer text is in the row's JSON.
+const MAX_RENDERED: usize = 256 * 1024;
+
 /// `text` (Markdown) as safe HTML.
 pub fn render(text: &str) -> String {
     if text.trim().is_empty() {
         return String::new();
     }
+    let mut end = text.len().min(MAX_RENDERED);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let (text, cut) = (&text[..end], text.len() - end);
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
     options.insert(Options::ENABLE_STRIKETHROUGH);
@@ -43,6 +51,11 @@ pub fn render(text: &str) -> String {
     });
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, events);
+    if cut > 0 {
+        html.push_str(&format!(
+            "<p><em>… {cut} more bytes, in the JSON below</em></p>\n"
+        ));
+    }
     html
 }
 

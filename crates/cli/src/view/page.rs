@@ -1,58 +1,141 @@
-//! The page: one self-contained HTML file (inline CSS and script, no network), with the rows as
-//! JSON in the page and a small script that lays them out, filters them and renders them 500 at
-//! a time (a 100 MB recording stays usable: only what is shown is in the DOM). A content
-//! security policy allows only the page's own script (by nonce) and nothing from outside, so
-//! even text that slipped through as markup could not run or fetch anything.
+//! The page: one self-contained HTML file (inline CSS and script, no network), written as the
+//! rows are read. Rows go out as JSON in `<script type="application/json" class="rows">`
+//! chunks of at most [`ROWS_PER_CHUNK`] rows or [`CHUNK_BYTES`] bytes (no chunk comes near a
+//! browser's longest string, however long the input), then the totals, then the script that
+//! reads the chunks, lays the rows out, filters and searches them, and draws 500 at a time
+//! (only what is shown is in the DOM). A content security policy allows only the page's own
+//! script (by nonce) and nothing from outside, so even text that slipped through as markup
+//! could not run or fetch anything.
 
-use std::io::Write;
+use std::io::{self, Write};
 
-use super::rows::Row;
+use serde::Serialize;
 
-/// Writes the page for `rows`, titled `title`, to `out`: the rows go out as JSON one at a time,
-/// so a large recording is never held as one string.
-pub fn write(out: &mut impl std::io::Write, title: &str, rows: &[Row]) -> std::io::Result<()> {
-    let nonce = uuid_like();
-    let (head, tail) = TEMPLATE.split_once("{{DATA}}").unwrap_or((TEMPLATE, ""));
-    let title_html = html_escape(title);
-    out.write_all(
-        head.replace("{{NONCE}}", &nonce)
-            .replace("{{TITLE}}", &title_html)
-            .as_bytes(),
-    )?;
-    let mut data = ScriptSafe(&mut *out);
-    data.write_all(b"{\"title\":")?;
-    serde_json::to_writer(&mut data, title)?;
-    data.write_all(b",\"rows\":[")?;
-    for (i, row) in rows.iter().enumerate() {
-        if i > 0 {
-            data.write_all(b",")?;
-        }
-        serde_json::to_writer(&mut data, row)?;
-    }
-    data.write_all(b"]}")?;
-    out.write_all(tail.replace("{{NONCE}}", &nonce).as_bytes())
+use super::entries::SessionHeader;
+use super::rows::{Row, Totals};
+
+/// Rows per chunk at most.
+const ROWS_PER_CHUNK: usize = 1000;
+/// A chunk is closed after its first row past this many bytes.
+const CHUNK_BYTES: u64 = 4 * 1024 * 1024;
+
+const HEAD: &str = include_str!("page.html");
+const STYLE: &str = include_str!("page.css");
+const SCRIPT: &str = include_str!("page.js");
+
+/// What the page says above its rows, written after them.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    /// The page's title.
+    pub title: String,
+    /// `conversation` (a saved session) or `frames` (a recording or a capture).
+    pub layout: &'static str,
+    /// Totals over the rows.
+    pub totals: Totals,
+    /// For a saved session: its title, summary and where it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionHeader>,
 }
 
-/// JSON made safe inside a `<script>` element: only `</` could end it early, so every `<`
-/// becomes `\u003c` (JSON strings and the page's script read it back as `<`).
-struct ScriptSafe<W>(W);
+/// Writes a page row by row.
+pub struct PageWriter<W: Write> {
+    out: ScriptSafe<W>,
+    nonce: String,
+    /// Rows in the open chunk (0: no chunk open).
+    in_chunk: usize,
+    /// Bytes written when the open chunk began.
+    chunk_start: u64,
+}
 
-impl<W: std::io::Write> std::io::Write for ScriptSafe<W> {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+impl<W: Write> PageWriter<W> {
+    /// Starts the page titled `title` (known before the rows; the script may improve it).
+    pub fn start(out: W, title: &str) -> io::Result<Self> {
+        let nonce = nonce();
+        let mut out = ScriptSafe {
+            inner: out,
+            written: 0,
+        };
+        let head = HEAD
+            .replace("{{NONCE}}", &nonce)
+            .replace("{{TITLE}}", &html_escape(title))
+            .replace("{{STYLE}}", STYLE);
+        out.inner.write_all(head.as_bytes())?;
+        Ok(Self {
+            out,
+            nonce,
+            in_chunk: 0,
+            chunk_start: 0,
+        })
+    }
+
+    /// Writes one row.
+    pub fn row(&mut self, row: &Row<'_>) -> io::Result<()> {
+        if self.in_chunk == 0 {
+            self.out
+                .inner
+                .write_all(b"<script type=\"application/json\" class=\"rows\">[")?;
+            self.chunk_start = self.out.written;
+        } else {
+            self.out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut self.out, row)?;
+        self.in_chunk += 1;
+        if self.in_chunk == ROWS_PER_CHUNK || self.out.written - self.chunk_start > CHUNK_BYTES {
+            self.close_chunk()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the totals and the script; hands back the output.
+    pub fn finish(mut self, summary: &Summary) -> io::Result<W> {
+        self.close_chunk()?;
+        self.out
+            .inner
+            .write_all(b"<script type=\"application/json\" id=\"summary\">")?;
+        serde_json::to_writer(&mut self.out, summary)?;
+        self.out.inner.write_all(b"</script>\n<script nonce=\"")?;
+        self.out.inner.write_all(self.nonce.as_bytes())?;
+        self.out.inner.write_all(b"\">\n")?;
+        self.out.inner.write_all(SCRIPT.as_bytes())?;
+        self.out.inner.write_all(b"</script>\n</body>\n</html>\n")?;
+        self.out.inner.flush()?;
+        Ok(self.out.inner)
+    }
+
+    fn close_chunk(&mut self) -> io::Result<()> {
+        if self.in_chunk > 0 {
+            self.out.inner.write_all(b"]</script>\n")?;
+            self.in_chunk = 0;
+        }
+        Ok(())
+    }
+}
+
+/// JSON made safe inside a `<script>` element: only `</` (or `<!--`) could end it early or
+/// change how it is read, so every `<` becomes `\u003c` (JSON strings and the page's script
+/// read it back as `<`). Counts what it writes.
+struct ScriptSafe<W> {
+    inner: W,
+    written: u64,
+}
+
+impl<W: Write> Write for ScriptSafe<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let mut start = 0;
         for (i, byte) in bytes.iter().enumerate() {
             if *byte == b'<' {
-                self.0.write_all(&bytes[start..i])?;
-                self.0.write_all(b"\\u003c")?;
+                self.inner.write_all(&bytes[start..i])?;
+                self.inner.write_all(b"\\u003c")?;
                 start = i + 1;
             }
         }
-        self.0.write_all(&bytes[start..])?;
+        self.inner.write_all(&bytes[start..])?;
+        self.written += bytes.len() as u64;
         Ok(bytes.len())
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -64,7 +147,7 @@ fn html_escape(text: &str) -> String {
 }
 
 /// A fresh nonce for the page's script.
-fn uuid_like() -> String {
+fn nonce() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -72,120 +155,35 @@ fn uuid_like() -> String {
     format!("{:x}{:x}", nanos, std::process::id())
 }
 
-const TEMPLATE: &str = r##"<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{{NONCE}}'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{TITLE}} · ccwire view</title>
-<style>
-  :root { --bg:#fbfbfa; --fg:#1f2328; --dim:#6e7781; --line:#e4e4e0; --in:#0969da; --out:#8250df;
-          --allow:#1a7f37; --deny:#cf222e; --warn:#9a6700; }
-  * { box-sizing: border-box; }
-  body { margin:0; font:14px/1.45 system-ui, sans-serif; background:var(--bg); color:var(--fg); }
-  header { position:sticky; top:0; background:#fff; border-bottom:1px solid var(--line); padding:10px 16px; z-index:1; }
-  h1 { font-size:16px; margin:0 0 6px; }
-  #totals { color:var(--dim); margin-bottom:8px; }
-  #filters label { margin-right:10px; white-space:nowrap; }
-  #search { width:280px; padding:4px 6px; margin-right:12px; }
-  main { padding:8px 16px 40px; }
-  .turn { margin:14px 0 4px; font-weight:600; color:var(--dim); border-top:1px solid var(--line); padding-top:6px; }
-  .row { display:grid; grid-template-columns:64px 62px 210px 1fr; gap:8px; padding:3px 4px; border-radius:4px; }
-  .row:hover { background:#f0f0ec; }
-  .t { color:var(--dim); font-variant-numeric:tabular-nums; text-align:right; }
-  .dir-in .d { color:var(--in); } .dir-out .d { color:var(--out); } .dir-entry .d { color:var(--dim); }
-  .k { font-family:ui-monospace, monospace; font-size:12px; color:var(--dim); overflow:hidden; text-overflow:ellipsis; }
-  .s { overflow-wrap:anywhere; }
-  .allow { background:#dafbe1; } .deny { background:#ffebe9; }
-  .error .s { color:var(--deny); } .malformed, .unknown { outline:2px dashed var(--warn); }
-  .rtt { color:var(--dim); font-size:12px; margin-left:6px; }
-  details { grid-column:4; margin:2px 0 6px; }
-  details pre { background:#f6f8fa; padding:8px; overflow:auto; max-height:320px; font-size:12px; }
-  .md { background:#fff; border-left:3px solid var(--out); padding:2px 10px; }
-  #more { margin:12px 0; }
-</style>
-</head>
-<body>
-<header>
-  <h1 id="title"></h1>
-  <div id="totals"></div>
-  <div id="filters"><input id="search" type="search" placeholder="Search text" aria-label="Search"></div>
-</header>
-<main id="list"></main>
-<button id="more" hidden>Show more</button>
-<script type="application/json" id="data">{{DATA}}</script>
-<script nonce="{{NONCE}}">
-(() => {
-  const data = JSON.parse(document.getElementById('data').textContent);
-  const rows = data.rows;
-  const PAGE = 500;
-  const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
-  document.getElementById('title').textContent = data.title;
-  // Totals: turns, cost, tokens, time, what could not be read.
-  const results = rows.filter(r => r.cost);
-  const sum = f => results.reduce((a, r) => a + r.cost[f], 0);
-  const marked = m => rows.filter(r => r.marks.includes(m)).length;
-  const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  document.getElementById('totals').textContent =
-    `${rows.length} frames · ${plural(new Set(rows.map(r => r.turn)).size, 'turn')} · $${sum('usd').toFixed(4)} · ` +
-    `${sum('input_tokens')} in / ${sum('output_tokens')} out tokens · ${(sum('duration_ms') / 1000).toFixed(1)} s` +
-    ` · ${marked('allow')} allowed, ${marked('deny')} denied · ${marked('malformed')} malformed, ${marked('unknown')} unknown`;
-  // A filter per family of kinds.
-  const family = r => r.kind.split('/')[0];
-  const families = [...new Set(rows.map(family))].sort();
-  const shown = new Set(families);
-  const filters = document.getElementById('filters');
-  for (const f of families) {
-    const label = el('label'); const box = el('input'); box.type = 'checkbox'; box.checked = true; box.dataset.family = f;
-    box.addEventListener('change', () => { box.checked ? shown.add(f) : shown.delete(f); draw(); });
-    label.append(box, ' ' + f); filters.append(label);
-  }
-  const search = document.getElementById('search');
-  search.addEventListener('input', () => draw());
-  const list = document.getElementById('list');
-  const more = document.getElementById('more');
-  let matching = [], drawn = 0, lastTurn = 0;
-  const turnCost = new Map(results.map(r => [r.turn, r.cost]));
-  function rowElement(r) {
-    const row = el('div', ['row', 'dir-' + r.dir, ...r.marks].join(' '));
-    row.dataset.kind = r.kind;
-    row.append(el('span', 't', r.t === undefined ? '' : '+' + r.t.toFixed(3)),
-               el('span', 'd', r.dir === 'in' ? '→ CLI' : r.dir === 'out' ? '← CLI' : 'entry'),
-               el('span', 'k', r.kind));
-    const s = el('span', 's', r.summary);
-    if (r.rtt_ms !== undefined) s.append(el('span', 'rtt', `${r.rtt_ms.toFixed(0)} ms`));
-    row.append(s);
-    const details = el('details'); details.append(el('summary', null, 'details'));
-    if (r.html) { const md = el('div', 'md'); md.innerHTML = r.html; details.append(md); }
-    details.append(el('pre', null, r.raw));
-    row.append(details);
-    return row;
-  }
-  function drawMore() {
-    const end = Math.min(drawn + PAGE, matching.length);
-    const part = document.createDocumentFragment();
-    for (; drawn < end; drawn++) {
-      const r = matching[drawn];
-      if (r.turn !== lastTurn) {
-        lastTurn = r.turn; const c = turnCost.get(r.turn);
-        part.append(el('div', 'turn', `Turn ${r.turn}` + (c ? ` · $${c.usd.toFixed(4)} · ${c.input_tokens} in / ${c.output_tokens} out · ${(c.duration_ms / 1000).toFixed(1)} s` : '')));
-      }
-      part.append(rowElement(r));
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+
+    #[test]
+    fn rows_go_out_in_bounded_chunks_and_cannot_end_the_script() {
+        let mut page = PageWriter::start(Vec::new(), "a <b> & c").unwrap();
+        for line in 0..(ROWS_PER_CHUNK as u64 * 2 + 1) {
+            let row = Row {
+                line,
+                summary: "</script><script>alert(1)</script>".to_owned(),
+                raw: Cow::Borrowed("<!--"),
+                ..Row::default()
+            };
+            page.row(&row).unwrap();
+        }
+        let summary = Summary {
+            title: "</script>".to_owned(),
+            layout: "frames",
+            totals: Totals::default(),
+            session: None,
+        };
+        let html = String::from_utf8(page.finish(&summary).unwrap()).unwrap();
+        assert_eq!(html.matches("class=\"rows\"").count(), 3);
+        assert!(html.contains("<title>a &lt;b&gt; &amp; c · ccwire view</title>"));
+        // The page's own script elements only: the head has none, then chunks, summary, app.
+        assert_eq!(html.matches("<script").count(), 5, "{html}");
+        assert!(!html.contains("<!--"));
     }
-    list.append(part);
-    more.hidden = drawn >= matching.length;
-    more.textContent = `Show more (${matching.length - drawn} left)`;
-  }
-  function draw() {
-    const q = search.value.toLowerCase();
-    matching = rows.filter(r => shown.has(family(r)) && (!q || r.summary.toLowerCase().includes(q) || r.raw.toLowerCase().includes(q)));
-    list.replaceChildren(); drawn = 0; lastTurn = 0; drawMore();
-  }
-  more.addEventListener('click', drawMore);
-  draw();
-})();
-</script>
-</body>
-</html>
-"##;
+}

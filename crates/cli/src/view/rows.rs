@@ -1,51 +1,90 @@
-//! What the page shows, read from any of the inputs `ccwire view` takes: one row per frame (or
-//! session entry), with its direction, time, kind, a one-line summary, details to expand, and
-//! what the page marks (permission decisions, errors, malformed or unknown frames).
+//! What the page shows, read line by line from any of the inputs `ccwire view` takes: one row
+//! per line (a recording line, a frame, a session entry, or a line that is none of these),
+//! with its direction, time, kind, role, a one-line summary, what to show of it, and marks
+//! (permission decisions, errors, malformed or unknown frames, odd lines). Rows are handed out
+//! as they are read; what the reader keeps between lines is bounded (the totals, a capped
+//! table of unanswered control requests, the last few message ids).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use ccwire_protocol::recording::{Direction, RecordLine};
-use ccwire_protocol::{InputMessage, Message};
+use ccwire_protocol::recording::RecordLine;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::markdown;
+use super::entries::{SessionHeader, SessionState};
+use super::lines::Line;
+use super::text::one_line;
+use super::tools::ToolView;
+use super::{argv, markdown};
+
+/// Control requests waiting for their answer, at most; past it a request is shown without
+/// its round trip.
+const MAX_OPEN_REQUESTS: usize = 4096;
 
 /// One row of the page.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Row {
-    /// `in` (host → CLI), `out` (CLI → host), or `entry` (a saved session's entry).
+pub struct Row<'a> {
+    /// The input line it comes from, from 1.
+    pub line: u64,
+    /// `in` (host → CLI), `out` (CLI → host), `entry` (a saved session's entry), `meta` (a
+    /// recording's first line), or `?` (not a frame, or a direction not known).
     pub dir: &'static str,
     /// Seconds from the start, when the input has times.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub t: Option<f64>,
-    /// `type` or `type/subtype`.
+    /// `type` or `type/subtype`; for a line that is no frame, what it is.
     pub kind: String,
+    /// What it is in the conversation: `prompt`, `answer`, `thinking`, `tool`, `result`,
+    /// `note`, `control`, `frame`, `bookkeeping`, `meta`, or `odd`.
+    pub role: &'static str,
     /// The turn it belongs to, from 1.
     pub turn: usize,
     /// One line of text.
     pub summary: String,
-    /// Assistant text rendered from Markdown, safely (see [`markdown`]).
+    /// A prompt's or an answer's text rendered from Markdown, safely (see [`markdown`]).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub html: String,
-    /// The frame as read, pretty-printed.
-    pub raw: String,
-    /// Marks: `allow`, `deny`, `error`, `malformed`, `unknown`, `tool`, `control`.
+    /// Tool calls, shown by kind.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolView>,
+    /// A tool result's output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Output>,
+    /// The line as read (its frame, for a recording line).
+    pub raw: Cow<'a, str>,
+    /// Marks: `allow`, `deny`, `error`, `malformed`, `unknown`, `tool`, `control`, `odd`,
+    /// `blank`, `argv`, `estimated`.
     pub marks: Vec<&'static str>,
     /// For a control response: the round trip since its request, in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt_ms: Option<f64>,
-    /// For a result: cost, tokens and duration.
+    /// What it cost: a result's turn, or a session's model response.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost: Option<TurnCost>,
+    pub cost: Option<Cost>,
 }
 
-/// What a turn cost.
+/// A tool result's output, cut to what the page shows.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct TurnCost {
-    /// US dollars spent in this turn (the CLI reports the session's total so far).
-    pub usd: f64,
-    /// Input and output tokens.
+pub struct Output {
+    /// Its first lines.
+    pub lines: Vec<String>,
+    /// Lines left out.
+    pub more: usize,
+    /// Whether the tool failed (or was not allowed).
+    pub error: bool,
+    /// The permission decision, as the session recorded it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub decision: String,
+}
+
+/// What a turn or a response cost.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Cost {
+    /// US dollars; `None` when the model has no list price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usd: Option<f64>,
+    /// Input tokens.
     pub input_tokens: u64,
     /// Output tokens.
     pub output_tokens: u64,
@@ -53,27 +92,47 @@ pub struct TurnCost {
     pub duration_ms: u64,
 }
 
-/// Rows from the lines of an input of any supported kind.
-pub fn read(lines: impl Iterator<Item = String>) -> Vec<Row> {
-    let mut reader = Reader {
-        rows: Vec::new(),
-        turn: 1,
-        prompted: false,
-        prompted_ever: false,
-        ended: false,
-        session_cost: 0.0,
-        open: HashMap::new(),
-    };
-    for (index, line) in lines.enumerate() {
-        reader.line(index + 1, &line);
-    }
-    reader.rows
+/// What the page says above the rows, known once every line is read.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Totals {
+    /// Rows written.
+    pub rows: u64,
+    /// Turns.
+    pub turns: usize,
+    /// Frames (recording lines and captured frames) and session entries among the rows.
+    pub frames: u64,
+    /// Session entries.
+    pub entries: u64,
+    /// US dollars, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usd: Option<f64>,
+    /// Where `usd` comes from.
+    pub cost_basis: String,
+    /// Model responses without a list price (not in `usd`).
+    pub unpriced: u64,
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Milliseconds.
+    pub duration_ms: u64,
+    /// Permission decisions.
+    pub allowed: u64,
+    /// Permission decisions.
+    pub denied: u64,
+    /// Frames the schema could not type.
+    pub malformed: u64,
+    /// Frames of a kind the schema does not know.
+    pub unknown: u64,
+    /// Lines that are no frame or entry (blank, not JSON, over the limit, …).
+    pub odd: u64,
 }
 
-struct Reader {
-    rows: Vec<Row>,
+/// Reads lines into rows, keeping only what later rows need.
+#[derive(Default)]
+pub struct Reader {
     /// The current turn, from 1.
-    turn: usize,
+    pub(super) turn: usize,
     /// Whether the current turn has its prompt.
     prompted: bool,
     /// Whether the input holds the host's prompts at all.
@@ -81,297 +140,412 @@ struct Reader {
     /// Whether the current turn has its result.
     ended: bool,
     /// The session's cost at the latest result.
-    session_cost: f64,
+    pub(super) session_cost: f64,
     /// Control requests not yet answered: id → (time, subtype).
     open: HashMap<String, (Option<f64>, String)>,
+    /// What a saved session's entries say about it.
+    pub(super) session: SessionState,
+    pub(super) totals: Totals,
 }
 
 impl Reader {
-    fn line(&mut self, number: usize, line: &str) {
-        if line.trim().is_empty() {
-            return;
-        }
-        // A recording line, a frame, or a session entry.
-        if let Ok(record) = RecordLine::parse(line) {
-            if record.msg.is_some() || record.raw.is_some() || record.dropped.is_some() {
-                let dir = match record.direction() {
-                    Some(Direction::In) => "in",
-                    Some(Direction::Out) => "out",
-                    None => return,
-                };
-                match (&record.msg, &record.raw) {
-                    (Some(msg), _) => self.frame(dir, Some(record.t), msg.get()),
-                    (None, Some(raw)) => self.raw_line(dir, Some(record.t), raw, "not JSON"),
-                    (None, None) => {
-                        self.raw_line(dir, Some(record.t), "", "dropped: over the line limit")
-                    }
-                }
-                return;
-            }
-            if record.dir == "meta" {
-                return;
-            }
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(value) if value.get("type").is_some() => {
-                let is_entry =
-                    value.get("parentUuid").is_some() || value.get("sessionId").is_some();
-                let dir = if is_entry {
-                    "entry"
-                } else {
-                    direction_of(&value)
-                };
-                self.frame(dir, None, line);
-            }
-            _ => self.raw_line("out", None, line, &format!("line {number} is not a frame")),
+    /// A reader at the start of an input.
+    pub fn new() -> Self {
+        Self {
+            turn: 1,
+            ..Self::default()
         }
     }
 
-    fn raw_line(&mut self, dir: &'static str, t: Option<f64>, text: &str, why: &str) {
-        self.rows.push(Row {
-            dir,
-            t,
-            kind: "raw".into(),
-            turn: self.turn,
-            summary: format!("{why}: {}", one_line(text, 200)),
-            raw: text.to_owned(),
-            marks: vec!["malformed"],
-            ..Row::default()
-        });
-    }
-
-    fn frame(&mut self, dir: &'static str, t: Option<f64>, text: &str) {
-        let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-        let kind = kind_of(&value);
-        let raw = serde_json::to_string_pretty(&value).unwrap_or_else(|_| text.to_owned());
-        let mut row = Row {
-            dir,
-            t,
-            kind: kind.clone(),
-            raw,
-            ..Row::default()
+    /// The rows of one input line, handed to `emit` in order (most lines give one row; a
+    /// recording's first line with a prompt in its argv gives two).
+    pub fn read<E>(&mut self, number: u64, line: Line<'_>, emit: &mut E) -> std::io::Result<()>
+    where
+        E: FnMut(&Row<'_>) -> std::io::Result<()>,
+    {
+        let text = match line {
+            Line::Text(text) => text,
+            Line::NotUtf8 { text, offset } => {
+                let why = format!("line {number} is not UTF-8 (a bad byte at {offset})");
+                let row = self.odd(number, "not-utf8", &why, Cow::Owned(text));
+                return self.emit(row, emit);
+            }
+            Line::TooLong { len, max } => {
+                let why = format!(
+                    "line {number} is {len} bytes long, over the limit of {max}: not shown"
+                );
+                let row = self.odd(number, "too-long", &why, Cow::Borrowed(""));
+                return self.emit(row, emit);
+            }
+            Line::Endless { read } => {
+                let why = format!(
+                    "line {number} has no newline after {read} bytes: the rest of the input is not read"
+                );
+                let row = self.odd(number, "endless", &why, Cow::Borrowed(""));
+                return self.emit(row, emit);
+            }
         };
-        // Typed reading marks what the schema does not know.
-        if dir == "out" {
-            match Message::from_json(text) {
-                Ok(message) if message.as_unknown().is_some() => row.marks.push("unknown"),
-                Ok(message) if message.as_malformed().is_some() => row.marks.push("malformed"),
-                Err(_) => row.marks.push("malformed"),
+        if looks_blank(text) {
+            let why = if text.is_empty() {
+                format!("line {number} is empty")
+            } else {
+                let chars: Vec<String> = text
+                    .chars()
+                    .take(8)
+                    .map(|c| format!("U+{:04X}", u32::from(c)))
+                    .collect();
+                let more = if text.chars().nth(8).is_some() {
+                    " …"
+                } else {
+                    ""
+                };
+                format!("line {number} looks blank ({}{more})", chars.join(" "))
+            };
+            let mut row = self.odd(number, "blank", &why, Cow::Borrowed(text));
+            row.marks.push("blank");
+            return self.emit(row, emit);
+        }
+        if let Ok(record) = RecordLine::parse(text) {
+            return self.record_line(number, &record, text, emit);
+        }
+        let row = match serde_json::from_str::<Value>(text) {
+            Ok(value) if value["type"].is_string() => {
+                if super::entries::is_entry(&value) {
+                    self.entry(number, &value, text)
+                } else {
+                    let dir = direction_of(&value);
+                    self.frame(number, dir, None, &value, text)
+                }
+            }
+            Ok(_) => self.odd(
+                number,
+                "not-a-frame",
+                &format!("line {number} is JSON but no frame (no `type`)"),
+                Cow::Borrowed(text),
+            ),
+            Err(err) => {
+                let mut row = self.odd(
+                    number,
+                    "not-json",
+                    &format!("line {number} is not JSON ({err}): {}", one_line(text, 160)),
+                    Cow::Borrowed(text),
+                );
+                row.marks.push("malformed");
+                row
+            }
+        };
+        self.emit(row, emit)
+    }
+
+    /// A last row, when reading stopped on an error.
+    pub fn stopped<E>(&mut self, why: &str, emit: &mut E) -> std::io::Result<()>
+    where
+        E: FnMut(&Row<'_>) -> std::io::Result<()>,
+    {
+        let row = self.odd(0, "read-error", why, Cow::Borrowed(""));
+        self.emit(row, emit)
+    }
+
+    /// A saved session's header (`known`: the store's summary of it).
+    pub fn session_header(&self, known: Option<&ccwire::sessions::SessionInfo>) -> SessionHeader {
+        self.session.header(known)
+    }
+
+    /// What the page says above the rows.
+    pub fn totals(&self) -> Totals {
+        let mut totals = self.totals.clone();
+        totals.turns = self.turn;
+        self.session.complete(&mut totals);
+        totals
+    }
+
+    fn emit<E>(&mut self, row: Row<'_>, emit: &mut E) -> std::io::Result<()>
+    where
+        E: FnMut(&Row<'_>) -> std::io::Result<()>,
+    {
+        let totals = &mut self.totals;
+        totals.rows += 1;
+        for mark in &row.marks {
+            match *mark {
+                "allow" => totals.allowed += 1,
+                "deny" => totals.denied += 1,
+                "malformed" => totals.malformed += 1,
+                "unknown" => totals.unknown += 1,
+                "odd" => totals.odd += 1,
                 _ => {}
             }
-        } else if dir == "in" && InputMessage::from_json(text).is_err() {
-            row.marks.push("malformed");
         }
-        // A turn starts with the host's prompt, or (in a capture of the CLI's output alone)
-        // with whatever follows a result.
-        let is_prompt = kind == "user" && dir != "out" && !is_tool_result(&value);
-        let new_turn = if is_prompt {
-            self.prompted || self.ended
-        } else {
-            // Without the host's side (a capture of the CLI's output), a result ends a turn.
-            self.ended && !self.prompted_ever && !kind.starts_with("control")
+        emit(&row)
+    }
+
+    /// A row for a line that is no frame.
+    fn odd<'a>(&self, line: u64, kind: &str, why: &str, raw: Cow<'a, str>) -> Row<'a> {
+        Row {
+            line,
+            dir: "?",
+            kind: kind.to_owned(),
+            role: "odd",
+            turn: self.turn,
+            summary: why.to_owned(),
+            raw,
+            marks: vec!["odd"],
+            ..Row::default()
+        }
+    }
+
+    /// A line of a recording: a frame either way, a line that was not JSON, one the recorder
+    /// dropped, the first line (the CLI and its arguments), or a direction not known.
+    fn record_line<E>(
+        &mut self,
+        number: u64,
+        record: &RecordLine<'_>,
+        text: &str,
+        emit: &mut E,
+    ) -> std::io::Result<()>
+    where
+        E: FnMut(&Row<'_>) -> std::io::Result<()>,
+    {
+        let t = Some(record.t);
+        if record.dir == "meta" {
+            return self.meta_line(number, record, text, emit);
+        }
+        let Some(direction) = record.direction() else {
+            let mut row = match record.msg {
+                Some(msg) => {
+                    let value: Value = serde_json::from_str(msg.get()).unwrap_or(Value::Null);
+                    self.describe_only(number, "?", t, &value, msg.get())
+                }
+                None => self.odd(number, "record", "", Cow::Borrowed(text)),
+            };
+            row.role = "odd";
+            row.marks.push("odd");
+            row.summary = format!(
+                "direction `{}` not known: {}",
+                one_line(&record.dir, 40),
+                if row.summary.is_empty() {
+                    one_line(text, 160)
+                } else {
+                    row.summary
+                }
+            );
+            return self.emit(row, emit);
         };
-        if new_turn {
+        let dir = direction.as_str();
+        let row = match (record.msg, &record.raw, record.dropped) {
+            (Some(msg), _, _) => {
+                let value: Value = serde_json::from_str(msg.get()).unwrap_or(Value::Null);
+                self.frame(number, dir, t, &value, msg.get())
+            }
+            (None, Some(raw), _) => {
+                let mut row = self.odd(
+                    number,
+                    "raw",
+                    &format!("not JSON: {}", one_line(raw, 200)),
+                    Cow::Owned(raw.clone()),
+                );
+                row.dir = dir;
+                row.t = t;
+                row.marks.push("malformed");
+                row
+            }
+            (None, None, Some(dropped)) => {
+                let reason: Value = serde_json::from_str(dropped.get()).unwrap_or(Value::Null);
+                let reason = reason
+                    .as_str()
+                    .map_or_else(|| dropped.get().to_owned(), str::to_owned);
+                let mut row = self.odd(
+                    number,
+                    "dropped",
+                    &format!("dropped by the recorder: {}", one_line(&reason, 200)),
+                    Cow::Borrowed(text),
+                );
+                row.dir = dir;
+                row.t = t;
+                row
+            }
+            (None, None, None) => {
+                let mut row = self.odd(
+                    number,
+                    "record",
+                    "a recording line without a frame",
+                    Cow::Borrowed(text),
+                );
+                row.dir = dir;
+                row.t = t;
+                row
+            }
+        };
+        self.emit(row, emit)
+    }
+
+    /// A recording's first line: the CLI and its arguments; a prompt given as an argument
+    /// (`claude -p PROMPT`) is not in the recorded input, so it is shown as the first prompt.
+    fn meta_line<E>(
+        &mut self,
+        number: u64,
+        record: &RecordLine<'_>,
+        text: &str,
+        emit: &mut E,
+    ) -> std::io::Result<()>
+    where
+        E: FnMut(&Row<'_>) -> std::io::Result<()>,
+    {
+        let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let args: Vec<String> = value["argv"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|a| a.as_str().unwrap_or_default().to_owned())
+            .collect();
+        let env_count = value["env"].as_object().map_or(0, serde_json::Map::len);
+        let cli = value["cli"].as_str().unwrap_or("the CLI");
+        let mut summary = format!(
+            "{} {} · {env_count} environment variables",
+            one_line(cli, 80),
+            one_line(&args.join(" "), 200)
+        );
+        let mut row = Row {
+            line: number,
+            dir: "meta",
+            t: Some(record.t),
+            kind: "meta".to_owned(),
+            role: "meta",
+            turn: self.turn,
+            raw: Cow::Borrowed(text),
+            ..Row::default()
+        };
+        if let Some(msg) = record.msg {
+            // A frame on the first line is shown with it, marked.
+            let frame: Value = serde_json::from_str(msg.get()).unwrap_or(Value::Null);
+            summary = format!("{summary} · with a frame: {}", one_line(msg.get(), 160));
+            row.kind = format!("meta+{}", kind_of(&frame));
+            row.marks.push("odd");
+        }
+        row.summary = summary;
+        self.emit(row, emit)?;
+        let Some(prompt) = argv::prompt(&args) else {
+            return Ok(());
+        };
+        self.start_prompt();
+        let row = Row {
+            line: number,
+            dir: "in",
+            t: Some(record.t),
+            kind: "user".to_owned(),
+            role: "prompt",
+            turn: self.turn,
+            summary: one_line(prompt, 200),
+            html: markdown::render(prompt),
+            raw: Cow::Owned(prompt.to_owned()),
+            marks: vec!["argv"],
+            ..Row::default()
+        };
+        self.emit(row, emit)
+    }
+
+    /// A frame that starts a turn (a prompt) or follows one.
+    pub(super) fn start_prompt(&mut self) {
+        if self.prompted || self.ended {
             self.turn += 1;
             self.ended = false;
             self.prompted = false;
         }
-        self.prompted |= is_prompt;
-        self.prompted_ever |= is_prompt;
+        self.prompted = true;
+        self.prompted_ever = true;
+    }
+
+    /// A frame of the wire, in its direction, counted in its turn.
+    fn frame<'a>(
+        &mut self,
+        number: u64,
+        dir: &'static str,
+        t: Option<f64>,
+        value: &Value,
+        text: &'a str,
+    ) -> Row<'a> {
+        self.totals.frames += 1;
+        let kind = kind_of(value);
+        // A turn starts with the host's prompt, or (in a capture of the CLI's output alone)
+        // with whatever follows a result.
+        let is_prompt = kind == "user" && dir != "out" && !super::frames::is_tool_result(value);
+        if is_prompt {
+            self.start_prompt();
+        } else if self.ended && !self.prompted_ever && !kind.starts_with("control") {
+            self.turn += 1;
+            self.ended = false;
+        }
         if kind.starts_with("result") {
             self.ended = true;
         }
-        row.turn = self.turn;
-        self.describe(&value, &mut row);
-        self.rows.push(row);
+        self.describe_only(number, dir, t, value, text)
     }
 
-    fn describe(&mut self, value: &Value, row: &mut Row) {
-        match row.kind.split('/').next().unwrap_or_default() {
-            "user" => describe_user(value, row),
-            "assistant" => describe_assistant(value, row),
-            "result" => {
-                describe_result(value, row, self.session_cost);
-                // `total_cost_usd` counts the whole session so far (it starts again with a
-                // new process).
-                if let Some(total) = value["total_cost_usd"].as_f64() {
-                    self.session_cost = total;
-                }
-            }
-            "control_request" => {
-                row.marks.push("control");
-                let request = &value["request"];
-                let subtype = text(&request["subtype"]);
-                self.open
-                    .insert(value["request_id"].to_string(), (row.t, subtype.clone()));
-                row.summary = match subtype.as_str() {
-                    "can_use_tool" => format!(
-                        "can_use_tool {}({})",
-                        text(&request["tool_name"]),
-                        one_line(&request["input"].to_string(), 120)
-                    ),
-                    _ => format!("{subtype} request"),
-                };
-            }
-            "control_response" => self.describe_response(value, row),
-            "system" => describe_system(value, row),
-            _ => row.summary = one_line(&value.to_string(), 160),
-        }
-    }
-
-    /// A control response, paired with its request: the round trip, and for a permission
-    /// the decision.
-    fn describe_response(&mut self, value: &Value, row: &mut Row) {
-        row.marks.push("control");
-        let response = &value["response"];
-        let (asked_at, subtype) = self
-            .open
-            .remove(&response["request_id"].to_string())
-            .unwrap_or((None, String::new()));
-        if let (Some(start), Some(end)) = (asked_at, row.t) {
-            row.rtt_ms = Some(((end - start) * 1000.0).max(0.0));
-        }
-        let payload = &response["response"];
-        let verdict = if response["subtype"] == "error" {
-            row.marks.push("error");
-            format!("error: {}", one_line(&text(&response["error"]), 120))
-        } else if subtype == "can_use_tool" {
-            let behavior = text(&payload["behavior"]);
-            row.marks
-                .push(if behavior == "allow" { "allow" } else { "deny" });
-            match payload["message"].as_str() {
-                Some(message) => format!("{behavior}: {}", one_line(message, 120)),
-                None => behavior,
-            }
-        } else {
-            "success".to_owned()
+    /// A frame's row, without counting it in a turn.
+    fn describe_only<'a>(
+        &mut self,
+        number: u64,
+        dir: &'static str,
+        t: Option<f64>,
+        value: &Value,
+        text: &'a str,
+    ) -> Row<'a> {
+        let mut row = Row {
+            line: number,
+            dir,
+            t,
+            kind: kind_of(value),
+            role: "frame",
+            turn: self.turn,
+            raw: Cow::Borrowed(text),
+            ..Row::default()
         };
-        let rtt = row
-            .rtt_ms
-            .map(|ms| format!(" in {ms:.0} ms"))
-            .unwrap_or_default();
-        let what = if subtype.is_empty() {
-            "request"
-        } else {
-            subtype.as_str()
-        };
-        row.summary = format!("{what} answered{rtt}: {verdict}");
+        super::frames::mark_typing(dir, text, &mut row);
+        self.describe_frame(value, &mut row);
+        row
     }
-}
 
-fn text(value: &Value) -> String {
-    value.as_str().unwrap_or_default().to_owned()
-}
-
-fn describe_user(value: &Value, row: &mut Row) {
-    let content = &value["message"]["content"];
-    if is_tool_result(value) {
-        let results: Vec<String> = blocks(content)
-            .filter(|b| b["type"] == "tool_result")
-            .map(|b| {
-                if b["is_error"] == true {
-                    row.marks.push("error");
-                }
-                one_line(&block_text(&b["content"]), 160)
-            })
-            .collect();
-        row.summary = format!("↳ {}", results.join(" · "));
-    } else {
-        let prompt = match content {
-            Value::String(s) => s.clone(),
-            other => blocks(other)
-                .map(|b| text(&b["text"]))
-                .collect::<Vec<_>>()
-                .join(" "),
+    /// A saved session's entry.
+    fn entry<'a>(&mut self, number: u64, value: &Value, text: &'a str) -> Row<'a> {
+        self.totals.entries += 1;
+        let mut row = Row {
+            line: number,
+            dir: "entry",
+            kind: kind_of(value),
+            raw: Cow::Borrowed(text),
+            ..Row::default()
         };
-        row.summary = one_line(&prompt, 200);
-        row.html = markdown::render(&prompt);
+        self.describe_entry(value, &mut row);
+        row
     }
-}
 
-fn describe_assistant(value: &Value, row: &mut Row) {
-    let mut parts = Vec::new();
-    let mut texts = Vec::new();
-    for block in blocks(&value["message"]["content"]) {
-        match block["type"].as_str() {
-            Some("text") => {
-                texts.push(text(&block["text"]));
-                parts.push(one_line(&text(&block["text"]), 160));
-            }
-            Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
-                row.marks.push("tool");
-                let input = one_line(&block["input"].to_string(), 120);
-                parts.push(format!("▸ {}({input})", text(&block["name"])));
-            }
-            Some("thinking") => {
-                parts.push(format!("✻ {}", one_line(&text(&block["thinking"]), 120)))
-            }
-            Some(other) => parts.push(format!("[{other}]")),
-            None => {}
+    /// Remembers a control request until its answer (at most [`MAX_OPEN_REQUESTS`]).
+    pub(super) fn open_request(&mut self, id: String, t: Option<f64>, subtype: String) {
+        if self.open.len() < MAX_OPEN_REQUESTS || self.open.contains_key(&id) {
+            self.open.insert(id, (t, subtype));
         }
     }
-    row.summary = parts.join(" ");
-    row.html = markdown::render(&texts.join("\n\n"));
-}
 
-/// A system frame: what its subtype says, without the fields every frame has.
-fn describe_system(value: &Value, row: &mut Row) {
-    let field = |key: &str| value[key].as_str().unwrap_or_default();
-    row.summary = match value["subtype"].as_str() {
-        Some("init") => format!(
-            "session {} · model {} · {} tools · {}{}",
-            field("session_id"),
-            field("model"),
-            value["tools"].as_array().map_or(0, Vec::len),
-            field("cwd"),
-            value["claude_code_version"]
-                .as_str()
-                .map(|v| format!(" · Claude Code {v}"))
-                .unwrap_or_default()
-        ),
-        Some("session_state_changed") => format!("state: {}", field("state")),
-        _ => {
-            let mut rest = value.as_object().cloned().unwrap_or_default();
-            for key in ["type", "subtype", "uuid", "session_id"] {
-                rest.remove(key);
-            }
-            one_line(&Value::Object(rest).to_string(), 160)
-        }
-    };
-}
-
-fn describe_result(value: &Value, row: &mut Row, cost_before: f64) {
-    let total = value["total_cost_usd"].as_f64().unwrap_or(0.0);
-    let cost = TurnCost {
-        usd: if total >= cost_before {
-            total - cost_before
-        } else {
-            total
-        },
-        input_tokens: value["usage"]["input_tokens"].as_u64().unwrap_or(0),
-        output_tokens: value["usage"]["output_tokens"].as_u64().unwrap_or(0),
-        duration_ms: value["duration_ms"].as_u64().unwrap_or(0),
-    };
-    if value["is_error"] == true {
-        row.marks.push("error");
+    /// The request a response answers: when it was sent, and its subtype.
+    pub(super) fn close_request(&mut self, id: &str) -> (Option<f64>, String) {
+        self.open.remove(id).unwrap_or((None, String::new()))
     }
-    let answer = value["result"]
-        .as_str()
-        .map(|r| format!(" · {}", one_line(r, 100)));
-    row.summary = format!(
-        "{} · ${:.4} · {} in / {} out tokens · {:.1} s{}",
-        row.kind,
-        cost.usd,
-        cost.input_tokens,
-        cost.output_tokens,
-        cost.duration_ms as f64 / 1000.0,
-        answer.unwrap_or_default()
-    );
-    row.cost = Some(cost);
 }
 
+/// Whether a line shows nothing: white space, control characters and invisible marks only.
+fn looks_blank(text: &str) -> bool {
+    text.chars().all(|c| {
+        c.is_whitespace()
+            || c.is_control()
+            || matches!(
+                c,
+                '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}'
+            )
+    })
+}
+
+/// The direction of a frame in a plain capture (the CLI's stdout): out, but for the host's own
+/// kinds, which are shown as sent.
 fn direction_of(value: &Value) -> &'static str {
-    // A plain capture is the CLI's stdout; the host's own kinds are shown as sent.
     match value["type"].as_str() {
         Some("user")
             if value.get("parent_tool_use_id").is_some() && value.get("uuid").is_none() =>
@@ -382,7 +556,8 @@ fn direction_of(value: &Value) -> &'static str {
     }
 }
 
-fn kind_of(value: &Value) -> String {
+/// `type`, or `type/subtype` for the kinds that have one.
+pub(super) fn kind_of(value: &Value) -> String {
     let kind = value["type"].as_str().unwrap_or("?");
     let subtype = match kind {
         "system" | "result" => value["subtype"].as_str(),
@@ -390,34 +565,9 @@ fn kind_of(value: &Value) -> String {
         "control_response" => value["response"]["subtype"].as_str(),
         _ => None,
     };
-    match subtype {
+    let kind = match subtype {
         Some(subtype) => format!("{kind}/{subtype}"),
         None => kind.to_owned(),
-    }
-}
-
-fn is_tool_result(value: &Value) -> bool {
-    blocks(&value["message"]["content"]).any(|b| b["type"] == "tool_result")
-}
-
-fn blocks(content: &Value) -> impl Iterator<Item = &Value> {
-    content.as_array().into_iter().flatten()
-}
-
-fn block_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    }
-}
-
-/// `text` on one line, cut at `max` characters.
-fn one_line(text: &str, max: usize) -> String {
-    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::run::truncate(&line, max)
+    };
+    super::text::cut(&kind, 80)
 }
