@@ -61,7 +61,8 @@ pub const STRACE: Program = Program {
     side_effects: "",
 };
 
-/// bubblewrap, the throwaway sandbox the differential test runs commands in.
+/// bubblewrap, the throwaway sandbox the differential test runs commands in (and Claude Code's
+/// own sandbox on Linux).
 pub const BWRAP: Program = Program {
     binary: "bwrap",
     package: "bubblewrap",
@@ -70,8 +71,17 @@ pub const BWRAP: Program = Program {
     side_effects: "",
 };
 
+/// socat, which Claude Code's own sandbox needs beside bubblewrap on Linux (its network proxy).
+pub const SOCAT: Program = Program {
+    binary: "socat",
+    package: "socat",
+    env: "CCWIRE_SOCAT",
+    purpose: "Claude Code's sandbox in the conformance scenario that shows it",
+    side_effects: "",
+};
+
 /// Every program `cargo xtask test` needs from Debian.
-pub const ALL: [Program; 5] = [CHROMIUM, TMUX, SSHD, STRACE, BWRAP];
+pub const ALL: [Program; 6] = [CHROMIUM, TMUX, SSHD, STRACE, BWRAP, SOCAT];
 
 impl Program {
     /// Finds the program, installing its package first if needed.

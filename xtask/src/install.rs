@@ -76,6 +76,10 @@ pub fn install_claude(version: &str) -> Result<PathBuf> {
         match check_version(build, &entry, version) {
             Ok(()) => {
                 eprintln!("claude {version} is already installed");
+                if build == Build::Js {
+                    // Installs made before the helpers were marked executable.
+                    make_programs_executable(&dir.join("vendor"))?;
+                }
                 return Ok(entry);
             }
             Err(err) => eprintln!("reinstalling: the cached CLI is unusable: {err:#}"),
@@ -135,6 +139,9 @@ pub fn install_claude(version: &str) -> Result<PathBuf> {
                 bail!("{package} has no `package/cli.js`");
             }
             std::fs::rename(&package_dir, &staged).context("moving the package into place")?;
+            // npm marks a package's programs executable when it installs it; unpacked by
+            // hand, the helpers under vendor/ (ripgrep, the sandbox's seccomp filter) are not.
+            make_programs_executable(&staged.join("vendor"))?;
         }
     }
     check_version(build, &staged.join(build.entry()), version)
@@ -168,6 +175,30 @@ fn cli_dir(version: &str) -> Result<PathBuf> {
         .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache/ccwire")))
         .context("no cache directory: set CCWIRE_CACHE_DIR, XDG_CACHE_HOME or HOME")?;
     Ok(base.join("claude-code").join(version))
+}
+
+/// Makes every ELF file under `dir` executable (a missing `dir` is nothing to do).
+fn make_programs_executable(dir: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            make_programs_executable(&path)?;
+        } else if kind.is_file() {
+            let mut magic = [0u8; 4];
+            let is_elf = std::fs::File::open(&path)
+                .and_then(|mut f| f.read_exact(&mut magic))
+                .is_ok()
+                && magic == *b"\x7fELF";
+            if is_elf {
+                make_executable(&path)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The npm package with the native executable for this machine.

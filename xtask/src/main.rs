@@ -174,6 +174,8 @@ fn main() -> Result<()> {
 fn fuzz_rules(root: &Path, seconds: u64, seed: u64, cases: u64) -> Result<()> {
     let strace = debian::STRACE.install()?;
     let bwrap = debian::BWRAP.install()?;
+    // Claude Code's sandbox finds it on PATH.
+    debian::SOCAT.install()?;
     run(Command::new(cargo())
         .current_dir(root)
         .env(debian::STRACE.env, &strace)

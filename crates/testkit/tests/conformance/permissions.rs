@@ -242,3 +242,50 @@ async fn max_budget_usd_stops_the_run() {
     );
     assert!(result.is_error, "{result:?}");
 }
+
+/// The rules decide what runs; Claude Code's sandbox bounds what it can touch, whatever runs.
+/// Here a policy allows every Bash command and the command writes outside the working
+/// directory: the sandbox makes that write fail and lets the one inside happen
+/// (docs/security.md shows this as the way to hard guarantees).
+#[tokio::test]
+async fn the_sandbox_keeps_an_allowed_command_inside_the_working_directory() {
+    use ccwire::options::SandboxSettings;
+    use ccwire::policy::PermissionPolicy;
+
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("escaped.txt");
+    let command = format!(
+        "echo inside > inside.txt; echo escaped > {}",
+        target.display()
+    );
+    let s = Scenario::start(bash_script(&command)).await;
+    let rules = PermissionPolicy::parse(&["Bash"], &[]).unwrap();
+    let options = s
+        .builder()
+        .can_use_tool(Arc::new(rules))
+        .sandbox(SandboxSettings {
+            enabled: Some(true),
+            fail_if_unavailable: Some(true),
+            ..SandboxSettings::default()
+        })
+        .build()
+        .unwrap();
+    let items = within(collect(query("please run the command", options))).await;
+    let result = the_result(&items);
+    assert!(!result.is_error, "{result:?}\nstderr:\n{}", s.stderr());
+    assert!(
+        s.work().join("inside.txt").is_file(),
+        "{}",
+        tool_results(&items)
+    );
+    assert!(
+        !target.exists(),
+        "the sandbox let the write out: {}",
+        tool_results(&items)
+    );
+    assert!(
+        tool_results(&items).contains("Read-only file system"),
+        "{}",
+        tool_results(&items)
+    );
+}
