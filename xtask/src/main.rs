@@ -174,8 +174,6 @@ fn main() -> Result<()> {
 fn fuzz_rules(root: &Path, seconds: u64, seed: u64, cases: u64) -> Result<()> {
     let strace = debian::STRACE.install()?;
     let bwrap = debian::BWRAP.install()?;
-    // Claude Code's sandbox finds it on PATH.
-    debian::SOCAT.install()?;
     run(Command::new(cargo())
         .current_dir(root)
         .env(debian::STRACE.env, &strace)
@@ -248,6 +246,8 @@ fn test() -> Result<()> {
     let sshd = debian::SSHD.install()?;
     let strace = debian::STRACE.install()?;
     let bwrap = debian::BWRAP.install()?;
+    // Claude Code's sandbox finds it on PATH.
+    debian::SOCAT.install()?;
 
     // Everything but the conformance and peers suites, which run last, each on its own, timed.
     run(Command::new(cargo())
