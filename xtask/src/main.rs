@@ -25,6 +25,7 @@
 mod bench;
 mod conformance;
 mod debian;
+mod docs;
 mod drift;
 mod install;
 mod normalize;
