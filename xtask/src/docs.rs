@@ -12,10 +12,7 @@ mod tests {
         let mut missing = Vec::new();
         // Links: `](target)` or `](target#anchor)`.
         for part in text.split("](").skip(1) {
-            let target = part
-                .split([')', '#', ' '])
-                .next()
-                .unwrap_or_default();
+            let target = part.split([')', '#', ' ']).next().unwrap_or_default();
             if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
                 continue;
             }
@@ -73,8 +70,14 @@ mod tests {
             .skip(1)
             .step_by(2)
             .filter(|part| part.contains('/') && part.ends_with(".rs"))
-            .filter(|part| part.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c)))
-            .filter(|part| !all.iter().any(|f| f.ends_with(&format!("/{part}")) || f == part))
+            .filter(|part| {
+                part.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c))
+            })
+            .filter(|part| {
+                !all.iter()
+                    .any(|f| f.ends_with(&format!("/{part}")) || f == part)
+            })
             .map(|part| format!("{}: source {part}", file.display()))
             .collect()
     }
@@ -92,7 +95,11 @@ mod tests {
         self::files(&root, &root, &mut all);
         let missing: Vec<String> = files
             .iter()
-            .flat_map(|f| missing(&root, f).into_iter().chain(unknown_sources(f, &all)))
+            .flat_map(|f| {
+                missing(&root, f)
+                    .into_iter()
+                    .chain(unknown_sources(f, &all))
+            })
             .collect();
         assert!(missing.is_empty(), "{}", missing.join("\n"));
     }

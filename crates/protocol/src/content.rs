@@ -443,7 +443,7 @@ mod tests {
     #[test]
     fn every_assistant_message_round_trips() {
         let mut count = 0;
-        for frame in crate::recordings::of_type("assistant") {
+        for frame in crate::test_fixtures::of_type("assistant") {
             let value = &frame.msg["message"];
             let message: ApiMessage = serde_json::from_value(value.clone())
                 .unwrap_or_else(|e| panic!("{}: {e}", frame.origin()));
@@ -467,7 +467,7 @@ mod tests {
     #[test]
     fn every_user_message_round_trips() {
         let mut count = 0;
-        for frame in crate::recordings::of_type("user") {
+        for frame in crate::test_fixtures::of_type("user") {
             let value = &frame.msg["message"];
             let message: MessageParam = serde_json::from_value(value.clone())
                 .unwrap_or_else(|e| panic!("{}: {e}", frame.origin()));

@@ -517,7 +517,7 @@ mod tests {
             "transcript_mirror",
             "command_lifecycle",
         ];
-        for (origin, kind, raw) in crate::recordings::stdout_bodies(|t| mine.contains(&t)) {
+        for (origin, kind, raw) in crate::test_fixtures::stdout_bodies(|t| mine.contains(&t)) {
             let value = Value::Object(raw);
             let back = match kind.as_str() {
                 "tool_progress" => to_and_fro::<ToolProgress>(&value),

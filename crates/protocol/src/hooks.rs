@@ -201,7 +201,7 @@ pub type HookMatchers = BTreeMap<String, Vec<HookCallbackMatcher>>;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recordings as transcripts;
+    use crate::test_fixtures as transcripts;
     use serde_json::json;
 
     #[test]

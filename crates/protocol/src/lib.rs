@@ -59,12 +59,12 @@ pub mod mcp;
 mod message;
 pub mod permission;
 pub mod recording;
-#[cfg(test)]
-mod recordings;
 pub mod result;
 pub(crate) mod serde_util;
 pub mod stream;
 pub mod system;
+#[cfg(test)]
+mod test_fixtures;
 pub mod tools;
 #[doc(hidden)]
 pub mod union;

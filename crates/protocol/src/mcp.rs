@@ -494,7 +494,7 @@ pub struct McpServerStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recordings as transcripts;
+    use crate::test_fixtures as transcripts;
     use serde_json::json;
 
     fn round_trip<T: Serialize + for<'de> Deserialize<'de>>(value: &Value) -> T {

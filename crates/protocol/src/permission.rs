@@ -428,7 +428,7 @@ mod tests {
 
     #[test]
     fn can_use_tool_answers_round_trip() {
-        let answers = crate::recordings::control_responses("can_use_tool", "in");
+        let answers = crate::test_fixtures::control_responses("can_use_tool", "in");
         assert!(answers.len() >= 20, "found {}", answers.len());
         let mut denies = 0;
         for (file, payload) in answers {
@@ -445,7 +445,7 @@ mod tests {
     #[test]
     fn permission_suggestions_round_trip() {
         let mut seen = 0;
-        for (file, request) in crate::recordings::control_requests("can_use_tool") {
+        for (file, request) in crate::test_fixtures::control_requests("can_use_tool") {
             let Some(suggestions) = request["permission_suggestions"].as_array() else {
                 continue;
             };
@@ -462,7 +462,7 @@ mod tests {
     #[test]
     fn permission_denials_and_modes() {
         let mut denials = 0;
-        for frame in crate::recordings::all() {
+        for frame in crate::test_fixtures::all() {
             if frame.msg["type"] == "result" {
                 for denial in frame.msg["permission_denials"]
                     .as_array()

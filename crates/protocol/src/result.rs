@@ -432,7 +432,7 @@ mod tests {
 
     #[test]
     fn every_recorded_result_round_trips() {
-        let frames = crate::recordings::stdout_bodies(|t| t == "result");
+        let frames = crate::test_fixtures::stdout_bodies(|t| t == "result");
         assert!(
             frames.len() > 70,
             "expected the recorded results, got {}",

@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn every_stream_event_round_trips() {
         let mut seen = std::collections::BTreeSet::new();
-        for frame in crate::recordings::of_type("stream_event") {
+        for frame in crate::test_fixtures::of_type("stream_event") {
             let value = &frame.msg["event"];
             let event: StreamEvent = serde_json::from_value(value.clone())
                 .unwrap_or_else(|e| panic!("{}: {e}", frame.origin()));

@@ -129,7 +129,7 @@ impl SystemMessage {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::recordings::stdout_bodies as recorded_frames;
+    use crate::test_fixtures::stdout_bodies as recorded_frames;
     use serde_json::{json, Value};
 
     #[test]

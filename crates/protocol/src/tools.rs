@@ -697,7 +697,7 @@ mod tests {
     #[test]
     fn every_recorded_tool_input_is_typed_and_reads_back() {
         let mut seen = std::collections::BTreeMap::<String, usize>::new();
-        for frame in crate::recordings::all() {
+        for frame in crate::test_fixtures::all() {
             let inputs: Vec<(String, Value)> = match frame.msg["type"].as_str() {
                 Some("assistant") => frame.msg["message"]["content"]
                     .as_array()

@@ -282,7 +282,7 @@ mod tests {
     fn result_usage_and_model_usage_round_trip() {
         let mut usages = 0;
         let mut model_usages = 0;
-        for frame in crate::recordings::of_type("result") {
+        for frame in crate::test_fixtures::of_type("result") {
             if let Some(value) = frame.msg.get("usage") {
                 let usage: Usage = serde_json::from_value(value.clone())
                     .unwrap_or_else(|e| panic!("{}: usage: {e}", frame.origin()));

@@ -1,8 +1,6 @@
 //! The frames the agent side writes on its own, built from ccwire-protocol's types in one
 //! place: the session state, `system/init`, notices, the interrupted-turn notice, results.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use ccwire_protocol::content::{ApiMessage, ContentBlock, MessageParam, TextBlock, UserContent};
 use ccwire_protocol::result::ResultMessage;
 use ccwire_protocol::system::{
@@ -12,23 +10,9 @@ use ccwire_protocol::system::{
 use ccwire_protocol::{AssistantMessage, Message, Unknown, UserMessage};
 use serde_json::{Map, Value};
 
-/// A process-unique id in UUID form.
+/// A random version-4 UUID, as the CLI gives its messages.
 pub(crate) fn new_id() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(1);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let pid = u64::from(std::process::id());
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    format!(
-        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
-        (nanos >> 32) as u32,
-        (nanos >> 16) as u16,
-        (pid & 0xfff) as u16,
-        (n >> 48) as u16 & 0xfff,
-        n & 0xffff_ffff_ffff
-    )
+    uuid::Uuid::new_v4().to_string()
 }
 
 fn system(message: SystemMessage) -> Message {

@@ -25,10 +25,10 @@ fn roundtrip<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value, w
 #[test]
 fn every_transcript_control_frame_round_trips() {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for path in crate::recordings::files() {
-        let file = crate::recordings::short_name(&path);
+    for path in crate::test_fixtures::files() {
+        let file = crate::test_fixtures::short_name(&path);
         let mut subtypes: HashMap<RequestId, String> = HashMap::new();
-        for msg in crate::recordings::of_file(&file).map(|f| &f.msg) {
+        for msg in crate::test_fixtures::of_file(&file).map(|f| &f.msg) {
             let kind = msg.get("type").and_then(Value::as_str).unwrap_or("");
             let body = without_type(msg);
             match kind {
@@ -126,7 +126,7 @@ fn every_transcript_control_frame_round_trips() {
 
 #[test]
 fn initialize_response_is_typed() {
-    let msg = crate::recordings::of_file("claude-2.1.330/basics.a_text_turn.jsonl")
+    let msg = crate::test_fixtures::of_file("claude-2.1.330/basics.a_text_turn.jsonl")
         .map(|f| &f.msg)
         .find(|m| m["type"] == "control_response")
         .expect("initialize response");

@@ -400,7 +400,7 @@ typed_tool_input!(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recordings as transcripts;
+    use crate::test_fixtures as transcripts;
     use serde_json::json;
 
     fn round_trip(value: &Value) -> HookInput {

@@ -222,7 +222,7 @@ impl HookSpecificOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recordings as transcripts;
+    use crate::test_fixtures as transcripts;
     use serde_json::json;
 
     fn round_trip(value: &Value) -> HookOutput {

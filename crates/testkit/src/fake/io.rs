@@ -3,9 +3,8 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -125,79 +124,25 @@ impl Recorder {
     }
 }
 
-static RNG: AtomicU64 = AtomicU64::new(0);
-
-/// A pseudo-random 64-bit number (splitmix64 seeded from the clock and the pid).
-pub(crate) fn random_u64() -> u64 {
-    let mut state = RNG.load(Ordering::Relaxed);
-    if state == 0 {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0x5eed);
-        let _ = RNG.compare_exchange(
-            0,
-            nanos ^ (u64::from(std::process::id()) << 32) | 1,
-            Ordering::Relaxed,
-            Ordering::Relaxed,
-        );
-    }
-    state = RNG.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed);
-    let mut z = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// A random version-4 UUID string.
 pub(crate) fn uuid() -> String {
-    let a = random_u64();
-    let b = random_u64();
-    format!(
-        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
-        a >> 32,
-        (a >> 16) & 0xffff,
-        a & 0x0fff,
-        ((b >> 48) & 0x3fff) | 0x8000,
-        b & 0xffff_ffff_ffff
-    )
+    uuid::Uuid::new_v4().to_string()
 }
 
 /// `n` random lowercase hex digits (n ≤ 32).
 pub(crate) fn hex(n: usize) -> String {
-    let s = format!("{:016x}{:016x}", random_u64(), random_u64());
+    let s = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
     s[..n.min(32)].to_string()
 }
 
-/// The current time as `2026-11-22T02:13:31.134Z`.
+/// The current time as the CLI writes it: `2026-11-22T02:13:31.134Z`.
 pub(crate) fn now_iso() -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = now.as_secs();
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60,
-        now.subsec_millis()
-    )
-}
-
-/// Days since 1970-01-01 → (year, month, day), Howard Hinnant's algorithm.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    static FORMAT: &[time::format_description::BorrowedFormatItem<'static>] = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    time::OffsetDateTime::now_utc()
+        .format(FORMAT)
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -205,10 +150,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_779), (2026, 11, 22));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    fn times_look_like_the_clis() {
+        let now = now_iso();
+        assert_eq!(now.len(), 24, "{now}");
+        assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
     }
 
     #[test]
