@@ -131,6 +131,9 @@ impl Literals {
 
     fn find(&self, text: &str, spans: &mut Vec<Span>) {
         let bytes = text.as_bytes();
+        // A token found already covers the prefixes inside it (`sk-ant-sk-ant-…` is read
+        // once, not once per prefix: linear time).
+        let mut covered = 0;
         for found in self.searcher.find_overlapping_iter(text) {
             let (at, end) = (found.start(), found.end());
             if found.pattern().as_usize() >= PREFIXES.len() {
@@ -138,12 +141,13 @@ impl Literals {
                 spans.push((at, end));
                 continue;
             }
-            if at > 0 && is_name_byte(bytes[at - 1]) {
+            if at < covered || (at > 0 && is_name_byte(bytes[at - 1])) {
                 continue;
             }
             let token = token_end(bytes, end);
             if token > end {
                 spans.push((at, token));
+                covered = token;
             }
         }
     }
@@ -205,10 +209,19 @@ fn bearer_tokens(text: &str, spans: &mut Vec<Span>) {
 /// of times) where the name looks secret.
 fn named_values(text: &str, spans: &mut Vec<Span>) {
     let bytes = text.as_bytes();
+    // A value found already covers the separators inside it (`password=password=…` is read
+    // once: linear time).
+    let mut covered = 0;
     for at in memchr::memchr2_iter(b':', b'=', bytes) {
+        if at < covered {
+            continue;
+        }
         // Back over spaces and closing quotes (`"`, `\"`, `\\\"`…) to the end of the name.
         let mut end = at;
-        while end > 0 && matches!(bytes[end - 1], b' ' | b'"' | b'\\' | b'\'') {
+        while end > 0
+            && at - end < MAX_NAME_LEN
+            && matches!(bytes[end - 1], b' ' | b'"' | b'\\' | b'\'')
+        {
             end -= 1;
         }
         let mut start = end;
@@ -220,7 +233,10 @@ fn named_values(text: &str, spans: &mut Vec<Span>) {
         }
         // Forward over spaces and opening quotes, and a scheme word (`Bearer`, `Basic`, …).
         let mut value = at + 1;
-        while value < bytes.len() && matches!(bytes[value], b' ' | b'"' | b'\\' | b'\'') {
+        while value < bytes.len()
+            && value - at <= MAX_NAME_LEN
+            && matches!(bytes[value], b' ' | b'"' | b'\\' | b'\'')
+        {
             value += 1;
         }
         let word_end = value
@@ -254,6 +270,7 @@ fn named_values(text: &str, spans: &mut Vec<Span>) {
         let candidate = &text[value..value_end];
         if candidate.len() >= 4 && !candidate.bytes().all(|b| b.is_ascii_digit()) {
             spans.push((value, value_end));
+            covered = value_end;
         }
     }
 }
@@ -282,7 +299,11 @@ fn private_key_blocks(text: &str, spans: &mut Vec<Span>) {
             continue;
         }
         let body = label_start + label_len + DASHES.len();
-        let end = memmem::find(&bytes[body..], b"-----END").map_or(bytes.len(), |n| body + n);
+        let Some(end) = memmem::find(&bytes[body..], b"-----END").map(|n| body + n) else {
+            // No end: the rest is the key (and later blocks are inside it).
+            spans.push((body, bytes.len()));
+            break;
+        };
         if end > body {
             spans.push((body, end));
         }

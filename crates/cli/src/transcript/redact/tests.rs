@@ -402,3 +402,18 @@ fn mcp_server_env_and_headers_in_the_argv_are_redacted() {
     assert_eq!(recorded[7], "/path/to/servers.json");
     assert_eq!(recorded[..3], argv[..3]);
 }
+
+/// Repeated prefixes and names inside one token are read once (a quadratic reading of these
+/// would take minutes); the whole run is one secret.
+#[test]
+fn repeated_prefixes_and_names_are_one_secret() {
+    let r = Redactor::default();
+    let prefixes = format!("x {} y", "sk-ant-".repeat(20_000));
+    assert_eq!(r.text(&prefixes), "x <redacted 140000 chars> y");
+    let names = format!("set {}x ok", "password=".repeat(20_000));
+    assert_eq!(r.text(&names), "set password=<redacted 179992 chars> ok");
+    let keys = format!("{}\n", "-----BEGIN PRIVATE KEY-----\n".repeat(5_000));
+    assert!(r
+        .text(&keys)
+        .starts_with("-----BEGIN PRIVATE KEY-----<redacted "));
+}
