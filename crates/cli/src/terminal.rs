@@ -2,10 +2,14 @@
 //!
 //! A terminal obeys escape sequences wherever they appear in its input, so text the model
 //! wrote could set the window title (OSC), clear the screen, move the cursor to overwrite what
-//! ccwire printed, or hide text with colours. [`sanitize`] shows every control character
+//! ccwire printed, or hide text with colours; and Unicode format characters reorder or hide
+//! what is shown (a right-to-left override turns `txt.exe` around, zero-width and tag
+//! characters carry text nobody sees). [`sanitize`] shows every control and format character
 //! instead of sending it: C0 controls in caret notation (`ESC` → `^[`, `BEL` → `^G`, `CR` →
-//! `^M`, `DEL` → `^?`), C1 controls and the bidirectional overrides that reorder what is shown
-//! as `<U+009B>`; newline and tab are kept. [`Style`] says whether ccwire's own output is
+//! `^M`, `DEL` → `^?`); C1 controls, every character of the Unicode category Cf (format:
+//! bidirectional embeddings, overrides, isolates and marks, zero-width spaces and joiners,
+//! invisible operators, the byte order mark, tags, interlinear annotations…) and the line and
+//! paragraph separators as `<U+202E>`; newline and tab are kept. [`Style`] says whether ccwire's own output is
 //! coloured (a terminal, and `NO_COLOR` unset); [`Interrupts`] delivers Ctrl-C.
 
 use std::borrow::Cow;
@@ -36,10 +40,39 @@ fn needs_escape(c: char) -> bool {
     match c {
         '\n' | '\t' => false,
         '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' => true,
-        // Bidirectional embeddings, overrides and isolates: they reorder the text around them.
-        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' => true,
-        _ => false,
+        _ if c.is_ascii() => false,
+        // Line and paragraph separators: a line break some terminals and viewers obey.
+        '\u{2028}' | '\u{2029}' => true,
+        _ => is_format(c),
     }
+}
+
+/// The Unicode category Cf (format characters), Unicode 16.0, and the whole tag block
+/// (`U+E0000`–`U+E007F`, one of which is unassigned). Checked against the Unicode data of
+/// the `unicode-general-category` crate, code point by code point, in the tests.
+fn is_format(c: char) -> bool {
+    matches!(c,
+        '\u{ad}'
+        | '\u{600}'..='\u{605}'
+        | '\u{61c}'
+        | '\u{6dd}'
+        | '\u{70f}'
+        | '\u{890}'..='\u{891}'
+        | '\u{8e2}'
+        | '\u{180e}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206f}'
+        | '\u{feff}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{110bd}'
+        | '\u{110cd}'
+        | '\u{13430}'..='\u{1343f}'
+        | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}'
+        | '\u{e0000}'..='\u{e007f}'
+    )
 }
 
 /// Whether to use ANSI styles.
@@ -145,5 +178,87 @@ mod tests {
             assert_eq!(sanitize(input), shown, "{input:?}");
         }
         assert!(matches!(sanitize("clean"), Cow::Borrowed(_)));
+    }
+
+    /// The format characters an attacker reaches for first, by name.
+    #[test]
+    fn bidi_and_invisible_characters_are_shown() {
+        let cases = [
+            ("\u{202a}", "<U+202A>"),   // left-to-right embedding
+            ("\u{202b}", "<U+202B>"),   // right-to-left embedding
+            ("\u{202c}", "<U+202C>"),   // pop directional formatting
+            ("\u{202d}", "<U+202D>"),   // left-to-right override
+            ("\u{202e}", "<U+202E>"),   // right-to-left override
+            ("\u{2066}", "<U+2066>"),   // left-to-right isolate
+            ("\u{2067}", "<U+2067>"),   // right-to-left isolate
+            ("\u{2068}", "<U+2068>"),   // first strong isolate
+            ("\u{2069}", "<U+2069>"),   // pop directional isolate
+            ("\u{200e}", "<U+200E>"),   // left-to-right mark
+            ("\u{200f}", "<U+200F>"),   // right-to-left mark
+            ("\u{61c}", "<U+061C>"),    // Arabic letter mark
+            ("\u{200b}", "<U+200B>"),   // zero-width space
+            ("\u{200c}", "<U+200C>"),   // zero-width non-joiner
+            ("\u{200d}", "<U+200D>"),   // zero-width joiner
+            ("\u{2060}", "<U+2060>"),   // word joiner
+            ("\u{2064}", "<U+2064>"),   // invisible plus
+            ("\u{feff}", "<U+FEFF>"),   // byte order mark
+            ("\u{e0001}", "<U+E0001>"), // language tag
+            ("\u{e0041}", "<U+E0041>"), // tag latin capital letter A
+            ("\u{e007f}", "<U+E007F>"), // cancel tag
+            ("\u{fff9}", "<U+FFF9>"),   // interlinear annotation anchor
+            ("\u{fffa}", "<U+FFFA>"),   // interlinear annotation separator
+            ("\u{fffb}", "<U+FFFB>"),   // interlinear annotation terminator
+            ("\u{ad}", "<U+00AD>"),     // soft hyphen
+            ("\u{2028}", "<U+2028>"),   // line separator
+            ("\u{2029}", "<U+2029>"),   // paragraph separator
+        ];
+        for (input, shown) in cases {
+            let text = format!("a{input}b");
+            assert_eq!(sanitize(&text), format!("a{shown}b"), "{input:?}");
+        }
+        // Text that only looks unusual is kept: accents, emoji with variation selectors,
+        // right-to-left letters themselves.
+        for kept in ["é", "✔\u{fe0f}", "שלום", "مرحبا", "👍🏽", "\u{3000}"] {
+            assert!(matches!(sanitize(kept), Cow::Borrowed(_)), "{kept:?}");
+        }
+    }
+
+    /// Every code point: shown exactly when it is a control (Cc), a format character (Cf, as
+    /// the Unicode data of `unicode-general-category` says), in the tag block, or a line or
+    /// paragraph separator; kept otherwise.
+    #[test]
+    fn every_format_and_control_character_is_shown_and_nothing_else() {
+        use unicode_general_category::{get_general_category, GeneralCategory};
+        let mut format_chars = 0;
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let category = get_general_category(c);
+            let shown = match category {
+                GeneralCategory::Format => {
+                    format_chars += 1;
+                    true
+                }
+                GeneralCategory::Control => c != '\n' && c != '\t',
+                GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator => true,
+                _ => ('\u{e0000}'..='\u{e007f}').contains(&c),
+            };
+            let text = c.to_string();
+            let out = sanitize(&text);
+            if shown {
+                let expected = match c as u32 {
+                    0..=0x1f => format!("^{}", char::from(c as u8 + 0x40)),
+                    0x7f => "^?".to_owned(),
+                    code => format!("<U+{code:04X}>"),
+                };
+                assert_eq!(out, expected, "U+{:04X} ({category:?})", c as u32);
+            } else {
+                assert!(
+                    matches!(out, Cow::Borrowed(_)),
+                    "U+{:04X} ({category:?}) became {out:?}",
+                    c as u32
+                );
+            }
+        }
+        // The data is the real table, not an empty one.
+        assert!(format_chars > 150, "{format_chars} format characters");
     }
 }

@@ -236,7 +236,7 @@ mod tests {
     #[test]
     fn the_witness_is_redacted_like_the_recording() {
         let rec = recording(&[
-            r#"{"dir":"in","t":0.1,"msg":{"message":{"content":"key <redacted 16 chars>"},"type":"user"}}"#,
+            r#"{"dir":"in","t":0.1,"msg":{"type":"user","message":{"content":"key <redacted 16 chars>"}}}"#,
         ]);
         let input = r#"{"type":"user","message":{"content":"key hunter2hunter2xy"}}"#;
         check(&rec, input, "", "MY_TOKEN=hunter2hunter2xy\0HOME=/h\0").unwrap();
