@@ -99,6 +99,11 @@ pub fn parse_wrapper(grammar: &Grammar, args: &[Word]) -> Result<Option<usize>, 
             at += 1;
             break;
         }
+        if text == "-" && grammar.assignments {
+            // `env -`: the same as `-i`.
+            at += 1;
+            continue;
+        }
         if let Some(long) = text.strip_prefix("--") {
             let (name, has_value) = match long.split_once('=') {
                 Some((name, _)) => (name, true),
@@ -268,8 +273,6 @@ pub const EXECUTORS: &[Executor] = &[
             "julia",
             "tclsh",
             "wish",
-            "deno",
-            "bun",
             "osascript",
             "pwsh",
             "expect",
@@ -402,9 +405,11 @@ pub const EXECUTORS: &[Executor] = &[
         example: "echo 'rm x' | at now",
     },
     Executor {
-        names: &["make", "gmake", "npx", "bunx", "pnpx", "uvx", "pipx"],
+        names: &[
+            "make", "gmake", "npx", "bunx", "pnpx", "uvx", "pipx", "deno", "bun",
+        ],
         runs: Runs::Anything,
-        why: "runs commands from its operands (`make --eval`, `npx PACKAGE`)",
+        why: "runs commands or code from its operands (`make --eval`, `npx PACKAGE`, `deno eval`)",
         example: "make --eval='ccwire-target: ; rm x' ccwire-target",
     },
     Executor {

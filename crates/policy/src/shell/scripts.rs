@@ -276,7 +276,10 @@ pub fn git(args: &[Word]) -> Option<String> {
             return Some(format!("has a computed operand `{}`", word.text));
         }
         let text = word.text.as_str();
-        if text == "-c" || text.starts_with("--config-env") || text.starts_with("--exec-path") {
+        if text.starts_with("-c")
+            || text.starts_with("--config-env")
+            || text.starts_with("--exec-path")
+        {
             return Some(format!(
                 "sets configuration that may run commands (`{text}`)"
             ));

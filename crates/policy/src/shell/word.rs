@@ -99,11 +99,16 @@ impl Walker<'_> {
                     computed.expands |= s.contains('\\');
                 }
                 WordPiece::EscapeSequence(s) => text.push_str(s.strip_prefix('\\').unwrap_or(s)),
-                WordPiece::DoubleQuotedSequence(inner)
-                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                WordPiece::DoubleQuotedSequence(inner) => {
                     let (inner, inner_computed) = self.pieces(inner, source, true);
                     text.push_str(&inner);
                     computed.expands |= inner_computed.expands;
+                }
+                WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    // `$"…"` is translated through a message catalog when it runs.
+                    let (inner, _) = self.pieces(inner, source, true);
+                    text.push_str(&inner);
+                    computed.expands = true;
                 }
                 WordPiece::TildeExpansion(_) => {
                     text.push_str(written);
