@@ -30,7 +30,6 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 const METHOD_NOT_FOUND: i64 = -32601;
 
 /// Routes `mcp_message` requests to the host's SDK MCP servers.
-#[cfg_attr(not(test), allow(dead_code))] // wired into sessions by the engine
 pub(crate) struct McpRouter {
     /// In declaration order.
     slots: Vec<Slot>,
@@ -38,7 +37,6 @@ pub(crate) struct McpRouter {
     pub(crate) timeout: Duration,
 }
 
-#[cfg_attr(not(test), allow(dead_code))] // wired into sessions by the engine
 impl McpRouter {
     /// A router for these servers. Of two servers with the same name, the later wins.
     pub(crate) fn new(servers: Vec<SdkMcpServer>) -> Self {
@@ -61,7 +59,8 @@ impl McpRouter {
         }
     }
 
-    /// Sets how long one request may take.
+    /// Sets how long one request may take (the host sets `timeout` from its options).
+    #[cfg(test)]
     pub(crate) fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -147,7 +146,7 @@ fn id_key(id: &Value) -> String {
 /// One server and its current connection.
 struct Slot {
     server: SdkMcpServer,
-    connection: Mutex<Option<Arc<Connection>>>,
+    connection: Mutex<Option<Arc<ServerLink>>>,
 }
 
 impl Slot {
@@ -156,7 +155,7 @@ impl Slot {
     }
 
     /// The current connection if it is still open.
-    fn live(&self) -> Option<Arc<Connection>> {
+    fn live(&self) -> Option<Arc<ServerLink>> {
         lock(&self.connection)
             .as_ref()
             .filter(|c| !c.is_closed())
@@ -164,12 +163,12 @@ impl Slot {
     }
 
     /// The current connection, or a new one if there is none or it has closed.
-    fn connected(&self) -> Arc<Connection> {
+    fn connected(&self) -> Arc<ServerLink> {
         let mut current = lock(&self.connection);
         match current.as_ref().filter(|c| !c.is_closed()) {
             Some(connection) => Arc::clone(connection),
             None => {
-                let connection = Connection::open(&self.server);
+                let connection = ServerLink::open(&self.server);
                 *current = Some(Arc::clone(&connection));
                 connection
             }
@@ -177,8 +176,8 @@ impl Slot {
     }
 
     /// A new connection, closing the current one (its pending requests fail).
-    fn reconnect(&self) -> Arc<Connection> {
-        let connection = Connection::open(&self.server);
+    fn reconnect(&self) -> Arc<ServerLink> {
+        let connection = ServerLink::open(&self.server);
         let old = lock(&self.connection).replace(Arc::clone(&connection));
         if let Some(old) = old {
             old.shutdown("the CLI initialized the server again");
@@ -197,12 +196,12 @@ struct Waiters {
 }
 
 /// What a connection and its receiver task share.
-struct ConnectionState {
+struct LinkState {
     server: Arc<str>,
     waiters: Mutex<Waiters>,
 }
 
-impl ConnectionState {
+impl LinkState {
     /// Marks the connection closed; pending requests fail with `reason`.
     fn close(&self, reason: &str) {
         let mut waiters = lock(&self.waiters);
@@ -224,20 +223,20 @@ impl ConnectionState {
 }
 
 /// One live connection to a server.
-struct Connection {
-    shared: Arc<ConnectionState>,
+struct ServerLink {
+    shared: Arc<LinkState>,
     /// Messages to the server.
     outgoing: mpsc::UnboundedSender<ClientJsonRpcMessage>,
     next_seq: AtomicU64,
     tasks: Vec<AbortHandle>,
 }
 
-impl Connection {
+impl ServerLink {
     /// Starts the server on one end of a fresh pair of message channels, with a receiver
     /// task for its messages on the other.
     fn open(server: &SdkMcpServer) -> Arc<Self> {
         let name: Arc<str> = Arc::from(server.name());
-        let shared = Arc::new(ConnectionState {
+        let shared = Arc::new(LinkState {
             server: Arc::clone(&name),
             waiters: Mutex::new(Waiters::default()),
         });
@@ -301,7 +300,7 @@ impl Connection {
         }
         // However this ends (answered, failed, timed out, or dropped by a caller that gave
         // up), the entry goes; a request left unanswered is cancelled on the server.
-        let _pending = PendingGuard {
+        let _pending = WaiterGuard {
             connection: self,
             id,
             key: &key,
@@ -327,7 +326,7 @@ impl Connection {
     }
 }
 
-impl Drop for Connection {
+impl Drop for ServerLink {
     fn drop(&mut self) {
         for task in &self.tasks {
             task.abort();
@@ -337,14 +336,14 @@ impl Drop for Connection {
 
 /// Removes a request's waiter when the request ends, and tells the server to cancel the
 /// request if it is still unanswered.
-struct PendingGuard<'a> {
-    connection: &'a Connection,
+struct WaiterGuard<'a> {
+    connection: &'a ServerLink,
     id: &'a Value,
     key: &'a str,
     seq: u64,
 }
 
-impl Drop for PendingGuard<'_> {
+impl Drop for WaiterGuard<'_> {
     fn drop(&mut self) {
         let unanswered = {
             let mut waiters = lock(&self.connection.shared.waiters);
@@ -376,7 +375,7 @@ fn to_server_message(message: &Value) -> serde_json::Result<ClientJsonRpcMessage
 async fn receive(
     mut messages: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
     outgoing: mpsc::UnboundedSender<ClientJsonRpcMessage>,
-    shared: Arc<ConnectionState>,
+    shared: Arc<LinkState>,
 ) {
     while let Some(message) = messages.next().await {
         match serde_json::to_value(&message) {
@@ -393,7 +392,7 @@ async fn receive(
 fn on_server_message(
     message: Value,
     outgoing: &mpsc::UnboundedSender<ClientJsonRpcMessage>,
-    shared: &ConnectionState,
+    shared: &LinkState,
 ) {
     let server = &*shared.server;
     let method = message.get("method").and_then(Value::as_str);

@@ -86,6 +86,24 @@ const LS_NAMES: &[&str] = &[
     "command ls",
 ];
 
+/// Where a reader that splits text otherwise than bash would lose or invent a command:
+/// comments, line continuations, `|&`, parenthesized case patterns, `function`, `$#`.
+const LEXICAL: &[&str] = &[
+    "ls a#; rm x",
+    "r\\\nm x",
+    "ls \\\n; rm x",
+    "ls|&rm x",
+    "case x in (x) rm x;; esac",
+    "function f { rm x; }; f",
+    "echo $#; rm x",
+    "ls '#'; rm x",
+    "echo ${#x} # rm x",
+    "ls #; rm x",
+    "ls \\; rm x",
+    "echo \"a;b\"; rm x",
+    "ls\trm x",
+];
+
 /// Wrappers before a command.
 const WRAPPERS: &[&str] = &[
     "timeout 2",
@@ -160,7 +178,8 @@ pub fn command(random: &mut Random, depth: usize) -> String {
 }
 
 fn leaf_command(random: &mut Random) -> String {
-    match random.below(12) {
+    match random.below(13) {
+        11 => random.pick(LEXICAL).to_owned(),
         0..=2 => random.pick(HARMLESS).to_owned(),
         3 => random.pick(FORBIDDEN).to_owned(),
         4 => format!("R=rm; {} x", random.pick(RM_NAMES)),
