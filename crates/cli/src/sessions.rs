@@ -5,8 +5,10 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use ccwire::sessions::{ForkOptions, ListOptions, MessagesOptions, SessionInfo, SessionStore};
-use serde_json::{json, Value};
+use ccwire::sessions::{
+    ForkOptions, ListOptions, MessageReader, MessagesOptions, SessionInfo, SessionStore,
+};
+use serde_json::Value;
 
 use crate::terminal::sanitize;
 
@@ -116,12 +118,18 @@ enum SessionsCommand {
     },
 }
 
-/// Runs the subcommand; returns whether it did what was asked.
-pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
-    let store = match &args.config_dir {
+/// The session store of `--config-dir`, else of the environment: the one place the config
+/// directory is looked up.
+pub fn store_for(config_dir: Option<&std::path::Path>) -> SessionStore {
+    match config_dir {
         Some(dir) => SessionStore::at(dir),
         None => SessionStore::from_env(),
-    };
+    }
+}
+
+/// Runs the subcommand; returns whether it did what was asked.
+pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
+    let store = store_for(args.config_dir.as_deref());
     match &args.command {
         SessionsCommand::List {
             dir,
@@ -166,28 +174,18 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
                 offset: *offset,
                 include_system_messages: *system,
             };
+            // Opened first: it says why a session cannot be read.
+            let messages = match agent {
+                Some(agent) => store.read_subagent_messages(id, agent, &options),
+                None => store.read_messages(id, &options),
+            }
+            .with_context(|| format!("session {id}"))?;
             let Some(info) = store.info(id, dir.as_deref()) else {
                 bail!("session {id} not found");
             };
-            let messages = match agent {
-                Some(agent) => store.subagent_messages(id, agent, &options),
-                None => store.messages(id, &options),
-            };
             let subagents = store.subagents(id, dir.as_deref());
-            if *json {
-                let shown = json!({"info": info, "messages": messages, "subagents": subagents});
-                serde_json::to_writer_pretty(&mut *out, &shown)?;
-                writeln!(out)?;
-            } else {
-                print_table(std::slice::from_ref(&info), out)?;
-                for message in &messages {
-                    let text = message_text(&message.message);
-                    writeln!(out, "{:>9}  {}", message.kind, sanitize(&text))?;
-                }
-                if !subagents.is_empty() {
-                    writeln!(out, "subagents: {}", sanitize(&subagents.join(", ")))?;
-                }
-            }
+            let messages = show(&info, messages, &subagents, *json, out)?;
+            report_skipped(&messages);
             Ok(true)
         }
         SessionsCommand::Rename { id, title, dir } => {
@@ -230,6 +228,74 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
             store.delete(id, dir.as_deref())?;
             Ok(true)
         }
+    }
+}
+
+/// Writes a session: as one JSON object (`info`, `messages`, `subagents`) or as a table and
+/// a line per message, each message written as it is read. Returns the used-up reader.
+fn show(
+    info: &SessionInfo,
+    messages: MessageReader,
+    subagents: &[String],
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<MessageReader> {
+    if json {
+        let shown = Shown {
+            info,
+            messages: Streamed(std::cell::RefCell::new(Some(messages))),
+            subagents,
+        };
+        serde_json::to_writer_pretty(&mut *out, &shown)?;
+        writeln!(out)?;
+        return shown
+            .messages
+            .0
+            .into_inner()
+            .context("the messages were not written");
+    }
+    print_table(std::slice::from_ref(info), out)?;
+    let mut messages = messages;
+    for message in messages.by_ref() {
+        let text = message_text(&message.message);
+        writeln!(out, "{:>9}  {}", message.kind, sanitize(&text))?;
+    }
+    if !subagents.is_empty() {
+        writeln!(out, "subagents: {}", sanitize(&subagents.join(", ")))?;
+    }
+    Ok(messages)
+}
+
+/// `show --json`'s object, its messages written as they are read.
+#[derive(serde::Serialize)]
+struct Shown<'a> {
+    info: &'a SessionInfo,
+    messages: Streamed,
+    subagents: &'a [String],
+}
+
+/// A reader serialized as a JSON array, one message at a time; the reader is kept for its
+/// report.
+struct Streamed(std::cell::RefCell<Option<MessageReader>>);
+
+impl serde::Serialize for Streamed {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut reader = self.0.borrow_mut();
+        match reader.as_mut() {
+            Some(reader) => serializer.collect_seq(reader.by_ref()),
+            None => serializer.collect_seq(std::iter::empty::<()>()),
+        }
+    }
+}
+
+/// Tells on stderr which lines of the transcript were left out.
+fn report_skipped(messages: &MessageReader) {
+    for skipped in messages.skipped() {
+        crate::transcript::warn(&format!("sessions: {}", sanitize(&skipped.to_string())));
+    }
+    let untold = messages.skipped_count() - messages.skipped().len() as u64;
+    if untold > 0 {
+        crate::transcript::warn(&format!("sessions: and {untold} more lines skipped"));
     }
 }
 

@@ -1,5 +1,9 @@
 #![allow(clippy::unwrap_used)]
 
+mod differential;
+mod oracle;
+mod oracle_fork;
+
 use std::path::Path;
 
 use serde_json::{json, Value};
