@@ -52,6 +52,7 @@ use serde_json::Value;
 use config_dir::{ConfigDir, EntryKind};
 pub use index::DEFAULT_MAX_ENTRIES;
 pub use lines::DEFAULT_MAX_LINE_BYTES;
+pub use mutate::Forked;
 pub use reader::MessageReader;
 use reader::View;
 pub use skipped::Skipped;
@@ -434,7 +435,7 @@ fn sessions_of_project(root: &ConfigDir, dir: &Path, include_worktrees: bool) ->
     } else {
         Vec::new()
     };
-    let own = root.find_project(&canonical);
+    let own = root.find_project(&canonical).ok().flatten();
     let mut sessions: Vec<SessionInfo> = own
         .iter()
         .flat_map(|project| read_project(root, project, Some(&canonical)))

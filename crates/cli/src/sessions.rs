@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use ccwire::sessions::{
-    ForkOptions, ListOptions, MessageReader, MessagesOptions, SessionInfo, SessionStore,
+    ForkOptions, ListOptions, MessageReader, MessagesOptions, SessionInfo, SessionStore, Skipped,
 };
 use serde_json::Value;
 
@@ -185,7 +185,7 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
             };
             let subagents = store.subagents(id, dir.as_deref());
             let messages = show(&info, messages, &subagents, *json, out)?;
-            report_skipped(&messages);
+            report_skipped(messages.skipped(), messages.skipped_count());
             Ok(true)
         }
         SessionsCommand::Rename { id, title, dir } => {
@@ -208,8 +208,9 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
                 up_to: at.clone(),
                 title: title.clone(),
             };
-            let fork = store.fork(id, &options)?;
-            writeln!(out, "{fork}")?;
+            let forked = store.fork_with_report(id, &options)?;
+            writeln!(out, "{}", forked.session_id)?;
+            report_skipped(&forked.skipped, forked.skipped_count);
             Ok(true)
         }
         SessionsCommand::Archive { id, dir } => {
@@ -288,12 +289,12 @@ impl serde::Serialize for Streamed {
     }
 }
 
-/// Tells on stderr which lines of the transcript were left out.
-fn report_skipped(messages: &MessageReader) {
-    for skipped in messages.skipped() {
+/// Tells on stderr which lines of the transcript were left out (`count`: all told).
+fn report_skipped(skipped: &[Skipped], count: u64) {
+    for skipped in skipped {
         crate::transcript::warn(&format!("sessions: {}", sanitize(&skipped.to_string())));
     }
-    let untold = messages.skipped_count() - messages.skipped().len() as u64;
+    let untold = count.saturating_sub(skipped.len() as u64);
     if untold > 0 {
         crate::transcript::warn(&format!("sessions: and {untold} more lines skipped"));
     }

@@ -57,35 +57,46 @@ impl ConfigDir {
     /// it: sessions modified in the same millisecond keep it). A project that is a link out of
     /// the config directory is left out, with a warning.
     pub(crate) fn project_names(&self) -> Vec<String> {
+        self.projects().names
+    }
+
+    /// The project directories, and the first path refused as a link out of the config
+    /// directory (`projects` itself, or a project).
+    pub(crate) fn projects(&self) -> Projects {
+        let mut projects = Projects::default();
         let entries = match self.dir.read_dir(PROJECTS) {
             Ok(entries) => entries,
             Err(err) => {
                 if is_escape(&err) {
                     tracing::warn!("{PROJECTS} leads outside the config directory: not read");
+                    projects.refused = Some(SessionError::Outside(PROJECTS.into()));
                 }
-                return Vec::new();
+                return projects;
             }
         };
-        entries
-            .filter_map(Result::ok)
-            .filter_map(|entry| {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                self.is_dir(&Path::new(PROJECTS).join(&name))
-                    .then_some(name)
-            })
-            .collect()
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            match self.dir_at(&Path::new(PROJECTS).join(&name)) {
+                Ok(true) => projects.names.push(name),
+                Ok(false) => {}
+                Err(err) => {
+                    projects.refused.get_or_insert(err);
+                }
+            }
+        }
+        projects
     }
 
-    /// Whether `path` is a directory (through links that stay inside).
-    pub(crate) fn is_dir(&self, path: &Path) -> bool {
+    /// Whether `path` is a directory (through links that stay inside); an error for a link
+    /// out.
+    pub(crate) fn dir_at(&self, path: &Path) -> Result<bool, SessionError> {
         match self.dir.metadata(path) {
-            Ok(meta) => meta.is_dir(),
-            Err(err) => {
-                if is_escape(&err) {
-                    tracing::warn!(path = %path.display(), "a link out of the config directory: skipped");
-                }
-                false
+            Ok(meta) => Ok(meta.is_dir()),
+            Err(err) if is_escape(&err) => {
+                tracing::warn!(path = %path.display(), "a link out of the config directory: not followed");
+                Err(SessionError::Outside(path.to_owned()))
             }
+            Err(_) => Ok(false),
         }
     }
 
@@ -209,6 +220,14 @@ impl ConfigDir {
             Ok(_) => Ok(()),
         }
     }
+}
+
+/// The project directories of a config directory.
+#[derive(Debug, Default)]
+pub(crate) struct Projects {
+    pub(crate) names: Vec<String>,
+    /// The first path refused as a link out of the config directory.
+    pub(crate) refused: Option<SessionError>,
 }
 
 /// What a directory entry is, without following a link.

@@ -8,7 +8,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::config_dir::ConfigDir;
 use super::fork::Fork;
-use super::skipped::Notes;
+use super::skipped::{Notes, Skipped};
 use super::{archive, valid, ForkOptions, SessionError, SessionStore};
 
 impl SessionStore {
@@ -114,8 +114,18 @@ impl SessionStore {
 
     /// Forks the session into a new one (in the same project) that can be resumed on its own;
     /// returns the new id. See [`ForkOptions`]. Lines of the source that cannot be read are
-    /// left out of the fork (and logged).
+    /// left out of the fork ([`fork_with_report`](Self::fork_with_report) tells which).
     pub fn fork(&self, session_id: &str, options: &ForkOptions) -> Result<String, SessionError> {
+        self.fork_with_report(session_id, options)
+            .map(|forked| forked.session_id)
+    }
+
+    /// Forks the session (see [`fork`](Self::fork)) and tells what was left out.
+    pub fn fork_with_report(
+        &self,
+        session_id: &str,
+        options: &ForkOptions,
+    ) -> Result<Forked, SessionError> {
         valid(session_id)?;
         if let Some(up_to) = &options.up_to {
             valid(up_to)
@@ -131,8 +141,26 @@ impl SessionStore {
             title: options.title.as_deref(),
             limits: self.limits(),
         };
-        super::fork::fork(&fork, &mut Notes::default())
+        let mut notes = Notes::default();
+        let forked = super::fork::fork(&fork, &mut notes)?;
+        Ok(Forked {
+            session_id: forked,
+            skipped: notes.kept,
+            skipped_count: notes.total,
+        })
     }
+}
+
+/// A new fork, and what of its source was left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Forked {
+    /// The fork's session id.
+    pub session_id: String,
+    /// Lines of the source left out, or links cut at a loop (at most 1,000 in detail).
+    pub skipped: Vec<Skipped>,
+    /// How many there were, all told.
+    pub skipped_count: u64,
 }
 
 /// A metadata entry as the CLI and the SDKs write it: `type` first (readers find a tag by

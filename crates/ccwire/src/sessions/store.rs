@@ -98,26 +98,27 @@ pub(crate) struct Located {
 impl ConfigDir {
     /// The project directory of a working directory, if it has one: the exact name, or for a
     /// long path the first directory with the same cut prefix (the CLI and the SDKs hash long
-    /// names differently).
-    pub(crate) fn find_project(&self, project_path: &str) -> Option<String> {
+    /// names differently). An error when it is a link out of the config directory.
+    pub(crate) fn find_project(&self, project_path: &str) -> Result<Option<String>, SessionError> {
         let sanitized = sanitize_path(project_path);
-        if self.is_dir(&Path::new(PROJECTS).join(&sanitized)) {
-            return Some(sanitized);
+        if self.dir_at(&Path::new(PROJECTS).join(&sanitized))? {
+            return Ok(Some(sanitized));
         }
         if sanitized.len() <= MAX_SANITIZED_LENGTH {
-            return None;
+            return Ok(None);
         }
         let prefix = format!("{}-", &sanitized[..MAX_SANITIZED_LENGTH]);
-        self.project_names()
+        Ok(self
+            .project_names()
             .into_iter()
-            .find(|name| name.starts_with(&prefix))
+            .find(|name| name.starts_with(&prefix)))
     }
 
     /// The transcript of `session_id`: in `directory`'s project (or one of its git
     /// worktrees') when given, else in any project. An empty file does not count (a stub left
-    /// in one project while the session lives in another). A transcript that is a link out of
-    /// the config directory is refused ([`SessionError::Outside`]) unless the session is found
-    /// elsewhere.
+    /// in one project while the session lives in another). When the session is not found and
+    /// a transcript or project on the way is a link out of the config directory, that is the
+    /// error ([`SessionError::Outside`]).
     pub(crate) fn locate(
         &self,
         session_id: &str,
@@ -125,7 +126,14 @@ impl ConfigDir {
     ) -> Result<Located, SessionError> {
         let file_name = format!("{session_id}.jsonl");
         let mut refused = None;
-        let mut present = |project: String| {
+        let mut present = |project: Result<Option<String>, SessionError>| {
+            let project = match project {
+                Ok(project) => project?,
+                Err(err) => {
+                    refused.get_or_insert(err);
+                    return None;
+                }
+            };
             let path = in_project(&project, &file_name);
             match self.file_len(&path) {
                 Ok(Some(len)) if len > 0 => Some(Located { project, path }),
@@ -139,15 +147,24 @@ impl ConfigDir {
         let found = match directory {
             Some(directory) => {
                 let canonical = canonicalize(directory);
-                let own = self.find_project(&canonical).and_then(&mut present);
-                own.or_else(|| {
+                present(self.find_project(&canonical)).or_else(|| {
                     worktree_paths(&canonical)
                         .into_iter()
                         .filter(|wt| *wt != canonical)
-                        .find_map(|wt| self.find_project(&wt).and_then(&mut present))
+                        .find_map(|wt| present(self.find_project(&wt)))
                 })
             }
-            None => self.project_names().into_iter().find_map(&mut present),
+            None => {
+                let projects = self.projects();
+                let found = projects
+                    .names
+                    .into_iter()
+                    .find_map(|name| present(Ok(Some(name))));
+                if let Some(err) = projects.refused {
+                    refused.get_or_insert(err);
+                }
+                found
+            }
         };
         match (found, refused) {
             (Some(found), _) => Ok(found),
