@@ -110,3 +110,52 @@ pub(crate) fn read_at<'b, F: Read + Seek>(
     file.read_exact(buf)?;
     Ok(buf)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every line as (number, offset, length, text or None when too long).
+    fn all(input: &[u8], max: usize) -> Vec<(u64, u64, u64, Option<String>)> {
+        let mut lines = Lines::new(input, max);
+        let mut out = Vec::new();
+        while let Some(line) = lines.next_line().unwrap() {
+            out.push(match line {
+                Line::Text(p, bytes) => (
+                    p.number,
+                    p.offset,
+                    p.len,
+                    Some(String::from_utf8_lossy(bytes).into_owned()),
+                ),
+                Line::TooLong(p) => (p.number, p.offset, p.len, None),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn lines_know_where_they_are_and_long_ones_are_not_kept() {
+        let input = b"ab\n\nlong line\ncd\r\nlast";
+        assert_eq!(
+            all(input, 5),
+            [
+                (1, 0, 2, Some("ab".into())),
+                (2, 3, 0, Some(String::new())),
+                (3, 4, 9, None),
+                (4, 14, 3, Some("cd\r".into())),
+                (5, 18, 4, Some("last".into())),
+            ]
+        );
+        // A long last line without a newline, and one of exactly the limit.
+        assert_eq!(all(b"12345\n123456", 5)[1], (2, 6, 6, None));
+        assert_eq!(all(b"12345", 5), [(1, 0, 5, Some("12345".into()))]);
+        // Read again where it was.
+        let mut file = std::io::Cursor::new(input.to_vec());
+        let place = Place {
+            number: 4,
+            offset: 14,
+            len: 3,
+        };
+        assert_eq!(read_at(&mut file, place, &mut Vec::new()).unwrap(), b"cd\r");
+    }
+}
