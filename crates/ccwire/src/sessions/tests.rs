@@ -136,12 +136,15 @@ fn titles_tags_and_archive_marks() {
     assert_eq!(store.info(ID, None).unwrap().tag, None);
     store.archive(ID, None).unwrap();
     assert_eq!(store.info(ID, None).unwrap().archived, Some(true));
-    let mark = path.with_extension("").join("archived.json");
-    use std::os::unix::fs::PermissionsExt;
-    assert_eq!(
-        std::fs::metadata(&mark).unwrap().permissions().mode() & 0o777,
-        0o600
-    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mark = path.with_extension("").join("archived.json");
+        assert_eq!(
+            std::fs::metadata(&mark).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
     store.unarchive(ID, None).unwrap();
     assert_eq!(store.info(ID, None).unwrap().archived, Some(false));
     assert!(matches!(
