@@ -18,9 +18,10 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// The id of the empty string (interned first).
 pub(crate) const EMPTY: u32 = 0;
 
-/// The default largest number of chain entries read from one transcript (a 236 MB transcript
-/// of the CLI's has about 100,000).
-pub const DEFAULT_MAX_ENTRIES: usize = 2_000_000;
+/// The default largest number of chain entries read from one transcript: reading one costs
+/// about 300 bytes an entry at its peak (a 236 MB transcript of a working session has about
+/// 50,000 entries; a million is 300 MiB).
+pub const DEFAULT_MAX_ENTRIES: usize = 1_000_000;
 
 /// The entry kinds that are links of the chain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,6 +101,14 @@ impl Node {
     }
 }
 
+/// A fingerprint of a string (SipHash with fixed keys: the same within a process).
+pub(crate) fn fingerprint(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// Lines of kinds a fork carries over, by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Carried {
@@ -166,8 +175,8 @@ impl Index {
         let text = match std::str::from_utf8(trimmed) {
             Ok(text) => text,
             Err(err) => {
-                let offset =
-                    err.valid_up_to() + (trimmed.as_ptr() as usize - bytes.as_ptr() as usize);
+                let leading = bytes.len() - bytes.trim_ascii_start().len();
+                let offset = leading + err.valid_up_to();
                 self.add_unreadable(place, trimmed);
                 self.notes.push(Skipped::InvalidUtf8 {
                     line: place.number,
@@ -373,17 +382,21 @@ impl Index {
         self.strings.len()
     }
 
-    /// The strings of some ids (one pass over the strings, whatever their number).
-    pub(crate) fn names(&self, ids: &[u32]) -> HashMap<u32, Box<str>> {
+    /// A fingerprint of the string of each of `ids`, in their order (one pass over the
+    /// strings, whatever their number): enough to check that a line read again is the entry
+    /// indexed, without keeping the strings.
+    pub(crate) fn fingerprints(&self, ids: &[u32]) -> Vec<u64> {
+        let mut by_id = vec![0u64; self.id_count()];
         let mut wanted = vec![false; self.id_count()];
         for &id in ids {
             wanted[id as usize] = true;
         }
-        self.strings
-            .iter()
-            .filter(|(_, id)| wanted[**id as usize])
-            .map(|(name, id)| (*id, name.clone()))
-            .collect()
+        for (name, &id) in &self.strings {
+            if wanted[id as usize] {
+                by_id[id as usize] = fingerprint(name);
+            }
+        }
+        ids.iter().map(|&id| by_id[id as usize]).collect()
     }
 
     /// The id of `text`, if the transcript has it.

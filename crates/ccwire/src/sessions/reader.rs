@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::chain::Chains;
 use super::entry::{is_visible, kind, str_field, Entry};
-use super::index::{Index, Kind, Limits, SIDECHAIN, UNREADABLE};
+use super::index::{fingerprint, Index, Kind, Limits, SIDECHAIN, UNREADABLE};
 use super::lines::{read_at, Place};
 use super::skipped::{Notes, Skipped};
 use super::{SessionError, SessionMessage};
@@ -28,7 +28,8 @@ pub(crate) enum View {
 /// One entry to read again.
 struct Planned {
     place: Place,
-    uuid: Box<str>,
+    /// Its uuid's fingerprint, to check the line read again is the same entry.
+    uuid: u64,
 }
 
 /// A session's conversation, oldest first, read message by message from its transcript
@@ -105,7 +106,9 @@ impl MessageReader {
             .ok()
             .and_then(|bytes| serde_json::from_slice::<Value>(bytes).ok());
         match entry {
-            Some(Value::Object(entry)) if str_field(&entry, "uuid") == Some(&planned.uuid) => {
+            Some(Value::Object(entry))
+                if str_field(&entry, "uuid").map(fingerprint) == Some(planned.uuid) =>
+            {
                 Some(entry)
             }
             _ => {
@@ -176,19 +179,17 @@ fn plan(index: &Index, chain: &[u32], view: &View) -> Vec<Planned> {
         }
     };
     let chosen: Vec<u32> = chain.iter().copied().filter(may_show).collect();
-    let wanted: Vec<u32> = chosen
+    let uuids: Vec<u32> = chosen
         .iter()
         .map(|&i| index.nodes[i as usize].uuid)
         .collect();
-    let names = index.names(&wanted);
+    let fingerprints = index.fingerprints(&uuids);
     chosen
         .into_iter()
-        .map(|i| {
-            let node = &index.nodes[i as usize];
-            Planned {
-                place: node.place,
-                uuid: names.get(&node.uuid).cloned().unwrap_or_default(),
-            }
+        .zip(fingerprints)
+        .map(|(i, uuid)| Planned {
+            place: index.nodes[i as usize].place,
+            uuid,
         })
         .collect()
 }

@@ -58,8 +58,8 @@ impl SessionStore {
     }
 
     /// The most entries read from one transcript (default
-    /// [`DEFAULT_MAX_ENTRIES`](super::DEFAULT_MAX_ENTRIES), 2,000,000, about 150 MiB of
-    /// index): a transcript with more is refused ([`SessionError::TooLarge`]).
+    /// [`DEFAULT_MAX_ENTRIES`](super::DEFAULT_MAX_ENTRIES), 1,000,000, which take about
+    /// 300 MiB to read): a transcript with more is refused ([`SessionError::TooLarge`]).
     #[must_use]
     pub fn max_entries(mut self, entries: usize) -> Self {
         self.limits.max_entries = entries;
