@@ -241,29 +241,30 @@ fn show(
     json: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<MessageReader> {
-    if json {
+    // Whole blocks, not a write per line of a long conversation.
+    let mut out = std::io::BufWriter::new(out);
+    let messages = if json {
         let shown = Shown {
             info,
-            messages: Streamed(std::cell::RefCell::new(Some(messages))),
+            messages: Streamed(std::cell::RefCell::new(messages)),
             subagents,
         };
-        serde_json::to_writer_pretty(&mut *out, &shown)?;
+        serde_json::to_writer_pretty(&mut out, &shown)?;
         writeln!(out)?;
-        return shown
-            .messages
-            .0
-            .into_inner()
-            .context("the messages were not written");
-    }
-    print_table(std::slice::from_ref(info), out)?;
-    let mut messages = messages;
-    for message in messages.by_ref() {
-        let text = message_text(&message.message);
-        writeln!(out, "{:>9}  {}", message.kind, sanitize(&text))?;
-    }
-    if !subagents.is_empty() {
-        writeln!(out, "subagents: {}", sanitize(&subagents.join(", ")))?;
-    }
+        shown.messages.0.into_inner()
+    } else {
+        print_table(std::slice::from_ref(info), &mut out)?;
+        let mut messages = messages;
+        for message in messages.by_ref() {
+            let text = message_text(&message.message);
+            writeln!(out, "{:>9}  {}", message.kind, sanitize(&text))?;
+        }
+        if !subagents.is_empty() {
+            writeln!(out, "subagents: {}", sanitize(&subagents.join(", ")))?;
+        }
+        messages
+    };
+    out.flush()?;
     Ok(messages)
 }
 
@@ -277,15 +278,11 @@ struct Shown<'a> {
 
 /// A reader serialized as a JSON array, one message at a time; the reader is kept for its
 /// report.
-struct Streamed(std::cell::RefCell<Option<MessageReader>>);
+struct Streamed(std::cell::RefCell<MessageReader>);
 
 impl serde::Serialize for Streamed {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut reader = self.0.borrow_mut();
-        match reader.as_mut() {
-            Some(reader) => serializer.collect_seq(reader.by_ref()),
-            None => serializer.collect_seq(std::iter::empty::<()>()),
-        }
+        serializer.collect_seq(self.0.borrow_mut().by_ref())
     }
 }
 
