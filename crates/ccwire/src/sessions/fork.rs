@@ -135,7 +135,7 @@ impl Writer<'_> {
                 .links
                 .written_ancestor(i, notes)
                 .and_then(|uuid| self.links.new_id(uuid))
-                .map_or(Value::Null, |id| Value::String(id.to_owned()));
+                .map_or(Value::Null, Value::String);
             let last = n + 1 == writable.len();
             let line = self.entry(&original, node.kind, new_parent, last)?;
             out.write_all(line.as_bytes())?;
@@ -196,7 +196,7 @@ impl Writer<'_> {
             self.index
                 .id_of(uuid)
                 .and_then(|id| self.links.new_id(id))
-                .map_or(Value::Null, |id| Value::String(id.to_owned()))
+                .map_or(Value::Null, Value::String)
         };
         // As `{...original, uuid, parentUuid, …}`: keys already there keep their place.
         forked.insert("uuid".into(), raw(mapped(&original_uuid)));
@@ -314,7 +314,7 @@ struct Links<'a> {
     /// uuid id → the last kept entry with it.
     by_uuid: HashMap<u32, u32>,
     /// uuid id → its new uuid.
-    new_ids: HashMap<u32, String>,
+    new_ids: HashMap<u32, uuid::Uuid>,
     /// For entries not written: the uuid id of their nearest written ancestor (`NONE`: none),
     /// or `OnPath` while the walk that started it is under way.
     resolved: HashMap<u32, Resolved>,
@@ -327,7 +327,7 @@ impl<'a> Links<'a> {
         for &i in kept {
             let uuid = index.nodes[i as usize].uuid;
             by_uuid.insert(uuid, i);
-            new_ids.insert(uuid, new_uuid());
+            new_ids.insert(uuid, uuid::Uuid::new_v4());
         }
         Self {
             index,
@@ -342,8 +342,8 @@ impl<'a> Links<'a> {
         node.kind != Kind::Progress && !node.has(UNREADABLE)
     }
 
-    fn new_id(&self, uuid: u32) -> Option<&str> {
-        self.new_ids.get(&uuid).map(String::as_str)
+    fn new_id(&self, uuid: u32) -> Option<String> {
+        self.new_ids.get(&uuid).map(|id| id.to_string())
     }
 
     /// The uuid id of the nearest written ancestor of entry `i`, if any (a loop among the
