@@ -13,18 +13,33 @@
 //! }
 //! ```
 //!
-//! Listing reads only the first and last 64 KiB of each transcript; reading messages reads one
-//! transcript. Changes are appended as one line each (the CLI appends the same way, so a CLI
-//! writing the session at the same time loses nothing); a fork is a new file; the archive mark
-//! is a file beside the transcript. Everything here is blocking file I/O: from async code, call
-//! it in `tokio::task::spawn_blocking`.
+//! Listing reads only the first and last 64 KiB of each transcript. Reading messages streams
+//! one transcript line by line, keeping only each entry's ids, links and place, then reads the
+//! messages it shows one at a time ([`SessionStore::read_messages`]): memory grows with the
+//! number of entries, not their size, and the work with the number of entries, not its square.
+//! A line that cannot be read (a bad byte, broken JSON, over the length limit) costs only its
+//! own entry and is reported ([`Skipped`]). Changes are appended as one line each (the CLI
+//! appends the same way, so a CLI writing the session at the same time loses nothing); a fork
+//! is a new file; the archive mark is a file beside the transcript. Every file is opened
+//! beneath the config directory: links never lead out of it (see [`SessionStore`]).
+//!
+//! Everything here is blocking file I/O: from async code, call it in
+//! `tokio::task::spawn_blocking`.
 
 mod archive;
 mod chain;
+mod config_dir;
+mod entry;
+mod fields;
+mod fork;
+mod index;
+mod lines;
 mod lite;
 pub mod mirror;
 mod mutate;
+mod reader;
 pub(crate) mod restore;
+mod skipped;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -34,6 +49,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use config_dir::{ConfigDir, EntryKind};
+pub use index::DEFAULT_MAX_ENTRIES;
+pub use lines::DEFAULT_MAX_LINE_BYTES;
+pub use mutate::Forked;
+pub use reader::MessageReader;
+use reader::View;
+pub use skipped::Skipped;
 pub use store::{sanitize_path, SessionStore};
 
 /// A session's summary (`SDKSessionInfo` of the official SDKs; the same JSON).
@@ -101,7 +123,7 @@ pub struct SessionMessage {
 
 impl SessionMessage {
     fn from_entry(
-        entry: &chain::Entry,
+        entry: &entry::Entry,
         parent_tool_use_id: Option<&str>,
         parent_agent_id: Option<&str>,
     ) -> Self {
@@ -123,7 +145,7 @@ impl SessionMessage {
                 .get("timestamp")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
-            extra: chain::message_extras(entry),
+            extra: entry::message_extras(entry),
         }
     }
 }
@@ -199,6 +221,17 @@ pub enum SessionError {
     /// The change makes no sense (an empty title, a message not in the session, …).
     #[error("{0}")]
     Invalid(String),
+    /// A path under the config directory is a symbolic link that leads out of it (to an
+    /// absolute path, or up with `..`): refused, nothing read or written through it.
+    #[error("{} leads outside the config directory (a symbolic link): refused", .0.display())]
+    Outside(PathBuf),
+    /// The transcript has more entries than the store reads
+    /// ([`SessionStore::max_entries`]).
+    #[error("the transcript has more than {entries} entries: not read (see max_entries)")]
+    TooLarge {
+        /// The limit in force.
+        entries: usize,
+    },
     /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
@@ -239,12 +272,15 @@ impl SessionStore {
     /// Sessions, newest first (see [`ListOptions`]). Subagent transcripts and transcripts with
     /// nothing to show are left out; a session in two project directories is listed once.
     pub fn list(&self, options: &ListOptions) -> Vec<SessionInfo> {
+        let Ok(root) = self.open() else {
+            return Vec::new();
+        };
         let mut sessions = match &options.dir {
-            Some(dir) => self.sessions_of_project(dir, options.include_worktrees),
-            None => self
-                .project_dirs()
+            Some(dir) => sessions_of_project(&root, dir, options.include_worktrees),
+            None => root
+                .project_names()
                 .iter()
-                .flat_map(|d| read_project(d, None))
+                .flat_map(|project| read_project(&root, project, None))
                 .collect(),
         };
         // Newest first, a stable sort (ties keep the directories' order, as in the SDKs); of
@@ -255,317 +291,218 @@ impl SessionStore {
         page(sessions, options.offset, options.limit)
     }
 
-    fn sessions_of_project(&self, dir: &Path, include_worktrees: bool) -> Vec<SessionInfo> {
-        let canonical = store::canonicalize(dir);
-        let worktrees = if include_worktrees {
-            store::worktree_paths(&canonical)
-        } else {
-            Vec::new()
-        };
-        let own = self.find_project_dir(&canonical);
-        let mut sessions: Vec<SessionInfo> = own
-            .iter()
-            .flat_map(|d| read_project(d, Some(&canonical)))
-            .collect();
-        if worktrees.len() <= 1 {
-            return sessions;
-        }
-        // Each worktree's project directory by name (longest names first: the most specific).
-        let mut prefixes: Vec<(String, String)> = worktrees
-            .iter()
-            .map(|wt| (wt.clone(), sanitize_path(wt)))
-            .collect();
-        prefixes.sort_by_key(|(_, name)| std::cmp::Reverse(name.len()));
-        for project in self.project_dirs() {
-            if Some(&project) == own.as_ref() {
-                continue;
-            }
-            let name = project
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            let matched = prefixes.iter().find(|(_, prefix)| {
-                name == prefix || (prefix.len() >= 200 && name.starts_with(&format!("{prefix}-")))
-            });
-            if let Some((worktree, _)) = matched {
-                sessions.extend(read_project(&project, Some(worktree)));
-            }
-        }
-        sessions
-    }
-
     /// One session's summary, or `None` when there is no such session, it is a subagent's,
     /// or it has nothing to show.
     pub fn info(&self, session_id: &str, dir: Option<&Path>) -> Option<SessionInfo> {
-        if valid(session_id).is_err() {
-            return None;
-        }
-        let path = self.locate(session_id, dir)?;
+        valid(session_id).ok()?;
+        let root = self.open().ok()?;
+        let located = root.locate(session_id, dir).ok()?;
         let project_path = dir.map(store::canonicalize);
-        let ends = lite::read_ends(&path)?;
-        let archived = archive::Mark::read(&path).map(|mark| mark.archived_now(&ends.tail));
+        let ends = lite::read_ends(&root, &located.path)?;
+        let archived =
+            archive::Mark::read(&root, &located.path).map(|mark| mark.archived_now(&ends.tail));
         lite::session_info(session_id, &ends, project_path.as_deref(), archived)
     }
 
     /// A session's conversation, oldest first (see the [`chain`](self) docs for how branches
-    /// and parallel tool calls are read). Empty when there is no such session.
+    /// and parallel tool calls are read). Empty when there is no such session or it cannot be
+    /// read; [`read_messages`](Self::read_messages) says why, and reads as it goes.
     pub fn messages(&self, session_id: &str, options: &MessagesOptions) -> Vec<SessionMessage> {
-        if valid(session_id).is_err() {
-            return Vec::new();
-        }
-        let Some(text) = self
-            .locate(session_id, options.dir.as_deref())
-            .and_then(|p| std::fs::read_to_string(p).ok())
-        else {
-            return Vec::new();
+        self.read_messages(session_id, options)
+            .map(Iterator::collect)
+            .unwrap_or_default()
+    }
+
+    /// A session's conversation, oldest first, read one message at a time: the transcript is
+    /// read once to find the conversation, then each message as it is asked for. The reader
+    /// reports the lines it left out ([`MessageReader::skipped`]).
+    pub fn read_messages(
+        &self,
+        session_id: &str,
+        options: &MessagesOptions,
+    ) -> Result<MessageReader, SessionError> {
+        valid(session_id)?;
+        let root = self.open()?;
+        let located = root.locate(session_id, options.dir.as_deref())?;
+        let file = root.open_read(&located.path)?;
+        let view = View::Main {
+            with_system: options.include_system_messages,
         };
-        let entries = chain::parse_entries(&text);
-        let messages = chain::main_chain(&entries)
-            .into_iter()
-            .filter(|e| chain::is_visible(e, options.include_system_messages))
-            .map(|e| SessionMessage::from_entry(e, None, None))
-            .collect();
-        page(messages, options.offset, options.limit)
+        MessageReader::new(file, view, options.offset, options.limit, self.limits())
+    }
+
+    /// The transcript of a session, open for reading (opened beneath the config directory:
+    /// unlike opening [`transcript_path`](Self::transcript_path), never through a link out).
+    pub fn open_transcript(
+        &self,
+        session_id: &str,
+        dir: Option<&Path>,
+    ) -> Result<std::fs::File, SessionError> {
+        valid(session_id)?;
+        let root = self.open()?;
+        let located = root.locate(session_id, dir)?;
+        root.open_read(&located.path)
     }
 
     /// The ids of a session's subagents (their transcripts under `<session>/subagents/`).
     pub fn subagents(&self, session_id: &str, dir: Option<&Path>) -> Vec<String> {
         self.agent_files(session_id, dir)
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect()
+            .map(|(_, found)| found.into_iter().map(|(id, _)| id).collect())
+            .unwrap_or_default()
     }
 
     /// A subagent's conversation, oldest first, each message naming the tool use that started
-    /// the subagent (and its parent subagent) from the transcript's `.meta.json`.
+    /// the subagent (and its parent subagent) from the transcript's `.meta.json`. Empty when
+    /// there is no such subagent; [`read_subagent_messages`](Self::read_subagent_messages)
+    /// says why.
     pub fn subagent_messages(
         &self,
         session_id: &str,
         agent_id: &str,
         options: &MessagesOptions,
     ) -> Vec<SessionMessage> {
+        self.read_subagent_messages(session_id, agent_id, options)
+            .map(Iterator::collect)
+            .unwrap_or_default()
+    }
+
+    /// A subagent's conversation, read one message at a time (see
+    /// [`read_messages`](Self::read_messages)).
+    pub fn read_subagent_messages(
+        &self,
+        session_id: &str,
+        agent_id: &str,
+        options: &MessagesOptions,
+    ) -> Result<MessageReader, SessionError> {
+        let not_found = || SessionError::NotFound(format!("{session_id} (subagent {agent_id})"));
         if agent_id.is_empty() {
-            return Vec::new();
+            return Err(not_found());
         }
-        let Some((_, path)) = self
-            .agent_files(session_id, options.dir.as_deref())
+        let (root, found) = self.agent_files(session_id, options.dir.as_deref())?;
+        let (_, path) = found
             .into_iter()
             .find(|(id, _)| id == agent_id)
-        else {
-            return Vec::new();
-        };
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            return Vec::new();
-        };
-        let meta: Option<Value> = std::fs::read_to_string(path.with_extension("meta.json"))
-            .ok()
+            .ok_or_else(not_found)?;
+        let file = root.open_read(&path)?;
+        /// A `.meta.json` is a few hundred bytes.
+        const MAX_META_BYTES: u64 = 1024 * 1024;
+        let meta: Option<Value> = root
+            .read_small(&path.with_extension("meta.json"), MAX_META_BYTES)
             .and_then(|t| serde_json::from_str(&t).ok());
         let field = |key: &str| {
             meta.as_ref()
                 .and_then(|m| m.get(key))
                 .and_then(Value::as_str)
+                .map(str::to_owned)
         };
-        let (tool_use, parent_agent) = (field("toolUseId"), field("parentAgentId"));
-        let entries = chain::parse_entries(&text);
-        let messages = chain::subagent_chain(&entries)
-            .into_iter()
-            .filter(|e| {
-                matches!(
-                    e.get("type").and_then(Value::as_str),
-                    Some("user" | "assistant")
-                )
-            })
-            .map(|e| SessionMessage::from_entry(e, tool_use, parent_agent))
-            .collect();
-        page(messages, options.offset, options.limit)
+        let view = View::Subagent {
+            tool_use: field("toolUseId"),
+            parent_agent: field("parentAgentId"),
+        };
+        MessageReader::new(file, view, options.offset, options.limit, self.limits())
     }
 
     /// `agent-<id>.jsonl` files under the session's `subagents/` directory, depth first, in
     /// name order.
-    fn agent_files(&self, session_id: &str, dir: Option<&Path>) -> Vec<(String, PathBuf)> {
-        if valid(session_id).is_err() {
-            return Vec::new();
-        }
-        let Some(path) = self.locate(session_id, dir) else {
-            return Vec::new();
-        };
+    fn agent_files(
+        &self,
+        session_id: &str,
+        dir: Option<&Path>,
+    ) -> Result<(ConfigDir, Vec<(String, PathBuf)>), SessionError> {
+        valid(session_id)?;
+        let root = self.open()?;
+        let located = root.locate(session_id, dir)?;
         let mut found = Vec::new();
-        collect_agents(&path.with_extension("").join("subagents"), &mut found, 0);
-        found
+        let subagents = located.path.with_extension("").join("subagents");
+        collect_agents(&root, &subagents, &mut found, 0);
+        Ok((root, found))
     }
 
-    /// Sets the session's title (what [`SessionInfo::summary`] shows): appends a
-    /// `custom-title` entry, as `/rename` does.
-    pub fn rename(
-        &self,
-        session_id: &str,
-        title: &str,
-        dir: Option<&Path>,
-    ) -> Result<(), SessionError> {
-        valid(session_id)?;
-        let title = title.trim();
-        if title.is_empty() {
-            return Err(SessionError::Invalid("the title must not be empty".into()));
-        }
-        let path = self.existing(session_id, dir)?;
-        mutate::append(
-            &path,
-            &mutate::Metadata {
-                kind: "custom-title",
-                custom_title: Some(title),
-                tag: None,
-                session_id,
-            },
-        )
-    }
-
-    /// Sets the session's tag (`None` clears it): appends a `tag` entry. Invisible and
-    /// direction-control characters are taken out first.
-    pub fn tag(
-        &self,
-        session_id: &str,
-        tag: Option<&str>,
-        dir: Option<&Path>,
-    ) -> Result<(), SessionError> {
-        valid(session_id)?;
-        let tag = match tag {
-            Some(tag) => {
-                let clean = mutate::clean_tag(tag);
-                if clean.is_empty() {
-                    return Err(SessionError::Invalid(
-                        "the tag must not be empty (clear it with none)".into(),
-                    ));
-                }
-                clean
-            }
-            None => String::new(),
-        };
-        let path = self.existing(session_id, dir)?;
-        mutate::append(
-            &path,
-            &mutate::Metadata {
-                kind: "tag",
-                custom_title: None,
-                tag: Some(&tag),
-                session_id,
-            },
-        )
-    }
-
-    /// Archives the session: it stays on disk and in [`list`](Self::list), with `archived`.
-    pub fn archive(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
-        valid(session_id)?;
-        Ok(archive::Mark::write(
-            &self.existing(session_id, dir)?,
-            true,
-        )?)
-    }
-
-    /// Unarchives the session.
-    pub fn unarchive(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
-        valid(session_id)?;
-        Ok(archive::Mark::write(
-            &self.existing(session_id, dir)?,
-            false,
-        )?)
-    }
-
-    /// Deletes the session's transcript and its directory (subagents, the archive mark).
-    pub fn delete(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
-        valid(session_id)?;
-        let path = self.existing(session_id, dir)?;
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Err(SessionError::NotFound(session_id.to_owned()))
-            }
-            Err(err) => return Err(err.into()),
-        }
-        let side = path.with_extension("");
-        if side.is_dir() {
-            let _ = std::fs::remove_dir_all(side);
-        }
-        Ok(())
-    }
-
-    /// Forks the session into a new one (in the same project) that can be resumed on its own;
-    /// returns the new id. See [`ForkOptions`].
-    pub fn fork(&self, session_id: &str, options: &ForkOptions) -> Result<String, SessionError> {
-        valid(session_id)?;
-        if let Some(up_to) = &options.up_to {
-            valid(up_to)
-                .map_err(|_| SessionError::Invalid(format!("invalid message id `{up_to}`")))?;
-        }
-        let path = self.existing(session_id, options.dir.as_deref())?;
-        let content = std::fs::read_to_string(&path)?;
-        let (fork_id, lines) = mutate::fork_lines(
-            &content,
-            session_id,
-            options.up_to.as_deref(),
-            options.title.as_deref(),
-        )?;
-        let target = path.with_file_name(format!("{fork_id}.jsonl"));
-        mutate::create_new(&target, &(lines.join("\n") + "\n"))?;
-        Ok(fork_id)
-    }
-
-    /// The transcript file of a session, if there is one.
+    /// The transcript file of a session, if there is one (to show; read it with
+    /// [`open_transcript`](Self::open_transcript)).
     pub fn transcript_path(&self, session_id: &str, dir: Option<&Path>) -> Option<PathBuf> {
         valid(session_id).ok()?;
-        self.locate(session_id, dir)
-    }
-
-    fn existing(&self, session_id: &str, dir: Option<&Path>) -> Result<PathBuf, SessionError> {
-        self.locate(session_id, dir)
-            .ok_or_else(|| SessionError::NotFound(session_id.to_owned()))
+        let located = self.open().ok()?.locate(session_id, dir).ok()?;
+        Some(self.config_dir().join(located.path))
     }
 }
 
-/// The sessions of one project directory.
-fn read_project(dir: &Path, project_path: Option<&str>) -> Vec<SessionInfo> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
+/// The sessions of the project of `dir` (and of its git worktrees').
+fn sessions_of_project(root: &ConfigDir, dir: &Path, include_worktrees: bool) -> Vec<SessionInfo> {
+    let canonical = store::canonicalize(dir);
+    let worktrees = if include_worktrees {
+        store::worktree_paths(&canonical)
+    } else {
+        Vec::new()
     };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
+    let own = root.find_project(&canonical).ok().flatten();
+    let mut sessions: Vec<SessionInfo> = own
+        .iter()
+        .flat_map(|project| read_project(root, project, Some(&canonical)))
+        .collect();
+    if worktrees.len() <= 1 {
+        return sessions;
+    }
+    // Each worktree's project directory by name (longest names first: the most specific).
+    let mut prefixes: Vec<(String, String)> = worktrees
+        .iter()
+        .map(|wt| (wt.clone(), sanitize_path(wt)))
+        .collect();
+    prefixes.sort_by_key(|(_, name)| std::cmp::Reverse(name.len()));
+    for project in root.project_names() {
+        if Some(&project) == own.as_ref() {
+            continue;
+        }
+        let matched = prefixes.iter().find(|(_, prefix)| {
+            project == *prefix
+                || (prefix.len() >= 200 && project.starts_with(&format!("{prefix}-")))
+        });
+        if let Some((worktree, _)) = matched {
+            sessions.extend(read_project(root, &project, Some(worktree)));
+        }
+    }
+    sessions
+}
+
+/// The sessions of one project directory.
+fn read_project(root: &ConfigDir, project: &str, project_path: Option<&str>) -> Vec<SessionInfo> {
+    let dir = Path::new(config_dir::PROJECTS).join(project);
+    root.entries(&dir)
+        .into_iter()
+        .filter_map(|(name, _)| {
             let id = name.strip_suffix(".jsonl")?;
             if !store::is_uuid(id) {
                 return None;
             }
-            let path = entry.path();
-            let ends = lite::read_ends(&path)?;
-            let archived = archive::Mark::read(&path).map(|mark| mark.archived_now(&ends.tail));
+            let path = dir.join(&name);
+            let ends = lite::read_ends(root, &path)?;
+            let archived =
+                archive::Mark::read(root, &path).map(|mark| mark.archived_now(&ends.tail));
             lite::session_info(id, &ends, project_path, archived)
         })
         .collect()
 }
 
-fn collect_agents(dir: &Path, found: &mut Vec<(String, PathBuf)>, depth: usize) {
-    // Subagents of subagents nest; a link loop must not recurse forever.
+/// Subagent transcripts under `dir`; links are not followed.
+fn collect_agents(root: &ConfigDir, dir: &Path, found: &mut Vec<(String, PathBuf)>, depth: usize) {
+    // Subagents of subagents nest; a deep tree must not recurse without end.
     if depth > 16 {
         return;
     }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Ok(file_type) = entry.file_type() else {
-            continue;
-        };
-        if file_type.is_file() {
-            if let Some(id) = name
-                .strip_prefix("agent-")
-                .and_then(|n| n.strip_suffix(".jsonl"))
-            {
-                found.push((id.to_owned(), entry.path()));
+    let mut entries = root.entries(dir);
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, kind) in entries {
+        match kind {
+            EntryKind::File => {
+                if let Some(id) = name
+                    .strip_prefix("agent-")
+                    .and_then(|n| n.strip_suffix(".jsonl"))
+                {
+                    found.push((id.to_owned(), dir.join(&name)));
+                }
             }
-        } else if file_type.is_dir() {
-            collect_agents(&entry.path(), found, depth + 1);
+            EntryKind::Dir => collect_agents(root, &dir.join(&name), found, depth + 1),
+            EntryKind::Other => {}
         }
     }
 }

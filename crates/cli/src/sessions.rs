@@ -5,8 +5,10 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use ccwire::sessions::{ForkOptions, ListOptions, MessagesOptions, SessionInfo};
-use serde_json::{json, Value};
+use ccwire::sessions::{
+    ForkOptions, ListOptions, MessageReader, MessagesOptions, SessionInfo, Skipped,
+};
+use serde_json::Value;
 
 use crate::terminal::sanitize;
 
@@ -164,28 +166,18 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
                 offset: *offset,
                 include_system_messages: *system,
             };
+            // Opened first: it says why a session cannot be read.
+            let messages = match agent {
+                Some(agent) => store.read_subagent_messages(id, agent, &options),
+                None => store.read_messages(id, &options),
+            }
+            .with_context(|| format!("session {id}"))?;
             let Some(info) = store.info(id, dir.as_deref()) else {
                 bail!("session {id} not found");
             };
-            let messages = match agent {
-                Some(agent) => store.subagent_messages(id, agent, &options),
-                None => store.messages(id, &options),
-            };
             let subagents = store.subagents(id, dir.as_deref());
-            if *json {
-                let shown = json!({"info": info, "messages": messages, "subagents": subagents});
-                serde_json::to_writer_pretty(&mut *out, &shown)?;
-                writeln!(out)?;
-            } else {
-                print_table(std::slice::from_ref(&info), out)?;
-                for message in &messages {
-                    let text = message_text(&message.message);
-                    writeln!(out, "{:>9}  {}", message.kind, sanitize(&text))?;
-                }
-                if !subagents.is_empty() {
-                    writeln!(out, "subagents: {}", sanitize(&subagents.join(", ")))?;
-                }
-            }
+            let messages = show(&info, messages, &subagents, *json, out)?;
+            report_skipped(messages.skipped(), messages.skipped_count());
             Ok(true)
         }
         SessionsCommand::Rename { id, title, dir } => {
@@ -208,8 +200,9 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
                 up_to: at.clone(),
                 title: title.clone(),
             };
-            let fork = store.fork(id, &options)?;
-            writeln!(out, "{fork}")?;
+            let forked = store.fork_with_report(id, &options)?;
+            writeln!(out, "{}", forked.session_id)?;
+            report_skipped(&forked.skipped, forked.skipped_count);
             Ok(true)
         }
         SessionsCommand::Archive { id, dir } => {
@@ -228,6 +221,71 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
             store.delete(id, dir.as_deref())?;
             Ok(true)
         }
+    }
+}
+
+/// Writes a session: as one JSON object (`info`, `messages`, `subagents`) or as a table and
+/// a line per message, each message written as it is read. Returns the used-up reader.
+fn show(
+    info: &SessionInfo,
+    messages: MessageReader,
+    subagents: &[String],
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<MessageReader> {
+    // Whole blocks, not a write per line of a long conversation.
+    let mut out = std::io::BufWriter::new(out);
+    let messages = if json {
+        let shown = Shown {
+            info,
+            messages: Streamed(std::cell::RefCell::new(messages)),
+            subagents,
+        };
+        serde_json::to_writer_pretty(&mut out, &shown)?;
+        writeln!(out)?;
+        shown.messages.0.into_inner()
+    } else {
+        print_table(std::slice::from_ref(info), &mut out)?;
+        let mut messages = messages;
+        for message in messages.by_ref() {
+            let text = message_text(&message.message);
+            writeln!(out, "{:>9}  {}", message.kind, sanitize(&text))?;
+        }
+        if !subagents.is_empty() {
+            writeln!(out, "subagents: {}", sanitize(&subagents.join(", ")))?;
+        }
+        messages
+    };
+    out.flush()?;
+    Ok(messages)
+}
+
+/// `show --json`'s object, its messages written as they are read.
+#[derive(serde::Serialize)]
+struct Shown<'a> {
+    info: &'a SessionInfo,
+    messages: Streamed,
+    subagents: &'a [String],
+}
+
+/// A reader serialized as a JSON array, one message at a time; the reader is kept for its
+/// report.
+struct Streamed(std::cell::RefCell<MessageReader>);
+
+impl serde::Serialize for Streamed {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.borrow_mut().by_ref())
+    }
+}
+
+/// Tells on stderr which lines of the transcript were left out (`count`: all told).
+fn report_skipped(skipped: &[Skipped], count: u64) {
+    for skipped in skipped {
+        crate::transcript::warn(&format!("sessions: {}", sanitize(&skipped.to_string())));
+    }
+    let untold = count.saturating_sub(skipped.len() as u64);
+    if untold > 0 {
+        crate::transcript::warn(&format!("sessions: and {untold} more lines skipped"));
     }
 }
 

@@ -127,9 +127,7 @@ pub fn run(args: &ViewArgs, out: &mut impl Write) -> anyhow::Result<bool> {
 fn open_input(args: &ViewArgs) -> anyhow::Result<Input> {
     match (&args.file, &args.session) {
         (_, Some(id)) => {
-            let (path, info) = find_session(id, &session_stores(args))?;
-            let file = std::fs::File::open(&path)
-                .with_context(|| format!("opening {}", path.display()))?;
+            let (path, file, info) = find_session(id, &session_stores(args))?;
             let title = info
                 .as_ref()
                 .and_then(|i| i.custom_title.clone().or_else(|| Some(i.summary.clone())))
@@ -180,14 +178,18 @@ fn session_stores(args: &ViewArgs) -> Vec<SessionStore> {
         .collect()
 }
 
-/// A saved session's transcript and summary: from the first store that has it.
+/// A saved session's transcript (its path, and the file opened beneath the config directory,
+/// never through a link out of it) and summary: from the first store that has it.
 fn find_session(
     id: &str,
     stores: &[SessionStore],
-) -> anyhow::Result<(PathBuf, Option<SessionInfo>)> {
+) -> anyhow::Result<(PathBuf, std::fs::File, Option<SessionInfo>)> {
     for store in stores {
         if let Some(path) = store.transcript_path(id, None) {
-            return Ok((path, store.info(id, None)));
+            let file = store
+                .open_transcript(id, None)
+                .with_context(|| format!("opening session {id}"))?;
+            return Ok((path, file, store.info(id, None)));
         }
     }
     let searched: Vec<String> = stores

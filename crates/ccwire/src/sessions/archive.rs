@@ -7,7 +7,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::config_dir::ConfigDir;
 use super::lite::epoch_millis;
+use super::SessionError;
+
+/// The largest mark read (it is a few dozen bytes).
+const MAX_MARK_BYTES: u64 = 64 * 1024;
 
 /// What the mark says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,9 +25,10 @@ pub(crate) struct Mark {
 }
 
 impl Mark {
-    /// The mark of the transcript at `transcript`, if it has one.
-    pub(crate) fn read(transcript: &Path) -> Option<Mark> {
-        let text = std::fs::read_to_string(path_of(transcript)).ok()?;
+    /// The mark of the transcript at `transcript` (under the config directory), if it has
+    /// one.
+    pub(crate) fn read(root: &ConfigDir, transcript: &Path) -> Option<Mark> {
+        let text = root.read_small(&path_of(transcript), MAX_MARK_BYTES)?;
         serde_json::from_str(&text).ok()
     }
 
@@ -47,14 +53,14 @@ impl Mark {
     }
 
     /// Writes the mark for `transcript` (its directory `0700`, the file `0600`).
-    pub(crate) fn write(transcript: &Path, archived: bool) -> std::io::Result<()> {
-        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    pub(crate) fn write(
+        root: &ConfigDir,
+        transcript: &Path,
+        archived: bool,
+    ) -> Result<(), SessionError> {
         let path = path_of(transcript);
         if let Some(dir) = path.parent() {
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)?;
+            root.create_dirs(dir)?;
         }
         let mark = Mark {
             archived,
@@ -62,17 +68,22 @@ impl Mark {
             by: Some("sdk".to_owned()),
         };
         let text = serde_json::to_string(&mark).map_err(std::io::Error::other)?;
-        // Written beside and renamed over: a reader sees the old mark or the new one.
-        let temp = path.with_extension("json.tmp");
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&temp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&temp, &path)
+        // Written beside, under a new name created exclusively (never through a link that is
+        // already there), and renamed over: a reader sees the old mark or the new one.
+        let temp = path.with_extension(format!("json.{}.tmp", super::fork::new_uuid()));
+        let written = root.create_new(&temp).and_then(|file| {
+            let mut file = file.into_std();
+            file.write_all(text.as_bytes())?;
+            file.sync_all()?;
+            Ok(())
+        });
+        match written.and_then(|()| root.rename(&temp, &path)) {
+            Ok(()) => Ok(()),
+            Err(err) => {
+                let _ = root.remove_file(&temp);
+                Err(err)
+            }
+        }
     }
 }
 

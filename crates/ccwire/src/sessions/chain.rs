@@ -1,451 +1,372 @@
-//! A session's conversation from its transcript, the way the official SDKs read it.
+//! A session's conversation from the index of its transcript, the way the official SDKs
+//! read it.
 //!
 //! The CLI appends entries linked by `parentUuid`; rewinds and retries leave branches. The
 //! conversation is the chain from the newest main-thread leaf back to the root. A response
 //! that ran tools in parallel is written as one assistant entry per block, each result hanging
 //! off its own call, so the chain walk keeps only one branch of it: the calls and results it
 //! skipped are put back after the response's last entry on the chain.
+//!
+//! Every walk along `parentUuid` keeps what it visited and stops at a loop (reported); each
+//! entry is walked through once (the nearest message above an entry is remembered), so the
+//! whole is linear in the number of entries.
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
+use super::index::{Index, Kind, Node, META, NONE, SIDECHAIN, TEAM, TOOL_RESULT};
+use super::skipped::{Notes, Skipped};
 
-/// Entry kinds that are links of the chain.
-const CHAIN_KINDS: [&str; 5] = ["user", "assistant", "progress", "system", "attachment"];
+/// Not worked out yet (`nearest`).
+const UNKNOWN: u32 = u32::MAX;
+/// No message above (`nearest`).
+const NO_MESSAGE: u32 = u32::MAX - 1;
+/// On the walk in progress (`nearest`): meeting it again is a loop.
+const ON_PATH: u32 = u32::MAX - 2;
 
-/// One parsed entry with a `uuid`.
-pub(crate) type Entry = serde_json::Map<String, Value>;
-
-fn str_field<'a>(entry: &'a Entry, key: &str) -> Option<&'a str> {
-    entry.get(key).and_then(Value::as_str)
+/// The chains of one index. `steps` counts the work done, entry by entry, so tests can show
+/// it grows with the transcript, not with its square.
+pub(crate) struct Chains<'a> {
+    index: &'a Index,
+    /// For each id, the last entry with that uuid.
+    node_of: Vec<u32>,
+    pub(crate) steps: u64,
 }
 
-fn uuid(entry: &Entry) -> &str {
-    str_field(entry, "uuid").unwrap_or_default()
-}
-
-fn parent(entry: &Entry) -> Option<&str> {
-    str_field(entry, "parentUuid").filter(|p| !p.is_empty())
-}
-
-fn kind(entry: &Entry) -> &str {
-    str_field(entry, "type").unwrap_or_default()
-}
-
-fn flag(entry: &Entry, key: &str) -> bool {
-    entry.get(key).is_some_and(|v| v.as_bool() == Some(true))
-}
-
-/// The chain entries of a transcript, in file order (lines that are not JSON skipped).
-pub(crate) fn parse_entries(text: &str) -> Vec<Entry> {
-    text.split('\n')
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter_map(|value| match value {
-            Value::Object(entry) => Some(entry),
-            _ => None,
-        })
-        .filter(|entry| {
-            CHAIN_KINDS.contains(&kind(entry)) && entry.get("uuid").is_some_and(Value::is_string)
-        })
-        .collect()
-}
-
-/// The main conversation: from the newest leaf not in a sidechain, team or meta entry, back
-/// to the root, then the parallel tool calls put back.
-pub(crate) fn main_chain(entries: &[Entry]) -> Vec<&Entry> {
-    if entries.is_empty() {
-        return Vec::new();
-    }
-    let by_uuid: HashMap<&str, &Entry> = entries.iter().map(|e| (uuid(e), e)).collect();
-    let position: HashMap<&str, usize> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (uuid(e), i))
-        .collect();
-    let parents: HashSet<&str> = entries.iter().filter_map(parent).collect();
-    // From each entry nobody points to, back to the nearest user or assistant entry.
-    let mut leaves: Vec<&Entry> = Vec::new();
-    for terminal in entries.iter().filter(|e| !parents.contains(uuid(e))) {
-        let mut seen = HashSet::new();
-        let mut current = Some(terminal);
-        while let Some(entry) = current {
-            if !seen.insert(uuid(entry)) {
-                break;
-            }
-            if matches!(kind(entry), "user" | "assistant") {
-                leaves.push(entry);
-                break;
-            }
-            current = parent(entry).and_then(|p| by_uuid.get(p).copied());
+impl<'a> Chains<'a> {
+    pub(crate) fn new(index: &'a Index) -> Self {
+        Self {
+            index,
+            node_of: index.node_of_uuid(),
+            steps: 0,
         }
     }
-    let main: Vec<&Entry> = leaves
-        .iter()
-        .copied()
-        .filter(|e| {
-            !flag(e, "isSidechain")
-                && e.get("teamName").is_none_or(Value::is_null)
-                && !flag(e, "isMeta")
-        })
-        .collect();
-    let candidates = if main.is_empty() { leaves } else { main };
-    let leaf = candidates
-        .into_iter()
-        .max_by_key(|e| position.get(uuid(e)).copied().unwrap_or(0));
-    let Some(leaf) = leaf else {
-        return Vec::new();
-    };
-    let (mut chain, mut seen) = walk_back(leaf, &by_uuid);
-    chain.reverse();
-    recover_parallel_tools(entries, &by_uuid, chain, &mut seen)
-}
 
-/// From `leaf` to the root by `parentUuid` (stopping at a loop), and the uuids visited.
-fn walk_back<'a>(
-    leaf: &'a Entry,
-    by_uuid: &HashMap<&str, &'a Entry>,
-) -> (Vec<&'a Entry>, HashSet<String>) {
-    let mut chain = Vec::new();
-    let mut seen = HashSet::new();
-    let mut current = Some(leaf);
-    while let Some(entry) = current {
-        if !seen.insert(uuid(entry).to_owned()) {
-            break;
-        }
-        chain.push(entry);
-        current = parent(entry).and_then(|p| by_uuid.get(p).copied());
+    fn node(&self, i: u32) -> &'a Node {
+        &self.index.nodes[i as usize]
     }
-    (chain, seen)
-}
 
-/// A subagent's conversation: from its last user or assistant entry back to the root.
-pub(crate) fn subagent_chain(entries: &[Entry]) -> Vec<&Entry> {
-    let by_uuid: HashMap<&str, &Entry> = entries.iter().map(|e| (uuid(e), e)).collect();
-    let Some(leaf) = entries
-        .iter()
-        .rev()
-        .find(|e| matches!(kind(e), "user" | "assistant"))
-    else {
-        return Vec::new();
-    };
-    let (mut chain, _) = walk_back(leaf, &by_uuid);
-    chain.reverse();
-    chain
-}
-
-/// Whether the main conversation shows an entry: user and assistant entries (and system ones
-/// when asked) that are not sidechain or team entries, not meta entries (unless a channel,
-/// observer or peer sent them), and not an empty reply that only closes a quiet turn.
-/// Compaction summaries are shown: they are all that is left of what they summarize.
-pub(crate) fn is_visible(entry: &Entry, with_system: bool) -> bool {
-    let shown_kind =
-        matches!(kind(entry), "user" | "assistant") || (with_system && kind(entry) == "system");
-    shown_kind
-        && !closes_quiet_turn(entry)
-        && (!flag(entry, "isMeta") || from_outside(entry.get("origin")))
-        && !flag(entry, "isSidechain")
-        && entry
-            .get("teamName")
-            .is_none_or(|t| t.is_null() || t.as_str() == Some(""))
-}
-
-/// An assistant entry that only closes a quiet turn: no text, or "No response requested.".
-fn closes_quiet_turn(entry: &Entry) -> bool {
-    if kind(entry) != "assistant" || !flag(entry, "closesQuietTurn") {
-        return false;
+    /// The entry a node's `parentUuid` names, if there is one.
+    fn parent_of(&self, i: u32) -> Option<u32> {
+        let parent = self.node(i).parent()?;
+        let node = self.node_of[parent as usize];
+        (node != NONE).then_some(node)
     }
-    let text = match entry.get("message").and_then(|m| m.get("content")) {
-        Some(Value::String(text)) => Some(text.as_str()),
-        Some(Value::Array(blocks)) if blocks.len() == 1 && blocks[0]["type"] == "text" => {
-            blocks[0]["text"].as_str()
-        }
-        _ => None,
-    };
-    matches!(text, Some("" | "No response requested."))
-}
 
-/// Prompts that came from a channel, an observer, Slack, a voice call or a peer session.
-fn from_outside(origin: Option<&Value>) -> bool {
-    let kind = origin.and_then(|o| o.get("kind")).and_then(Value::as_str);
-    matches!(
-        kind,
-        Some("channel" | "observer" | "observer-activity" | "slack-ping" | "voice-call" | "peer")
-    )
-}
-
-/// The fields the TypeScript SDK adds to a message (see `SessionMessage::extra`).
-pub(crate) fn message_extras(entry: &Entry) -> serde_json::Map<String, Value> {
-    let mut extra = serde_json::Map::new();
-    for key in [
-        "interruptedByShutdown",
-        "isCompactSummary",
-        "isQueuedCommand",
-        "isCompletedLocalCommand",
-    ] {
-        if flag(entry, key) {
-            extra.insert(key.to_owned(), Value::Bool(true));
-        }
-    }
-    if str_field(entry, "toolDenialUnanswered") == Some("stream-closed") {
-        extra.insert("toolDenialUnanswered".into(), "stream-closed".into());
-    }
-    const DENIAL_KINDS: [&str; 7] = [
-        "user-rejected",
-        "permission-rule",
-        "automode-blocked",
-        "automode-unavailable",
-        "automode-parsing-error",
-        "interrupted",
-        "cancelled",
-    ];
-    if let Some(denial) = str_field(entry, "toolDenialKind").filter(|k| DENIAL_KINDS.contains(k)) {
-        let results = block_ids(entry, "tool_result", "tool_use_id");
-        let blocks = entry
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_array);
-        let result_blocks = blocks.map_or(0, |b| {
-            b.iter().filter(|b| b["type"] == "tool_result").count()
+    fn cycle(&self, notes: &mut Notes, child: u32, parent: u32) {
+        notes.push(Skipped::Cycle {
+            line: self.node(child).place.number,
+            parent_line: self.node(parent).place.number,
         });
-        if result_blocks == 1 && results.len() == 1 {
-            extra.insert(
-                "tool_result_meta".into(),
-                serde_json::json!([{"id": results[0], "non_execution_kind": denial}]),
-            );
+    }
+
+    /// The main conversation: from the newest leaf not in a sidechain, team or meta entry,
+    /// back to the root, then the parallel tool calls put back.
+    pub(crate) fn main(&mut self, notes: &mut Notes) -> Vec<u32> {
+        let nodes = &self.index.nodes;
+        if nodes.is_empty() {
+            return Vec::new();
         }
-    }
-    if flag(entry, "isMeta")
-        || flag(entry, "isCompactSummary")
-        || flag(entry, "isVisibleInTranscriptOnly")
-    {
-        extra.insert("is_meta".into(), Value::Bool(true));
-    }
-    if let Some(origin) = entry.get("origin").filter(|o| !o.is_null()) {
-        extra.insert("origin".into(), normalized_origin(origin));
-    }
-    extra
-}
-
-/// A task notification's origin with only the fields the SDK passes on (and a run id only
-/// when it looks like one).
-fn normalized_origin(origin: &Value) -> Value {
-    if origin.get("kind").and_then(Value::as_str) != Some("task-notification") {
-        return origin.clone();
-    }
-    let mut out = serde_json::Map::new();
-    out.insert("kind".into(), "task-notification".into());
-    for key in ["subkind", "fireReason", "producer"] {
-        if let Some(value) = origin.get(key) {
-            out.insert(key.into(), value.clone());
-        }
-    }
-    if let Some(run) = origin.get("runId").and_then(Value::as_str) {
-        let plain = !run.is_empty()
-            && run.len() <= 128
-            && run
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'));
-        if plain {
-            out.insert("runId".into(), run.into());
-        }
-    }
-    if origin.get("taskKind").and_then(Value::as_str) == Some("mcp-task") {
-        out.insert("taskKind".into(), "mcp-task".into());
-    }
-    Value::Object(out)
-}
-
-fn message_id(entry: &Entry) -> Option<&str> {
-    if kind(entry) != "assistant" {
-        return None;
-    }
-    entry
-        .get("message")?
-        .get("id")?
-        .as_str()
-        .filter(|id| !id.is_empty())
-}
-
-/// The `field` of every `block_type` block of an entry's message.
-fn block_ids<'a>(entry: &'a Entry, block_type: &str, field: &str) -> Vec<&'a str> {
-    let Some(Value::Array(blocks)) = entry.get("message").and_then(|m| m.get("content")) else {
-        return Vec::new();
-    };
-    blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some(block_type))
-        .filter_map(|b| b.get(field).and_then(Value::as_str))
-        .collect()
-}
-
-fn is_tool_result(entry: &Entry) -> bool {
-    let blocks = entry.get("message").and_then(|m| m.get("content"));
-    kind(entry) == "user"
-        && parent(entry).is_some()
-        && matches!(blocks, Some(Value::Array(blocks))
-            if blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")))
-}
-
-fn same_writer(a: &Entry, b: &Entry) -> bool {
-    flag(a, "isSidechain") == flag(b, "isSidechain") && a.get("agentId") == b.get("agentId")
-}
-
-fn timestamp(entry: &Entry) -> &str {
-    str_field(entry, "timestamp").unwrap_or_default()
-}
-
-/// Puts back the entries of parallel tool calls the walk left off (see the module docs).
-fn recover_parallel_tools<'a>(
-    entries: &'a [Entry],
-    by_uuid: &HashMap<&str, &'a Entry>,
-    chain: Vec<&'a Entry>,
-    seen: &mut HashSet<String>,
-) -> Vec<&'a Entry> {
-    let chain_assistants: Vec<&Entry> = chain
-        .iter()
-        .copied()
-        .filter(|e| kind(e) == "assistant")
-        .collect();
-    // The last entry on the chain of each response.
-    let mut anchor: HashMap<&str, &Entry> = HashMap::new();
-    for entry in &chain_assistants {
-        if let Some(id) = message_id(entry) {
-            anchor.insert(id, entry);
-        }
-    }
-    if anchor.is_empty() {
-        return chain;
-    }
-    // Every entry of each response, and which entry made each call (`None` when two responses
-    // claim the same call id: it places nothing).
-    let mut siblings: HashMap<&str, Vec<&Entry>> = HashMap::new();
-    let mut call_owner: HashMap<&str, Option<&Entry>> = HashMap::new();
-    let mut results: Vec<&Entry> = Vec::new();
-    for entry in entries {
-        if let Some(id) = message_id(entry) {
-            siblings.entry(id).or_default().push(entry);
-            for call in block_ids(entry, "tool_use", "id") {
-                match call_owner.get(call) {
-                    None => {
-                        call_owner.insert(call, Some(entry));
-                    }
-                    Some(owner) => {
-                        let same = owner.is_some_and(|o| message_id(o) == Some(id));
-                        call_owner.insert(call, if same { Some(entry) } else { None });
-                    }
-                }
-            }
-        } else if is_tool_result(entry) {
-            results.push(entry);
-        }
-    }
-    // Each result under the assistant entries it may belong to: its parent, its
-    // `sourceToolAssistantUUID` and the owner of each call it answers (the last two only when
-    // written by the same agent).
-    let mut results_of: HashMap<&str, Vec<&Entry>> = HashMap::new();
-    for result in &results {
-        if let Some(p) = parent(result) {
-            results_of.entry(p).or_default().push(result);
-        }
-        if let Some(source) = str_field(result, "sourceToolAssistantUUID") {
-            if by_uuid.get(source).is_some_and(|s| same_writer(result, s)) {
-                results_of.entry(source).or_default().push(result);
+        let mut is_parent = vec![false; self.index.id_count()];
+        for node in nodes {
+            self.steps += 1;
+            if let Some(parent) = node.parent() {
+                is_parent[parent as usize] = true;
             }
         }
-        for call in block_ids(result, "tool_result", "tool_use_id") {
-            if let Some(Some(owner)) = call_owner.get(call) {
-                if same_writer(result, owner) {
-                    results_of.entry(uuid(owner)).or_default().push(result);
-                }
+        // From each entry nobody points to, back to the nearest user or assistant entry.
+        let mut nearest = vec![UNKNOWN; nodes.len()];
+        let mut leaves: Vec<u32> = Vec::new();
+        for (i, node) in nodes.iter().enumerate() {
+            self.steps += 1;
+            if is_parent[node.uuid as usize] {
+                continue;
+            }
+            let found = self.nearest_message(i as u32, &mut nearest, notes);
+            if found != NO_MESSAGE {
+                leaves.push(found);
             }
         }
-    }
-    let file_position: HashMap<&str, usize> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (uuid(e), i))
-        .collect();
-    let mut answered_on_chain: Option<HashSet<&str>> = None;
-    let mut processed = HashSet::new();
-    let mut inserts: HashMap<&str, Vec<&Entry>> = HashMap::new();
-    for assistant in &chain_assistants {
-        let Some(id) = message_id(assistant) else {
-            continue;
-        };
-        if !processed.insert(id) {
-            continue;
-        }
-        let group: Vec<&Entry> = siblings.get(id).cloned().unwrap_or_else(|| vec![assistant]);
-        let members: HashSet<&str> = group.iter().map(|m| uuid(m)).collect();
-        let mut lost_siblings: Vec<&Entry> = group
+        let main: Vec<u32> = leaves
             .iter()
             .copied()
-            .filter(|m| !seen.contains(uuid(m)))
+            .filter(|&i| self.node(i).flags & (SIDECHAIN | TEAM | META) == 0)
             .collect();
-        let mut lost_results: Vec<&Entry> = Vec::new();
-        let mut strays: Vec<&Entry> = Vec::new();
-        let mut collected = HashSet::new();
-        for member in &group {
-            for result in results_of.get(uuid(member)).into_iter().flatten() {
-                if seen.contains(uuid(result)) || !collected.insert(uuid(result)) {
+        let candidates = if main.is_empty() { leaves } else { main };
+        // The newest: the one whose uuid was written last (of equals, the last found).
+        let Some(leaf) = candidates
+            .into_iter()
+            .max_by_key(|&i| self.node_of[self.node(i).uuid as usize])
+        else {
+            return Vec::new();
+        };
+        let (mut chain, mut seen) = self.walk_back(leaf, notes);
+        chain.reverse();
+        self.recover_parallel_tools(chain, &mut seen)
+    }
+
+    /// A subagent's conversation: from its last user or assistant entry back to the root.
+    pub(crate) fn subagent(&mut self, notes: &mut Notes) -> Vec<u32> {
+        let Some(leaf) = self
+            .index
+            .nodes
+            .iter()
+            .rposition(|node| node.kind.is_message())
+        else {
+            return Vec::new();
+        };
+        let (mut chain, _) = self.walk_back(leaf as u32, notes);
+        chain.reverse();
+        chain
+    }
+
+    /// The nearest user or assistant entry at or above `start`, `NO_MESSAGE` if none;
+    /// remembered for every entry on the way, so no entry is walked through twice.
+    fn nearest_message(&mut self, start: u32, nearest: &mut [u32], notes: &mut Notes) -> u32 {
+        let mut path = Vec::new();
+        let mut current = Some(start);
+        let mut previous = None;
+        let found = loop {
+            self.steps += 1;
+            let Some(i) = current else {
+                break NO_MESSAGE;
+            };
+            match nearest[i as usize] {
+                UNKNOWN => {}
+                ON_PATH => {
+                    if let Some(child) = previous {
+                        self.cycle(notes, child, i);
+                    }
+                    break NO_MESSAGE;
+                }
+                known => break known,
+            }
+            if self.node(i).kind.is_message() {
+                break i;
+            }
+            nearest[i as usize] = ON_PATH;
+            path.push(i);
+            previous = Some(i);
+            current = self.parent_of(i);
+        };
+        for i in path {
+            self.steps += 1;
+            nearest[i as usize] = found;
+        }
+        found
+    }
+
+    /// From `leaf` to the root by `parentUuid` (stopping at a loop), and the uuids visited.
+    fn walk_back(&mut self, leaf: u32, notes: &mut Notes) -> (Vec<u32>, Vec<bool>) {
+        let mut chain = Vec::new();
+        let mut seen = vec![false; self.index.id_count()];
+        let mut current = Some(leaf);
+        while let Some(i) = current {
+            self.steps += 1;
+            let uuid = self.node(i).uuid as usize;
+            if seen[uuid] {
+                if let Some(&child) = chain.last() {
+                    self.cycle(notes, child, i);
+                }
+                break;
+            }
+            seen[uuid] = true;
+            chain.push(i);
+            current = self.parent_of(i);
+        }
+        (chain, seen)
+    }
+
+    /// Whether two entries were written by the same agent (both in or out of a sidechain,
+    /// the same `agentId`).
+    fn same_writer(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (self.node(a), self.node(b));
+        (a.flags & SIDECHAIN) == (b.flags & SIDECHAIN) && a.agent == b.agent
+    }
+
+    fn uuid(&self, i: u32) -> u32 {
+        self.node(i).uuid
+    }
+
+    /// Puts back the entries of parallel tool calls the walk left off (see the module docs).
+    fn recover_parallel_tools(&mut self, chain: Vec<u32>, seen: &mut [bool]) -> Vec<u32> {
+        let index = self.index;
+        let chain_assistants: Vec<u32> = chain
+            .iter()
+            .copied()
+            .filter(|&i| self.node(i).kind == Kind::Assistant)
+            .collect();
+        // The last entry on the chain of each response.
+        let mut anchor: HashMap<u32, u32> = HashMap::new();
+        for &entry in &chain_assistants {
+            self.steps += 1;
+            let id = self.node(entry).message_id;
+            if id != NONE {
+                anchor.insert(id, entry);
+            }
+        }
+        if anchor.is_empty() {
+            return chain;
+        }
+        // Every entry of each response, and which entry made each call (`None` when two
+        // responses claim the same call id: it places nothing).
+        let mut siblings: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut call_owner: HashMap<u32, Option<u32>> = HashMap::new();
+        let mut results: Vec<u32> = Vec::new();
+        for (i, node) in index.nodes.iter().enumerate() {
+            self.steps += 1;
+            let i = i as u32;
+            if node.message_id != NONE {
+                let id = node.message_id;
+                siblings.entry(id).or_default().push(i);
+                for &call in index.calls(node) {
+                    self.steps += 1;
+                    let owner = match call_owner.get(&call) {
+                        None => Some(i),
+                        Some(owner) => owner.filter(|&o| self.node(o).message_id == id).map(|_| i),
+                    };
+                    call_owner.insert(call, owner);
+                }
+            } else if node.has(TOOL_RESULT) {
+                results.push(i);
+            }
+        }
+        // Each result under the assistant entries it may belong to: its parent, its
+        // `sourceToolAssistantUUID` and the owner of each call it answers (the last two only
+        // when written by the same agent).
+        let mut results_of: HashMap<u32, Vec<u32>> = HashMap::new();
+        for &result in &results {
+            self.steps += 1;
+            let node = self.node(result);
+            if let Some(parent) = node.parent() {
+                results_of.entry(parent).or_default().push(result);
+            }
+            if node.source != NONE {
+                let source = self.node_of[node.source as usize];
+                if source != NONE && self.same_writer(result, source) {
+                    results_of.entry(node.source).or_default().push(result);
+                }
+            }
+            for &call in index.answers(node) {
+                self.steps += 1;
+                if let Some(Some(owner)) = call_owner.get(&call) {
+                    if self.same_writer(result, *owner) {
+                        results_of
+                            .entry(self.uuid(*owner))
+                            .or_default()
+                            .push(result);
+                    }
+                }
+            }
+        }
+        let mut answered_on_chain: Option<HashSet<u32>> = None;
+        let mut processed = HashSet::new();
+        let mut inserts: HashMap<u32, Vec<u32>> = HashMap::new();
+        for &assistant in &chain_assistants {
+            self.steps += 1;
+            let id = self.node(assistant).message_id;
+            if id == NONE || !processed.insert(id) {
+                continue;
+            }
+            let group: &[u32] = siblings
+                .get(&id)
+                .map_or(std::slice::from_ref(&assistant), Vec::as_slice);
+            let members: HashSet<u32> = group.iter().map(|&m| self.uuid(m)).collect();
+            let mut lost_siblings: Vec<u32> = group
+                .iter()
+                .copied()
+                .filter(|&m| !seen[self.uuid(m) as usize])
+                .collect();
+            let mut lost_results: Vec<u32> = Vec::new();
+            let mut strays: Vec<u32> = Vec::new();
+            let mut collected = HashSet::new();
+            // Each member's uuid once: a uuid written twice has the same results.
+            let mut members_done = HashSet::new();
+            for &member in group {
+                self.steps += 1;
+                if !members_done.insert(self.uuid(member)) {
                     continue;
                 }
-                if parent(result).is_some_and(|p| members.contains(p)) {
-                    lost_results.push(result);
-                } else {
-                    strays.push(result);
+                for &result in results_of.get(&self.uuid(member)).into_iter().flatten() {
+                    self.steps += 1;
+                    let uuid = self.uuid(result);
+                    if seen[uuid as usize] || !collected.insert(uuid) {
+                        continue;
+                    }
+                    if self
+                        .node(result)
+                        .parent()
+                        .is_some_and(|p| members.contains(&p))
+                    {
+                        lost_results.push(result);
+                    } else {
+                        strays.push(result);
+                    }
                 }
             }
-        }
-        if !strays.is_empty() {
-            let on_chain = answered_on_chain.get_or_insert_with(|| {
-                chain
-                    .iter()
-                    .flat_map(|e| block_ids(e, "tool_result", "tool_use_id"))
-                    .collect()
-            });
-            let mut answered: HashSet<&str> = on_chain.clone();
-            for result in &lost_results {
-                answered.extend(block_ids(result, "tool_result", "tool_use_id"));
-            }
-            strays.sort_by_key(|e| file_position.get(uuid(e)).copied().unwrap_or(0));
-            for result in strays {
-                let calls = block_ids(result, "tool_result", "tool_use_id");
-                let answers_open_call = calls.iter().any(|call| {
-                    !answered.contains(call)
-                        && matches!(call_owner.get(call), Some(Some(owner)) if members.contains(uuid(owner)))
+            if !strays.is_empty() {
+                let on_chain = answered_on_chain.get_or_insert_with(|| {
+                    chain
+                        .iter()
+                        .flat_map(|&e| index.answers(&index.nodes[e as usize]))
+                        .copied()
+                        .collect()
                 });
-                if answers_open_call {
-                    answered.extend(calls);
-                    lost_results.push(result);
+                // Answered on the chain, or by a result put back for this response.
+                let mut answered_here: HashSet<u32> = lost_results
+                    .iter()
+                    .flat_map(|&r| index.answers(self.node(r)))
+                    .copied()
+                    .collect();
+                strays.sort_by_key(|&r| self.node_of[self.uuid(r) as usize]);
+                for result in strays {
+                    self.steps += 1;
+                    let calls = index.answers(self.node(result));
+                    let answers_open_call = calls.iter().any(|call| {
+                        !on_chain.contains(call)
+                            && !answered_here.contains(call)
+                            && matches!(call_owner.get(call),
+                                Some(Some(owner)) if members.contains(&self.uuid(*owner)))
+                    });
+                    if answers_open_call {
+                        answered_here.extend(calls);
+                        lost_results.push(result);
+                    }
                 }
             }
+            if lost_siblings.is_empty() && lost_results.is_empty() {
+                continue;
+            }
+            // Stable sorts: ties keep file order.
+            lost_siblings.sort_by(|&a, &b| {
+                index
+                    .timestamp(self.node(a))
+                    .cmp(index.timestamp(self.node(b)))
+            });
+            lost_results.sort_by(|&a, &b| {
+                index
+                    .timestamp(self.node(a))
+                    .cmp(index.timestamp(self.node(b)))
+            });
+            let recovered: Vec<u32> = lost_siblings.into_iter().chain(lost_results).collect();
+            for &entry in &recovered {
+                self.steps += 1;
+                seen[self.uuid(entry) as usize] = true;
+            }
+            if let Some(&anchor) = anchor.get(&id) {
+                inserts.insert(self.uuid(anchor), recovered);
+            }
         }
-        if lost_siblings.is_empty() && lost_results.is_empty() {
-            continue;
+        if inserts.is_empty() {
+            return chain;
         }
-        // Stable sorts: ties keep file order.
-        lost_siblings.sort_by(|a, b| timestamp(a).cmp(timestamp(b)));
-        lost_results.sort_by(|a, b| timestamp(a).cmp(timestamp(b)));
-        let recovered: Vec<&Entry> = lost_siblings.into_iter().chain(lost_results).collect();
-        for entry in &recovered {
-            seen.insert(uuid(entry).to_owned());
+        let mut out = Vec::with_capacity(chain.len());
+        for entry in chain {
+            self.steps += 1;
+            out.push(entry);
+            if let Some(recovered) = inserts.remove(&self.uuid(entry)) {
+                out.extend(recovered);
+            }
         }
-        if let Some(anchor) = anchor.get(id) {
-            inserts.insert(uuid(anchor), recovered);
-        }
+        out
     }
-    if inserts.is_empty() {
-        return chain;
-    }
-    let mut out = Vec::with_capacity(chain.len());
-    for entry in chain {
-        out.push(entry);
-        if let Some(recovered) = inserts.remove(uuid(entry)) {
-            out.extend(recovered);
-        }
-    }
-    out
 }

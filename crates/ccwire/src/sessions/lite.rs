@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::config_dir::ConfigDir;
 use super::SessionInfo;
 
 /// How much of each end of a transcript is read.
@@ -20,9 +21,21 @@ pub(crate) struct Ends {
     pub(crate) modified: i64,
 }
 
-/// Reads the ends of a transcript; `None` when it cannot be read or is empty.
-pub(crate) fn read_ends(path: &Path) -> Option<Ends> {
-    let mut file = std::fs::File::open(path).ok()?;
+/// Reads the ends of the transcript at `path` (under the config directory); `None` when it
+/// cannot be read (or is a link out of the config directory) or is empty.
+pub(crate) fn read_ends(root: &ConfigDir, path: &Path) -> Option<Ends> {
+    match root.open_read(path) {
+        Ok(file) => ends_of(file),
+        Err(err) => {
+            if matches!(err, super::SessionError::Outside(_)) {
+                tracing::warn!("{err}");
+            }
+            None
+        }
+    }
+}
+
+fn ends_of(mut file: std::fs::File) -> Option<Ends> {
     let meta = file.metadata().ok()?;
     if !meta.is_file() {
         return None;

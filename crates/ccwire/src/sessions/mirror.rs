@@ -7,12 +7,16 @@
 //! durable): the batch is retried twice, then dropped with a warning.
 
 use std::collections::HashMap;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::mpsc;
+
+use super::config_dir::{ConfigDir, PROJECTS};
+use super::SessionError;
 
 /// Where one transcript goes in a store: the project directory's name, the session, and for a
 /// subagent's transcript its path under the session (`subagents/agent-<id>`).
@@ -133,14 +137,15 @@ impl DirectoryTranscriptStore {
         Self { dir: dir.into() }
     }
 
-    fn path(&self, key: &SessionKey) -> Option<PathBuf> {
+    /// The file of `key`, relative to the store's directory.
+    fn path(key: &SessionKey) -> Option<PathBuf> {
         let safe = |part: &str| {
             !part.is_empty() && !part.contains(['/', '\\']) && part != ".." && part != "."
         };
         if !safe(&key.project_key) || !safe(&key.session_id) {
             return None;
         }
-        let project = self.dir.join("projects").join(&key.project_key);
+        let project = Path::new(PROJECTS).join(&key.project_key);
         match &key.subpath {
             None => Some(project.join(format!("{}.jsonl", key.session_id))),
             Some(sub) => {
@@ -159,11 +164,12 @@ impl TranscriptStore for DirectoryTranscriptStore {
         key: SessionKey,
         entries: Vec<Value>,
     ) -> BoxFuture<'static, Result<(), String>> {
-        let path = self.path(&key);
+        let path = Self::path(&key);
+        let dir = self.dir.clone();
         Box::pin(async move {
             let path = path.ok_or_else(|| format!("{key:?} does not name a file"))?;
             let text: String = entries.iter().map(|e| format!("{e}\n")).collect();
-            tokio::task::spawn_blocking(move || append_private(&path, &text))
+            tokio::task::spawn_blocking(move || append_private(&dir, &path, &text))
                 .await
                 .map_err(|e| e.to_string())?
                 .map_err(|e| e.to_string())
@@ -171,34 +177,49 @@ impl TranscriptStore for DirectoryTranscriptStore {
     }
 
     fn load(&self, key: SessionKey) -> BoxFuture<'static, Result<Option<Vec<Value>>, String>> {
-        let path = self.path(&key);
+        let path = Self::path(&key);
+        let dir = self.dir.clone();
         Box::pin(async move {
             let Some(path) = path else { return Ok(None) };
-            match tokio::fs::read_to_string(&path).await {
-                Ok(text) => Ok(Some(
-                    text.lines()
-                        .filter_map(|l| serde_json::from_str(l).ok())
-                        .collect(),
-                )),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                Err(err) => Err(err.to_string()),
-            }
+            tokio::task::spawn_blocking(move || load_lines(&dir, &path))
+                .await
+                .map_err(|e| e.to_string())?
         })
     }
 }
 
-fn append_private(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+/// Appends to `<dir>/<path>`, opened beneath `dir` (a link never leads out of it).
+fn append_private(dir: &Path, path: &Path, text: &str) -> Result<(), SessionError> {
+    std::fs::create_dir_all(dir)?;
+    let root = ConfigDir::open(dir)?;
+    if let Some(parent) = path.parent() {
+        root.create_dirs(parent)?;
     }
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .open(path)?;
-    file.write_all(text.as_bytes())
+    root.append_or_create(path, text.as_bytes())
+}
+
+/// The entries of `<dir>/<path>` (a line that is not JSON is left out, the rest kept).
+fn load_lines(dir: &Path, path: &Path) -> Result<Option<Vec<Value>>, String> {
+    let root = match ConfigDir::open(dir) {
+        Ok(root) => root,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err.to_string()),
+    };
+    let file = match root.open_read(path) {
+        Ok(file) => file,
+        Err(SessionError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None)
+        }
+        Err(err) => return Err(err.to_string()),
+    };
+    let mut entries = Vec::new();
+    for line in std::io::BufReader::new(file).split(b'\n') {
+        let line = line.map_err(|e| e.to_string())?;
+        if let Ok(entry) = serde_json::from_slice(&line) {
+            entries.push(entry);
+        }
+    }
+    Ok(Some(entries))
 }
 
 /// Batching thresholds, as the official SDKs.

@@ -1,19 +1,167 @@
 //! Changing sessions the way the CLI and the official SDKs do: metadata entries appended to
 //! the transcript (one `write` with `O_APPEND`, so a CLI writing the same session at the same
-//! time cannot interleave inside a line), a fork written to a new file created exclusively,
-//! a delete that removes the transcript and its side directory.
+//! time cannot interleave inside a line). Forks are in `fork`.
 
-use std::collections::HashMap;
-use std::io::Write;
 use std::path::Path;
 
-use indexmap::IndexMap;
-use serde_json::value::RawValue;
-use serde_json::{json, Value};
 use unicode_normalization::UnicodeNormalization;
 
-use super::lite::{first_prompt, title, END_BYTES};
-use super::SessionError;
+use super::config_dir::ConfigDir;
+use super::fork::Fork;
+use super::skipped::{Notes, Skipped};
+use super::{archive, valid, ForkOptions, SessionError, SessionStore};
+
+impl SessionStore {
+    /// Sets the session's title (what [`SessionInfo::summary`](super::SessionInfo::summary)
+    /// shows): appends a `custom-title` entry, as `/rename` does.
+    pub fn rename(
+        &self,
+        session_id: &str,
+        title: &str,
+        dir: Option<&Path>,
+    ) -> Result<(), SessionError> {
+        valid(session_id)?;
+        let title = title.trim();
+        if title.is_empty() {
+            return Err(SessionError::Invalid("the title must not be empty".into()));
+        }
+        let root = self.open()?;
+        let located = root.locate(session_id, dir)?;
+        append(
+            &root,
+            &located.path,
+            &Metadata {
+                kind: "custom-title",
+                custom_title: Some(title),
+                tag: None,
+                session_id,
+            },
+        )
+    }
+
+    /// Sets the session's tag (`None` clears it): appends a `tag` entry. Invisible and
+    /// direction-control characters are taken out first.
+    pub fn tag(
+        &self,
+        session_id: &str,
+        tag: Option<&str>,
+        dir: Option<&Path>,
+    ) -> Result<(), SessionError> {
+        valid(session_id)?;
+        let tag = match tag {
+            Some(tag) => {
+                let clean = clean_tag(tag);
+                if clean.is_empty() {
+                    return Err(SessionError::Invalid(
+                        "the tag must not be empty (clear it with none)".into(),
+                    ));
+                }
+                clean
+            }
+            None => String::new(),
+        };
+        let root = self.open()?;
+        let located = root.locate(session_id, dir)?;
+        append(
+            &root,
+            &located.path,
+            &Metadata {
+                kind: "tag",
+                custom_title: None,
+                tag: Some(&tag),
+                session_id,
+            },
+        )
+    }
+
+    /// Archives the session: it stays on disk and in [`list`](Self::list), with `archived`.
+    pub fn archive(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
+        self.mark(session_id, dir, true)
+    }
+
+    /// Unarchives the session.
+    pub fn unarchive(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
+        self.mark(session_id, dir, false)
+    }
+
+    fn mark(
+        &self,
+        session_id: &str,
+        dir: Option<&Path>,
+        archived: bool,
+    ) -> Result<(), SessionError> {
+        valid(session_id)?;
+        let root = self.open()?;
+        let located = root.locate(session_id, dir)?;
+        archive::Mark::write(&root, &located.path, archived)
+    }
+
+    /// Deletes the session's transcript and its directory (subagents, the archive mark). A
+    /// transcript that is a link is removed as a link: what it points to stays.
+    pub fn delete(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
+        valid(session_id)?;
+        let root = self.open()?;
+        let located = root.locate(session_id, dir)?;
+        match root.remove_file(&located.path) {
+            Ok(()) => {}
+            Err(SessionError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SessionError::NotFound(session_id.to_owned()))
+            }
+            Err(err) => return Err(err),
+        }
+        root.remove_dir_all(&located.path.with_extension(""))
+    }
+
+    /// Forks the session into a new one (in the same project) that can be resumed on its own;
+    /// returns the new id. See [`ForkOptions`]. Lines of the source that cannot be read are
+    /// left out of the fork ([`fork_with_report`](Self::fork_with_report) tells which).
+    pub fn fork(&self, session_id: &str, options: &ForkOptions) -> Result<String, SessionError> {
+        self.fork_with_report(session_id, options)
+            .map(|forked| forked.session_id)
+    }
+
+    /// Forks the session (see [`fork`](Self::fork)) and tells what was left out.
+    pub fn fork_with_report(
+        &self,
+        session_id: &str,
+        options: &ForkOptions,
+    ) -> Result<Forked, SessionError> {
+        valid(session_id)?;
+        if let Some(up_to) = &options.up_to {
+            valid(up_to)
+                .map_err(|_| SessionError::Invalid(format!("invalid message id `{up_to}`")))?;
+        }
+        let root = self.open()?;
+        let located = root.locate(session_id, options.dir.as_deref())?;
+        let fork = Fork {
+            root: &root,
+            project: &located.project,
+            session_id,
+            up_to: options.up_to.as_deref(),
+            title: options.title.as_deref(),
+            limits: self.limits(),
+        };
+        let mut notes = Notes::default();
+        let forked = super::fork::fork(&fork, &mut notes)?;
+        Ok(Forked {
+            session_id: forked,
+            skipped: notes.kept,
+            skipped_count: notes.total,
+        })
+    }
+}
+
+/// A new fork, and what of its source was left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Forked {
+    /// The fork's session id.
+    pub session_id: String,
+    /// Lines of the source left out, or links cut at a loop (at most 1,000 in detail).
+    pub skipped: Vec<Skipped>,
+    /// How many there were, all told.
+    pub skipped_count: u64,
+}
 
 /// A metadata entry as the CLI and the SDKs write it: `type` first (readers find a tag by
 /// its line's start), then the value, then the session.
@@ -29,14 +177,16 @@ pub(crate) struct Metadata<'a> {
     pub(crate) session_id: &'a str,
 }
 
-/// Appends `entry` as one line to the transcript at `path`.
-pub(crate) fn append(path: &Path, entry: &Metadata<'_>) -> Result<(), SessionError> {
+/// Appends `entry` as one line to the transcript at `path` (under the config directory).
+pub(crate) fn append(
+    root: &ConfigDir,
+    path: &Path,
+    entry: &Metadata<'_>,
+) -> Result<(), SessionError> {
     let mut line =
         serde_json::to_string(entry).map_err(|e| SessionError::Io(std::io::Error::other(e)))?;
     line.push('\n');
-    let mut file = std::fs::OpenOptions::new().append(true).open(path)?;
-    file.write_all(line.as_bytes())?;
-    Ok(())
+    root.append(path, line.as_bytes())
 }
 
 /// A tag made safe to show: NFKC, then format, private-use and direction-control characters
@@ -62,239 +212,6 @@ fn is_invisible(c: char) -> bool {
         | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}' | '\u{110bd}'
         | '\u{1bca0}'..='\u{1bca3}' | '\u{1d173}'..='\u{1d17a}' | '\u{e0001}' | '\u{e0020}'..='\u{e007f}'
         | '\u{e000}'..='\u{f8ff}' | '\u{f0000}'..='\u{ffffd}' | '\u{100000}'..='\u{10fffd}')
-}
-
-/// The title of a session for its fork: its custom or AI title, else its first prompt.
-fn derived_title(content: &str) -> Option<String> {
-    let head = head_of(content);
-    title(head, tail_of(content)).or_else(|| first_prompt(head))
-}
-
-fn head_of(content: &str) -> &str {
-    let mut end = (END_BYTES as usize).min(content.len());
-    while !content.is_char_boundary(end) {
-        end -= 1;
-    }
-    &content[..end]
-}
-
-fn tail_of(content: &str) -> &str {
-    let mut start = content.len().saturating_sub(END_BYTES as usize);
-    while !content.is_char_boundary(start) {
-        start += 1;
-    }
-    &content[start..]
-}
-
-/// The lines of a fork of the session `session_id` (its transcript `content`) up to and
-/// including the entry `up_to` (all when `None`), and the fork's id. Every uuid is new,
-/// `parentUuid` links skip progress entries (which are left out), the last entry gets the
-/// current time, each entry names where it came from (`forkedFrom`), and a `custom-title`
-/// ends the file (`title`, else the source's title and ` (fork)`).
-pub(crate) fn fork_lines(
-    content: &str,
-    session_id: &str,
-    up_to: Option<&str>,
-    title: Option<&str>,
-) -> Result<(String, Vec<String>), SessionError> {
-    // Each entry with its top-level keys in the order written and their values untouched: a
-    // fork changes a few fields and must keep the rest byte for byte.
-    type Raw = IndexMap<String, Box<RawValue>>;
-    let field = |e: &Raw, key: &str| {
-        e.get(key)
-            .and_then(|v| serde_json::from_str::<Value>(v.get()).ok())
-    };
-    let text = |e: &Raw, key: &str| field(e, key).and_then(|v| v.as_str().map(str::to_owned));
-    let mut transcript: Vec<Raw> = Vec::new();
-    let mut replacements: Vec<Value> = Vec::new();
-    // The session's latest `atis-latch` and `tools-used` entries, carried into the fork.
-    let mut atis_latch: Option<String> = None;
-    let mut tools_used: Option<Vec<Value>> = None;
-    for line in content.split('\n').filter(|l| !l.trim().is_empty()) {
-        let Ok(entry) = serde_json::from_str::<Raw>(line) else {
-            continue;
-        };
-        let kind = text(&entry, "type").unwrap_or_default();
-        if ["user", "assistant", "attachment", "system", "progress"].contains(&kind.as_str())
-            && text(&entry, "uuid").is_some()
-        {
-            transcript.push(entry);
-        } else if text(&entry, "sessionId").as_deref() != Some(session_id) {
-            continue;
-        } else if kind == "content-replacement" {
-            if let Some(Value::Array(list)) = field(&entry, "replacements") {
-                replacements.extend(list);
-            }
-        } else if kind == "atis-latch" {
-            let printable = |a: &String| a.bytes().all(|b| (0x21..=0x7e).contains(&b));
-            if let Some(atis) = text(&entry, "atis").filter(printable) {
-                atis_latch = Some(atis);
-            }
-        } else if kind == "tools-used" {
-            if let Some(Value::Array(tools)) = field(&entry, "tools") {
-                let named = |t: &Value| t.as_str().is_some_and(|t| !t.is_empty());
-                tools_used = Some(tools.into_iter().filter(named).collect());
-            }
-        }
-    }
-    transcript.retain(|e| field(e, "isSidechain").and_then(|v| v.as_bool()) != Some(true));
-    let no_messages =
-        || SessionError::Invalid(format!("session {session_id} has no messages to fork"));
-    if transcript.is_empty() {
-        return Err(no_messages());
-    }
-    if let Some(up_to) = up_to {
-        let cut = transcript
-            .iter()
-            .position(|e| text(e, "uuid").as_deref() == Some(up_to))
-            .ok_or_else(|| {
-                SessionError::Invalid(format!("message {up_to} not found in session {session_id}"))
-            })?;
-        transcript.truncate(cut + 1);
-    }
-    let uuid_of = |e: &Raw| text(e, "uuid").unwrap_or_default();
-    let new_ids: HashMap<String, String> = transcript
-        .iter()
-        .map(|e| (uuid_of(e), new_uuid()))
-        .collect();
-    let by_uuid: HashMap<String, &Raw> = transcript.iter().map(|e| (uuid_of(e), e)).collect();
-    let is_progress = |e: &Raw| text(e, "type").as_deref() == Some("progress");
-    let writable: Vec<&Raw> = transcript.iter().filter(|e| !is_progress(e)).collect();
-    if writable.is_empty() {
-        return Err(no_messages());
-    }
-    let fork_id = new_uuid();
-    let now = super::now_rfc3339();
-    let raw =
-        |value: Value| RawValue::from_string(value.to_string()).unwrap_or_else(|_| null_raw());
-    let mut lines = Vec::with_capacity(writable.len() + 2);
-    for (i, original) in writable.iter().enumerate() {
-        let original_uuid = uuid_of(original);
-        // The nearest ancestor that is not a progress entry.
-        let mut new_parent = Value::Null;
-        let mut parent_id = text(original, "parentUuid");
-        while let Some(id) = parent_id {
-            let Some(parent) = by_uuid.get(&id) else {
-                break;
-            };
-            if !is_progress(parent) {
-                new_parent = new_ids.get(&id).cloned().map_or(Value::Null, Value::String);
-                break;
-            }
-            parent_id = text(parent, "parentUuid");
-        }
-        let timestamp = if i + 1 == writable.len() {
-            Value::String(now.clone())
-        } else {
-            field(original, "timestamp").unwrap_or_else(|| Value::String(now.clone()))
-        };
-        let mut forked = (*original).clone();
-        let kind = text(original, "type").unwrap_or_default();
-        if kind == "system"
-            && text(original, "subtype").as_deref() == Some("model_refusal_fallback")
-        {
-            forked.insert("neutralizedByFork".into(), raw(Value::Bool(true)));
-        }
-        // As `{...original, uuid, parentUuid, …}`: keys already there keep their place.
-        forked.insert(
-            "uuid".into(),
-            raw(Value::String(new_ids[&original_uuid].clone())),
-        );
-        forked.insert("parentUuid".into(), raw(new_parent));
-        match field(original, "logicalParentUuid") {
-            Some(Value::String(id)) => {
-                let mapped = new_ids.get(&id).cloned().map_or(Value::Null, Value::String);
-                forked.insert("logicalParentUuid".into(), raw(mapped));
-            }
-            Some(other) => {
-                forked.insert("logicalParentUuid".into(), raw(other));
-            }
-            None => {}
-        }
-        forked.insert("sessionId".into(), raw(Value::String(fork_id.clone())));
-        forked.insert("timestamp".into(), raw(timestamp));
-        forked.insert("isSidechain".into(), raw(Value::Bool(false)));
-        if kind == "assistant" {
-            // The session the API request was made in: kept through forks of forks.
-            let from = field(original, "forkedFrom").and_then(|f| {
-                f.get("sessionId")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            });
-            let request = text(original, "requestSessionId")
-                .or(from)
-                .or_else(|| text(original, "sessionId"));
-            if let Some(request) = request {
-                forked.insert("requestSessionId".into(), raw(Value::String(request)));
-            }
-        }
-        forked.insert(
-            "forkedFrom".into(),
-            raw(json!({"sessionId": session_id, "messageUuid": original_uuid})),
-        );
-        for key in ["teamName", "agentName", "slug", "sourceToolAssistantUUID"] {
-            forked.shift_remove(key);
-        }
-        lines.push(
-            serde_json::to_string(&forked)
-                .map_err(|e| SessionError::Io(std::io::Error::other(e)))?,
-        );
-    }
-    if !replacements.is_empty() {
-        lines.push(format!(
-            "{{\"type\":\"content-replacement\",\"sessionId\":{},\"replacements\":{},\"uuid\":\"{}\",\"timestamp\":\"{now}\"}}",
-            Value::String(fork_id.clone()),
-            Value::Array(replacements),
-            new_uuid()
-        ));
-    }
-    if let Some(atis) = atis_latch {
-        lines.push(format!(
-            "{{\"type\":\"atis-latch\",\"sessionId\":\"{fork_id}\",\"atis\":{}}}",
-            Value::String(atis)
-        ));
-    }
-    if let Some(tools) = tools_used {
-        lines.push(format!(
-            "{{\"type\":\"tools-used\",\"sessionId\":\"{fork_id}\",\"tools\":{}}}",
-            Value::Array(tools)
-        ));
-    }
-    let title = match title.map(str::trim).filter(|t| !t.is_empty()) {
-        Some(title) => title.to_owned(),
-        None => format!(
-            "{} (fork)",
-            derived_title(content).unwrap_or_else(|| "Forked session".to_owned())
-        ),
-    };
-    lines.push(format!(
-        "{{\"type\":\"custom-title\",\"sessionId\":\"{fork_id}\",\"customTitle\":{},\"uuid\":\"{}\",\"timestamp\":\"{now}\"}}",
-        Value::String(title),
-        new_uuid()
-    ));
-    Ok((fork_id, lines))
-}
-
-fn null_raw() -> Box<RawValue> {
-    RawValue::from_string("null".to_owned()).unwrap_or_default()
-}
-
-/// Writes a new file that must not exist yet, `0600`.
-pub(crate) fn create_new(path: &Path, text: &str) -> Result<(), SessionError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)?;
-    file.write_all(text.as_bytes())?;
-    file.sync_all()?;
-    Ok(())
-}
-
-/// A random (v4) UUID.
-pub(crate) fn new_uuid() -> String {
-    uuid::Uuid::new_v4().to_string()
 }
 
 #[cfg(test)]

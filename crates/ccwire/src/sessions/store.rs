@@ -6,13 +6,23 @@ use std::path::{Path, PathBuf};
 
 use unicode_normalization::UnicodeNormalization;
 
+use super::config_dir::{in_project, ConfigDir, PROJECTS};
+use super::index::{Limits, DEFAULT_MAX_ENTRIES};
+use super::lines::DEFAULT_MAX_LINE_BYTES;
+use super::SessionError;
+
 /// Longest directory name the CLI writes before it cuts and adds a hash.
 const MAX_SANITIZED_LENGTH: usize = 200;
 
 /// Where sessions are read and written: the CLI's config directory.
+///
+/// Every file under it is opened beneath it: a symbolic link that leads out of it (a
+/// transcript, a project directory, or anything on the way) is refused
+/// ([`SessionError::Outside`]); one that stays inside is followed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionStore {
     config_dir: PathBuf,
+    limits: Limits,
 }
 
 impl SessionStore {
@@ -31,71 +41,135 @@ impl SessionStore {
         let nfc: String = config_dir.to_string_lossy().nfc().collect();
         Self {
             config_dir: PathBuf::from(nfc),
+            limits: Limits {
+                max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+                max_entries: DEFAULT_MAX_ENTRIES,
+            },
         }
+    }
+
+    /// The longest line of a transcript that is read (default
+    /// [`DEFAULT_MAX_LINE_BYTES`](super::DEFAULT_MAX_LINE_BYTES), 64 MiB): a longer one is
+    /// skipped as it is read and reported ([`Skipped::TooLong`](super::Skipped::TooLong)).
+    #[must_use]
+    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_line_bytes = bytes;
+        self
+    }
+
+    /// The most entries read from one transcript (default
+    /// [`DEFAULT_MAX_ENTRIES`](super::DEFAULT_MAX_ENTRIES), 1,000,000, which take about
+    /// 300 MiB to read): a transcript with more is refused ([`SessionError::TooLarge`]).
+    #[must_use]
+    pub fn max_entries(mut self, entries: usize) -> Self {
+        self.limits.max_entries = entries;
+        self
+    }
+
+    pub(crate) fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The config directory.
+    pub fn config_dir(&self) -> &Path {
+        &self.config_dir
     }
 
     /// `<config>/projects`.
     pub fn projects_dir(&self) -> PathBuf {
-        self.config_dir.join("projects")
+        self.config_dir.join(PROJECTS)
     }
 
-    /// Every project directory.
-    pub(crate) fn project_dirs(&self) -> Vec<PathBuf> {
-        let Ok(entries) = std::fs::read_dir(self.projects_dir()) else {
-            return Vec::new();
-        };
-        // In the directory's own order, as the SDKs read it: sessions modified in the same
-        // millisecond keep it.
-        entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect()
+    /// The config directory, opened.
+    pub(crate) fn open(&self) -> Result<ConfigDir, SessionError> {
+        Ok(ConfigDir::open(&self.config_dir)?)
     }
+}
 
+/// Where a session's transcript is.
+#[derive(Debug, Clone)]
+pub(crate) struct Located {
+    /// Its project directory's name.
+    pub(crate) project: String,
+    /// `projects/<project>/<session>.jsonl`.
+    pub(crate) path: PathBuf,
+}
+
+impl ConfigDir {
     /// The project directory of a working directory, if it has one: the exact name, or for a
     /// long path the first directory with the same cut prefix (the CLI and the SDKs hash long
-    /// names differently).
-    pub(crate) fn find_project_dir(&self, project_path: &str) -> Option<PathBuf> {
+    /// names differently). An error when it is a link out of the config directory.
+    pub(crate) fn find_project(&self, project_path: &str) -> Result<Option<String>, SessionError> {
         let sanitized = sanitize_path(project_path);
-        let exact = self.projects_dir().join(&sanitized);
-        if exact.is_dir() {
-            return Some(exact);
+        if self.dir_at(&Path::new(PROJECTS).join(&sanitized))? {
+            return Ok(Some(sanitized));
         }
         if sanitized.len() <= MAX_SANITIZED_LENGTH {
-            return None;
+            return Ok(None);
         }
         let prefix = format!("{}-", &sanitized[..MAX_SANITIZED_LENGTH]);
-        self.project_dirs().into_iter().find(|dir| {
-            dir.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(&prefix))
-        })
+        Ok(self
+            .project_names()
+            .into_iter()
+            .find(|name| name.starts_with(&prefix)))
     }
 
-    /// The transcript of `session_id` and its project directory: in `directory`'s project (or
-    /// one of its git worktrees') when given, else in any project. An empty file does not
-    /// count (a stub left in one project while the session lives in another).
-    pub(crate) fn locate(&self, session_id: &str, directory: Option<&Path>) -> Option<PathBuf> {
+    /// The transcript of `session_id`: in `directory`'s project (or one of its git
+    /// worktrees') when given, else in any project. An empty file does not count (a stub left
+    /// in one project while the session lives in another). When the session is not found and
+    /// a transcript or project on the way is a link out of the config directory, that is the
+    /// error ([`SessionError::Outside`]).
+    pub(crate) fn locate(
+        &self,
+        session_id: &str,
+        directory: Option<&Path>,
+    ) -> Result<Located, SessionError> {
         let file_name = format!("{session_id}.jsonl");
-        let present = |dir: &Path| {
-            let path = dir.join(&file_name);
-            std::fs::metadata(&path)
-                .is_ok_and(|m| m.is_file() && m.len() > 0)
-                .then_some(path)
+        let mut refused = None;
+        let mut present = |project: Result<Option<String>, SessionError>| {
+            let project = match project {
+                Ok(project) => project?,
+                Err(err) => {
+                    refused.get_or_insert(err);
+                    return None;
+                }
+            };
+            let path = in_project(&project, &file_name);
+            match self.file_len(&path) {
+                Ok(Some(len)) if len > 0 => Some(Located { project, path }),
+                Ok(_) => None,
+                Err(err) => {
+                    refused.get_or_insert(err);
+                    None
+                }
+            }
         };
-        match directory {
+        let found = match directory {
             Some(directory) => {
                 let canonical = canonicalize(directory);
-                if let Some(found) = self.find_project_dir(&canonical).and_then(|d| present(&d)) {
-                    return Some(found);
-                }
-                worktree_paths(&canonical)
-                    .into_iter()
-                    .filter(|wt| *wt != canonical)
-                    .find_map(|wt| self.find_project_dir(&wt).and_then(|d| present(&d)))
+                present(self.find_project(&canonical)).or_else(|| {
+                    worktree_paths(&canonical)
+                        .into_iter()
+                        .filter(|wt| *wt != canonical)
+                        .find_map(|wt| present(self.find_project(&wt)))
+                })
             }
-            None => self.project_dirs().iter().find_map(|d| present(d)),
+            None => {
+                let projects = self.projects();
+                let found = projects
+                    .names
+                    .into_iter()
+                    .find_map(|name| present(Ok(Some(name))));
+                if let Some(err) = projects.refused {
+                    refused.get_or_insert(err);
+                }
+                found
+            }
+        };
+        match (found, refused) {
+            (Some(found), _) => Ok(found),
+            (None, Some(refused)) => Err(refused),
+            (None, None) => Err(SessionError::NotFound(session_id.to_owned())),
         }
     }
 }

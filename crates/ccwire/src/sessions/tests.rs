@@ -1,5 +1,10 @@
 #![allow(clippy::unwrap_used)]
 
+mod differential;
+mod oracle;
+mod oracle_fork;
+mod scale;
+
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -131,12 +136,15 @@ fn titles_tags_and_archive_marks() {
     assert_eq!(store.info(ID, None).unwrap().tag, None);
     store.archive(ID, None).unwrap();
     assert_eq!(store.info(ID, None).unwrap().archived, Some(true));
-    let mark = path.with_extension("").join("archived.json");
-    use std::os::unix::fs::PermissionsExt;
-    assert_eq!(
-        std::fs::metadata(&mark).unwrap().permissions().mode() & 0o777,
-        0o600
-    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mark = path.with_extension("").join("archived.json");
+        assert_eq!(
+            std::fs::metadata(&mark).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
     store.unarchive(ID, None).unwrap();
     assert_eq!(store.info(ID, None).unwrap().archived, Some(false));
     assert!(matches!(
@@ -239,4 +247,34 @@ fn a_fork_is_a_new_session_up_to_a_message() {
     assert_eq!(store.info(&full, None).unwrap().summary, "first (fork)");
     // The source is untouched, and forking never overwrites.
     assert!(std::fs::read_to_string(&path).unwrap().lines().count() == 4);
+}
+
+#[test]
+fn lines_over_the_limit_and_transcripts_over_the_entries_are_told() {
+    let long = user("u2", Some("u1"), json!("x".repeat(2000)));
+    let (_dir, store, _) = store_with(&[
+        user("u1", None, json!("short")),
+        long,
+        user("u3", Some("u2"), json!("after")),
+    ]);
+    let store = store.max_line_bytes(1000);
+    let mut reader = store
+        .read_messages(ID, &MessagesOptions::default())
+        .unwrap();
+    let uuids: Vec<String> = reader.by_ref().map(|m| m.uuid).collect();
+    // The long line is not kept: the chain stops at it.
+    assert_eq!(uuids, ["u3"]);
+    assert!(matches!(
+        reader.skipped(),
+        [Skipped::TooLong {
+            line: 2,
+            max: 1000,
+            ..
+        }]
+    ));
+    let store = store.max_entries(1);
+    assert!(matches!(
+        store.read_messages(ID, &MessagesOptions::default()),
+        Err(SessionError::TooLarge { entries: 1 })
+    ));
 }

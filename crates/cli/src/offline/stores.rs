@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use ccwire::sessions::{
-    ForkOptions, ListOptions, MessagesOptions, SessionError, SessionInfo, SessionMessage,
+    ForkOptions, Forked, ListOptions, MessageReader, MessagesOptions, SessionError, SessionInfo,
     SessionStore,
 };
 use serde::Serialize;
@@ -121,11 +121,38 @@ impl SessionStores {
         self.holding(session_id, dir).store.info(session_id, dir)
     }
 
-    /// See [`SessionStore::messages`].
-    pub fn messages(&self, session_id: &str, options: &MessagesOptions) -> Vec<SessionMessage> {
+    /// See [`SessionStore::read_messages`].
+    pub fn read_messages(
+        &self,
+        session_id: &str,
+        options: &MessagesOptions,
+    ) -> Result<MessageReader, SessionError> {
         self.holding(session_id, options.dir.as_deref())
             .store
-            .messages(session_id, options)
+            .read_messages(session_id, options)
+    }
+
+    /// See [`SessionStore::read_subagent_messages`].
+    pub fn read_subagent_messages(
+        &self,
+        session_id: &str,
+        agent_id: &str,
+        options: &MessagesOptions,
+    ) -> Result<MessageReader, SessionError> {
+        self.holding(session_id, options.dir.as_deref())
+            .store
+            .read_subagent_messages(session_id, agent_id, options)
+    }
+
+    /// See [`SessionStore::fork_with_report`]: the fork is saved beside its source.
+    pub fn fork_with_report(
+        &self,
+        session_id: &str,
+        options: &ForkOptions,
+    ) -> Result<Forked, SessionError> {
+        self.holding(session_id, options.dir.as_deref())
+            .store
+            .fork_with_report(session_id, options)
     }
 
     /// See [`SessionStore::subagents`].
@@ -133,18 +160,6 @@ impl SessionStores {
         self.holding(session_id, dir)
             .store
             .subagents(session_id, dir)
-    }
-
-    /// See [`SessionStore::subagent_messages`].
-    pub fn subagent_messages(
-        &self,
-        session_id: &str,
-        agent_id: &str,
-        options: &MessagesOptions,
-    ) -> Vec<SessionMessage> {
-        self.holding(session_id, options.dir.as_deref())
-            .store
-            .subagent_messages(session_id, agent_id, options)
     }
 
     /// See [`SessionStore::rename`].
@@ -186,13 +201,6 @@ impl SessionStores {
     /// See [`SessionStore::delete`].
     pub fn delete(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
         self.holding(session_id, dir).store.delete(session_id, dir)
-    }
-
-    /// See [`SessionStore::fork`]: the fork is saved beside its source.
-    pub fn fork(&self, session_id: &str, options: &ForkOptions) -> Result<String, SessionError> {
-        self.holding(session_id, options.dir.as_deref())
-            .store
-            .fork(session_id, options)
     }
 }
 
