@@ -31,13 +31,16 @@ use futures::FutureExt;
 use crate::host::callbacks::{CallbackResult, CanUseTool, PermissionRequest};
 use crate::protocol::permission::PermissionResult;
 
-/// The answer of the rules alone: allowed, denied by a rule, or denied with why the rules do
-/// not allow it.
-fn answer(policy: &PermissionPolicy, request: &PermissionRequest) -> Option<PermissionResult> {
+/// The answer of the rules: allowed, denied by a rule, or `Err` with why the rules neither
+/// allow nor deny the call.
+fn answer(
+    policy: &PermissionPolicy,
+    request: &PermissionRequest,
+) -> std::result::Result<PermissionResult, Reason> {
     match policy.decide(request.tool_name(), request.input()) {
-        Decision::Allow(_) => Some(PermissionResult::allow(request.input().clone())),
-        Decision::Deny(rule) => Some(PermissionResult::deny(format!("denied by the rule {rule}"))),
-        Decision::Ask(_) => None,
+        Decision::Allow(_) => Ok(PermissionResult::allow(request.input().clone())),
+        Decision::Deny(rule) => Ok(PermissionResult::deny(format!("denied by the rule {rule}"))),
+        Decision::Ask(reason) => Err(reason),
     }
 }
 
@@ -46,11 +49,7 @@ impl CanUseTool for PermissionPolicy {
         &self,
         request: PermissionRequest,
     ) -> BoxFuture<'static, CallbackResult<PermissionResult>> {
-        let result = answer(self, &request).unwrap_or_else(|| {
-            let reason = match self.decide(request.tool_name(), request.input()) {
-                Decision::Ask(reason) => reason.to_string(),
-                _ => String::new(),
-            };
+        let result = answer(self, &request).unwrap_or_else(|reason| {
             PermissionResult::deny(format!("not allowed by the rules: {reason}"))
         });
         async move { Ok(result) }.boxed()
@@ -76,8 +75,8 @@ impl CanUseTool for WithFallback {
         request: PermissionRequest,
     ) -> BoxFuture<'static, CallbackResult<PermissionResult>> {
         match answer(&self.policy, &request) {
-            Some(result) => async move { Ok(result) }.boxed(),
-            None => self.fallback.can_use_tool(request),
+            Ok(result) => async move { Ok(result) }.boxed(),
+            Err(_) => self.fallback.can_use_tool(request),
         }
     }
 }

@@ -146,16 +146,6 @@ fn set(args: &[Word]) -> Verdict {
         if !text.starts_with(['-', '+']) {
             return Verdict::Plain;
         }
-        if text == "-o" || text == "+o" {
-            match words.next() {
-                None => return Verdict::Plain,
-                Some(option) if option.literal && SET_OPTIONS.contains(&option.text.as_str()) => {}
-                Some(option) => {
-                    return Verdict::Unproven(Construct::Builtin(format!("set -o {}", option.text)))
-                }
-            }
-            continue;
-        }
         // A cluster such as `-eux`, or `-euo pipefail` with the option name next.
         let sign = &text[..1];
         let cluster = &text[1..];
