@@ -113,7 +113,7 @@ pub fn kernel(path: &Path) -> PathBuf {
 
 /// `path` (absolute) with every symbolic link on it followed, dangling ones too (their
 /// target is where a write goes), until a component does not exist; the rest is appended as
-/// written. `None` after [`MAX_LINKS`] links.
+/// written. `None` after 40 links (the kernel's limit).
 pub fn through_links(path: &Path) -> Option<PathBuf> {
     let mut out = PathBuf::from("/");
     let mut pending: VecDeque<OsString> = names(path);
