@@ -120,23 +120,50 @@ async fn run() -> Result<ExitCode, String> {
         ("DISABLE_AUTOUPDATER", "1".into()),
     ];
     command.envs(vars);
+    // Ctrl-C reaches the whole foreground group: the example stops its CLI and exits, and
+    // this process waits for it so the server and the private directories go after it.
+    let interrupted = interrupts().map_err(|err| format!("listening for Ctrl-C: {err}"))?;
     let mut child = command
         .spawn()
         .map_err(|err| format!("starting {}: {err}", example.display()))?;
-    // Ctrl-C reaches the whole foreground group: the example stops its CLI and exits, and
-    // this process waits for it so the server and the private directories go after it.
     let status = tokio::select! {
         status = child.wait() => status,
-        _ = tokio::signal::ctrl_c() => child.wait().await,
+        () = interrupted => child.wait().await,
     }
     .map_err(|err| format!("waiting for {}: {err}", example.display()))?;
     server.shutdown().await;
     drop(private);
-    Ok(match status.code() {
-        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
-        // Killed by a signal: the shell's 128 + N.
-        None => ExitCode::from(130),
+    Ok(ExitCode::from(exit_code(status)))
+}
+
+/// Completes at Ctrl-C (SIGINT), listened for from the call on, so that none is missed.
+#[cfg(unix)]
+fn interrupts() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupts = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        interrupts.recv().await;
     })
+}
+
+/// Completes at Ctrl-C.
+#[cfg(not(unix))]
+fn interrupts() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+}
+
+/// The example's exit code, or for one a signal ended the shell's 128 + N.
+fn exit_code(status: std::process::ExitStatus) -> u8 {
+    #[cfg(unix)]
+    if let Some(signal) = std::os::unix::process::ExitStatusExt::signal(&status) {
+        return u8::try_from(128 + signal).unwrap_or(1);
+    }
+    status
+        .code()
+        .and_then(|code| u8::try_from(code).ok())
+        .unwrap_or(1)
 }
 
 /// The examples that have a model script, sorted.

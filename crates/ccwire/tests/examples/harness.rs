@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use ccwire::host::process::{pinned_cli_dir, CLI_PATH_ENV, PINNED_CLI_VERSION};
@@ -65,6 +65,19 @@ pub fn run_offline(name: &str, args: &[&str]) -> Run {
 
 /// Runs `offline ARGS…` as [`run_offline`] does.
 pub fn run_runner(args: &[&str]) -> Run {
+    run(args, None)
+}
+
+/// Runs `offline NAME ARGS…` as [`run_offline`] does, in a process group of its own (a
+/// terminal's foreground job), and sends the group SIGINT, as Ctrl-C in a terminal does, once
+/// its stdout holds `printed`.
+pub fn interrupt_offline(name: &str, args: &[&str], printed: &str) -> Run {
+    let mut all = vec![name];
+    all.extend_from_slice(args);
+    run(&all, Some(printed))
+}
+
+fn run(args: &[&str], interrupt_once: Option<&str>) -> Run {
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let marker = format!(
         "{}-{}",
@@ -75,10 +88,16 @@ pub fn run_runner(args: &[&str]) -> Run {
         .prefix("ccwire-examples-home-")
         .tempdir()
         .expect("a HOME for the test");
+    // Where the runner makes its private directories, which must be gone at its exit.
+    let runner_tmp = tempfile::Builder::new()
+        .prefix("ccwire-examples-tmp-")
+        .tempdir()
+        .expect("a TMPDIR for the test");
     let mut command = Command::new(offline_runner());
     command
         .args(args)
         .env("HOME", user_home.path())
+        .env("TMPDIR", runner_tmp.path())
         .env(CLI_PATH_ENV, claude())
         .env(MARKER, &marker)
         // The test's own key, if any, must not be what answers.
@@ -93,16 +112,24 @@ pub fn run_runner(args: &[&str]) -> Run {
             command.env(var, dir);
         }
     }
-    let run = wait(command, &marker);
-    let left: Vec<_> = std::fs::read_dir(user_home.path())
-        .expect("reading the test's HOME")
-        .flatten()
-        .map(|entry| entry.file_name())
-        .collect();
-    assert!(
-        left.is_empty(),
-        "the run wrote into the HOME it was given: {left:?}\n{run}"
-    );
+    if interrupt_once.is_some() {
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    }
+    let run = wait(command, &marker, interrupt_once);
+    for (dir, what) in [
+        (user_home.path(), "the HOME it was given"),
+        (
+            runner_tmp.path(),
+            "TMPDIR (its private directories are not gone)",
+        ),
+    ] {
+        let left: Vec<_> = std::fs::read_dir(dir)
+            .expect("reading a directory of the test")
+            .flatten()
+            .map(|entry| entry.file_name())
+            .collect();
+        assert!(left.is_empty(), "the run left in {what}: {left:?}\n{run}");
+    }
     assert_nothing_left(&marker, &run);
     run
 }
@@ -165,16 +192,33 @@ fn toolchain_dir(var: &str, default: &str) -> Option<PathBuf> {
         })
 }
 
-/// Starts `command` and collects its output until it exits; past [`RUN_LIMIT`] every process
-/// of the run is killed and the test fails.
-fn wait(mut command: Command, marker: &str) -> Run {
+/// Starts `command` and collects its output until it exits (sending its process group SIGINT
+/// once stdout holds `interrupt_once`); past [`RUN_LIMIT`] every process of the run is killed
+/// and the test fails.
+fn wait(mut command: Command, marker: &str, mut interrupt_once: Option<&str>) -> Run {
     let mut child = command.spawn().expect("starting the offline runner");
-    let stdout = child.stdout.take().map(drain);
-    let stderr = child.stderr.take().map(drain);
+    let stdout_so_far = Arc::new(Mutex::new(Vec::new()));
+    let stdout = child
+        .stdout
+        .take()
+        .map(|pipe| drain(pipe, Arc::clone(&stdout_so_far)));
+    let stderr = child.stderr.take().map(|pipe| drain(pipe, Arc::default()));
     let deadline = Instant::now() + RUN_LIMIT;
     let status = loop {
         if let Some(status) = child.try_wait().expect("waiting for the runner") {
             break Some(status);
+        }
+        if let Some(printed) = interrupt_once {
+            let so_far =
+                String::from_utf8_lossy(&stdout_so_far.lock().expect("stdout")).into_owned();
+            if so_far.contains(printed) {
+                let group = nix::unistd::Pid::from_raw(
+                    i32::try_from(child.id()).expect("a pid fits an i32"),
+                );
+                nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGINT)
+                    .expect("sending SIGINT to the runner's group");
+                interrupt_once = None;
+            }
         }
         if Instant::now() > deadline {
             for pid in processes(marker).into_iter().map(|(pid, _)| pid) {
@@ -206,11 +250,23 @@ fn wait(mut command: Command, marker: &str) -> Run {
     run
 }
 
-/// Reads a pipe to its end on a thread of its own.
-fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+/// Reads a pipe to its end on a thread of its own, keeping what came so far in `so_far`.
+fn drain(
+    mut pipe: impl Read + Send + 'static,
+    so_far: Arc<Mutex<Vec<u8>>>,
+) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
+        let mut chunk = [0u8; 4096];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => so_far
+                    .lock()
+                    .expect("output")
+                    .extend_from_slice(&chunk[..n]),
+            }
+        }
+        let bytes = so_far.lock().expect("output");
         String::from_utf8_lossy(&bytes).into_owned()
     })
 }

@@ -6,7 +6,7 @@
 
 mod harness;
 
-use harness::{run_offline, run_runner};
+use harness::{interrupt_offline, run_offline, run_runner};
 
 /// The examples that are not run here: the agent is a CLI for hosts to drive (the peers suite
 /// runs it) and `offline` is the runner itself.
@@ -54,6 +54,16 @@ fn streaming_prints_the_deltas_as_one_text() {
         run.stdout, "Bytes wait in the pipe,\nnewline after newline falls:\nthe reader wakes up.\n",
         "{run}"
     );
+}
+
+#[test]
+fn ctrl_c_stops_the_example_and_its_cli_and_the_runner_cleans_up() {
+    let run = interrupt_offline("streaming", &["Tell a long story"], "Once upon");
+    // The example died of the SIGINT; the runner says so as a shell does (128 + 2).
+    assert_eq!(run.code, Some(130), "{run}");
+    assert!(run.stdout.starts_with("Once upon"), "{run}");
+    // Stopped well before the end (the script streams it for 15 s).
+    assert!(!run.stdout.contains("The end."), "{run}");
 }
 
 #[test]
