@@ -1,6 +1,11 @@
 //! Hooks: log every prompt, block `git push`, and note each finished tool.
 //!
-//! `cargo run -p ccwire --example hooks`
+//! With an API key: `cargo run -p ccwire --example hooks`
+//!
+//! Offline (a scripted model, a private HOME and scratch directory):
+//! `cargo run -p ccwire --example offline -- hooks`. The script
+//! (`examples/scripts/hooks.json`) runs `ls`, then tries `git push`, and its last answer
+//! depends on the reason the hook gave for blocking the push.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
 use ccwire::host::callbacks::{hook, HookMatcher};
@@ -13,7 +18,7 @@ use futures::StreamExt;
 async fn main() -> ccwire::Result<()> {
     let log_prompt = hook(|input, _cx| async move {
         if let HookInput::UserPromptSubmit(prompt) = input {
-            eprintln!("prompt: {}", prompt.prompt);
+            println!("prompt: {}", prompt.prompt);
         }
         Ok(HookOutput::proceed())
     });
@@ -21,6 +26,7 @@ async fn main() -> ccwire::Result<()> {
         if let HookInput::PreToolUse(pre) = &input {
             let command = pre.tool_input["command"].as_str().unwrap_or_default();
             if command.contains("git push") {
+                println!("blocked: {command}");
                 return Ok(HookOutput::pre_tool_use_decision(
                     HookPermissionDecision::Deny,
                     "pushing is done by CI",
@@ -31,7 +37,7 @@ async fn main() -> ccwire::Result<()> {
     });
     let after_tool = hook(|input, _cx| async move {
         if let HookInput::PostToolUse(post) = input {
-            eprintln!("finished {}", post.tool_name);
+            println!("finished {}", post.tool_name);
         }
         Ok(HookOutput::proceed())
     });
@@ -43,7 +49,7 @@ async fn main() -> ccwire::Result<()> {
         )
         .hook(HookEvent::PostToolUse, HookMatcher::all(after_tool))
         .build()?;
-    let mut messages = query("Commit the README and push it", options);
+    let mut messages = query("List the files, then push the branch", options);
     while let Some(message) = messages.next().await {
         if let Message::Result(result) = message? {
             println!("{}", result.text().unwrap_or_default());

@@ -1,6 +1,11 @@
 //! An in-process MCP tool: Claude calls Rust code directly, no server process.
 //!
-//! `cargo run -p ccwire --example mcp_tool`
+//! With an API key: `cargo run -p ccwire --example mcp_tool`
+//!
+//! Offline (a scripted model, a private HOME and scratch directory):
+//! `cargo run -p ccwire --example offline -- mcp_tool`. The script
+//! (`examples/scripts/mcp_tool.json`) calls `mcp__calc__add`, and its answer depends on the
+//! sum the tool returned.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
 use ccwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
@@ -23,7 +28,11 @@ async fn main() -> ccwire::Result<()> {
         .tool(SdkTool::new(
             "add",
             "Adds two numbers",
-            |args: Add| async move { Ok(ToolOutput::text(format!("{}", args.a + args.b))) },
+            |args: Add| async move {
+                let sum = args.a + args.b;
+                println!("calc.add({}, {}) = {sum}", args.a, args.b);
+                Ok(ToolOutput::text(format!("{sum}")))
+            },
         ))
         .build();
     let options = Options::builder()

@@ -1,7 +1,13 @@
 //! A permission callback on typed tool inputs: allow reads, rewrite risky shell commands, deny
-//! the rest.
+//! the rest. Each question the CLI asks is printed with the answer.
 //!
-//! `cargo run -p ccwire --example permissions`
+//! With an API key: `cargo run -p ccwire --example permissions`
+//!
+//! Offline (a scripted model, a private HOME and scratch directory):
+//! `cargo run -p ccwire --example offline -- permissions`. The script
+//! (`examples/scripts/permissions.json`) asks for `Write` (denied), then a writing `Bash`
+//! command (allowed), then `rm notes.txt` (rewritten into an `echo`), and its last answer
+//! depends on what that command printed.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
 use ccwire::host::callbacks::{can_use_tool, PermissionRequest};
@@ -17,15 +23,24 @@ async fn main() -> ccwire::Result<()> {
     let policy = can_use_tool(|request: PermissionRequest| async move {
         let verdict = match request.tool_input() {
             ToolInput::Read(_) | ToolInput::Glob(_) | ToolInput::Grep(_) => {
+                println!("asked for {}: allowed", request.tool_name());
                 PermissionResult::allow(request.input().clone())
             }
             ToolInput::Bash(bash) if bash.command.starts_with("rm ") => {
                 // Run something harmless instead.
-                let command = bash.command;
-                PermissionResult::allow(json!({"command": format!("echo would run: {command}")}))
+                let harmless = format!("echo would run: {}", bash.command);
+                println!(
+                    "asked for Bash({}): rewritten to `{harmless}`",
+                    bash.command
+                );
+                PermissionResult::allow(json!({"command": harmless}))
             }
-            ToolInput::Bash(_) => PermissionResult::allow(request.input().clone()),
+            ToolInput::Bash(bash) => {
+                println!("asked for Bash({}): allowed", bash.command);
+                PermissionResult::allow(request.input().clone())
+            }
             other => {
+                println!("asked for {}: denied", other.name());
                 PermissionResult::deny(format!("{} is not allowed in this example", other.name()))
             }
         };
@@ -33,7 +48,7 @@ async fn main() -> ccwire::Result<()> {
     });
     let options = Options::builder().can_use_tool(policy).build()?;
     let mut messages = query(
-        "Create notes.txt with today's date, then list the files",
+        "Create notes.txt with today's date, list the files, then delete notes.txt",
         options,
     );
     while let Some(message) = messages.next().await {

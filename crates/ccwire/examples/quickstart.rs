@@ -1,6 +1,10 @@
 //! One prompt, every message printed as it arrives.
 //!
-//! `cargo run -p ccwire --example quickstart -- "What is the capital of France?"`
+//! With an API key: `cargo run -p ccwire --example quickstart -- "What is the capital of France?"`
+//!
+//! Offline (a scripted model, a private HOME and scratch directory):
+//! `cargo run -p ccwire --example offline -- quickstart "What is the capital of France?"`.
+//! The script (`examples/scripts/quickstart.json`) knows that question and echoes any other.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
 use ccwire::protocol::Message;

@@ -1,6 +1,11 @@
 //! Partial messages: print the text as the model writes it.
 //!
-//! `cargo run -p ccwire --example streaming -- "Write a haiku about pipes"`
+//! With an API key: `cargo run -p ccwire --example streaming -- "Write a haiku about pipes"`
+//!
+//! Offline (a scripted model, a private HOME and scratch directory):
+//! `cargo run -p ccwire --example offline -- streaming "Write a haiku about pipes"`. The
+//! script (`examples/scripts/streaming.json`) streams a haiku, or the count to ten asked by
+//! default, in pieces 80 ms apart; "Tell a long story" takes 15 s, to stop with Ctrl-C.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
 use std::io::Write;

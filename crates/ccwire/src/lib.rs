@@ -1,5 +1,49 @@
 //! Drive Claude Code from Rust, or serve its stream-json protocol.
 //!
+//! One prompt, with a permission callback that decides which tools run:
+//!
+//! ```no_run
+//! use ccwire::host::callbacks::{can_use_tool, PermissionRequest};
+//! use ccwire::protocol::permission::PermissionResult;
+//! use ccwire::protocol::Message;
+//! use ccwire::{query, Options};
+//! use futures::StreamExt;
+//!
+//! #[tokio::main]
+//! async fn main() -> ccwire::Result<()> {
+//!     // Reads run; anything else is refused, with a reason the model is told.
+//!     let policy = can_use_tool(|request: PermissionRequest| async move {
+//!         Ok(match request.tool_name() {
+//!             "Read" | "Glob" | "Grep" => PermissionResult::allow(request.input().clone()),
+//!             other => PermissionResult::deny(format!("{other} is not allowed here")),
+//!         })
+//!     });
+//!     let options = Options::builder().can_use_tool(policy).build()?;
+//!     let mut messages = query("Summarize README.md", options);
+//!     while let Some(message) = messages.next().await {
+//!         match message? {
+//!             Message::Assistant(reply) => println!("{}", reply.message.text()),
+//!             Message::Result(result) => println!("-- {}", result.subtype),
+//!             _ => {} // system, user and stream frames, typed as well
+//!         }
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! It runs the `claude` CLI (found on `PATH`, in the usual install locations, or at
+//! `$CCWIRE_CLI_PATH`) with your credentials. More in the repository:
+//!
+//! - `crates/ccwire/examples/`: `quickstart`, `streaming` (partial messages), `permissions`
+//!   (allow, rewrite, deny), `hooks`, `mcp_tool` (an in-process MCP tool), `multi_turn` (a
+//!   [`Client`] session with an interrupt), `structured_output` (a JSON schema from a Rust
+//!   type), `subagents`; each runs with an API key (`cargo run -p ccwire --example NAME`) or
+//!   offline, with no key, against a scripted model and a private HOME (`cargo run -p ccwire
+//!   --example offline -- NAME`). `echo_agent` serves the CLI's side instead.
+//! - `docs/`: every option (`options.md`), failure handling (`reliability.md`), saved
+//!   sessions (`sessions.md`), the offline model server (`model-server.md`), the map of the
+//!   code (`architecture.md`).
+//!
 //! The crate mirrors the wire: one engine, and a side on each end of it.
 //!
 //! ```text

@@ -171,6 +171,7 @@ const SCRIPT_HELP: &str = r#"MODEL SCRIPT (JSON):
     last_is_tool_result BOOL      the last user message ends with a tool result
     tool_result_contains TEXT     ... whose text contains TEXT
     tool_result_is_error BOOL     ... that is an error (a failure or a denial)
+    conversation_contains TEXT    any message's text, reminders, tool results and inputs
     first_turn BOOL               no assistant message yet (false once a session goes on)
     system_contains TEXT, model_is NAME, has_tool NAME, max_tokens_at_most N
     all [CONDITION, ...], any [CONDITION, ...], not CONDITION, always BOOL

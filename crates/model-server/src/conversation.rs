@@ -26,6 +26,9 @@ pub(crate) struct Conversation {
     pub tools: Vec<String>,
     /// Whether any message has `role: "assistant"`.
     pub has_assistant: bool,
+    /// Every message's text, one part a line: text blocks with their reminders, tool results'
+    /// text, tool calls' input as JSON.
+    pub all_text: String,
 }
 
 /// A `tool_result` block, as far as rules care.
@@ -100,6 +103,12 @@ impl Conversation {
             has_assistant: messages
                 .iter()
                 .any(|m| role(m).as_deref() == Some("assistant")),
+            all_text: messages
+                .iter()
+                .filter_map(|m| m.get("content"))
+                .map(message_text)
+                .collect::<Vec<_>>()
+                .join("\n"),
         }
     }
 }
@@ -112,6 +121,7 @@ impl When {
             When::LastUserTextContains(needle) => c.last_user_text.contains(needle.as_str()),
             When::LastPromptContains(needle) => c.last_prompt.contains(needle.as_str()),
             When::LastIsToolResult(expected) => c.tool_result.is_some() == *expected,
+            When::ConversationContains(needle) => c.all_text.contains(needle.as_str()),
             When::ToolResultContains(needle) => c
                 .tool_result
                 .as_ref()
@@ -150,6 +160,25 @@ fn text_blocks(content: &Value) -> String {
             .join("\n"),
         _ => String::new(),
     }
+}
+
+/// All of a message's content as text: a string as is; of blocks, the text of `text` blocks
+/// (reminders kept) and of `tool_result` blocks, and the input of `tool_use` blocks as JSON,
+/// joined with newlines. Other blocks (images, thinking) add nothing.
+fn message_text(content: &Value) -> String {
+    let Value::Array(blocks) = content else {
+        return text_blocks(content);
+    };
+    blocks
+        .iter()
+        .filter_map(|block| match block.get("type").and_then(Value::as_str) {
+            Some("text") => block.get("text").and_then(Value::as_str).map(str::to_owned),
+            Some("tool_result") => block.get("content").map(text_blocks),
+            Some("tool_use") => block.get("input").map(Value::to_string),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The last text of a message's content (a string, or its last text block) that is not only
@@ -313,6 +342,44 @@ mod tests {
         assert_eq!(c.last_prompt, "hello after errors");
         assert!(When::LastUserTextContains("API_529".into()).matches(&c));
         assert!(!When::LastPromptContains("API_529".into()).matches(&c));
+    }
+
+    #[test]
+    fn conversation_contains_sees_every_message_and_the_reminders() {
+        let body = json!({"messages": [
+            {"role": "user", "content": "Remember the number 42."},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "Noted."},
+                {"type": "tool_use", "id": "t", "name": "Agent", "input": {"prompt": "REVIEW"}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t",
+                 "content": [{"type": "text", "text": "launched"}]},
+                {"type": "image", "source": {"data": "IMAGEDATA"}}
+            ]},
+            {"role": "user", "content": [{"type": "text", "text":
+                "<system-reminder><task-notification>FINDINGS</task-notification></system-reminder>"}]}
+        ]});
+        let c = Conversation::from_body(&body);
+        for seen in [
+            "number 42",
+            "Noted.",
+            "\"prompt\":\"REVIEW\"",
+            "launched",
+            "FINDINGS",
+        ] {
+            assert!(
+                When::ConversationContains(seen.into()).matches(&c),
+                "{seen} in {}",
+                c.all_text
+            );
+        }
+        assert!(!When::ConversationContains("IMAGEDATA".into()).matches(&c));
+        // The reminder is where the CLI reports a finished background task; the other
+        // conditions do not see it.
+        assert!(!When::LastUserTextContains("FINDINGS".into()).matches(&c));
+        assert!(!When::ConversationContains("FINDINGS".into())
+            .matches(&Conversation::from_body(&json!({"messages": "FINDINGS"}))));
     }
 
     #[test]

@@ -81,6 +81,7 @@
 //! | `{"last_user_text_contains": S}` | the last `user` message's text blocks, joined, with `<system-reminder>…</system-reminder>` removed, contain S |
 //! | `{"last_prompt_contains": S}` | the last such text block that is not only reminders contains S |
 //! | `{"last_is_tool_result": B}` | (the last user message ends with a `tool_result`) == B |
+//! | `{"conversation_contains": S}` | some message contains S: text blocks with their reminders (a finished background task is reported in one), tool results, tool calls' input as JSON |
 //! | `{"tool_result_contains": S}` | it ends with a `tool_result` whose text contains S |
 //! | `{"tool_result_is_error": B}` | (it ends with a `tool_result` with `is_error: true`) == B |
 //! | `{"system_contains": S}` | the system prompt contains S |

@@ -54,6 +54,11 @@ pub enum When {
     /// Whether the last `user` message ends with a `tool_result` block (trailing text blocks
     /// holding only system reminders are skipped).
     LastIsToolResult(bool),
+    /// Some message of the conversation contains this string: its text blocks with their system
+    /// reminders (where the CLI tells the model of a finished background task), its tool
+    /// results' text, or its tool calls' input as JSON. For a rule that depends on an earlier
+    /// turn, or on a subagent's report.
+    ConversationContains(String),
     /// The last `user` message ends with a `tool_result` whose text contains this string.
     ToolResultContains(String),
     /// Whether that final `tool_result` has `is_error: true` (a failure or a permission denial).
@@ -338,12 +343,17 @@ mod tests {
                 {"when": {"first_turn": true}, "reply": {"echo": true}},
                 {"when": {"max_tokens_at_most": 1}, "reply": {"text": "."}},
                 {"when": {"tool_result_is_error": true}, "reply": {"text": "no"}},
-                {"when": {"last_prompt_contains": "x"}, "reply": {"text": "x"}}
+                {"when": {"last_prompt_contains": "x"}, "reply": {"text": "x"}},
+                {"when": {"conversation_contains": "42"}, "reply": {"text": "42"}}
               ]
             }"#,
         )
         .unwrap();
-        assert_eq!(script.rules.len(), 9);
+        assert_eq!(script.rules.len(), 10);
+        assert_eq!(
+            script.rules[9].when,
+            When::ConversationContains("42".into())
+        );
         assert_eq!(script.default, Reply::Echo(true));
         assert_eq!(script.model.as_deref(), Some("claude-fake-1"));
         assert_eq!(script.rules[1].times, Some(2));
