@@ -47,6 +47,27 @@ fn quickstart_prints_the_answer_and_the_summary() {
 }
 
 #[test]
+fn the_readme_example_runs_and_is_the_one_in_the_readme() {
+    let run = run_offline("readme", &[]);
+    run.assert_success();
+    assert_eq!(run.stdout, "4\n", "{run}");
+    // The README shows the example's code, from its first `use` on.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = std::fs::read_to_string(root.join("examples/readme.rs")).unwrap();
+    let code = &example[example.find("use ").unwrap()..];
+    let readme = std::fs::read_to_string(root.join("../../README.md")).unwrap();
+    let block = readme
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```\n").next())
+        .expect("a rust block in the README");
+    assert_eq!(
+        block, code,
+        "README.md's first rust block is examples/readme.rs"
+    );
+}
+
+#[test]
 fn streaming_prints_the_deltas_as_one_text() {
     let run = run_offline("streaming", &["Write a haiku about pipes"]);
     run.assert_success();
