@@ -29,7 +29,14 @@ mod tests {
             let plain = part
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c));
-            if !is_code || !repository || !plain || part.ends_with('/') {
+            // `scripts/NAME.json`: a placeholder, not a path.
+            let placeholder = part.split('/').any(|segment| {
+                let stem = segment.split('.').next().unwrap_or(segment);
+                stem.len() > 1
+                    && stem.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                    && stem != "README"
+            });
+            if !is_code || !repository || !plain || part.ends_with('/') || placeholder {
                 continue;
             }
             let after = text.split('`').nth(at + 1).unwrap_or_default();
