@@ -8,6 +8,7 @@ mod entries;
 mod frames;
 mod lines;
 mod markdown;
+mod model;
 mod page;
 mod prices;
 mod rows;
@@ -22,8 +23,8 @@ use ccwire::sessions::{SessionInfo, SessionStore};
 use ccwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
 
 use lines::Lines;
+use model::Reader;
 use page::{PageWriter, Summary};
-use rows::Reader;
 
 /// Options of `ccwire view`.
 #[derive(Debug, clap::Args)]
