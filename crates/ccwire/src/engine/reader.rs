@@ -7,6 +7,7 @@ use ccwire_protocol::framing::{Line, LineDecoder, LineError};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::mpsc;
 
+use super::budget::decoded_cost;
 use super::inbound::{Batch, BatchBuilder};
 use super::pending::Resolution;
 use super::{
@@ -124,11 +125,11 @@ impl<S: Side> Router<'_, S> {
             // Rare: the frame's JSON is rebuilt to read its control envelope.
             let raw = serde_json::to_value(&frame).unwrap_or_default();
             self.malformed_control(&raw, &malformed.to_string());
-            self.deliver(frame, bytes);
+            self.deliver(frame, decoded_cost(line.text));
             return;
         }
         match S::route(frame) {
-            Routed::Data(frame) => self.deliver(frame, bytes),
+            Routed::Data(frame) => self.deliver(frame, decoded_cost(line.text)),
             Routed::Request(request) => peer_requests::spawn(request, self.shared, self.handler),
             Routed::Response(response) => self.resolve(response),
             Routed::Cancel(cancel) => peer_requests::cancel(self.shared, &cancel.request_id),
@@ -136,11 +137,12 @@ impl<S: Side> Router<'_, S> {
         }
     }
 
-    fn deliver(&mut self, frame: S::Inbound, bytes: usize) {
+    /// Hands a decoded frame to the user, charged `cost` (see [`decoded_cost`]).
+    fn deliver(&mut self, frame: S::Inbound, cost: usize) {
         if let Some(observer) = &mut self.observer {
             observer(&frame);
         }
-        self.batch.ready(Ok(frame), bytes);
+        self.batch.ready(Ok(frame), cost);
     }
 
     /// A control frame that could not be typed still does its part when its id can be read:
