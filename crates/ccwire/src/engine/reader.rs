@@ -34,6 +34,7 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
         batch: BatchBuilder::default(),
         observer,
     };
+    let mut bytes_read: u64 = 0;
     loop {
         if shared.budget.is_full() {
             // Backpressure: the peer's writes block until the user takes what is held, but a
@@ -47,7 +48,8 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
         buffer.reserve(READ_CHUNK);
         match reader.read_buf(buffer).await {
             Ok(0) => break,
-            Ok(_) => {
+            Ok(read) => {
+                bytes_read += read as u64;
                 router.batch.reserve(decoder.buffered_len());
                 while let Some(item) = decoder.next_line() {
                     router.route(item);
@@ -62,6 +64,10 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
     }
     let end = OutputEnd {
         partial_last_line: decoder.buffered_len() > 0,
+        bytes: bytes_read,
+        input_closed: shared
+            .input_closed
+            .load(std::sync::atomic::Ordering::SeqCst),
     };
     while let Some(item) = decoder.finish() {
         router.route(item);
