@@ -40,7 +40,8 @@ pub struct BenchArgs {
     /// Timed repetitions of every workload (default 9; 1 with `--quick`).
     #[arg(long)]
     reps: Option<u32>,
-    /// Only these workloads (flood, roundtrip, startup, sessions), comma-separated.
+    /// Only these workloads (flood, slowflood, unknownflood, roundtrip, startup, sessions),
+    /// comma-separated.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// The largest session count tried (default 1,000; 10 with `--quick`).
@@ -251,7 +252,10 @@ fn selected(only: &[String]) -> Result<Vec<Workload>> {
     only.iter()
         .map(|name| {
             Workload::parse(name.trim()).with_context(|| {
-                format!("unknown workload `{name}` (flood, roundtrip, startup, sessions)")
+                format!(
+                    "unknown workload `{name}` (flood, slowflood, unknownflood, roundtrip, \
+                     startup, sessions)"
+                )
             })
         })
         .collect()

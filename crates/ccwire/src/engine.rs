@@ -259,6 +259,11 @@ pub type EndCause = Box<dyn FnOnce(OutputEnd) -> BoxFuture<'static, Error> + Sen
 pub struct OutputEnd {
     /// The last line had no newline: the peer stopped mid-frame.
     pub partial_last_line: bool,
+    /// How many bytes the peer wrote in all (none: it never spoke).
+    pub bytes: u64,
+    /// We had closed the peer's input ([`Connection::close_input`]) before its output ended:
+    /// an end that was asked for.
+    pub input_closed: bool,
 }
 
 /// Sees every data-plane frame in the reader task, before it is queued for the user (e.g. to
@@ -292,6 +297,8 @@ pub(crate) struct ConnectionState {
     next_id: AtomicU64,
     /// `None` while open; the cause once the peer's output has ended.
     closed: watch::Sender<Option<Error>>,
+    /// Set by [`Connection::close_input`]: the peer's input was closed on purpose.
+    input_closed: AtomicBool,
     /// Cancelled when the connection ends; parent of every incoming request's token.
     shutdown: CancellationToken,
 }
@@ -347,6 +354,7 @@ impl Connection {
             outbox,
             next_id: AtomicU64::new(1),
             closed: watch::channel(None).0,
+            input_closed: AtomicBool::new(false),
             shutdown: CancellationToken::new(),
         });
         tokio::spawn(writer_task);
@@ -412,7 +420,9 @@ impl Connection {
             shared: &self.shared,
             id: id.clone(),
         };
-        self.send_line(frames::request(id, body))?;
+        if self.shared.outbox.line(frames::request(id, body)).is_err() {
+            return Err(self.send_failure_cause(timeout).await);
+        }
         match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(outcome)) => {
                 std::mem::forget(guard);
@@ -447,7 +457,23 @@ impl Connection {
 
     /// Finishes writing: frames already sent are written, then the peer's input is closed.
     pub fn close_input(&self) {
+        self.shared.input_closed.store(true, Ordering::SeqCst);
         self.shared.outbox.close();
+    }
+
+    /// Why a frame could not be sent: [`Error::Closed`] if we closed the peer's input; else
+    /// its input is gone with its output, and the cause of that end is waited for, up to
+    /// `limit` (for a process: its exit status and stderr tail, which take a moment to come).
+    pub async fn send_failure_cause(&self, limit: Duration) -> Error {
+        if let Some(cause) = self.closed_cause() {
+            return cause;
+        }
+        if self.shared.input_closed.load(Ordering::SeqCst) {
+            return Error::Closed;
+        }
+        tokio::time::timeout(limit, self.closed())
+            .await
+            .unwrap_or(Error::Closed)
     }
 
     /// Whether the peer's output has ended.

@@ -311,17 +311,29 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// The message for a session that could not start, with what to do about it.
+/// The message for a session that could not start, with what to do about it: the library's
+/// words, but this tool's flag (`--cli-path`) where the library names its option, and the
+/// CLI's stderr in it sanitized.
 pub fn start_failure(err: &ccwire::Error) -> String {
-    let mut text = format!("ccwire: {err}");
-    if err.is_cli_not_found() {
-        text.push_str(
-            "\nhint: install Claude Code with `npm install -g @anthropic-ai/claude-code` (or the \
-             version ccwire is tested against with `cargo xtask install-claude`), or point \
-             ccwire at it with --cli-path PATH or CCWIRE_CLI_PATH",
-        );
+    const INSTALL: &str = "install Claude Code with `npm install -g @anthropic-ai/claude-code` \
+                           (or the version ccwire is tested against with `cargo xtask \
+                           install-claude`)";
+    match err {
+        ccwire::Error::CliNotFound {
+            given: Some(path), ..
+        } => format!(
+            "ccwire: Claude Code CLI not found at {} (--cli-path)\nhint: check the path, or \
+             {INSTALL}",
+            sanitize(&path.display().to_string())
+        ),
+        ccwire::Error::CliNotFound { searched, .. } => format!(
+            "ccwire: Claude Code CLI not found (looked in: {})\nhint: {INSTALL}, or point \
+             ccwire at it with --cli-path PATH or {}",
+            sanitize(searched),
+            ccwire::host::process::CLI_PATH_ENV
+        ),
+        other => format!("ccwire: {}", sanitize(&other.to_string())),
     }
-    text
 }
 
 #[cfg(test)]

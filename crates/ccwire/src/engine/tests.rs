@@ -516,3 +516,4 @@ async fn a_full_pipe_queues_frames_in_order_and_close_waits_for_them() {
 }
 
 mod flow;
+mod memory;

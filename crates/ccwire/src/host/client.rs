@@ -180,7 +180,7 @@ impl Client {
             }
             Err(err) => {
                 process.kill();
-                return Err(err);
+                return Err(progress::during_initialize(err));
             }
         };
         let reported = initialize
@@ -227,12 +227,18 @@ impl Client {
         self.inner
             .results_at_last_send
             .store(results, Ordering::SeqCst);
-        self.inner
-            .progress
-            .send_if_modified(|p| !std::mem::replace(&mut p.awaiting_result, true));
-        self.inner
-            .connection
-            .send(&ccwire_protocol::InputMessage::User(Box::new(message)))
+        self.inner.progress.send_if_modified(|p| {
+            p.turn_sent = true;
+            !std::mem::replace(&mut p.awaiting_result, true)
+        });
+        let connection = &self.inner.connection;
+        match connection.send(&ccwire_protocol::InputMessage::User(Box::new(message))) {
+            Ok(()) => Ok(()),
+            // The CLI is gone: say why (its exit status and stderr), not only that it is.
+            Err(_) => Err(connection
+                .send_failure_cause(self.inner.options.request_timeout)
+                .await),
+        }
     }
 
     /// The next message from the CLI, or `None` once its output has ended. Recoverable

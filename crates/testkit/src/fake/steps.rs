@@ -438,6 +438,15 @@ impl Runner {
                 self.flush_batch(&mut batch).await;
             }
         }
+        if let Some(frame) = &flood.frame {
+            let line = frames::line(frame);
+            for _ in 0..flood.repeat {
+                batch.extend_from_slice(&line);
+                if batch.len() >= BATCH {
+                    self.flush_batch(&mut batch).await;
+                }
+            }
+        }
         self.flush_batch(&mut batch).await;
         self.last_text = "flood".into();
     }

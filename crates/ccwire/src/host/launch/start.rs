@@ -147,6 +147,7 @@ impl Carrier {
                 OutputEnded {
                     status: Some(clean_exit()),
                     stderr_tail: String::new(),
+                    launcher: None,
                 }
             }),
         }
@@ -167,9 +168,10 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
                 user: options.user().map(str::to_owned),
             })
             .await?;
+            let reader = process.session_stdout(stdout);
             Ok(Started {
                 carrier: Carrier::Process(process),
-                reader: Box::pin(stdout),
+                reader,
                 writer: Box::pin(stdin),
             })
         }
@@ -194,7 +196,7 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
             }
             let mut args = prefix.argv[1..].to_vec();
             args.extend(remote);
-            let (process, mut stdin, stdout) = ChildProcess::spawn(Spawn {
+            let spawn = Spawn {
                 command: CliCommand {
                     program: prefix.argv[0].clone().into(),
                     leading_args: Vec::new(),
@@ -206,13 +208,15 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
                 cwd: None,
                 on_stderr: options.stderr.clone(),
                 user: None,
-            })
-            .await?;
+            };
+            let (process, mut stdin, stdout) =
+                ChildProcess::spawn_launcher(spawn, ladder_time(options.shutdown)).await?;
             let process = process.with_exit_grace(PREFIX_EXIT_GRACE);
-            stdin
-                .write_all(&preamble)
-                .await
-                .map_err(|source| Error::Io(std::sync::Arc::new(source)))?;
+            if let Err(err) = stdin.write_all(&preamble).await {
+                // It stopped reading at once: it ended (or never ran the wrapper).
+                tracing::debug!(%err, "the launcher's program took no preamble");
+                return Err(launcher_ended(&process).await);
+            }
             Ok(Started {
                 carrier: Carrier::Process(process),
                 reader: Box::pin(stdout),
@@ -240,6 +244,36 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
                 writer: launched.writer,
             })
         }
+    }
+}
+
+/// How long the wrapper's stop ladder may take on the far side: its grace and its SIGTERM wait
+/// (each a whole number of seconds, rounded up), and a second to spare.
+fn ladder_time(timeouts: ShutdownTimeouts) -> Duration {
+    let seconds = |d: Duration| d.as_secs_f64().ceil().max(1.0);
+    Duration::from_secs_f64(seconds(timeouts.after_close) + seconds(timeouts.after_term) + 1.0)
+}
+
+/// The error for a launcher's program that stopped taking input before the CLI started: how it
+/// ended (it is stopped if it has not) and what it wrote to stderr.
+async fn launcher_ended(process: &ChildProcess) -> Error {
+    let status = process.wait_for_exit(PREFIX_EXIT_GRACE).await;
+    if status.is_none() {
+        process.kill();
+    }
+    let stderr_tail = process.stderr_tail_within(Duration::from_secs(1)).await;
+    #[cfg(unix)]
+    let signal = {
+        use std::os::unix::process::ExitStatusExt;
+        status.and_then(|s| s.signal())
+    };
+    #[cfg(not(unix))]
+    let signal = None;
+    Error::LauncherExited {
+        program: process.launcher_program().unwrap_or_default().to_owned(),
+        code: status.and_then(|s| s.code()),
+        signal,
+        stderr_tail,
     }
 }
 
