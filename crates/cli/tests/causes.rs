@@ -74,13 +74,15 @@ fn a_cli_that_refuses_the_session_shows_its_stderr_without_verbose() {
     assert!(!run.stderr.contains("session is closed"), "{run:?}");
 }
 
-/// The same with the real CLI (2.1.330), offline.
+/// The same with the real CLI (2.1.330), offline: a title that names no session reaches the
+/// CLI (a UUID is checked against the saved sessions before the CLI starts), and its refusal
+/// is the error.
 #[test]
 fn resuming_an_unknown_session_with_the_real_cli_says_so() {
-    let id = "00000000-0000-4000-8000-000000000000";
+    let title = "no-such-session-title";
     let cli = ccwire_testkit::real_claude();
     let run = run(
-        &["--offline", "--cli-path", path(&cli), "--resume", id, "hi"],
+        &["--offline", "--cli-path", path(&cli), "--resume", title, "hi"],
         |_| {},
     );
     assert_eq!(run.code, Some(1), "{run:?}");
@@ -90,10 +92,10 @@ fn resuming_an_unknown_session_with_the_real_cli_says_so() {
         "{run:?}"
     );
     assert!(
-        run.stderr
-            .contains(&format!("No conversation found with session ID: {id}")),
+        run.stderr.contains(&format!("Provided value \"{title}\" is not a UUID")),
         "{run:?}"
     );
+    assert!(!run.stderr.contains("session is closed"), "{run:?}");
 }
 
 #[test]
