@@ -138,11 +138,13 @@ fn script(dir: &Path, tag: &str) -> PathBuf {
                                     "input": {"command": "touch via-ssh.txt", "description": "touch"}}}},
             {"when": {"last_prompt_contains": "SLOW"},
              "reply": {"tool_use": {"name": "Bash",
-                                    "input": {"command": format!("python3 -c 'import time; time.sleep(120)' {tag}"),
+                                    "input": {"command": format!("python3 slow.py {tag}"),
                                               "description": "wait"}}}}
         ],
         "default": {"echo": true}
     });
+    // A script file: the rules allow `python3 FILE`, never code on the command line.
+    std::fs::write(dir.join("slow.py"), "import time\ntime.sleep(120)\n").expect("slow.py");
     let path = dir.join("script.json");
     std::fs::write(&path, script.to_string()).expect("script");
     path
