@@ -222,14 +222,28 @@ pub struct RequestContext {
     pub cancel: CancellationToken,
 }
 
+/// A handler's answer to one request.
+#[derive(Debug)]
+pub enum Answer {
+    /// The engine writes this answer: a success with its payload, or an error.
+    Respond(Result<Value, HandlerError>),
+    /// The handler answered the request itself (the agent side's [`Reply`](crate::agent::Reply)
+    /// may answer late, twice or never): the engine writes nothing.
+    AlreadyAnswered,
+}
+
+impl From<Result<Value, HandlerError>> for Answer {
+    fn from(result: Result<Value, HandlerError>) -> Self {
+        Answer::Respond(result)
+    }
+}
+
 /// Serves the requests the peer sends us. Each call runs in its own task.
 pub trait ControlHandler: Send + Sync + 'static {
-    /// Answers one request with the response payload, or an error.
-    fn handle(
-        &self,
-        request: ControlRequestBody,
-        cx: RequestContext,
-    ) -> BoxFuture<'static, Result<Value, HandlerError>>;
+    /// Answers one request: with a payload or an error for the engine to write, or by saying
+    /// it answered already.
+    fn handle(&self, request: ControlRequestBody, cx: RequestContext)
+        -> BoxFuture<'static, Answer>;
 }
 
 /// A handler that answers every request as unsupported.
@@ -241,9 +255,9 @@ impl ControlHandler for NoHandler {
         &self,
         request: ControlRequestBody,
         _cx: RequestContext,
-    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+    ) -> BoxFuture<'static, Answer> {
         let error = HandlerError::unsupported(request.tag());
-        Box::pin(async move { Err(error) })
+        Box::pin(async move { Answer::Respond(Err(error)) })
     }
 }
 

@@ -82,7 +82,14 @@ fn resuming_an_unknown_session_with_the_real_cli_says_so() {
     let title = "no-such-session-title";
     let cli = ccwire_testkit::real_claude();
     let run = run(
-        &["--offline", "--cli-path", path(&cli), "--resume", title, "hi"],
+        &[
+            "--offline",
+            "--cli-path",
+            path(&cli),
+            "--resume",
+            title,
+            "hi",
+        ],
         |_| {},
     );
     assert_eq!(run.code, Some(1), "{run:?}");
@@ -92,7 +99,8 @@ fn resuming_an_unknown_session_with_the_real_cli_says_so() {
         "{run:?}"
     );
     assert!(
-        run.stderr.contains(&format!("Provided value \"{title}\" is not a UUID")),
+        run.stderr
+            .contains(&format!("Provided value \"{title}\" is not a UUID")),
         "{run:?}"
     );
     assert!(!run.stderr.contains("session is closed"), "{run:?}");

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use ccwire_protocol::control::ControlRequestBody;
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::reply::Reply;
 use super::session::Session;
 use super::state::AgentState;
-use crate::engine::{lock, ControlHandler, HandlerError, RequestContext};
+use crate::engine::{lock, Answer, ControlHandler, HandlerError, RequestContext};
 
 /// Answers the host's requests: interrupt here, the rest by the agent.
 pub(crate) struct AgentControl {
@@ -32,9 +32,10 @@ impl ControlHandler for AgentControl {
         &self,
         request: ControlRequestBody,
         cx: RequestContext,
-    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+    ) -> BoxFuture<'static, Answer> {
         let Some(connection) = self.state.connection().cloned() else {
-            return Box::pin(async { Err(HandlerError::new("the agent is not attached yet")) });
+            let error = HandlerError::new("the agent is not attached yet");
+            return Box::pin(async { Answer::Respond(Err(error)) });
         };
         // Effects that happen however the request is answered. The turn an interrupt stops is
         // the one running now; it is cancelled below.
@@ -81,9 +82,7 @@ impl ControlHandler for AgentControl {
             }
         };
         // The answer is written through `Reply` (so that it can come late, twice or never, and
-        // carries its `type` first as the CLI writes it). Cancelling the request's own token
-        // once that work is done tells the engine not to answer it a second time.
-        let done = cx.cancel;
+        // carries its `type` first as the CLI writes it): the engine writes nothing more.
         Box::pin(async move {
             let mut answer = answer;
             match interrupted {
@@ -100,8 +99,7 @@ impl ControlHandler for AgentControl {
                 }
                 None => answer.await,
             }
-            done.cancel();
-            std::future::pending().await
+            Answer::AlreadyAnswered
         })
     }
 }

@@ -87,6 +87,19 @@ impl ControlHandler for Permissions {
         &self,
         request: ControlRequestBody,
         cx: RequestContext,
+    ) -> BoxFuture<'static, crate::engine::Answer> {
+        Box::pin(futures::FutureExt::map(
+            self.serve(request, cx),
+            crate::engine::Answer::from,
+        ))
+    }
+}
+
+impl Permissions {
+    fn serve(
+        &self,
+        request: ControlRequestBody,
+        cx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, HandlerError>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let delay = self.delay;

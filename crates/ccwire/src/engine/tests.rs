@@ -78,6 +78,19 @@ impl ControlHandler for TestHandler {
         &self,
         request: ControlRequestBody,
         cx: RequestContext,
+    ) -> BoxFuture<'static, crate::engine::Answer> {
+        Box::pin(futures::FutureExt::map(
+            self.serve(request, cx),
+            crate::engine::Answer::from,
+        ))
+    }
+}
+
+impl TestHandler {
+    fn serve(
+        &self,
+        request: ControlRequestBody,
+        cx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, HandlerError>> {
         self.served.fetch_add(1, Ordering::SeqCst);
         let delay = self.delay;
@@ -384,6 +397,19 @@ struct ReadyHandler;
 
 impl ControlHandler for ReadyHandler {
     fn handle(
+        &self,
+        request: ControlRequestBody,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, crate::engine::Answer> {
+        Box::pin(futures::FutureExt::map(
+            self.serve(request, cx),
+            crate::engine::Answer::from,
+        ))
+    }
+}
+
+impl ReadyHandler {
+    fn serve(
         &self,
         request: ControlRequestBody,
         _cx: RequestContext,

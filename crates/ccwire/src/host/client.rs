@@ -22,7 +22,7 @@ use futures::Stream;
 use serde_json::Value;
 use tokio::sync::{watch, Mutex};
 
-use super::dispatch::HostControl;
+use super::control::HostControl;
 use super::launch::{self, Carrier, Started};
 use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
 use crate::engine::{Connection, HostSide, Inbound};
@@ -31,7 +31,7 @@ use crate::sessions::mirror::{self, MirrorEvent};
 
 /// How long `close` waits for the transcript mirror's last batch.
 const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
-use crate::options::{McpServer, Options};
+use crate::host::options::{McpServer, Options};
 use crate::{Error, Result};
 
 /// A session with one `claude` process, for many turns. Cheap to clone; every clone drives
@@ -98,11 +98,9 @@ impl Client {
         let router = (!sdk_servers.is_empty()).then(|| Arc::new(McpRouter::new(sdk_servers)));
         let sdk_names = router.as_ref().map(|r| r.names()).unwrap_or_default();
         let (dispatch, hooks) = HostControl::new(
-            options.can_use_tool.clone(),
+            options.host(),
             options.permission_timeout,
             &options.hooks,
-            options.on_elicitation.clone(),
-            options.on_user_dialog.clone(),
             router,
         );
         let Started {

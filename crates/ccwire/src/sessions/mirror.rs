@@ -1,5 +1,5 @@
 //! Mirroring a session's transcript into a store of the host's (TS `sessionStore`, Python
-//! `session_store`): with [`OptionsBuilder::transcript_store`](crate::options::OptionsBuilder),
+//! `session_store`): with [`OptionsBuilder::transcript_store`](crate::host::options::OptionsBuilder),
 //! the CLI runs with `--session-mirror` and writes every transcript entry it saves on disk as
 //! a `transcript_mirror` frame too; the host batches them and appends them to the store, per
 //! turn (at each result) or sooner when 500 entries or 1 MiB are waiting, and once more when

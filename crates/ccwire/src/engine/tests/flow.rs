@@ -130,6 +130,19 @@ impl ControlHandler for Slow {
     fn handle(
         &self,
         request: ControlRequestBody,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, crate::engine::Answer> {
+        Box::pin(futures::FutureExt::map(
+            self.serve(request, cx),
+            crate::engine::Answer::from,
+        ))
+    }
+}
+
+impl Slow {
+    fn serve(
+        &self,
+        request: ControlRequestBody,
         _cx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, HandlerError>> {
         struct Count(Option<Arc<AtomicUsize>>);

@@ -10,10 +10,10 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::watch;
 
 use super::{forwarded_env, wrapper, LaunchRequest, Launcher};
+use crate::host::options::Options;
 use crate::host::process::{
     discover, ChildProcess, CliCommand, OutputEnded, ShutdownTimeouts, Spawn,
 };
-use crate::options::Options;
 use crate::{Error, Result};
 
 /// How long the program carrying a CLI from elsewhere may take to exit after the CLI's output

@@ -6,7 +6,7 @@ use ccwire_protocol::control::{LocalPluginConfig, SdkPluginConfig};
 use serde_json::{Map, Value};
 
 use super::OptionsBuilder;
-use crate::options::{Delivery, SandboxSettings, SettingSource, Settings};
+use crate::host::options::{Delivery, SandboxSettings, SettingSource, Settings};
 
 impl OptionsBuilder {
     // --- Session ---------------------------------------------------------------------------

@@ -72,7 +72,7 @@ impl Options {
             argv.flag("--debug");
         }
 
-        if self.can_use_tool.is_some() {
+        if self.answers_permissions() {
             argv.value("--permission-prompt-tool", "stdio");
         } else {
             argv.value_opt(

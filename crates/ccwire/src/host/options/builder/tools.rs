@@ -6,10 +6,10 @@ use ccwire_protocol::mcp::McpServerConfig;
 use ccwire_protocol::permission::PermissionMode;
 
 use super::OptionsBuilder;
-use crate::mcp::SdkMcpServer;
-use crate::options::{
+use crate::host::options::{
     Delivery, McpServer, PermissionPrompts, QuestionPreviewFormat, Skills, Tools,
 };
+use crate::mcp::SdkMcpServer;
 
 impl OptionsBuilder {
     // --- MCP -------------------------------------------------------------------------------

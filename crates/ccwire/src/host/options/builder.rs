@@ -226,7 +226,18 @@ impl OptionsBuilder {
     /// (`--permission-prompt-tool=stdio`). Tools already allowed by `allowed_tools`, the
     /// permission mode or settings never reach it.
     pub fn can_use_tool(mut self, callback: Arc<dyn CanUseTool>) -> Self {
-        self.options.can_use_tool = Some(callback);
+        self.options.callbacks.can_use_tool = Some(callback);
+        self
+    }
+
+    /// A [`Host`](crate::host::Host) of yours answers the CLI's requests (permissions, hooks,
+    /// elicitation, dialogs, MCP messages for servers not in-process, unknown subtypes)
+    /// instead of the closures given to [`can_use_tool`](Self::can_use_tool),
+    /// [`on_elicitation`](Self::on_elicitation) and [`on_user_dialog`](Self::on_user_dialog).
+    /// Hooks are still registered with [`hook`](Self::hook); the host's
+    /// [`hook`](crate::host::Host::hook) is called for each, with the callback registered.
+    pub fn host(mut self, host: Arc<dyn crate::host::Host>) -> Self {
+        self.options.host = Some(host);
         self
     }
 
@@ -248,7 +259,7 @@ impl OptionsBuilder {
     /// Answers MCP elicitation requests (a server asking the user for input). Without it,
     /// they are declined.
     pub fn on_elicitation(mut self, callback: Arc<dyn OnElicitation>) -> Self {
-        self.options.on_elicitation = Some(callback);
+        self.options.callbacks.elicitation = Some(callback);
         self
     }
 
@@ -257,7 +268,7 @@ impl OptionsBuilder {
     /// [`supported_dialog_kinds`](Self::supported_dialog_kinds); without a callback, a dialog
     /// is cancelled.
     pub fn on_user_dialog(mut self, callback: Arc<dyn OnUserDialog>) -> Self {
-        self.options.on_user_dialog = Some(callback);
+        self.options.callbacks.user_dialog = Some(callback);
         self
     }
 

@@ -51,8 +51,10 @@ use ccwire_protocol::hooks::HookEvent;
 use ccwire_protocol::permission::PermissionMode;
 use serde_json::{Map, Value};
 
-use crate::host::callbacks::{CanUseTool, HookMatcher, OnElicitation, OnUserDialog};
+use crate::host::callbacks::HookMatcher;
+use crate::host::handler::Callbacks;
 use crate::host::process::{ShutdownTimeouts, StderrCallback};
+use crate::host::Host;
 
 /// The oldest Claude Code a session accepts by default, as the official SDKs: a CLI reporting
 /// an older version fails at connect (when it says so in the `initialize` answer) or is warned
@@ -127,15 +129,14 @@ pub struct Options {
     /// How long each step of a graceful shutdown may take.
     pub(crate) shutdown: ShutdownTimeouts,
 
-    // --- Callbacks -------------------------------------------------------------------------
-    /// Decides tool permissions; makes the CLI ask over stdio.
-    pub(crate) can_use_tool: Option<Arc<dyn CanUseTool>>,
+    // --- The host's answers ------------------------------------------------------------------
+    /// The builder's closures (`can_use_tool`, `on_elicitation`, `on_user_dialog`): the
+    /// session's [`Host`] unless one of the user's is set.
+    pub(crate) callbacks: Callbacks,
+    /// A [`Host`] of the user's, answering instead of the closures.
+    pub(crate) host: Option<Arc<dyn Host>>,
     /// Hook callbacks by event, in registration order.
     pub(crate) hooks: Vec<(HookEvent, Vec<HookMatcher>)>,
-    /// Answers MCP elicitation requests.
-    pub(crate) on_elicitation: Option<Arc<dyn OnElicitation>>,
-    /// Answers `request_user_dialog` (TS `onUserDialog`).
-    pub(crate) on_user_dialog: Option<Arc<dyn OnUserDialog>>,
     /// The dialog kinds `on_user_dialog` renders (TS `supportedDialogKinds`); the CLI sends
     /// no other.
     pub(crate) supported_dialog_kinds: Vec<String>,
@@ -295,10 +296,9 @@ impl Default for Options {
             max_buffered_bytes: crate::engine::DEFAULT_MAX_BUFFERED_BYTES,
             stdin_idle_ceiling: DEFAULT_STDIN_IDLE_CEILING,
             shutdown: ShutdownTimeouts::default(),
-            can_use_tool: None,
+            callbacks: Callbacks::default(),
+            host: None,
             hooks: Vec::new(),
-            on_elicitation: None,
-            on_user_dialog: None,
             supported_dialog_kinds: Vec::new(),
             transcript_store: None,
             minimum_cli_version: std::env::var_os(SKIP_VERSION_CHECK_ENV)
@@ -400,14 +400,33 @@ impl Options {
     /// servers, elicitation), in which case stdin stays open after a result until the CLI is
     /// idle, so that calls from background tasks still reach the host.
     pub(crate) fn has_callbacks(&self) -> bool {
-        self.can_use_tool.is_some()
+        self.host.is_some()
+            || self.callbacks.can_use_tool.is_some()
             || self.hooks.iter().any(|(_, matchers)| !matchers.is_empty())
-            || self.on_elicitation.is_some()
-            || self.on_user_dialog.is_some()
+            || self.callbacks.elicitation.is_some()
+            || self.callbacks.user_dialog.is_some()
             || self
                 .mcp_servers
                 .values()
                 .any(|server| matches!(server, McpServer::InProcess(_)))
+    }
+
+    /// The session's [`Host`]: the user's, else the builder's closures.
+    pub(crate) fn host(&self) -> Arc<dyn Host> {
+        match &self.host {
+            Some(host) => Arc::clone(host),
+            None => Arc::new(self.callbacks.clone()),
+        }
+    }
+
+    /// Whether someone answers permission prompts (the CLI then asks over stdio).
+    pub(crate) fn answers_permissions(&self) -> bool {
+        self.host.is_some() || self.callbacks.can_use_tool.is_some()
+    }
+
+    /// Whether someone answers user dialogs.
+    pub(crate) fn answers_dialogs(&self) -> bool {
+        self.host.is_some() || self.callbacks.user_dialog.is_some()
     }
 
     /// Whether every user message is sent with `client_composed: true`.
@@ -447,16 +466,17 @@ impl fmt::Debug for Options {
             .field("shutdown", &self.shutdown)
             .field(
                 "can_use_tool",
-                &self.can_use_tool.as_ref().map(|_| "<callback>"),
+                &self.callbacks.can_use_tool.as_ref().map(|_| "<callback>"),
             )
+            .field("host", &self.host.as_ref().map(|_| "<host>"))
             .field("hooks", &hooks)
             .field(
                 "on_elicitation",
-                &self.on_elicitation.as_ref().map(|_| "<callback>"),
+                &self.callbacks.elicitation.as_ref().map(|_| "<callback>"),
             )
             .field(
                 "on_user_dialog",
-                &self.on_user_dialog.as_ref().map(|_| "<callback>"),
+                &self.callbacks.user_dialog.as_ref().map(|_| "<callback>"),
             )
             .field("supported_dialog_kinds", &self.supported_dialog_kinds)
             .field(

@@ -1,7 +1,10 @@
-//! The host's answers to the CLI's requests: permissions, hooks, MCP messages, elicitation.
+//! The host's side of the control plane: each request the CLI sends, answered by the
+//! session's [`Host`] (the closures of the options builder, or a `Host` of the user's), and
+//! the in-process MCP servers' messages by their router.
 //!
-//! Every user callback runs with a timeout and with panics caught. A callback that fails never
-//! allows anything: a permission is denied with the reason; a blocking hook blocks.
+//! Whatever the `Host` does, nothing is allowed because something failed: every call runs
+//! with a timeout and with panics caught; a permission that errors is denied with the reason;
+//! a failing blocking hook blocks.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -9,9 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ccwire_protocol::control::{
-    CanUseToolRequest, ControlRequestBody, ElicitationAction, ElicitationRequest,
-    ElicitationResponse, HookCallbackRequest, McpMessageResponse, RequestUserDialogRequest,
-    UserDialogCancelled, UserDialogResponse,
+    CanUseToolRequest, ControlRequestBody, ElicitationRequest, HookCallbackRequest,
+    McpMessageResponse, RequestUserDialogRequest,
 };
 use ccwire_protocol::hooks::HookPermissionDecision;
 use ccwire_protocol::hooks::{
@@ -24,10 +26,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::callbacks::{
-    CallbackError, CanUseTool, HookCallback, HookContext, HookFailure, HookMatcher, OnElicitation,
-    OnUserDialog, PermissionRequest,
+    CallbackError, HookCallback, HookContext, HookFailure, HookMatcher, PermissionRequest,
 };
-use crate::engine::{ControlHandler, HandlerError, RequestContext};
+use super::handler::{cancelled, decline, HookCall, Host};
+use crate::engine::{Answer, ControlHandler, HandlerError, RequestContext};
 use crate::mcp::McpRouter;
 
 /// How long a hook callback may run when its matcher sets no timeout (the CLI's default).
@@ -40,13 +42,11 @@ struct RegisteredHook {
     timeout: Duration,
 }
 
-/// Serves the CLI's requests with the host's callbacks.
+/// Serves the CLI's requests with the session's [`Host`].
 pub(crate) struct HostControl {
-    can_use_tool: Option<Arc<dyn CanUseTool>>,
+    host: Arc<dyn Host>,
     permission_timeout: Option<Duration>,
     hooks: HashMap<String, RegisteredHook>,
-    elicitation: Option<Arc<dyn OnElicitation>>,
-    dialog: Option<Arc<dyn OnUserDialog>>,
     mcp: Option<Arc<McpRouter>>,
 }
 
@@ -54,11 +54,9 @@ impl HostControl {
     /// Builds the dispatcher and the wire form of the hooks for `initialize`, numbering the
     /// callbacks `hook_0`, `hook_1`, … as the official SDKs do.
     pub(crate) fn new(
-        can_use_tool: Option<Arc<dyn CanUseTool>>,
+        host: Arc<dyn Host>,
         permission_timeout: Option<Duration>,
         hooks: &[(HookEvent, Vec<HookMatcher>)],
-        elicitation: Option<Arc<dyn OnElicitation>>,
-        dialog: Option<Arc<dyn OnUserDialog>>,
         mcp: Option<Arc<McpRouter>>,
     ) -> (Self, Option<HookMatchers>) {
         let mut registered = HashMap::new();
@@ -89,15 +87,13 @@ impl HostControl {
             }
         }
         let wire = (!wire.is_empty()).then_some(wire);
-        let dispatch = Self {
-            can_use_tool,
+        let control = Self {
+            host,
             permission_timeout,
             hooks: registered,
-            elicitation,
-            dialog,
             mcp,
         };
-        (dispatch, wire)
+        (control, wire)
     }
 }
 
@@ -106,12 +102,12 @@ impl ControlHandler for HostControl {
         &self,
         request: ControlRequestBody,
         cx: RequestContext,
-    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
-        match request {
+    ) -> BoxFuture<'static, Answer> {
+        let answer = match request {
             ControlRequestBody::CanUseTool(request) => self.permission(*request, cx),
             ControlRequestBody::HookCallback(request) => self.hook(*request, cx),
             ControlRequestBody::McpMessage(request) => match &self.mcp {
-                Some(router) => {
+                Some(router) if router.serves(&request.server_name) => {
                     let router = Arc::clone(router);
                     Box::pin(async move {
                         let response = router.handle(&request.server_name, request.message).await?;
@@ -121,20 +117,15 @@ impl ControlHandler for HostControl {
                         })
                     })
                 }
-                None => Box::pin(async move {
-                    Err(HandlerError::new(format!(
-                        "unknown SDK MCP server {}",
-                        request.server_name
-                    )))
-                }),
+                _ => self
+                    .host
+                    .mcp_message(request.server_name, request.message, cx.cancel),
             },
             ControlRequestBody::Elicitation(request) => self.elicit(request, cx),
             ControlRequestBody::RequestUserDialog(request) => self.dialog(request, cx),
-            other => {
-                let error = HandlerError::unsupported(other.tag());
-                Box::pin(async move { Err(error) })
-            }
-        }
+            other => self.host.request(other, cx),
+        };
+        Box::pin(answer.map(Answer::Respond))
     }
 }
 
@@ -144,21 +135,26 @@ impl HostControl {
         request: CanUseToolRequest,
         cx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, HandlerError>> {
-        let callback = self.can_use_tool.clone();
+        let input = request.input.clone();
+        let tool = request.tool_name.clone();
+        let host = Arc::clone(&self.host);
         let timeout = self.permission_timeout;
-        Box::pin(async move {
-            let Some(callback) = callback else {
-                return to_payload(&PermissionResult::deny(
-                    "no can_use_tool callback is configured",
-                ));
-            };
-            let input = request.input.clone();
-            let tool = request.tool_name.clone();
-            let call = callback.can_use_tool(PermissionRequest {
+        // A Host may panic before it returns its future, as well as while it runs.
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            host.can_use_tool(PermissionRequest {
                 request,
                 cancel: cx.cancel.clone(),
-            });
-            let result = match guarded(call, timeout).await {
+            })
+        }));
+        Box::pin(async move {
+            let outcome = match call {
+                Ok(call) => guarded(call, timeout).await,
+                Err(panic) => Err(format!(
+                    "panicked: {}",
+                    crate::engine::panic_message(&*panic)
+                )),
+            };
+            let result = match outcome {
                 Ok(PermissionResult::Allow(mut allow)) => {
                     // The CLI requires the input on every allow; echo it when unchanged.
                     if allow.updated_input.is_none() {
@@ -191,16 +187,27 @@ impl HostControl {
         };
         let event = hook.event.clone();
         let failure = hook.failure;
-        let call = hook.callback.call(
-            request.input,
-            HookContext {
+        let timeout = hook.timeout;
+        let call = HookCall {
+            callback_id: request.callback_id,
+            event: event.clone(),
+            input: request.input,
+            cx: HookContext {
                 tool_use_id: request.tool_use_id,
                 cancel: cx.cancel,
             },
-        );
-        let timeout = hook.timeout;
+            registered: Some(Arc::clone(&hook.callback)),
+        };
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.host.hook(call)));
         Box::pin(async move {
-            match guarded(call, Some(timeout)).await {
+            let outcome = match call {
+                Ok(call) => guarded(call, Some(timeout)).await,
+                Err(panic) => Err(format!(
+                    "panicked: {}",
+                    crate::engine::panic_message(&*panic)
+                )),
+            };
+            match outcome {
                 Ok(output) => to_payload(&output),
                 Err(reason) => {
                     tracing::warn!(event = %event, %reason, "hook callback failed");
@@ -215,62 +222,50 @@ impl HostControl {
         })
     }
 
+    /// An elicitation: the host's answer, or declined when it fails.
     fn elicit(
         &self,
         request: ElicitationRequest,
         cx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, HandlerError>> {
-        let callback = self.elicitation.clone();
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            self.host.elicitation(request, cx.cancel)
+        }));
         Box::pin(async move {
-            let response = match callback {
-                Some(callback) => match guarded(callback.elicit(request, cx.cancel), None).await {
-                    Ok(response) => response,
-                    Err(reason) => {
-                        tracing::warn!(%reason, "elicitation callback failed: declining");
-                        decline()
-                    }
-                },
-                None => decline(),
+            let outcome = match call {
+                Ok(call) => guarded(call, None).await,
+                Err(panic) => Err(crate::engine::panic_message(&*panic)),
             };
+            let response = outcome.unwrap_or_else(|reason| {
+                tracing::warn!(%reason, "elicitation callback failed: declining");
+                decline()
+            });
             to_payload(&response)
         })
     }
-}
 
-impl HostControl {
-    /// A dialog: the callback's answer, or cancelled (the CLI then applies its default) when
-    /// there is no callback or it fails.
+    /// A dialog: the host's answer, or cancelled (the CLI then applies its default) when it
+    /// fails.
     fn dialog(
         &self,
         request: RequestUserDialogRequest,
         cx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, HandlerError>> {
-        let callback = self.dialog.clone();
+        let kind = request.dialog_kind.clone();
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            self.host.user_dialog(request, cx.cancel)
+        }));
         Box::pin(async move {
-            let kind = request.dialog_kind.clone();
-            let response = match callback {
-                Some(callback) => match guarded(callback.dialog(request, cx.cancel), None).await {
-                    Ok(response) => response,
-                    Err(reason) => {
-                        tracing::warn!(%reason, kind, "user dialog callback failed: cancelling");
-                        cancelled()
-                    }
-                },
-                None => cancelled(),
+            let outcome = match call {
+                Ok(call) => guarded(call, None).await,
+                Err(panic) => Err(crate::engine::panic_message(&*panic)),
             };
+            let response = outcome.unwrap_or_else(|reason| {
+                tracing::warn!(%reason, kind, "user dialog callback failed: cancelling");
+                cancelled()
+            });
             to_payload(&response)
         })
-    }
-}
-
-fn cancelled() -> UserDialogResponse {
-    UserDialogResponse::Cancelled(UserDialogCancelled::default())
-}
-
-fn decline() -> ElicitationResponse {
-    ElicitationResponse {
-        action: ElicitationAction::Decline,
-        ..ElicitationResponse::default()
     }
 }
 

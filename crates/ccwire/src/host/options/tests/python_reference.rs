@@ -4,8 +4,8 @@ use ccwire_protocol::hooks::HookMatchers;
 use serde_json::{json, Value};
 
 use super::{apply_env, args, initialize_json, pairs};
+use crate::host::options::Options;
 use crate::mcp::SdkMcpServer;
-use crate::options::Options;
 use ccwire_protocol::permission::PermissionMode;
 
 /// The official Python SDK's run of the peers scenario `mcp` (recorded by `cargo xtask record`

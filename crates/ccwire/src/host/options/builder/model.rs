@@ -6,7 +6,7 @@ use ccwire_protocol::control::{AgentDefinition, EffortLevel, ThinkingDisplay};
 use serde_json::Value;
 
 use super::OptionsBuilder;
-use crate::options::{OutputFormat, SystemPrompt, Thinking};
+use crate::host::options::{OutputFormat, SystemPrompt, Thinking};
 
 impl OptionsBuilder {
     // --- Model and prompt ------------------------------------------------------------------

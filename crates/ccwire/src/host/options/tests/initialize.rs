@@ -9,9 +9,9 @@ use serde_json::json;
 
 use super::{allow_all, args, initialize_json};
 use crate::host::callbacks::{hook, HookMatcher};
+use crate::host::options::argv::FIXED_ARGS;
+use crate::host::options::{Delivery, Options, Skills, SystemPrompt};
 use crate::mcp::SdkMcpServer;
-use crate::options::argv::FIXED_ARGS;
-use crate::options::{Delivery, Options, Skills, SystemPrompt};
 
 #[test]
 fn default_initialize_carries_the_empty_system_prompt_only() {

@@ -6,10 +6,10 @@ use serde_json::json;
 
 use super::allow_all;
 use crate::host::callbacks::{hook, HookMatcher};
-use crate::mcp::SdkMcpServer;
-use crate::options::{
+use crate::host::options::{
     McpServer, Options, OptionsBuilder, PermissionPrompts, SandboxSettings, Skills, Thinking,
 };
+use crate::mcp::SdkMcpServer;
 
 fn invalid(builder: OptionsBuilder) -> String {
     match builder.build() {

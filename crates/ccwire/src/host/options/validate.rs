@@ -24,19 +24,19 @@ impl Options {
     }
 
     fn validate_permissions(&self) -> Result<()> {
-        if !self.supported_dialog_kinds.is_empty() && self.on_user_dialog.is_none() {
+        if !self.supported_dialog_kinds.is_empty() && !self.answers_dialogs() {
             return invalid(
                 "supported_dialog_kinds needs on_user_dialog: the CLI would send dialogs nobody \
                  answers",
             );
         }
-        if self.can_use_tool.is_some() && self.permission_prompt_tool_name.is_some() {
+        if self.answers_permissions() && self.permission_prompt_tool_name.is_some() {
             return invalid(
                 "can_use_tool and permission_prompt_tool_name cannot be used together: \
                  can_use_tool answers permission prompts itself (--permission-prompt-tool=stdio)",
             );
         }
-        if self.can_use_tool.is_some() && self.permission_prompts == Some(PermissionPrompts::Nobody)
+        if self.answers_permissions() && self.permission_prompts == Some(PermissionPrompts::Nobody)
         {
             return invalid(
                 "permission_prompts(Nobody) means can_use_tool would never be called; \

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::argv::FIXED_ARGS;
 use super::*;
-use crate::host::callbacks::can_use_tool;
+use crate::host::callbacks::{can_use_tool, CanUseTool};
 
 mod initialize;
 mod python_reference;
