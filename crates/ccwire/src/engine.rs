@@ -69,11 +69,12 @@ pub struct EngineConfig {
     /// its answer the reader reads on past the budget.
     pub max_buffered_bytes: usize,
     /// Whether a request we stop waiting for (timed out, or its future dropped) is withdrawn
-    /// with `control_cancel_request`. Shared, so that a side can decide once it knows its
-    /// peer: Claude Code 2.0.77 and 1.0.128 exit on a frame they do not know, so the host
-    /// turns this on only when `system/init` names a CLI that accepts it. Not withdrawing is
-    /// always safe: a late answer is dropped as a stray response.
-    pub withdraw_abandoned: Arc<AtomicBool>,
+    /// with `control_cancel_request`, at first. An [`Observer`] may change it once it knows
+    /// its peer ([`Settings::withdraw_abandoned`]): Claude Code 2.0.77 and 1.0.128 exit on a
+    /// frame they do not know, so the host turns this on only when `system/init` names a CLI
+    /// that accepts it. Not withdrawing is always safe: a late answer is dropped as a stray
+    /// response.
+    pub withdraw_abandoned: bool,
 }
 
 impl Default for EngineConfig {
@@ -83,7 +84,7 @@ impl Default for EngineConfig {
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             recent_ids: 1024,
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
-            withdraw_abandoned: Arc::new(AtomicBool::new(true)),
+            withdraw_abandoned: true,
         }
     }
 }
@@ -282,8 +283,22 @@ pub struct OutputEnd {
 
 /// Sees every data-plane frame in the reader task, before it is queued for the user (e.g. to
 /// track the session's state whether or not the user is reading), except the bulk kinds that
-/// are decoded only when the user takes them ([`Side::deferrable`]). Must be quick.
-pub type Observer<T> = Box<dyn FnMut(&T) + Send>;
+/// are decoded only when the user takes them ([`Side::deferrable`]); it may change the
+/// connection's [`Settings`] as it learns about the peer. Must be quick.
+pub type Observer<T> = Box<dyn FnMut(&T, &Settings<'_>) + Send>;
+
+/// What an [`Observer`] may change in its connection.
+pub struct Settings<'a> {
+    shared: &'a ConnectionState,
+}
+
+impl Settings<'_> {
+    /// Whether requests we stop waiting for are withdrawn from now on (see
+    /// [`EngineConfig::withdraw_abandoned`]).
+    pub fn withdraw_abandoned(&self, on: bool) {
+        self.shared.withdraw_abandoned.store(on, Ordering::Relaxed);
+    }
+}
 
 /// One end of a live connection. Cheap to clone; every clone talks to the same peer.
 #[derive(Clone)]
@@ -313,6 +328,8 @@ pub(crate) struct ConnectionState {
     closed: watch::Sender<Option<Error>>,
     /// Set by [`Connection::close_input`]: the peer's input was closed on purpose.
     input_closed: AtomicBool,
+    /// Whether an abandoned request is withdrawn (see [`EngineConfig::withdraw_abandoned`]).
+    withdraw_abandoned: AtomicBool,
     /// Cancelled when the connection ends; parent of every incoming request's token.
     shutdown: CancellationToken,
 }
@@ -364,6 +381,7 @@ impl Connection {
             pending: Mutex::new(Pending::new(config.recent_ids)),
             peer_requests: Mutex::new(HashMap::new()),
             budget: Budget::new(config.max_buffered_bytes),
+            withdraw_abandoned: AtomicBool::new(config.withdraw_abandoned),
             config,
             outbox,
             next_id: AtomicU64::new(1),
@@ -528,13 +546,7 @@ struct PendingGuard<'a> {
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         let abandoned = lock(&self.shared.pending).abandon(&self.id);
-        if abandoned
-            && self
-                .shared
-                .config
-                .withdraw_abandoned
-                .load(Ordering::Relaxed)
-        {
+        if abandoned && self.shared.withdraw_abandoned.load(Ordering::Relaxed) {
             let _ = self.shared.outbox.line(frames::cancel(self.id.clone()));
         }
     }

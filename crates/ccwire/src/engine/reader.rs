@@ -146,7 +146,12 @@ impl<S: Side> Router<'_, S> {
     /// Hands a decoded frame to the user, charged `cost` (see [`decoded_cost`]).
     fn deliver(&mut self, frame: S::Inbound, cost: usize) {
         if let Some(observer) = &mut self.observer {
-            observer(&frame);
+            observer(
+                &frame,
+                &super::Settings {
+                    shared: self.shared,
+                },
+            );
         }
         self.batch.ready(Ok(frame), cost);
     }

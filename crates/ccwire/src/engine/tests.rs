@@ -200,9 +200,9 @@ async fn a_request_times_out_and_is_withdrawn() {
 async fn an_abandoned_request_is_not_withdrawn_from_a_peer_that_cannot_take_it() {
     let config = EngineConfig {
         request_timeout: Duration::from_secs(3),
+        withdraw_abandoned: false,
         ..EngineConfig::default()
     };
-    config.withdraw_abandoned.store(false, Ordering::Relaxed);
     let (connection, _inbound, mut peer) = start_with(
         handler(Duration::ZERO),
         config,
@@ -458,9 +458,11 @@ async fn bulk_frames_are_decoded_in_order_when_taken() {
         Arc::new(NoHandler),
         EngineConfig::default(),
         Box::new(|_| Box::pin(async { Error::Closed })),
-        Some(Box::new(move |message: &Message| {
-            seen.lock().unwrap().push(message.kind())
-        })),
+        Some(Box::new(
+            move |message: &Message, _: &crate::engine::Settings<'_>| {
+                seen.lock().unwrap().push(message.kind())
+            },
+        )),
     );
     let lines = [
         r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}},"session_id":"s","uuid":"u1","parent_tool_use_id":null}"#,

@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub(crate) use start::{start, Carrier, Started};
+pub(crate) use start::{start, Carrier, LaunchPlan, Started};
 pub use wrapper::{preamble, shell_quote, wrapper_command, WRAPPER_SCRIPT};
 
 /// How the CLI is started. See the [module docs](self).

@@ -53,6 +53,7 @@ use serde_json::{Map, Value};
 
 use crate::host::callbacks::HookMatcher;
 use crate::host::handler::Callbacks;
+use crate::host::launch::LaunchPlan;
 use crate::host::process::{ShutdownTimeouts, StderrCallback};
 use crate::host::Host;
 
@@ -411,6 +412,20 @@ impl Options {
                 .any(|server| matches!(server, McpServer::InProcess(_)))
     }
 
+    /// What starting the CLI takes.
+    pub(crate) fn launch_plan(&self) -> LaunchPlan {
+        LaunchPlan {
+            launcher: self.launcher.clone(),
+            cli_path: self.cli_path.clone(),
+            args: self.command_args(),
+            env: self.env(),
+            cwd: self.cwd.clone(),
+            on_stderr: self.stderr.clone(),
+            user: self.user.clone(),
+            shutdown: self.shutdown,
+        }
+    }
+
     /// The session's [`Host`]: the user's, else the builder's closures.
     pub(crate) fn host(&self) -> Arc<dyn Host> {
         match &self.host {
@@ -432,11 +447,6 @@ impl Options {
     /// Whether every user message is sent with `client_composed: true`.
     pub(crate) fn verbatim_prompts(&self) -> bool {
         self.verbatim_prompts
-    }
-
-    /// The OS user the CLI should run as (POSIX), for the spawner to apply.
-    pub(crate) fn user(&self) -> Option<&str> {
-        self.user.as_deref()
     }
 }
 

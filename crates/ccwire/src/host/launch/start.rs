@@ -1,4 +1,5 @@
-//! Starting the CLI through the options' launcher, and what ends it ([`Carrier`]).
+//! Starting the CLI as a [`LaunchPlan`] says, through its launcher, and what ends it
+//! ([`Carrier`]).
 
 use std::pin::Pin;
 use std::process::ExitStatus;
@@ -10,9 +11,8 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::watch;
 
 use super::{forwarded_env, wrapper, LaunchRequest, Launcher};
-use crate::host::options::Options;
 use crate::host::process::{
-    discover, ChildProcess, CliCommand, OutputEnded, ShutdownTimeouts, Spawn,
+    discover, ChildProcess, CliCommand, OutputEnded, ShutdownTimeouts, Spawn, StderrCallback,
 };
 use crate::{Error, Result};
 
@@ -154,18 +154,38 @@ impl Carrier {
     }
 }
 
-/// Starts the CLI with `options` through their launcher.
-pub(crate) async fn start(options: &Options) -> Result<Started> {
-    match &options.launcher {
+/// What starting the CLI takes, read off the options once (`Options::launch_plan`).
+pub(crate) struct LaunchPlan {
+    /// Where the CLI runs.
+    pub(crate) launcher: Launcher,
+    /// The CLI to run; `None` finds it (locally) or runs `claude` (elsewhere).
+    pub(crate) cli_path: Option<std::path::PathBuf>,
+    /// The CLI's arguments.
+    pub(crate) args: Vec<std::ffi::OsString>,
+    /// Environment changes: `Some` sets, `None` removes.
+    pub(crate) env: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)>,
+    /// Its working directory.
+    pub(crate) cwd: Option<std::path::PathBuf>,
+    /// Called with each stderr line.
+    pub(crate) on_stderr: Option<StderrCallback>,
+    /// The OS user to run it as (local only).
+    pub(crate) user: Option<String>,
+    /// How long each step of stopping it may take.
+    pub(crate) shutdown: ShutdownTimeouts,
+}
+
+/// Starts the CLI as `plan` says, through its launcher.
+pub(crate) async fn start(plan: LaunchPlan) -> Result<Started> {
+    match &plan.launcher {
         Launcher::Local => {
-            let command = discover(options.cli_path.as_deref())?;
+            let command = discover(plan.cli_path.as_deref())?;
             let (process, stdin, stdout) = ChildProcess::spawn(Spawn {
                 command,
-                args: options.command_args(),
-                env: options.env(),
-                cwd: options.cwd.clone(),
-                on_stderr: options.stderr.clone(),
-                user: options.user().map(str::to_owned),
+                args: plan.args.clone(),
+                env: plan.env.clone(),
+                cwd: plan.cwd.clone(),
+                on_stderr: plan.on_stderr.clone(),
+                user: plan.user.clone(),
             })
             .await?;
             let reader = process.session_stdout(stdout);
@@ -176,14 +196,14 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
             })
         }
         Launcher::Prefix(prefix) => {
-            if options.user().is_some() {
+            if plan.user.is_some() {
                 return Err(Error::InvalidOptions(
                     "`user` applies to a local CLI; through a launcher, choose the user in the \
                      launcher's command (e.g. `ssh user@host`)"
                         .into(),
                 ));
             }
-            let request = launch_request(options);
+            let request = launch_request(&plan);
             let preamble = request.preamble()?;
             let mut remote = wrapper::wrapper_command(&request);
             if prefix.remote_shell {
@@ -206,11 +226,11 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
                 // socket); what the CLI gets goes in the preamble.
                 env: Vec::new(),
                 cwd: None,
-                on_stderr: options.stderr.clone(),
+                on_stderr: plan.on_stderr.clone(),
                 user: None,
             };
             let (process, mut stdin, stdout) =
-                ChildProcess::spawn_launcher(spawn, ladder_time(options.shutdown)).await?;
+                ChildProcess::spawn_launcher(spawn, ladder_time(plan.shutdown)).await?;
             let process = process.with_exit_grace(PREFIX_EXIT_GRACE);
             if let Err(err) = stdin.write_all(&preamble).await {
                 // It stopped reading at once: it ended (or never ran the wrapper).
@@ -225,7 +245,7 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
         }
         Launcher::Custom(launch) => {
             let launched = launch
-                .launch(launch_request(options))
+                .launch(launch_request(&plan))
                 .await
                 .map_err(|source| Error::SpawnFailed {
                     path: "(custom launcher)".into(),
@@ -278,20 +298,20 @@ async fn launcher_ended(process: &ChildProcess) -> Error {
 }
 
 /// What a prefix or custom launcher is asked to start.
-fn launch_request(options: &Options) -> LaunchRequest {
-    let program = options
+fn launch_request(plan: &LaunchPlan) -> LaunchRequest {
+    let program = plan
         .cli_path
         .clone()
         .unwrap_or_else(|| std::path::PathBuf::from("claude"));
     let command = CliCommand::for_path(program);
     let mut argv = vec![command.program.into_os_string()];
     argv.extend(command.leading_args);
-    argv.extend(options.command_args());
+    argv.extend(plan.args.iter().cloned());
     LaunchRequest {
         argv,
-        env: forwarded_env(std::env::vars_os(), &options.env()),
-        cwd: options.cwd.clone(),
-        shutdown: options.shutdown,
+        env: forwarded_env(std::env::vars_os(), &plan.env),
+        cwd: plan.cwd.clone(),
+        shutdown: plan.shutdown,
     }
 }
 
