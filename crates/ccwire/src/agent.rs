@@ -47,7 +47,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::engine::{AgentSide, Connection, EngineConfig, HandlerError};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 pub use reply::Reply;
 pub use session::{Session, Turn};

@@ -48,7 +48,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use budget::Budget;
 use pending::Pending;
 use writer::Outbox;

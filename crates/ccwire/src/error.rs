@@ -262,8 +262,7 @@ fn not_found_message(searched: &str, given: Option<&std::path::Path>) -> String 
         ),
         None => format!(
             "Claude Code CLI not found (looked in: {searched}); install it with `npm install -g \
-             @anthropic-ai/claude-code`, or name it with `Options::cli_path` or {}",
-            crate::host::process::CLI_PATH_ENV
+             @anthropic-ai/claude-code`, or name it with `Options::cli_path` or CCWIRE_CLI_PATH"
         ),
     }
 }

@@ -21,7 +21,7 @@ use super::frames;
 use super::state::{content_text, join, AgentState};
 use super::TurnOutcome;
 use crate::engine::lock;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The user message that started a turn.
 #[derive(Debug, Clone)]
@@ -186,7 +186,7 @@ impl Session {
             }
         }
         let connection = self.connection()?.clone();
-        let host = connection.request(request);
+        let answer = connection.request(request);
         let local = async {
             match local.await {
                 Some(decision) => decision,
@@ -195,7 +195,7 @@ impl Session {
         };
         // Dropping the losing host request withdraws it (the engine sends the cancel).
         let decision = tokio::select! {
-            decision = host => decision?,
+            decision = answer => decision?,
             decision = local => decision,
         };
         if let Some(id) = &tool_use_id {

@@ -17,12 +17,12 @@ use super::*;
 use crate::engine::{ControlHandler, HostSide, Inbound, RequestContext};
 
 /// The host end: a connection plus its data plane.
-struct Host {
+struct Driver {
     connection: Connection,
     inbound: Inbound<Message>,
 }
 
-impl Host {
+impl Driver {
     async fn next(&mut self) -> Message {
         tokio::time::timeout(Duration::from_secs(5), self.inbound.recv())
             .await
@@ -52,7 +52,7 @@ impl Host {
 }
 
 /// Starts `agent` and a host whose `can_use_tool` answers come from `permissions`.
-fn start(agent: impl Agent, permissions: Arc<dyn ControlHandler>) -> Host {
+fn start(agent: impl Agent, permissions: Arc<dyn ControlHandler>) -> Driver {
     let (agent_reader, host_writer) = tokio::io::duplex(1 << 16);
     let (host_reader, agent_writer) = tokio::io::duplex(1 << 16);
     tokio::spawn(serve(
@@ -68,7 +68,7 @@ fn start(agent: impl Agent, permissions: Arc<dyn ControlHandler>) -> Host {
         EngineConfig::default(),
         Box::new(|_| Box::pin(async { Error::Closed })),
     );
-    Host {
+    Driver {
         connection,
         inbound,
     }

@@ -14,7 +14,7 @@ use ccwire_protocol::DecodeError;
 use tokio::sync::mpsc;
 
 use super::ConnectionState;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// What one read of the peer's output produced for the user.
 pub(crate) struct Batch<T> {

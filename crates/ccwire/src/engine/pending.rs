@@ -6,7 +6,7 @@ use ccwire_protocol::control::RequestId;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// What happened to a response.
 #[derive(Debug, PartialEq, Eq)]

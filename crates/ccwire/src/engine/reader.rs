@@ -14,7 +14,7 @@ use super::{
     lock, peer_requests, ConnectionState, ControlHandler, EndCause, Observer, OutputEnd, Routed,
     Side,
 };
-use crate::Error;
+use crate::error::Error;
 
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -230,7 +230,7 @@ impl<S: Side> Router<'_, S> {
         self.settle(id, Err(error));
     }
 
-    fn settle(&self, id: &RequestId, outcome: crate::Result<Option<serde_json::Value>>) {
+    fn settle(&self, id: &RequestId, outcome: crate::error::Result<Option<serde_json::Value>>) {
         match lock(&self.shared.pending).resolve(id, outcome) {
             Resolution::Delivered => {}
             Resolution::Duplicate => tracing::debug!(%id, "ignored a late or repeated response"),

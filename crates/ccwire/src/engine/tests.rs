@@ -323,7 +323,7 @@ async fn end_of_output_fails_pending_requests_at_once_with_the_cause() {
     let cause = Error::ProcessExited {
         code: Some(3),
         signal: None,
-        reason: crate::EndReason::Exited,
+        reason: crate::error::EndReason::Exited,
         stderr_tail: "boom".into(),
     };
     let (connection, mut inbound, mut peer) = start_with(

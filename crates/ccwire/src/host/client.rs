@@ -31,8 +31,8 @@ use crate::sessions::mirror::{self, MirrorEvent};
 
 /// How long `close` waits for the transcript mirror's last batch.
 const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
+use crate::error::{Error, Result};
 use crate::host::options::{McpServer, Options};
-use crate::{Error, Result};
 
 /// A session with one `claude` process, for many turns. Cheap to clone; every clone drives
 /// the same process. The process ends when [`Client::close`] is called, or at once when the

@@ -28,7 +28,8 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::Client;
-use crate::{Error, Options, Result};
+use crate::error::{Error, Result};
+use crate::host::options::Options;
 
 /// How often the spare keeper looks for spares that died.
 const SPARE_CHECK: Duration = Duration::from_millis(250);

@@ -43,7 +43,7 @@ pub use stderr::{StderrCallback, StderrTail, MAX_LINE_PIECE, TAIL_BYTES};
 #[cfg(target_os = "linux")]
 pub use stdout_watch::QUIET_CHECK;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// How to start the child.
 #[derive(Clone)]
@@ -503,7 +503,7 @@ enum Signal {
 /// The error for a child that ended with `status`, for `reason`.
 pub fn exit_error(
     status: Option<ExitStatus>,
-    reason: crate::EndReason,
+    reason: crate::error::EndReason,
     stderr_tail: String,
 ) -> Error {
     #[cfg(unix)]

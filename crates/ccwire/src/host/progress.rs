@@ -10,7 +10,7 @@ use tokio::sync::watch;
 
 use super::process::{exit_error, OutputEnded};
 use crate::engine::OutputEnd;
-use crate::{EndReason, Error};
+use crate::error::{EndReason, Error};
 
 /// What the reader has seen of the session, for deciding when stdin may close.
 #[derive(Debug, Clone, Copy, Default)]

@@ -10,7 +10,9 @@ use futures::stream::{BoxStream, StreamExt};
 use futures::Stream;
 
 use super::client::Messages;
-use crate::{Client, Options, Result};
+use crate::error::Result;
+use crate::host::options::Options;
+use crate::host::Client;
 
 /// What to send: one prompt, or a stream of user messages for a longer conversation.
 pub enum Prompt {

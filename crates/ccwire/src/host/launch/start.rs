@@ -11,10 +11,10 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::watch;
 
 use super::{forwarded_env, wrapper, LaunchRequest, Launcher};
+use crate::error::{Error, Result};
 use crate::host::process::{
     discover, ChildProcess, CliCommand, OutputEnded, ShutdownTimeouts, Spawn, StderrCallback,
 };
-use crate::{Error, Result};
 
 /// How long the program carrying a CLI from elsewhere may take to exit after the CLI's output
 /// ended: the far side's wrapper notices within 100 ms, then the connection reports the exit.

@@ -21,7 +21,7 @@
 use std::ffi::OsString;
 
 use super::LaunchRequest;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The script run with `sh -c` on the far side (see the module docs).
 pub const WRAPPER_SCRIPT: &str = r#"g=$1; t=$2; d=$3; shift 3

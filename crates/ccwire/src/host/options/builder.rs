@@ -17,9 +17,9 @@ use ccwire_protocol::hooks::HookEvent;
 use serde_json::Value;
 
 use super::Options;
+use crate::error::Result;
 use crate::host::callbacks::{CanUseTool, HookMatcher, OnElicitation, OnUserDialog};
 use crate::host::process::ShutdownTimeouts;
-use crate::Result;
 
 /// Builds [`Options`]; see the [module docs](super) and `docs/options.md`.
 #[derive(Debug, Clone, Default)]
@@ -38,7 +38,7 @@ impl OptionsBuilder {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidOptions`](crate::Error::InvalidOptions) when options contradict each
+    /// [`Error::InvalidOptions`](crate::error::Error::InvalidOptions) when options contradict each
     /// other or hold a value the CLI would refuse at start, e.g. `can_use_tool` together with
     /// `permission_prompt_tool_name` (as in the official SDKs), `continue_conversation`
     /// together with `resume`, `session_id` with `resume` but without `fork_session`,
@@ -123,7 +123,7 @@ impl OptionsBuilder {
     }
 
     /// Called with each line the CLI writes to stderr. stderr is always drained, and its last
-    /// lines go into [`Error::ProcessExited`](crate::Error::ProcessExited), whether or not this
+    /// lines go into [`Error::ProcessExited`](crate::error::Error::ProcessExited), whether or not this
     /// is set.
     pub fn stderr<F>(mut self, callback: F) -> Self
     where
@@ -148,7 +148,7 @@ impl OptionsBuilder {
 
     /// Runs the CLI through a program that carries stdio, e.g. `ssh build@host` or
     /// `docker exec -i ctr` (split like a shell); `cli_path` is then the path on the far side.
-    pub fn via(mut self, command_line: &str) -> crate::Result<Self> {
+    pub fn via(mut self, command_line: &str) -> crate::error::Result<Self> {
         self.options.launcher = crate::host::launch::Launcher::via(command_line)?;
         Ok(self)
     }
@@ -284,7 +284,7 @@ impl OptionsBuilder {
 
     /// The oldest CLI version to accept (default [`MINIMUM_CLI_VERSION`](super::MINIMUM_CLI_VERSION),
     /// `None` for no check): an older CLI fails `connect` with
-    /// [`Error::CliTooOld`](crate::Error::CliTooOld) when its `initialize` answer names its
+    /// [`Error::CliTooOld`](crate::error::Error::CliTooOld) when its `initialize` answer names its
     /// version, and is warned about (through `tracing`) when only `system/init` does.
     pub fn minimum_cli_version(mut self, version: Option<&str>) -> Self {
         self.options.minimum_cli_version = version.map(str::to_owned);

@@ -6,7 +6,7 @@ use ccwire_protocol::mcp::McpServerConfig;
 
 use super::initialize::with_fields;
 use super::{McpServer, Options, OutputFormat, PermissionPrompts, Settings, Skills, Thinking};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Flags ccwire sets itself and that must not be overridden through `extra_args`.
 const RESERVED_FLAGS: &[&str] = &["output-format", "input-format"];

@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The environment variable that names the CLI to run.
 pub const CLI_PATH_ENV: &str = "CCWIRE_CLI_PATH";

@@ -13,7 +13,7 @@ use crate::mcp::SdkMcpServer;
 
 fn invalid(builder: OptionsBuilder) -> String {
     match builder.build() {
-        Err(crate::Error::InvalidOptions(message)) => message,
+        Err(crate::error::Error::InvalidOptions(message)) => message,
         other => panic!("expected InvalidOptions, got {other:?}"),
     }
 }
