@@ -49,7 +49,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, Result};
-use budget::Budget;
+use budget::ByteBudget;
 use pending::Pending;
 use writer::Outbox;
 
@@ -322,7 +322,7 @@ pub(crate) struct ConnectionState {
     /// is in flight: each keeps its own token, and a cancel reaches all of them).
     peer_requests: Mutex<HashMap<RequestId, Vec<(u64, CancellationToken)>>>,
     /// The bytes of data frames the user has not taken yet.
-    budget: Budget,
+    budget: ByteBudget,
     next_id: AtomicU64,
     /// `None` while open; the cause once the peer's output has ended.
     closed: watch::Sender<Option<Error>>,
@@ -380,7 +380,7 @@ impl Connection {
         let shared = Arc::new(ConnectionState {
             pending: Mutex::new(Pending::new(config.recent_ids)),
             peer_requests: Mutex::new(HashMap::new()),
-            budget: Budget::new(config.max_buffered_bytes),
+            budget: ByteBudget::new(config.max_buffered_bytes),
             withdraw_abandoned: AtomicBool::new(config.withdraw_abandoned),
             config,
             outbox,

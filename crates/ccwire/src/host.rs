@@ -27,5 +27,5 @@ mod query;
 pub use callbacks::PermissionRequest;
 pub use client::{Client, Messages};
 pub use handler::{HookCall, Host};
-pub use pool::{Pool, PoolConfig, PooledSession};
+pub use pool::{Pool, PoolConfig, PooledClient};
 pub use query::{query, MessageStream, Prompt};

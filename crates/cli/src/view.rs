@@ -19,7 +19,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use ccwire::sessions::{SessionInfo, SessionStore};
+use ccwire::sessions::{SavedSessions, SessionInfo};
 use ccwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
 
 use lines::Lines;
@@ -170,7 +170,7 @@ fn open_input(args: &ViewArgs) -> anyhow::Result<Input> {
 
 /// The config directories `--session` looks in, in order: `--config-dir` when given, else the
 /// CLI's own (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
-fn session_stores(args: &ViewArgs) -> Vec<SessionStore> {
+fn session_stores(args: &ViewArgs) -> Vec<SavedSessions> {
     // The user's config directory, then the one of `--offline` sessions.
     crate::offline::session_stores(args.config_dir.as_deref())
         .places()
@@ -183,7 +183,7 @@ fn session_stores(args: &ViewArgs) -> Vec<SessionStore> {
 /// never through a link out of it) and summary: from the first store that has it.
 fn find_session(
     id: &str,
-    stores: &[SessionStore],
+    stores: &[SavedSessions],
 ) -> anyhow::Result<(PathBuf, std::fs::File, Option<SessionInfo>)> {
     for store in stores {
         if let Some(path) = store.transcript_path(id, None) {

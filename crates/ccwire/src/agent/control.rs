@@ -11,8 +11,8 @@ use futures::FutureExt;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::peer::Peer;
 use super::reply::Reply;
-use super::session::Session;
 use super::state::AgentState;
 use crate::engine::{lock, Answer, ControlHandler, HandlerError, RequestContext};
 
@@ -53,7 +53,7 @@ impl ControlHandler for AgentControl {
             _ => None,
         };
         let reply = Reply::new(connection, cx.request_id.clone(), cx.cancel.clone());
-        let session = Session::new(Arc::clone(&self.state), CancellationToken::new());
+        let session = Peer::new(Arc::clone(&self.state), CancellationToken::new());
         let answer = match self.state.agent.respond(&request, &reply, &session) {
             Some(custom) => custom,
             None => {

@@ -29,7 +29,7 @@ pub(crate) struct AgentState {
     pub(crate) turns: Mutex<Turns>,
     /// `true` while a turn runs.
     pub(crate) busy: watch::Sender<bool>,
-    /// How many tasks started with `Session::spawn` are running.
+    /// How many tasks started with `Peer::spawn` are running.
     background: watch::Sender<usize>,
     pub(crate) resolved_tool_uses: Mutex<Bounded>,
 }

@@ -150,7 +150,7 @@ fn permissions(delay: Duration, answer: &'static str) -> Arc<Permissions> {
 }
 
 fn echo() -> impl Agent {
-    agent(|turn: Turn, session: Session| async move {
+    agent(|turn: Turn, session: Peer| async move {
         session.say(&format!("echo: {}", turn.text()))?;
         session.success(&format!("echo: {}", turn.text()))
     })
@@ -186,7 +186,7 @@ async fn a_turn_writes_state_init_assistant_result_then_idle() {
 async fn messages_during_a_turn_are_queued_then_injected_at_the_boundary() {
     let gate = Arc::new(Notify::new());
     let opened = Arc::clone(&gate);
-    let agent = agent(move |turn: Turn, session: Session| {
+    let agent = agent(move |turn: Turn, session: Peer| {
         let gate = Arc::clone(&opened);
         async move {
             if turn.text() == "first" {
@@ -225,7 +225,7 @@ async fn messages_during_a_turn_are_queued_then_injected_at_the_boundary() {
 async fn queued_messages_left_over_start_the_next_turn() {
     let gate = Arc::new(Notify::new());
     let opened = Arc::clone(&gate);
-    let agent = agent(move |turn: Turn, session: Session| {
+    let agent = agent(move |turn: Turn, session: Peer| {
         let gate = Arc::clone(&opened);
         async move {
             if turn.text() == "first" {
@@ -248,7 +248,7 @@ async fn queued_messages_left_over_start_the_next_turn() {
 
 #[tokio::test]
 async fn interrupt_cancels_the_running_turn_and_the_next_turn_works() {
-    let agent = agent(|turn: Turn, session: Session| async move {
+    let agent = agent(|turn: Turn, session: Peer| async move {
         if turn.text() == "forever" {
             std::future::pending::<()>().await;
         }
@@ -283,7 +283,7 @@ fn permission_request(tool_use_id: &str) -> CanUseToolRequest {
 #[tokio::test]
 async fn the_first_permission_decision_wins_and_the_host_request_is_withdrawn() {
     let slow_host = permissions(Duration::from_secs(3600), "allow");
-    let agent = agent(|_turn: Turn, session: Session| async move {
+    let agent = agent(|_turn: Turn, session: Peer| async move {
         // The policy decides after the host was asked.
         let local = async {
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -308,7 +308,7 @@ async fn the_first_permission_decision_wins_and_the_host_request_is_withdrawn() 
 #[tokio::test]
 async fn the_host_decision_wins_when_the_local_side_defers() {
     let host_permissions = permissions(Duration::from_millis(10), "allow");
-    let agent = agent(|_turn: Turn, session: Session| async move {
+    let agent = agent(|_turn: Turn, session: Peer| async move {
         let decision = session
             .decide_permission(permission_request("toolu_2"), async { None })
             .await?;
@@ -387,7 +387,7 @@ async fn unsupported_requests_and_malformed_input_keep_the_agent_serving() {
 
 #[tokio::test]
 async fn a_repeated_permission_answer_is_dropped() {
-    let agent = agent(|_turn: Turn, session: Session| async move {
+    let agent = agent(|_turn: Turn, session: Peer| async move {
         let decision = session.can_use_tool(permission_request("toolu_9")).await?;
         session.success(decision.tag())
     });
@@ -425,7 +425,7 @@ impl Agent for Scripted {
         Framing::Raw
     }
 
-    fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome> {
+    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
         Box::pin(async move {
             let text = turn.text();
             session.send_line(format!("not json: {text}\n").into_bytes())?;
@@ -456,7 +456,7 @@ impl Agent for Scripted {
         &self,
         request: &ControlRequestBody,
         reply: &Reply,
-        _session: &Session,
+        _session: &Peer,
     ) -> Option<BoxFuture<'static, ()>> {
         let reply = reply.clone();
         match request.tag() {
@@ -554,7 +554,7 @@ async fn a_raw_agent_writes_every_frame_and_answers_as_it_likes() {
 
 #[tokio::test]
 async fn close_output_writes_what_was_queued_then_ends_the_output() {
-    let agent = agent(|_turn: Turn, session: Session| async move {
+    let agent = agent(|_turn: Turn, session: Peer| async move {
         for n in 0..100 {
             session.emit(&json!({"type": "system", "subtype": "n", "n": n}))?;
         }

@@ -103,14 +103,14 @@ fn container_cost(object: bool, members: usize) -> usize {
 }
 
 #[derive(Debug)]
-pub(crate) struct Budget {
+pub(crate) struct ByteBudget {
     held: AtomicUsize,
     limit: usize,
     /// Wakes the reader: room was made, a request started waiting, or the user left.
     wake: Notify,
 }
 
-impl Budget {
+impl ByteBudget {
     pub(crate) fn new(limit: usize) -> Self {
         Self {
             held: AtomicUsize::new(0),
@@ -166,7 +166,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_reader_waits_past_the_budget_until_half_is_taken() {
-        let budget = Arc::new(Budget::new(100));
+        let budget = Arc::new(ByteBudget::new(100));
         budget.hold(150);
         assert!(budget.is_full());
         let waiting = {
@@ -190,7 +190,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_waiting_request_lets_the_reader_go_on() {
-        let budget = Arc::new(Budget::new(10));
+        let budget = Arc::new(ByteBudget::new(10));
         budget.hold(100);
         let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let waiting = {

@@ -8,8 +8,8 @@
 //!   replaced; a taken spare is replaced at once, or after `refill_delay`. Spares are not counted in `max_live`: the
 //!   pool runs at most `max_live + spares` CLIs.
 //! - **Budgets**: each session may be limited in prompts, cost (the CLI's running total in
-//!   its results) and wall time from checkout; past one, [`PooledSession::send`] refuses and
-//!   [`PooledSession::receive`] interrupts the turn and reports
+//!   its results) and wall time from checkout; past one, [`PooledClient::send`] refuses and
+//!   [`PooledClient::receive`] interrupts the turn and reports
 //!   [`Error::BudgetExceeded`].
 //! - **Metrics**: [`Pool::metrics`] (live, spare, queued, started, completed, failed), also
 //!   logged with `tracing` at debug level on every change.
@@ -197,7 +197,7 @@ impl Pool {
 
     /// A session: waits for a free slot (first come, first served), then takes a spare, or
     /// starts a CLI when none is ready.
-    pub async fn session(&self) -> Result<PooledSession> {
+    pub async fn session(&self) -> Result<PooledClient> {
         let shared = &self.shared;
         if shared.closed.is_cancelled() {
             return Err(Error::Closed);
@@ -234,7 +234,7 @@ impl Pool {
             "checkout (cold)"
         });
         let budget = shared.config.budget;
-        Ok(PooledSession {
+        Ok(PooledClient {
             client,
             prewarmed,
             budget,
@@ -366,8 +366,8 @@ impl Drop for Slot {
 }
 
 /// A session from a [`Pool`], under its budget. Dropping it ends the CLI at once and frees its
-/// slot; [`PooledSession::close`] ends it gracefully first.
-pub struct PooledSession {
+/// slot; [`PooledClient::close`] ends it gracefully first.
+pub struct PooledClient {
     client: Client,
     prewarmed: bool,
     budget: Budget,
@@ -378,9 +378,9 @@ pub struct PooledSession {
     slot: Option<Slot>,
 }
 
-impl std::fmt::Debug for PooledSession {
+impl std::fmt::Debug for PooledClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PooledSession")
+        f.debug_struct("PooledClient")
             .field("client", &self.client)
             .field("prewarmed", &self.prewarmed)
             .field("turns", &self.turns)
@@ -389,7 +389,7 @@ impl std::fmt::Debug for PooledSession {
     }
 }
 
-impl PooledSession {
+impl PooledClient {
     /// The client, for the whole control plane. Prompts sent through it directly are not
     /// counted against the budget.
     pub fn client(&self) -> &Client {
@@ -445,7 +445,7 @@ impl PooledSession {
         self.cost_usd
     }
 
-    /// Prompts sent through [`PooledSession::send`].
+    /// Prompts sent through [`PooledClient::send`].
     pub fn turns(&self) -> u32 {
         self.turns
     }

@@ -123,7 +123,7 @@ impl TranscriptStore for InMemoryTranscriptStore {
 
 /// A store in a directory laid out like the CLI's config directory
 /// (`<dir>/projects/<project>/<session>.jsonl`), so that
-/// [`SessionStore::at(dir)`](super::SessionStore::at) and the official SDKs (with
+/// [`SavedSessions::at(dir)`](super::SavedSessions::at) and the official SDKs (with
 /// `CLAUDE_CONFIG_DIR=<dir>`) read the mirrored sessions like local ones. Appends are one
 /// `O_APPEND` write per batch; files are created `0600`.
 #[derive(Debug, Clone)]

@@ -14,7 +14,7 @@ fn echo_script() -> serde_json::Value {
 }
 
 /// Reads until the turn's result.
-async fn one_turn(session: &mut ccwire::host::PooledSession, prompt: &str) -> Result<()> {
+async fn one_turn(session: &mut ccwire::host::PooledClient, prompt: &str) -> Result<()> {
     session.send(prompt).await?;
     while let Some(message) = session.receive().await {
         if message?.result_is_error().is_some() {

@@ -1,4 +1,4 @@
-//! [`Session`]: what a running turn uses to write frames and to ask the host.
+//! [`Peer`]: what a running turn uses to write frames and to ask the host.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -39,20 +39,20 @@ impl Turn {
 
 /// A running turn's handle on the session. Cheap to clone.
 #[derive(Clone)]
-pub struct Session {
+pub struct Peer {
     state: Arc<AgentState>,
     cancel: CancellationToken,
 }
 
-impl std::fmt::Debug for Session {
+impl std::fmt::Debug for Peer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session")
+        f.debug_struct("Peer")
             .field("session_id", &self.state.session_id())
             .finish_non_exhaustive()
     }
 }
 
-impl Session {
+impl Peer {
     pub(crate) fn new(state: Arc<AgentState>, cancel: CancellationToken) -> Self {
         Self { state, cancel }
     }
@@ -119,7 +119,7 @@ impl Session {
         self.connection()?.request(request).await
     }
 
-    /// Like [`Session::request`], waiting at most `timeout` for the answer; when the time is
+    /// Like [`Peer::request`], waiting at most `timeout` for the answer; when the time is
     /// up the request is withdrawn with `control_cancel_request`.
     pub async fn request_with_timeout<K: ControlRequestKind>(
         &self,
