@@ -58,13 +58,13 @@ pub enum Error {
         elapsed: Duration,
     },
     /// The CLI could not be started.
-    #[error("could not start {path}: {source}")]
+    #[error("could not start {}: {cause}", .path.display())]
     SpawnFailed {
         /// The executable.
         path: PathBuf,
-        /// Why.
-        #[source]
-        source: Arc<std::io::Error>,
+        /// Why (in the message already, so not also the error's `source()`: a chain printed
+        /// whole would say it twice).
+        cause: Arc<std::io::Error>,
     },
     /// The CLI exited (or its output ended) while something was still expected of it.
     #[error("{}", exit_message(*.code, *.signal, *.reason, .stderr_tail))]
@@ -134,6 +134,13 @@ pub enum Error {
     /// The options given cannot work together.
     #[error("invalid options: {0}")]
     InvalidOptions(String),
+
+    /// The agent asked the host about a tool use that was already decided.
+    #[error("tool use {tool_use_id} was already decided")]
+    AlreadyDecided {
+        /// The tool use.
+        tool_use_id: String,
+    },
 }
 
 impl Error {

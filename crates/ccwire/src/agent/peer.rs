@@ -180,9 +180,9 @@ impl Peer {
         let tool_use_id = request.tool_use_id.clone();
         if let Some(id) = &tool_use_id {
             if lock(&self.state.resolved_tool_uses).contains(id) {
-                return Err(Error::InvalidOptions(format!(
-                    "tool use {id} was already decided"
-                )));
+                return Err(Error::AlreadyDecided {
+                    tool_use_id: id.clone(),
+                });
             }
         }
         let connection = self.connection()?.clone();

@@ -40,6 +40,7 @@ const RETRY_MAX: Duration = Duration::from_secs(30);
 
 /// Limits of one pooled session; `None` is no limit.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Budget {
     /// Prompts sent.
     pub max_turns: Option<u32>,
@@ -49,8 +50,9 @@ pub struct Budget {
     pub max_wall: Option<Duration>,
 }
 
-/// A pool's sizes.
+/// A pool's sizes: `PoolConfig::default().max_live(8).spares(2)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct PoolConfig {
     /// Sessions checked out at once.
     pub max_live: usize,
@@ -62,6 +64,59 @@ pub struct PoolConfig {
     /// CLI starting takes a core for a good part of a second, which the session that took the
     /// spare needs for its first answer on a small machine. Zero: at once.
     pub refill_delay: Duration,
+}
+
+impl Budget {
+    /// At most `n` prompts.
+    #[must_use]
+    pub fn max_turns(mut self, n: u32) -> Self {
+        self.max_turns = Some(n);
+        self
+    }
+
+    /// At most this cost in US dollars.
+    #[must_use]
+    pub fn max_cost_usd(mut self, usd: f64) -> Self {
+        self.max_cost_usd = Some(usd);
+        self
+    }
+
+    /// At most this long from checkout.
+    #[must_use]
+    pub fn max_wall(mut self, wall: Duration) -> Self {
+        self.max_wall = Some(wall);
+        self
+    }
+}
+
+impl PoolConfig {
+    /// Sessions checked out at once.
+    #[must_use]
+    pub fn max_live(mut self, n: usize) -> Self {
+        self.max_live = n;
+        self
+    }
+
+    /// Spares kept ready.
+    #[must_use]
+    pub fn spares(mut self, n: usize) -> Self {
+        self.spares = n;
+        self
+    }
+
+    /// Every session's budget.
+    #[must_use]
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// How long to wait before replacing a spare that was taken.
+    #[must_use]
+    pub fn refill_delay(mut self, delay: Duration) -> Self {
+        self.refill_delay = delay;
+        self
+    }
 }
 
 impl Default for PoolConfig {
@@ -77,6 +132,7 @@ impl Default for PoolConfig {
 
 /// A snapshot of a pool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PoolMetrics {
     /// Sessions checked out now.
     pub live: u64,

@@ -179,7 +179,7 @@ impl ChildProcess {
             }
             Error::SpawnFailed {
                 path: spawn.command.program.clone(),
-                source: Arc::new(source),
+                cause: Arc::new(source),
             }
         })?;
         let pid = child.id();
@@ -189,7 +189,7 @@ impl ChildProcess {
                 _ => {
                     return Err(Error::SpawnFailed {
                         path: spawn.command.program.clone(),
-                        source: Arc::new(std::io::Error::other("child stdio was not piped")),
+                        cause: Arc::new(std::io::Error::other("child stdio was not piped")),
                     })
                 }
             };

@@ -249,7 +249,7 @@ pub(crate) async fn start(plan: LaunchPlan) -> Result<Started> {
                 .await
                 .map_err(|source| Error::SpawnFailed {
                     path: "(custom launcher)".into(),
-                    source: std::sync::Arc::new(source),
+                    cause: std::sync::Arc::new(source),
                 })?;
             let (closed_tx, closed_rx) = watch::channel(false);
             Ok(Started {
