@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use ccwire::host::pool::{Budget, Pool, PoolConfig};
+use ccwire::host::pool::{Pool, PoolConfig};
 use ccwire::{Client, Options};
 
 fn main() {
