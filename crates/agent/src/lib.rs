@@ -1,0 +1,15 @@
+//! A coding agent behind Claude Code's stream-json protocol.
+//!
+//! `ccwire-agent` reads Claude Code's command line and serves its end of the wire with
+//! ccwire's agent side ([`ccwire::agent::serve`]), so the official SDKs and ccwire's own
+//! host drive it as they drive `claude`: its own model loop over the Messages API
+//! ([`model`]), Claude Code's tools by the same names and input schemas ([`tools`]), the
+//! permission rules of `ccwire-policy` and the host's `can_use_tool`, the host's hooks, and
+//! sessions saved where and as Claude Code saves them.
+
+pub mod args;
+pub mod config;
+pub mod model;
+
+pub use args::Args;
+pub use config::{Config, ConfigError, Limits, SessionStart};

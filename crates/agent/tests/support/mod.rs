@@ -1,0 +1,4 @@
+//! What the tests share.
+#![allow(dead_code)]
+
+pub mod http;
