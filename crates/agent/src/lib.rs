@@ -10,6 +10,7 @@
 pub mod args;
 pub mod config;
 pub mod model;
+pub mod tools;
 
 pub use args::Args;
 pub use config::{Config, ConfigError, Limits, SessionStart};
