@@ -7,10 +7,16 @@
 //! permission rules of `ccwire-policy` and the host's `can_use_tool`, the host's hooks, and
 //! sessions saved where and as Claude Code saves them.
 
+pub mod agent;
 pub mod args;
 pub mod config;
+pub mod hooks;
 pub mod model;
+pub mod permissions;
+pub mod prompt;
 pub mod tools;
+pub mod transcript;
 
+pub use agent::{serve_stdio, CodingAgent, StartError};
 pub use args::Args;
 pub use config::{Config, ConfigError, Limits, SessionStart};

@@ -147,6 +147,11 @@ impl Assembler {
         message
     }
 
+    /// The reply's fields (id, model, usage so far) without its content.
+    pub fn message_meta(&self) -> ApiMessage {
+        self.message.clone()
+    }
+
     /// The usage reported so far.
     pub fn usage(&self) -> Usage {
         self.message.usage.clone()

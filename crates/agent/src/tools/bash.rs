@@ -98,7 +98,7 @@ async fn run(input: BashInput, cx: ToolContext) -> ToolOutput {
         Ok(child) => child,
         Err(err) => return ToolOutput::error(format!("cannot start bash: {err}")),
     };
-    let group = ProcessGroup(child.id());
+    let mut group = ProcessGroup(child.id());
     let cap = limits.bash_output_bytes;
     let stdout = start_capture(child.stdout.take(), cap);
     let stderr = start_capture(child.stderr.take(), cap);
@@ -107,10 +107,13 @@ async fn run(input: BashInput, cx: ToolContext) -> ToolOutput {
         () = tokio::time::sleep(Duration::from_millis(timeout_ms)) => Ending::TimedOut,
         () = cx.cancel.cancelled() => Ending::Interrupted,
     };
+    // Right after the leader's exit (or before it is reaped, when it is killed): a group id
+    // is only safe to signal while its number cannot have been given to another process.
     group.kill();
     if !matches!(ending, Ending::Exited(_)) {
         let _ = child.wait().await;
     }
+    group.disarm();
     let (stdout, stderr) = (collect(stdout).await, collect(stderr).await);
     if let Ok(dir) = std::fs::read_to_string(&cwd_file) {
         let dir = std::path::PathBuf::from(dir.trim_end_matches('\n'));
@@ -155,10 +158,16 @@ fn failed(text: String, result: Value) -> ToolOutput {
     }
 }
 
-/// A command's process group, killed whole (and on drop, should the call be dropped midway).
+/// A command's process group, killed whole (and on drop, should the call be dropped midway,
+/// while its leader is not yet reaped).
 struct ProcessGroup(Option<u32>);
 
 impl ProcessGroup {
+    /// The leader is reaped: its number may be reused, the group is not signalled again.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+
     fn kill(&self) {
         #[cfg(unix)]
         if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
