@@ -98,7 +98,11 @@ impl CodingAgent {
             config.limits,
             config.env.clone(),
         )?);
-        let store = match config.env.get("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        let store = match config
+            .env
+            .get("CLAUDE_CONFIG_DIR")
+            .filter(|d| !d.is_empty())
+        {
             Some(dir) => SessionStore::at(dir),
             None => match config.env.get("HOME").filter(|d| !d.is_empty()) {
                 Some(home) => SessionStore::at(std::path::Path::new(home).join(".claude")),
@@ -106,7 +110,8 @@ impl CodingAgent {
             },
         };
         let tools = Registry::built_in(config.tools.as_deref());
-        let state = State::start(&config, &store, tools, permissions).map_err(StartError::Resume)?;
+        let state =
+            State::start(&config, &store, tools, permissions).map_err(StartError::Resume)?;
         Ok(Self {
             shared: Arc::new(Shared {
                 client,
@@ -142,10 +147,9 @@ impl CodingAgent {
             .as_ref()
             .map(|prompt| {
                 let message = ccwire_protocol::UserMessage::new(prompt.clone());
-                let mut line = serde_json::to_vec(&ccwire_protocol::InputMessage::User(
-                    Box::new(message),
-                ))
-                .unwrap_or_default();
+                let mut line =
+                    serde_json::to_vec(&ccwire_protocol::InputMessage::User(Box::new(message)))
+                        .unwrap_or_default();
                 line.push(b'\n');
                 line
             })
@@ -182,7 +186,9 @@ impl Agent for CodingAgent {
 
 /// Locks a mutex, whatever a panicking holder left (the state stays usable).
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Serves a session on this process's stdin and stdout; `true` when the last result was an

@@ -177,13 +177,25 @@ mod tests {
     #[test]
     fn answers_are_gathered_first_decision_first() {
         let mut report = HookReport::default();
-        absorb(&mut report, &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        absorb(
+            &mut report,
+            &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
             "permissionDecision": "deny", "permissionDecisionReason": "no shell",
-            "additionalContext": "ctx"}}));
-        absorb(&mut report, &json!({"decision": "block", "reason": "later",
-            "hookSpecificOutput": {"permissionDecision": "allow"}}));
-        absorb(&mut report, &json!({"continue": false, "stopReason": "enough"}));
-        assert_eq!(report.permission, Some(("deny".into(), Some("no shell".into()))));
+            "additionalContext": "ctx"}}),
+        );
+        absorb(
+            &mut report,
+            &json!({"decision": "block", "reason": "later",
+            "hookSpecificOutput": {"permissionDecision": "allow"}}),
+        );
+        absorb(
+            &mut report,
+            &json!({"continue": false, "stopReason": "enough"}),
+        );
+        assert_eq!(
+            report.permission,
+            Some(("deny".into(), Some("no shell".into())))
+        );
         assert_eq!(report.block.as_deref(), Some("later"));
         assert_eq!(report.stop.as_deref(), Some("enough"));
         assert_eq!(report.context, vec!["ctx"]);

@@ -21,7 +21,11 @@ fn main() -> ExitCode {
         let _ = std::io::Write::write_all(&mut std::io::stdout(), line.as_bytes());
         return ExitCode::SUCCESS;
     }
-    let default = if args.debug_to_stderr { "debug" } else { "warn" };
+    let default = if args.debug_to_stderr {
+        "debug"
+    } else {
+        "warn"
+    };
     let filter = std::env::var("CCWIRE_AGENT_LOG").unwrap_or_else(|_| default.to_owned());
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))

@@ -87,8 +87,11 @@ impl Permissions {
         };
         let base = ccwire_policy::Base::session(dirs.first().map(PathBuf::as_path));
         let programs = |names: &[&str]| {
-            PermissionPolicy::new(names.iter().map(|n| Rule::bash_prefix(n)).collect(), Vec::new())
-                .with_base(base.clone())
+            PermissionPolicy::new(
+                names.iter().map(|n| Rule::bash_prefix(n)).collect(),
+                Vec::new(),
+            )
+            .with_base(base.clone())
         };
         Ok(Self {
             rules: PermissionPolicy::new(read(allow)?, read(deny)?).with_base(base.clone()),
@@ -138,8 +141,8 @@ impl Permissions {
             return allow();
         }
         if *mode == PermissionMode::AcceptEdits {
-            let edits_inside = matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit")
-                && inside;
+            let edits_inside =
+                matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit") && inside;
             if edits_inside || (tool == "Bash" && self.editing.decide(tool, input).is_allowed()) {
                 return allow();
             }
@@ -225,7 +228,8 @@ impl Permissions {
                             let mut deny = self.rules.deny_rules().to_vec();
                             deny.push(rule);
                             let allow = self.rules.allow_rules().to_vec();
-                            self.rules = PermissionPolicy::new(allow, deny).with_base(self.base.clone());
+                            self.rules =
+                                PermissionPolicy::new(allow, deny).with_base(self.base.clone());
                         }
                         (Ok(_), _) => {}
                         (Err(err), _) => tracing::warn!(%text, %err, "a rule from the host"),
@@ -317,7 +321,10 @@ mod tests {
 
     #[test]
     fn suggestions_carry_the_tool_and_its_content() {
-        assert_eq!(rule_value("Bash(touch:*)"), PermissionRuleValue::with_content("Bash", "touch:*"));
+        assert_eq!(
+            rule_value("Bash(touch:*)"),
+            PermissionRuleValue::with_content("Bash", "touch:*")
+        );
         assert_eq!(rule_value("Write"), PermissionRuleValue::tool("Write"));
     }
 }

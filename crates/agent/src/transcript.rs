@@ -173,7 +173,11 @@ pub fn load(
     let reader = store
         .read_messages(session_id, &options)
         .or_else(|_| store.read_messages(session_id, &MessagesOptions::default()))
-        .map_err(|err| LoadError(format!("No conversation found with session ID: {session_id} ({err})")))?;
+        .map_err(|err| {
+            LoadError(format!(
+                "No conversation found with session ID: {session_id} ({err})"
+            ))
+        })?;
     let mut loaded = Loaded::default();
     let mut last_reply: Option<String> = None;
     for message in reader {
@@ -183,11 +187,11 @@ pub fn load(
             .entries
             .push((kind.clone(), message.uuid.clone(), message.message.clone()));
         loaded.leaf = Some(message.uuid.clone());
-        let content = match serde_json::from_value::<UserContent>(message.message["content"].clone())
-        {
-            Ok(content) => content,
-            Err(_) => continue,
-        };
+        let content =
+            match serde_json::from_value::<UserContent>(message.message["content"].clone()) {
+                Ok(content) => content,
+                Err(_) => continue,
+            };
         let reply_id = message.message["id"].as_str().map(str::to_owned);
         let joins = match loaded.messages.last() {
             Some(previous) if previous.role == role => {
@@ -224,12 +228,10 @@ pub fn load(
 pub fn append(content: &mut UserContent, more: UserContent) {
     let blocks = |c: UserContent| match c {
         UserContent::Text(text) if text.is_empty() => Vec::new(),
-        UserContent::Text(text) => vec![ContentBlock::Text(
-            ccwire_protocol::content::TextBlock {
-                text,
-                ..Default::default()
-            },
-        )],
+        UserContent::Text(text) => vec![ContentBlock::Text(ccwire_protocol::content::TextBlock {
+            text,
+            ..Default::default()
+        })],
         UserContent::Blocks(blocks) => blocks,
     };
     let mut joined = blocks(std::mem::take(content));

@@ -54,14 +54,17 @@ pub(crate) fn respond(
                 .ok()
                 .and_then(|v| v["max_thinking_tokens"].as_u64());
             Box::pin(async move {
-                super::lock(&shared.state).thinking_tokens =
-                    tokens.and_then(|t| u32::try_from(t).ok()).filter(|t| *t > 0);
+                super::lock(&shared.state).thinking_tokens = tokens
+                    .and_then(|t| u32::try_from(t).ok())
+                    .filter(|t| *t > 0);
                 Ok(json!({}))
             })
         }
-        ControlRequestBody::McpStatus(_) => Box::pin(async move {
-            Ok(json!({"mcpServers": super::lock(&shared.state).mcp_status}))
-        }),
+        ControlRequestBody::McpStatus(_) => {
+            Box::pin(
+                async move { Ok(json!({"mcpServers": super::lock(&shared.state).mcp_status})) },
+            )
+        }
         ControlRequestBody::GetContextUsage(_) => {
             Box::pin(async move { Ok(context_usage(&shared)) })
         }
@@ -155,7 +158,10 @@ fn set_mode(shared: &Shared, session: &Session, mode: &str) -> Result<Value, Str
         state.session_id.clone().unwrap_or_default()
     };
     let name = serde_json::to_value(&mode).unwrap_or(Value::Null);
-    let _ = session.emit(&frames::mode_status(&session_id, name.as_str().unwrap_or("")));
+    let _ = session.emit(&frames::mode_status(
+        &session_id,
+        name.as_str().unwrap_or(""),
+    ));
     Ok(json!({"mode": name}))
 }
 

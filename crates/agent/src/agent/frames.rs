@@ -209,11 +209,20 @@ mod tests {
             (queued("s", 1), "system/queued"),
             (stream_event("s", &event, "msg_1", Some(3)), "stream_event"),
             (
-                assistant("s", "u", block_message(&ApiMessage::default(), &block), Some("r"), true),
+                assistant(
+                    "s",
+                    "u",
+                    block_message(&ApiMessage::default(), &block),
+                    Some("r"),
+                    true,
+                ),
                 "assistant",
             ),
             (api_error("s", "API Error: 500 x", Some(500)), "assistant"),
-            (tool_result("s", "u", &block, Some(&json!({"stdout": ""}))), "user"),
+            (
+                tool_result("s", "u", &block, Some(&json!({"stdout": ""}))),
+                "user",
+            ),
             (user_text("s", "u", json!("hi"), true), "user"),
         ] {
             let line = frame.to_string();

@@ -131,8 +131,14 @@ mod tests {
 
     #[test]
     fn user_lines_are_told_from_others() {
-        assert!(is_user(br#"{"type":"user","message":{"role":"user","content":"hi"}}"#, false));
-        assert!(!is_user(br#"{"type":"control_request","request_id":"1"}"#, false));
+        assert!(is_user(
+            br#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
+            false
+        ));
+        assert!(!is_user(
+            br#"{"type":"control_request","request_id":"1"}"#,
+            false
+        ));
         assert!(!is_user(b"not json", false));
         assert!(is_user(br#"{ "type": "user", "message": {"#, true));
     }

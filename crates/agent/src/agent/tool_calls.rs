@@ -171,7 +171,14 @@ async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
     fields.insert("tool_input".into(), input.clone());
     fields.insert("tool_use_id".into(), json!(call.id));
     let pre = hooks
-        .fire(&turn.session, &common, "PreToolUse", Some(&call.name), fields, Some(&call.id))
+        .fire(
+            &turn.session,
+            &common,
+            "PreToolUse",
+            Some(&call.name),
+            fields,
+            Some(&call.id),
+        )
         .await;
     if let Some(reason) = pre.stop {
         let mut done = Done::output(ToolOutput::error(format!("Stopped by a hook: {reason}")));
@@ -191,7 +198,14 @@ async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
     }
     if hook_decision != Some("allow") {
         let (verdict, updates) = permissions
-            .decide(&mode, &call.name, &input, tool.read_only(), &call.id, &turn.session)
+            .decide(
+                &mode,
+                &call.name,
+                &input,
+                tool.read_only(),
+                &call.id,
+                &turn.session,
+            )
             .await;
         if !updates.is_empty() {
             let mut state = super::lock(&turn.shared.state);
@@ -221,7 +235,12 @@ async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
     };
     let mut output = tool.call(input.clone(), cx).await;
     let structured = (call.name == STRUCTURED_OUTPUT && !output.is_error)
-        .then(|| output.result.as_ref().map(|r| r["structured_output"].clone()))
+        .then(|| {
+            output
+                .result
+                .as_ref()
+                .map(|r| r["structured_output"].clone())
+        })
         .flatten();
     let event = if output.is_error {
         "PostToolUseFailure"
@@ -242,7 +261,14 @@ async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
         fields.insert("tool_response".into(), response);
     }
     let post = hooks
-        .fire(&turn.session, &common, event, Some(&call.name), fields, Some(&call.id))
+        .fire(
+            &turn.session,
+            &common,
+            event,
+            Some(&call.name),
+            fields,
+            Some(&call.id),
+        )
         .await;
     if !post.context.is_empty() {
         let mut text = output.content.joined_text();

@@ -113,7 +113,11 @@ impl TurnRun {
             let mut state = super::lock(&self.shared.state);
             let first = state.started.is_none();
             state.started = Some(state.source);
-            (state.hooks.clone(), self.hook_common(&state), first.then_some(state.source))
+            (
+                state.hooks.clone(),
+                self.hook_common(&state),
+                first.then_some(state.source),
+            )
         };
         if let Some(source) = first {
             let mut fields = Map::new();
@@ -127,13 +131,22 @@ impl TurnRun {
         let mut fields = Map::new();
         fields.insert("prompt".into(), json!(prompt));
         let report = hooks
-            .fire(&self.session, &common, "UserPromptSubmit", None, fields, None)
+            .fire(
+                &self.session,
+                &common,
+                "UserPromptSubmit",
+                None,
+                fields,
+                None,
+            )
             .await;
         if let Some(reason) = report.stop.clone() {
             return Err(End::Stopped(reason));
         }
         if let Some(reason) = report.block {
-            return Err(End::Stopped(format!("The prompt was blocked by a hook: {reason}")));
+            return Err(End::Stopped(format!(
+                "The prompt was blocked by a hook: {reason}"
+            )));
         }
         let mut content = message.message.content.clone();
         for context in report.context {
@@ -171,8 +184,14 @@ impl TurnRun {
         );
         let mut common = Map::new();
         common.insert("session_id".into(), json!(self.session_id));
-        common.insert("transcript_path".into(), json!(transcript.display().to_string()));
-        common.insert("cwd".into(), json!(self.shared.config.cwd.display().to_string()));
+        common.insert(
+            "transcript_path".into(),
+            json!(transcript.display().to_string()),
+        );
+        common.insert(
+            "cwd".into(),
+            json!(self.shared.config.cwd.display().to_string()),
+        );
         common.insert("permission_mode".into(), json!(state.mode));
         common
     }
@@ -234,7 +253,8 @@ impl TurnRun {
                     .unwrap_or_default()
             });
             if calls.is_empty() {
-                if super::lock(&self.shared.state).json_schema.is_some() && self.structured.is_none()
+                if super::lock(&self.shared.state).json_schema.is_some()
+                    && self.structured.is_none()
                 {
                     reminders += 1;
                     if reminders > STRUCTURED_RETRIES {
@@ -326,8 +346,12 @@ impl TurnRun {
             match assembler.apply(&event) {
                 Ok(completed) => {
                     if partial {
-                        let frame =
-                            frames::stream_event(&self.session_id, &event, assembler.message_id(), ttft);
+                        let frame = frames::stream_event(
+                            &self.session_id,
+                            &event,
+                            assembler.message_id(),
+                            ttft,
+                        );
                         self.emit(&frame);
                     }
                     if let Some(block) = completed {
@@ -344,7 +368,20 @@ impl TurnRun {
         let mut reply = assembler.message();
         match outcome {
             Err(End::Interrupted { tools }) => {
-                // What arrived stays in the conversation, less calls that will not run.
+                // What arrived stays in the conversation (the text cut off midway too, written
+                // as an aborted frame, as Claude Code does), less calls that will not run.
+                for block in assembler.open_text() {
+                    let message = frames::block_message(&assembler.message_meta(), &block);
+                    let frame = frames::assistant(
+                        &self.session_id,
+                        &new_id(),
+                        message,
+                        request_id.as_deref(),
+                        true,
+                    );
+                    self.emit(&frame);
+                    reply.content.push(block);
+                }
                 reply
                     .content
                     .retain(|b| !matches!(b, ContentBlock::ToolUse(_)));
@@ -366,10 +403,21 @@ impl TurnRun {
     }
 
     /// Writes one completed block as its own assistant frame and saves it.
-    fn assistant_block(&self, assembler: &Assembler, block: &ContentBlock, request_id: Option<&str>) {
+    fn assistant_block(
+        &self,
+        assembler: &Assembler,
+        block: &ContentBlock,
+        request_id: Option<&str>,
+    ) {
         let uuid = new_id();
         let message = frames::block_message(&assembler.message_meta(), block);
-        self.emit(&frames::assistant(&self.session_id, &uuid, message.clone(), request_id, false));
+        self.emit(&frames::assistant(
+            &self.session_id,
+            &uuid,
+            message.clone(),
+            request_id,
+            false,
+        ));
         let mut state = super::lock(&self.shared.state);
         if let Some(file) = state.transcript(&self.shared.config, &self.shared.store) {
             file.assistant(&uuid, message, request_id);
@@ -381,21 +429,27 @@ impl TurnRun {
             return;
         }
         let mut state = super::lock(&self.shared.state);
-        state.conversation.push(ccwire_protocol::content::MessageParam {
-            role: "assistant".into(),
-            content: UserContent::Blocks(reply.content.clone()),
-            extra: Map::new(),
-        });
+        state
+            .conversation
+            .push(ccwire_protocol::content::MessageParam {
+                role: "assistant".into(),
+                content: UserContent::Blocks(reply.content.clone()),
+                extra: Map::new(),
+            });
     }
 
     fn add_usage(&mut self, model: &str, usage: &Usage) {
         self.usage.input_tokens += usage.input_tokens;
         self.usage.output_tokens += usage.output_tokens;
         let add = |a: Option<u64>, b: Option<u64>| Some(a.unwrap_or(0) + b.unwrap_or(0));
-        self.usage.cache_read_input_tokens =
-            add(self.usage.cache_read_input_tokens, usage.cache_read_input_tokens);
-        self.usage.cache_creation_input_tokens =
-            add(self.usage.cache_creation_input_tokens, usage.cache_creation_input_tokens);
+        self.usage.cache_read_input_tokens = add(
+            self.usage.cache_read_input_tokens,
+            usage.cache_read_input_tokens,
+        );
+        self.usage.cache_creation_input_tokens = add(
+            self.usage.cache_creation_input_tokens,
+            usage.cache_creation_input_tokens,
+        );
         super::lock(&self.shared.state).charge(model, usage);
     }
 
@@ -403,7 +457,9 @@ impl TurnRun {
     fn api_failed(&self, error: ModelError) -> End {
         let mut text = error.to_string();
         if error.status().is_some_and(|s| s >= 500) {
-            text.push_str(". This is a server-side issue, usually temporary; try again in a moment.");
+            text.push_str(
+                ". This is a server-side issue, usually temporary; try again in a moment.",
+            );
         }
         self.emit(&frames::api_error(&self.session_id, &text, error.status()));
         End::Api(error)
@@ -447,8 +503,18 @@ impl TurnRun {
                 let uuid = new_id();
                 self.emit(&frames::user_text(&self.session_id, &uuid, content, false));
                 self.record_user(&uuid, UserContent::Text(marker.into()), Map::new());
-                let terminal = if *tools { "aborted_tools" } else { "aborted_streaming" };
-                ("error_during_execution", true, terminal, Some(Vec::new()), None)
+                let terminal = if *tools {
+                    "aborted_tools"
+                } else {
+                    "aborted_streaming"
+                };
+                (
+                    "error_during_execution",
+                    true,
+                    terminal,
+                    Some(Vec::new()),
+                    None,
+                )
             }
             End::MaxTurns => (
                 "error_max_turns",

@@ -152,6 +152,16 @@ impl Assembler {
         self.message.clone()
     }
 
+    /// The text blocks still streaming when the reply was cut off (each with what arrived).
+    pub fn open_text(&self) -> Vec<ContentBlock> {
+        self.open
+            .iter()
+            .flatten()
+            .filter(|(block, _)| matches!(block, ContentBlock::Text(t) if !t.text.is_empty()))
+            .map(|(block, _)| block.clone())
+            .collect()
+    }
+
     /// The usage reported so far.
     pub fn usage(&self) -> Usage {
         self.message.usage.clone()

@@ -78,7 +78,10 @@ impl Tool for SdkMcpTool {
 /// A JSON-RPC answer to `tools/call` as a tool result.
 pub fn from_call_result(answer: &Value) -> ToolOutput {
     if let Some(error) = answer.get("error") {
-        return ToolOutput::error(format!("MCP error: {}", error["message"].as_str().unwrap_or("")));
+        return ToolOutput::error(format!(
+            "MCP error: {}",
+            error["message"].as_str().unwrap_or("")
+        ));
     }
     let result = &answer["result"];
     content_output(result)
