@@ -430,3 +430,56 @@ async fn control_requests_are_answered_truly_or_refused() {
     assert_eq!(request["thinking"]["budget_tokens"], 2048);
     client.close().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thinking_goes_back_intact_and_read_only_calls_are_answered_together() {
+    use support::http::{Answer, ScriptedServer};
+    let start = |id: &str| json!({"type": "message_start", "message": {"id": id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}});
+    let tool = |index: u64, id: &str, name: &str, input: &str| {
+        vec![
+            json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+            json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": input}}),
+            json!({"type": "content_block_stop", "index": index}),
+        ]
+    };
+    let mut first = vec![
+        start("msg_1"),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "two lookups at once"}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "c2lnbmVkIGJ5IHRoZSBBUEk="}}),
+        json!({"type": "content_block_stop", "index": 0}),
+    ];
+    first.extend(tool(1, "toolu_a", "Glob", r#"{"pattern": "*.txt"}"#));
+    first.extend(tool(2, "toolu_b", "Grep", r#"{"pattern": "needle"}"#));
+    first.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}}));
+    first.push(json!({"type": "message_stop"}));
+    let second = vec![
+        start("msg_2"),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "found it"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}),
+        json!({"type": "message_stop"}),
+    ];
+    let server = ScriptedServer::start(vec![Answer::events(&first), Answer::events(&second)]).await;
+    let world = World::at(server.url.clone());
+    std::fs::write(world.path("notes.txt"), "a needle\n").unwrap();
+    let options = world.options().max_thinking_tokens(4096).build().unwrap();
+    let client = Client::connect(options).await.unwrap();
+    client.send("look twice").await.unwrap();
+    let frames = turn(&client).await;
+    assert_eq!(result(&frames).result.as_deref(), Some("found it"));
+    let seen = server.requests();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[0].body["thinking"], json!({"type": "enabled", "budget_tokens": 4096}));
+    let messages = &seen[1].body["messages"];
+    assert_eq!(
+        messages[1]["content"][0],
+        json!({"type": "thinking", "thinking": "two lookups at once", "signature": "c2lnbmVkIGJ5IHRoZSBBUEk="})
+    );
+    let results = messages[2]["content"].as_array().unwrap();
+    let ids: Vec<&str> = results.iter().map(|r| r["tool_use_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, vec!["toolu_a", "toolu_b"], "both results, in order, in one message");
+    assert!(mentions(&results[0], "notes.txt") && mentions(&results[1], "notes.txt"));
+    client.close().await.unwrap();
+}
