@@ -163,6 +163,17 @@ pub struct ConfigError(pub String);
 impl Config {
     /// The session Claude Code's command line `args` describes, in the environment `env`.
     pub fn from_args(args: &Args, env: BTreeMap<String, String>) -> Result<Self, ConfigError> {
+        let cwd = std::env::current_dir().map_err(|e| ConfigError(e.to_string()))?;
+        Self::from_args_in(args, env, cwd)
+    }
+
+    /// [`Config::from_args`] for a session in `cwd` (a session run inside a host's process
+    /// does not change the process's directory).
+    pub fn from_args_in(
+        args: &Args,
+        env: BTreeMap<String, String>,
+        cwd: PathBuf,
+    ) -> Result<Self, ConfigError> {
         for (flag, value) in [
             ("--output-format", &args.output_format),
             ("--input-format", &args.input_format),
@@ -175,7 +186,6 @@ impl Config {
                 }
             }
         }
-        let cwd = std::env::current_dir().map_err(|e| ConfigError(e.to_string()))?;
         let model = args
             .model
             .clone()

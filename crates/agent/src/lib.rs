@@ -11,6 +11,7 @@ pub mod agent;
 pub mod args;
 pub mod config;
 pub mod hooks;
+pub mod in_process;
 pub mod model;
 pub mod permissions;
 pub mod prompt;

@@ -10,7 +10,11 @@ use ccwire::Client;
 use serde_json::json;
 use support::agent::{mentions, result, turn, World};
 
-async fn one_turn(world: &World, options: ccwire::options::OptionsBuilder, prompt: &str) -> (String, String) {
+async fn one_turn(
+    world: &World,
+    options: ccwire::options::OptionsBuilder,
+    prompt: &str,
+) -> (String, String) {
     let client = Client::connect(options.build().unwrap()).await.unwrap();
     client.send(prompt).await.unwrap();
     let frames = turn(&client).await;
@@ -34,9 +38,18 @@ async fn a_session_is_saved_where_and_as_claude_code_saves_it() {
     let world = World::new(script()).await;
     let (id, _) = one_turn(&world, world.options(), "please remember 42").await;
     let store = SessionStore::at(world.home.join(".claude"));
-    let path = store.transcript_path(&id, Some(&world.work)).expect("a transcript");
+    let path = store
+        .transcript_path(&id, Some(&world.work))
+        .expect("a transcript");
     let project = ccwire::sessions::sanitize_path(&world.work.display().to_string());
-    assert_eq!(path, world.home.join(".claude/projects").join(project).join(format!("{id}.jsonl")));
+    assert_eq!(
+        path,
+        world
+            .home
+            .join(".claude/projects")
+            .join(project)
+            .join(format!("{id}.jsonl"))
+    );
     let messages = store.messages(&id, &MessagesOptions::default());
     let kinds: Vec<&str> = messages.iter().map(|m| m.kind.as_str()).collect();
     assert_eq!(kinds, vec!["user", "assistant"]);
@@ -78,10 +91,21 @@ async fn resume_continue_and_fork_go_on_from_the_saved_conversation() {
 
     let store = SessionStore::at(world.home.join(".claude"));
     let original = store.messages(&first, &MessagesOptions::default());
-    assert_eq!(original.len(), 4, "the resumed turn was appended to the first file");
+    assert_eq!(
+        original.len(),
+        4,
+        "the resumed turn was appended to the first file"
+    );
     let fork = store.messages(&forked, &MessagesOptions::default());
-    assert!(mentions(&fork[0].message, "please remember 42"), "the fork holds the history");
-    assert_eq!(fork.len(), 8, "history (4), its own turn (2), the continued turn (2)");
+    assert!(
+        mentions(&fork[0].message, "please remember 42"),
+        "the fork holds the history"
+    );
+    assert_eq!(
+        fork.len(),
+        8,
+        "history (4), its own turn (2), the continued turn (2)"
+    );
     let last = world.model_requests().pop().unwrap();
     assert!(mentions(&last["messages"], "which number, again"));
 }

@@ -471,15 +471,25 @@ async fn thinking_goes_back_intact_and_read_only_calls_are_answered_together() {
     assert_eq!(result(&frames).result.as_deref(), Some("found it"));
     let seen = server.requests();
     assert_eq!(seen.len(), 2);
-    assert_eq!(seen[0].body["thinking"], json!({"type": "enabled", "budget_tokens": 4096}));
+    assert_eq!(
+        seen[0].body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 4096})
+    );
     let messages = &seen[1].body["messages"];
     assert_eq!(
         messages[1]["content"][0],
         json!({"type": "thinking", "thinking": "two lookups at once", "signature": "c2lnbmVkIGJ5IHRoZSBBUEk="})
     );
     let results = messages[2]["content"].as_array().unwrap();
-    let ids: Vec<&str> = results.iter().map(|r| r["tool_use_id"].as_str().unwrap()).collect();
-    assert_eq!(ids, vec!["toolu_a", "toolu_b"], "both results, in order, in one message");
+    let ids: Vec<&str> = results
+        .iter()
+        .map(|r| r["tool_use_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        vec!["toolu_a", "toolu_b"],
+        "both results, in order, in one message"
+    );
     assert!(mentions(&results[0], "notes.txt") && mentions(&results[1], "notes.txt"));
     client.close().await.unwrap();
 }

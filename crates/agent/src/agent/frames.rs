@@ -227,7 +227,7 @@ mod tests {
         ] {
             let line = frame.to_string();
             let read = Message::decode(&line).unwrap();
-            assert_eq!(read.message.kind(), kind, "{line}");
+            assert_eq!(read.value.kind(), kind, "{line}");
             assert!(read.repairs.is_empty(), "{line}: {:?}", read.repairs);
         }
     }

@@ -82,14 +82,26 @@ pub(crate) async fn run(shared: Arc<Shared>, message: UserMessage, session: Sess
         ttft_ms: None,
     };
     super::inbox::turn_started(&turn.shared, &turn.session);
-    turn.emit(&frames::state_changed(&turn.session_id, "running"));
+    // As Claude Code: only for a host that says it reads them (the Python SDK and ccwire do;
+    // the TypeScript SDK passes unknown frames on to its caller).
+    let states = turn
+        .shared
+        .config
+        .var("CLAUDE_CODE_SDK_READS_SESSION_STATE")
+        .as_deref()
+        == Some("1");
+    if states {
+        turn.emit(&frames::state_changed(&turn.session_id, "running"));
+    }
     let end = match turn.begin(message).await {
         Ok(()) => turn.drive().await,
         Err(end) => end,
     };
     turn.finish(end);
     super::inbox::turn_ended(&turn.shared);
-    turn.emit(&frames::state_changed(&turn.session_id, "idle"));
+    if states {
+        turn.emit(&frames::state_changed(&turn.session_id, "idle"));
+    }
 }
 
 impl TurnRun {

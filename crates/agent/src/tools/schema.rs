@@ -129,7 +129,6 @@ pub fn todo_write() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ccwire_protocol::tools::ToolInput;
 
     /// Every property a schema offers is a typed field of the tool's input in
     /// ccwire-protocol (none is left in its `extra`): the names are Claude Code's.
