@@ -60,6 +60,9 @@ pub(crate) struct Shared {
     pub(crate) ready: tokio::sync::Mutex<bool>,
     /// The turn running now, for the notices of messages queued behind it.
     pub(crate) live: Mutex<inbox::Live>,
+    /// `true` from the moment an `initialize` is read until it is applied: a turn started by
+    /// a later message waits for it.
+    pub(crate) initializing: tokio::sync::watch::Sender<bool>,
     /// Whether the last result was an error (the process then exits 1, as Claude Code does).
     pub(crate) last_failed: AtomicBool,
 }
@@ -121,6 +124,7 @@ impl CodingAgent {
                 ready: tokio::sync::Mutex::new(false),
                 live: Mutex::new(inbox::Live::default()),
                 last_failed: AtomicBool::new(false),
+                initializing: tokio::sync::watch::channel(false).0,
                 config,
             }),
         })

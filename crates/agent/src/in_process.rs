@@ -2,7 +2,8 @@
 //! that, instead of starting a program, reads the command line and environment the host
 //! would have given `claude` and serves the session on in-memory pipes. No child process;
 //! everything else (options, callbacks, hooks, in-process MCP servers) works as with the
-//! binary.
+//! binary. Each session runs on a thread of its own with a current-thread runtime (as the
+//! binary does: ccwire's engine must be attached to the agent before its reader first runs).
 //!
 //! ```no_run
 //! # async fn demo() -> ccwire::Result<()> {
@@ -50,11 +51,27 @@ fn launch(request: LaunchRequest) -> io::Result<Launched> {
     let agent = CodingAgent::new(config).map_err(|e| invalid(e.to_string()))?;
     let (agent_reader, host_writer) = tokio::io::duplex(PIPE_BYTES);
     let (host_reader, agent_writer) = tokio::io::duplex(PIPE_BYTES);
-    let task = tokio::spawn(async move {
-        if let Err(err) = agent.serve(agent_reader, agent_writer).await {
-            tracing::warn!(%err, "the in-process agent stopped");
-        }
-    });
-    let abort = task.abort_handle();
-    Ok(Launched::new(host_reader, host_writer).on_stop(move || abort.abort()))
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    std::thread::Builder::new()
+        .name("ccwire-agent".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                tokio::select! {
+                    served = agent.serve(agent_reader, agent_writer) => {
+                        if let Err(err) = served {
+                            tracing::warn!(%err, "the in-process agent stopped");
+                        }
+                    }
+                    // The host stopped the session: dropping the serve future ends it (and
+                    // kills a running Bash command's processes).
+                    _ = stopped => {}
+                }
+            });
+        })?;
+    Ok(Launched::new(host_reader, host_writer).on_stop(move || {
+        let _ = stop.send(());
+    }))
 }

@@ -40,9 +40,10 @@ fn main() -> ExitCode {
         Ok(config) => config,
         Err(err) => return fail(&err.to_string()),
     };
-    // Two worker threads are plenty: the agent waits on the model and on tools.
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread: the agent waits on the model and on tools (files are read on the blocking
+    // pool). On a current-thread runtime ccwire's engine is attached to the agent before its
+    // reader first runs, so a request written at once (initialize) finds it ready.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

@@ -493,3 +493,65 @@ async fn thinking_goes_back_intact_and_read_only_calls_are_answered_together() {
     assert!(mentions(&results[0], "notes.txt") && mentions(&results[1], "notes.txt"));
     client.close().await.unwrap();
 }
+
+/// The TypeScript SDK writes `initialize` and the first prompt at once; the hooks it
+/// registers apply to that prompt's turn (the engine serves the two concurrently).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_initialize_written_with_the_first_prompt_applies_to_its_turn() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let world = World::new(json!({"rules": [], "default": {"echo": true}})).await;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccwire-agent"))
+        .args([
+            "--output-format",
+            "stream-json",
+            "--input-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .current_dir(&world.work)
+        .env("HOME", &world.home)
+        .env("ANTHROPIC_BASE_URL", &world.url)
+        .env("ANTHROPIC_API_KEY", "sk-offline")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"type": "control_request", "request_id": "init_1",
+                      "request": {"subtype": "initialize",
+                                  "hooks": {"UserPromptSubmit": [{"matcher": null, "hookCallbackIds": ["hook_0"]}]}}});
+    let prompt = json!({"type": "user", "session_id": "", "parent_tool_use_id": null,
+                        "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}});
+    stdin
+        .write_all(format!("{init}\n{prompt}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut hooked = false;
+    let read = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let frame: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if frame["type"] == "control_request" && frame["request"]["subtype"] == "hook_callback"
+            {
+                hooked = true;
+                let id = frame["request_id"].clone();
+                let answer = json!({"type": "control_response",
+                                    "response": {"subtype": "success", "request_id": id, "response": {}}});
+                stdin
+                    .write_all(format!("{answer}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
+            if frame["type"] == "result" {
+                return frame;
+            }
+        }
+        panic!("no result");
+    };
+    let result = tokio::time::timeout(Duration::from_secs(60), read)
+        .await
+        .unwrap();
+    assert!(hooked, "the UserPromptSubmit hook was called");
+    assert_eq!(result["result"], "You said: hi");
+}

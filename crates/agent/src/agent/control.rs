@@ -30,7 +30,11 @@ pub(crate) fn respond(
     let answer: BoxFuture<'static, Result<Value, String>> = match request {
         ControlRequestBody::Initialize(init) => {
             let init = (**init).clone();
-            Box::pin(async move { initialize(&shared, init, &session).await })
+            Box::pin(async move {
+                // However this ends (answered, failed, withdrawn), turns stop waiting for it.
+                let _done = Initialized(Arc::clone(&shared));
+                initialize(&shared, init, &session).await
+            })
         }
         ControlRequestBody::SetModel(set) => {
             let model = set.model.clone().flatten();
@@ -79,6 +83,15 @@ pub(crate) fn respond(
             tracing::debug!(%err, "could not answer a host request");
         }
     }))
+}
+
+/// Marks the `initialize` being answered as done when dropped.
+struct Initialized(Arc<Shared>);
+
+impl Drop for Initialized {
+    fn drop(&mut self) {
+        self.0.initializing.send_replace(false);
+    }
 }
 
 /// Takes the host's session settings, prepares the tools (talking to its SDK MCP servers

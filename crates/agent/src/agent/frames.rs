@@ -40,10 +40,11 @@ pub fn init(facts: InitFacts<'_>) -> Value {
     })
 }
 
-/// `system/session_state_changed` (`running`, `idle`).
+/// `system/session_state_changed` (`running`, `idle`), marked for the host's bookkeeping
+/// (`sdk_host_only`: the SDKs keep it from their callers).
 pub fn state_changed(session_id: &str, state: &str) -> Value {
     json!({"type": "system", "subtype": "session_state_changed", "state": state,
-           "session_id": session_id, "uuid": new_id()})
+           "sdk_host_only": true, "session_id": session_id, "uuid": new_id()})
 }
 
 /// `system/status` `requesting`: a model call is about to be made.

@@ -1,7 +1,8 @@
-//! The `system/queued` notice: the host's input is watched on its way to ccwire's engine,
-//! and a user message that arrives while a turn runs is announced with its place in the
-//! queue. (ccwire's raw framing queues the message and leaves the notices to the agent; this
-//! is how the agent learns of the arrival.)
+//! The host's input, watched on its way to ccwire's engine, for what the agent must know in
+//! the order the host wrote it: a user message that arrives while a turn runs is announced
+//! with its place in the queue (`system/queued`; ccwire's raw framing queues the message and
+//! leaves the notices to the agent), and an `initialize` written before a user message is
+//! applied before that message's turn starts (the engine serves the two concurrently).
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -69,8 +70,12 @@ impl<R> Watched<R> {
                 }
                 continue;
             }
-            if is_user(&self.line, self.overflow) {
-                self.user_arrived();
+            match kind(&self.line, self.overflow) {
+                Kind::User => self.user_arrived(),
+                Kind::Initialize => {
+                    self.shared.initializing.send_replace(true);
+                }
+                Kind::Other => {}
             }
             self.line.clear();
             self.overflow = false;
@@ -93,20 +98,51 @@ impl<R> Watched<R> {
     }
 }
 
-#[derive(Deserialize)]
-struct Kind<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<&'a str>,
+/// What a line is, as far as the watch cares.
+#[derive(Debug, PartialEq, Eq)]
+enum Kind {
+    User,
+    Initialize,
+    Other,
 }
 
-/// Whether a line (or its first `MAX_SCAN` bytes) is a user message.
-fn is_user(line: &[u8], cut: bool) -> bool {
-    if !cut {
-        return serde_json::from_slice::<Kind<'_>>(line).is_ok_and(|k| k.kind == Some("user"));
+#[derive(Deserialize)]
+struct Frame<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<&'a str>,
+    #[serde(default)]
+    request: Option<Request<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Request<'a> {
+    #[serde(borrow)]
+    subtype: Option<&'a str>,
+}
+
+/// What a line (or its first `MAX_SCAN` bytes) is.
+fn kind(line: &[u8], cut: bool) -> Kind {
+    if cut {
+        let text = String::from_utf8_lossy(line);
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        return if compact.starts_with("{\"type\":\"user\"") {
+            Kind::User
+        } else {
+            Kind::Other
+        };
     }
-    let text = String::from_utf8_lossy(line);
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    compact.starts_with("{\"type\":\"user\"")
+    match serde_json::from_slice::<Frame<'_>>(line) {
+        Ok(Frame {
+            kind: Some("user"), ..
+        }) => Kind::User,
+        Ok(Frame {
+            kind: Some("control_request"),
+            request: Some(Request {
+                subtype: Some("initialize"),
+            }),
+        }) => Kind::Initialize,
+        _ => Kind::Other,
+    }
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
@@ -130,16 +166,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn user_lines_are_told_from_others() {
-        assert!(is_user(
-            br#"{"type":"user","message":{"role":"user","content":"hi"}}"#,
-            false
-        ));
-        assert!(!is_user(
-            br#"{"type":"control_request","request_id":"1"}"#,
-            false
-        ));
-        assert!(!is_user(b"not json", false));
-        assert!(is_user(br#"{ "type": "user", "message": {"#, true));
+    fn user_lines_and_initialize_are_told_from_others() {
+        let user = br#"{"type":"user","message":{"role":"user","content":"hi"}}"#;
+        assert_eq!(kind(user, false), Kind::User);
+        let init = br#"{"request_id":"1","request":{"subtype":"initialize","hooks":{}},"type":"control_request"}"#;
+        assert_eq!(kind(init, false), Kind::Initialize);
+        let other =
+            br#"{"type":"control_request","request_id":"1","request":{"subtype":"interrupt"}}"#;
+        assert_eq!(kind(other, false), Kind::Other);
+        assert_eq!(kind(b"not json", false), Kind::Other);
+        assert_eq!(kind(br#"{ "type": "user", "message": {"#, true), Kind::User);
     }
 }

@@ -26,6 +26,9 @@ use crate::tools::STRUCTURED_OUTPUT;
 
 /// Output tokens asked for per call (plus the thinking budget, when on).
 const MAX_OUTPUT_TOKENS: u32 = 32_000;
+/// How long a turn waits for an `initialize` written before it (its SDK MCP handshake
+/// included).
+const INITIALIZE_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 /// How often the model is reminded to give structured output before the turn fails.
 const STRUCTURED_RETRIES: u32 = 3;
 
@@ -113,6 +116,12 @@ impl TurnRun {
 
     /// The init frame, the hooks on the prompt, the prompt into the conversation.
     async fn begin(&mut self, message: UserMessage) -> Result<(), End> {
+        // An initialize the host wrote before this message applies to it.
+        let mut initializing = self.shared.initializing.subscribe();
+        let waited = tokio::time::timeout(INITIALIZE_WAIT, initializing.wait_for(|busy| !busy));
+        if waited.await.is_err() {
+            tracing::warn!("initialize was not done in time; the turn goes on without it");
+        }
         ready::prepare(&self.shared, &self.session).await;
         self.emit(&self.init_frame());
         let config = &self.shared.config;
