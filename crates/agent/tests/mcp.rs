@@ -20,11 +20,18 @@ fn memo_mcp() -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
     build.args(["build", "-p", "ccwire-testkit", "--bin", "memo-mcp"]);
-    if agent.parent().and_then(Path::file_name).is_some_and(|p| p == "release") {
+    if agent
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|p| p == "release")
+    {
         build.arg("--release");
     }
     let status = build.status().expect("cargo build");
-    assert!(status.success() || path.exists(), "building memo-mcp failed");
+    assert!(
+        status.success() || path.exists(),
+        "building memo-mcp failed"
+    );
     path
 }
 
@@ -55,7 +62,10 @@ async fn an_external_stdio_server_is_started_and_its_tool_called() {
     assert_eq!(result(&frames).result.as_deref(), Some("the memo answered"));
     let status = client.mcp_status().await.unwrap();
     assert!(mentions(&status, "\"connected\""), "{status:?}");
-    assert!(mentions(&status, "cannot start /nonexistent/server"), "{status:?}");
+    assert!(
+        mentions(&status, "cannot start /nonexistent/server"),
+        "{status:?}"
+    );
     client.close().await.unwrap();
 }
 
@@ -77,7 +87,10 @@ async fn the_hosts_in_process_server_is_reached_through_mcp_message() {
     let add = SdkTool::new("add", "Adds two numbers", |args: Add| async move {
         Ok(ToolOutput::text(format!("sum={}", args.a + args.b)))
     });
-    let server = SdkMcpServer::builder("calc").version("1.0.0").tool(add).build();
+    let server = SdkMcpServer::builder("calc")
+        .version("1.0.0")
+        .tool(add)
+        .build();
     let options = world
         .options()
         .sdk_mcp_server(server)

@@ -106,7 +106,7 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
         for rep in 0..args.reps {
             let dir = scratch.join(format!("{}-{rep}", slug(subject.name)));
             let mut live = start(subject, &dir, &url)?;
-            let session = live.finish_turn()?;
+            let session = live.finish_turn(true)?;
             live.close();
             runs.push(session);
         }
@@ -225,8 +225,8 @@ fn start(subject: &Subject, dir: &Path, url: &str) -> Result<Live> {
 
 impl Live {
     /// Reads up to the turn's result; the times of `system/init` and the first assistant
-    /// frame; the memory once idle.
-    fn finish_turn(&mut self) -> Result<Session> {
+    /// frame; the memory once idle (after a rest, when `settle`).
+    fn finish_turn(&mut self, settle: bool) -> Result<Session> {
         let mut session = Session::default();
         let deadline = self.spawned + TURN_LIMIT;
         loop {
@@ -250,7 +250,9 @@ impl Live {
                 _ => {}
             }
         }
-        std::thread::sleep(SETTLE);
+        if settle {
+            std::thread::sleep(SETTLE);
+        }
         let (rss, peak) = memory(self.child.id());
         session.idle_rss = rss;
         session.peak_rss = peak;
@@ -311,13 +313,14 @@ fn concurrent(subject: &Subject, scratch: &Path, url: &str, many: usize) -> Resu
     }
     if failure.is_none() {
         for session in &mut live {
-            if let Err(err) = session.finish_turn() {
+            if let Err(err) = session.finish_turn(false) {
                 failure = Some(err);
                 break;
             }
         }
     }
     let all_answered_s = started.elapsed().as_secs_f64();
+    std::thread::sleep(SETTLE);
     let total_rss = live.iter().map(|s| memory(s.child.id()).0).sum();
     for session in &mut live {
         session.close();
@@ -400,7 +403,7 @@ fn write_section(file: &Path, section: &str) -> Result<()> {
             format!("{}{generated}{}", &text[..start], &text[end + END.len()..])
         }
         _ => format!(
-            "{}\n## ccwire-agent against Claude Code\n\n{generated}\n",
+            "{}\n\n## ccwire-agent against Claude Code\n\n{generated}\n",
             text.trim_end()
         ),
     };

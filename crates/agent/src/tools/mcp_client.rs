@@ -78,20 +78,19 @@ pub(crate) async fn connect_all(shared: &Arc<Shared>, _session: &Session) {
         .map(|(name, server)| (name.clone(), server.clone()))
         .collect();
     for (name, server) in servers {
-        let status = match tokio::time::timeout(CONNECT_TIMEOUT, connect(shared, &name, &server))
-            .await
-        {
-            Ok(Ok(tools)) => {
-                let mut state = crate::agent::lock(&shared.state);
-                for tool in tools {
-                    state.tools.add(Arc::new(tool));
+        let status =
+            match tokio::time::timeout(CONNECT_TIMEOUT, connect(shared, &name, &server)).await {
+                Ok(Ok(tools)) => {
+                    let mut state = crate::agent::lock(&shared.state);
+                    for tool in tools {
+                        state.tools.add(Arc::new(tool));
+                    }
+                    json!({"name": name, "status": "connected"})
                 }
-                json!({"name": name, "status": "connected"})
-            }
-            Ok(Err(why)) => json!({"name": name, "status": "failed", "error": why}),
-            Err(_) => json!({"name": name, "status": "failed",
+                Ok(Err(why)) => json!({"name": name, "status": "failed", "error": why}),
+                Err(_) => json!({"name": name, "status": "failed",
                              "error": format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())}),
-        };
+            };
         if status["status"] == "failed" {
             tracing::warn!(server = %name, %status, "an MCP server could not be used");
         }
@@ -128,10 +127,10 @@ async fn connect(shared: &Shared, name: &str, server: &Value) -> Result<Vec<Exte
         .stderr(Stdio::null())
         .spawn()
         .map_err(|err| format!("cannot start {program}: {err}"))?;
-    let client: Client = ()
-        .serve(transport)
-        .await
-        .map_err(|err| format!("handshake failed: {err}"))?;
+    let client: Client =
+        ().serve(transport)
+            .await
+            .map_err(|err| format!("handshake failed: {err}"))?;
     let listed = client
         .list_all_tools()
         .await
