@@ -18,11 +18,14 @@
 //!   print the environment the peers suite reads.
 //! - `bench [--quick] [--reps N]`: ccwire against the official TypeScript and Python SDKs and
 //!   bare Rust loops on the same fake CLI; writes its section of `docs/benchmarks.md`.
+//! - `bench-agent`: the real CLI against `ccwire-agent` on the same session workloads.
 
 // A command-line tool: stdout and stderr are its interface.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+#[path = "bench/agent.rs"]
+mod bench_agent;
 mod conformance;
 mod debian;
 mod docs;
@@ -134,6 +137,9 @@ enum Task {
     /// against the TypeScript SDK's startup(), on fake-claude and the real CLI offline; prints
     /// a section for docs/benchmarks.md.
     BenchPrewarm(bench::prewarm::PrewarmArgs),
+    /// The real CLI against ccwire-agent, offline, on the same session workloads (startup,
+    /// first message, memory, sessions at once); writes its section of docs/benchmarks.md.
+    BenchAgent(bench_agent::AgentBenchArgs),
 }
 
 fn main() -> Result<()> {
@@ -163,6 +169,7 @@ fn main() -> Result<()> {
         } => fuzz_rules(&workspace_root(), seconds, seed, cases),
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
         Task::BenchPrewarm(args) => bench::prewarm::bench_prewarm(&workspace_root(), &args),
+        Task::BenchAgent(args) => bench_agent::bench_agent(&workspace_root(), &args),
         Task::Fuzz {
             seconds,
             seed,
