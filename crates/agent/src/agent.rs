@@ -14,9 +14,9 @@ mod turn;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ccwire::agent::{Agent, Framing, Reply, Session, Turn, TurnOutcome};
+use ccwire::agent::{Agent, Framing, Peer, Reply, Turn, TurnOutcome};
 use ccwire::engine::EngineConfig;
-use ccwire::sessions::SessionStore;
+use ccwire::sessions::SavedSessions;
 use ccwire_protocol::control::ControlRequestBody;
 use futures::future::BoxFuture;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
@@ -54,7 +54,7 @@ pub(crate) struct Shared {
     pub(crate) config: Config,
     pub(crate) client: ModelClient,
     pub(crate) workspace: Arc<Workspace>,
-    pub(crate) store: SessionStore,
+    pub(crate) store: SavedSessions,
     pub(crate) state: Mutex<State>,
     /// Held while the session's tools are prepared (SDK and external MCP servers), once.
     pub(crate) ready: tokio::sync::Mutex<bool>,
@@ -106,10 +106,10 @@ impl CodingAgent {
             .get("CLAUDE_CONFIG_DIR")
             .filter(|d| !d.is_empty())
         {
-            Some(dir) => SessionStore::at(dir),
+            Some(dir) => SavedSessions::at(dir),
             None => match config.env.get("HOME").filter(|d| !d.is_empty()) {
-                Some(home) => SessionStore::at(std::path::Path::new(home).join(".claude")),
-                None => SessionStore::from_env(),
+                Some(home) => SavedSessions::at(std::path::Path::new(home).join(".claude")),
+                None => SavedSessions::from_env(),
             },
         };
         let tools = Registry::built_in(config.tools.as_deref());
@@ -165,7 +165,7 @@ impl CodingAgent {
 }
 
 impl Agent for CodingAgent {
-    fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome> {
+    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
         let shared = Arc::clone(&self.shared);
         Box::pin(async move {
             turn::run(shared, turn.message, session).await;
@@ -178,7 +178,7 @@ impl Agent for CodingAgent {
         &self,
         request: &ControlRequestBody,
         reply: &Reply,
-        session: &Session,
+        session: &Peer,
     ) -> Option<BoxFuture<'static, ()>> {
         control::respond(&self.shared, request, reply, session)
     }

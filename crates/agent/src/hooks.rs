@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use ccwire_protocol::hooks::{HookCallbackMatcher, HookInput, HookMatcherFailure};
 use serde_json::{Map, Value};
 
@@ -56,7 +56,7 @@ impl Hooks {
     /// common ones are added), and gathers their decisions.
     pub async fn fire(
         &self,
-        session: &Session,
+        session: &Peer,
         common: &Map<String, Value>,
         event: &str,
         subject: Option<&str>,

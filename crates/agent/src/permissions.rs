@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use ccwire_policy::{Decision, PermissionPolicy, Rule};
 use ccwire_protocol::control::CanUseToolRequest;
 use ccwire_protocol::permission::{
@@ -111,7 +111,7 @@ impl Permissions {
         input: &Value,
         read_only: bool,
         tool_use_id: &str,
-        session: &Session,
+        session: &Peer,
     ) -> (Verdict, Vec<PermissionUpdate>) {
         let allow = || (Verdict::Allow(input.clone()), Vec::new());
         let deny = |message: String| {

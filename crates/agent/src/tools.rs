@@ -24,7 +24,7 @@ mod write;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use ccwire_protocol::content::ToolResultContent;
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -75,7 +75,7 @@ pub struct ToolContext {
     /// Cancelled when the host interrupts the turn: a tool stops (Bash kills its processes).
     pub cancel: CancellationToken,
     /// The host, for SDK MCP tools.
-    pub session: Option<Session>,
+    pub session: Option<Peer>,
     /// The call's id.
     pub tool_use_id: String,
 }

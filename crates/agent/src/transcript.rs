@@ -14,7 +14,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use ccwire::sessions::{sanitize_path, ListOptions, MessagesOptions, SessionStore};
+use ccwire::sessions::{sanitize_path, ListOptions, MessagesOptions, SavedSessions};
 use ccwire_protocol::content::{ContentBlock, MessageParam, UserContent};
 use serde_json::{json, Map, Value};
 
@@ -36,7 +36,7 @@ impl Transcript {
     /// Opens (creating if needed) the file of `session_id` for the directory `cwd`, in the
     /// store of the environment `env` describes; the next entry follows `parent`.
     pub fn open(
-        store: &SessionStore,
+        store: &SavedSessions,
         cwd: &Path,
         session_id: &str,
         parent: Option<String>,
@@ -109,7 +109,7 @@ impl Transcript {
 }
 
 /// The file of a session of `cwd`.
-pub fn file_of(store: &SessionStore, cwd: &Path, session_id: &str) -> PathBuf {
+pub fn file_of(store: &SavedSessions, cwd: &Path, session_id: &str) -> PathBuf {
     store
         .projects_dir()
         .join(sanitize_path(&canonical(cwd)))
@@ -151,7 +151,7 @@ pub struct Loaded {
 pub struct LoadError(pub String);
 
 /// The most recent session of `cwd`.
-pub fn latest(store: &SessionStore, cwd: &Path) -> Option<String> {
+pub fn latest(store: &SavedSessions, cwd: &Path) -> Option<String> {
     store
         .list(&ListOptions::for_dir(cwd))
         .into_iter()
@@ -161,7 +161,7 @@ pub fn latest(store: &SessionStore, cwd: &Path) -> Option<String> {
 
 /// Reads a session's conversation (up to the entry `at`, when given).
 pub fn load(
-    store: &SessionStore,
+    store: &SavedSessions,
     cwd: &Path,
     session_id: &str,
     at: Option<&str>,

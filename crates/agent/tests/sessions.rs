@@ -5,7 +5,7 @@
 
 mod support;
 
-use ccwire::sessions::{MessagesOptions, SessionStore};
+use ccwire::sessions::{MessagesOptions, SavedSessions};
 use ccwire::Client;
 use serde_json::json;
 use support::agent::{mentions, result, turn, World};
@@ -37,7 +37,7 @@ fn script() -> serde_json::Value {
 async fn a_session_is_saved_where_and_as_claude_code_saves_it() {
     let world = World::new(script()).await;
     let (id, _) = one_turn(&world, world.options(), "please remember 42").await;
-    let store = SessionStore::at(world.home.join(".claude"));
+    let store = SavedSessions::at(world.home.join(".claude"));
     let path = store
         .transcript_path(&id, Some(&world.work))
         .expect("a transcript");
@@ -89,7 +89,7 @@ async fn resume_continue_and_fork_go_on_from_the_saved_conversation() {
     .await;
     assert_eq!(continued, forked);
 
-    let store = SessionStore::at(world.home.join(".claude"));
+    let store = SavedSessions::at(world.home.join(".claude"));
     let original = store.messages(&first, &MessagesOptions::default());
     assert_eq!(
         original.len(),

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ccwire::agent::{Reply, Session};
+use ccwire::agent::{Peer, Reply};
 use ccwire_protocol::control::{ControlRequestBody, InitializeRequest};
 use ccwire_protocol::permission::PermissionMode;
 use futures::future::BoxFuture;
@@ -22,7 +22,7 @@ pub(crate) fn respond(
     shared: &Arc<Shared>,
     request: &ControlRequestBody,
     reply: &Reply,
-    session: &Session,
+    session: &Peer,
 ) -> Option<BoxFuture<'static, ()>> {
     let shared = Arc::clone(shared);
     let reply = reply.clone();
@@ -99,7 +99,7 @@ impl Drop for Initialized {
 async fn initialize(
     shared: &Arc<Shared>,
     init: InitializeRequest,
-    session: &Session,
+    session: &Peer,
 ) -> Result<Value, String> {
     {
         let mut state = super::lock(&shared.state);
@@ -156,7 +156,7 @@ async fn initialize(
     }))
 }
 
-fn set_mode(shared: &Shared, session: &Session, mode: &str) -> Result<Value, String> {
+fn set_mode(shared: &Shared, session: &Peer, mode: &str) -> Result<Value, String> {
     let mode = parse_mode(mode).map_err(|e| e.to_string())?;
     if mode == PermissionMode::BypassPermissions && !shared.config.allow_bypass {
         return Err(

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use serde::Deserialize;
 use tokio::io::{AsyncRead, ReadBuf};
 
@@ -21,12 +21,12 @@ const MAX_SCAN: usize = 64 * 1024;
 /// The turn running now and how many messages wait behind it.
 #[derive(Default)]
 pub(crate) struct Live {
-    turn: Option<Session>,
+    turn: Option<Peer>,
     queued: usize,
 }
 
 /// A turn began: messages from now on are queued behind it.
-pub(crate) fn turn_started(shared: &Shared, session: &Session) {
+pub(crate) fn turn_started(shared: &Shared, session: &Peer) {
     let mut live = super::lock(&shared.live);
     live.turn = Some(session.clone());
     live.queued = 0;

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use serde_json::{json, Value};
 
 use super::Shared;
@@ -16,7 +16,7 @@ use crate::tools::sdk_mcp::SdkMcpTool;
 const MCP_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Prepares the tools once; later calls return at once.
-pub(crate) async fn prepare(shared: &Arc<Shared>, session: &Session) {
+pub(crate) async fn prepare(shared: &Arc<Shared>, session: &Peer) {
     let mut ready = shared.ready.lock().await;
     if *ready {
         return;
@@ -60,7 +60,7 @@ pub(crate) async fn prepare(shared: &Arc<Shared>, session: &Session) {
 }
 
 /// The MCP handshake with an SDK server, then its tool list.
-async fn handshake(session: &Session, server: &str) -> Result<Value, String> {
+async fn handshake(session: &Peer, server: &str) -> Result<Value, String> {
     let exchange = |message: Value| async move {
         tokio::time::timeout(MCP_TIMEOUT, session.mcp_message(server, message))
             .await

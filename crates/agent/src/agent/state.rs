@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use ccwire::sessions::SessionStore;
+use ccwire::sessions::SavedSessions;
 use ccwire_protocol::content::{MessageParam, UserContent};
 use ccwire_protocol::permission::PermissionMode;
 use ccwire_protocol::usage::{ModelUsage, Usage};
@@ -64,7 +64,7 @@ impl State {
     /// The state a session starts in.
     pub fn start(
         config: &Config,
-        store: &SessionStore,
+        store: &SavedSessions,
         tools: Registry,
         permissions: Permissions,
     ) -> Result<Self, String> {
@@ -117,7 +117,11 @@ impl State {
     }
 
     /// The session file, opened on first use (written only when the session is kept).
-    pub fn transcript(&mut self, config: &Config, store: &SessionStore) -> Option<&mut Transcript> {
+    pub fn transcript(
+        &mut self,
+        config: &Config,
+        store: &SavedSessions,
+    ) -> Option<&mut Transcript> {
         if !config.persist_session {
             return None;
         }

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use ccwire_protocol::content::{ApiMessage, ContentBlock, UserContent};
 use ccwire_protocol::usage::Usage;
 use ccwire_protocol::UserMessage;
@@ -46,7 +46,7 @@ enum End {
 /// A running turn.
 pub(crate) struct TurnRun {
     pub(crate) shared: Arc<Shared>,
-    pub(crate) session: Session,
+    pub(crate) session: Peer,
     pub(crate) session_id: String,
     pub(crate) cancel: CancellationToken,
     started: Instant,
@@ -61,7 +61,7 @@ pub(crate) struct TurnRun {
 }
 
 /// Runs a turn to its `result`.
-pub(crate) async fn run(shared: Arc<Shared>, message: UserMessage, session: Session) {
+pub(crate) async fn run(shared: Arc<Shared>, message: UserMessage, session: Peer) {
     let session_id = {
         let mut state = super::lock(&shared.state);
         state

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use futures::future::BoxFuture;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
@@ -69,7 +69,7 @@ impl Tool for ExternalTool {
 }
 
 /// Connects every external server of the configuration and registers its tools.
-pub(crate) async fn connect_all(shared: &Arc<Shared>, _session: &Session) {
+pub(crate) async fn connect_all(shared: &Arc<Shared>, _session: &Peer) {
     let servers: Vec<(String, Value)> = shared
         .config
         .mcp_servers

@@ -72,7 +72,7 @@ impl World {
 
     /// Every saved session of the working directory.
     pub fn sessions(&self) -> Vec<String> {
-        let store = ccwire::sessions::SessionStore::at(self.home.join(".claude"));
+        let store = ccwire::sessions::SavedSessions::at(self.home.join(".claude"));
         store
             .list(&ccwire::sessions::ListOptions::for_dir(&self.work))
             .into_iter()
