@@ -34,8 +34,12 @@ impl ControlHandler for AgentControl {
         cx: RequestContext,
     ) -> BoxFuture<'static, Answer> {
         let Some(connection) = self.state.connection().cloned() else {
-            let error = HandlerError::new("the agent is not attached yet");
-            return Box::pin(async { Answer::Respond(Err(error)) });
+            // Served as soon as `serve` has attached the connection.
+            let state = Arc::clone(&self.state);
+            return Box::pin(async move {
+                state.attached().await;
+                AgentControl { state }.handle(request, cx).await
+            });
         };
         // Effects that happen however the request is answered. The turn an interrupt stops is
         // the one running now; it is cancelled below.
