@@ -247,6 +247,27 @@ pub trait ControlHandler: Send + Sync + 'static {
         -> BoxFuture<'static, Answer>;
 }
 
+/// For tests: a handler of `$ty`, whose `serve` method answers with a payload or an error.
+#[cfg(test)]
+macro_rules! serving_handler {
+    ($ty:ty) => {
+        impl $crate::engine::ControlHandler for $ty {
+            fn handle(
+                &self,
+                request: ccwire_protocol::control::ControlRequestBody,
+                cx: $crate::engine::RequestContext,
+            ) -> futures::future::BoxFuture<'static, $crate::engine::Answer> {
+                Box::pin(futures::FutureExt::map(
+                    self.serve(request, cx),
+                    $crate::engine::Answer::from,
+                ))
+            }
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use serving_handler;
+
 /// A handler that answers every request as unsupported.
 #[derive(Debug, Default)]
 pub struct NoHandler;
