@@ -21,7 +21,7 @@ use crate::{cargo, run, CLAUDE_PATH_ENV, PEERS_TEST, PYTHON_ENV, TS_SDK_ENV};
 const THREADS: &str = "4";
 
 /// The modes, in the order the table shows them.
-const MODES: [&str; 4] = ["tap", "fake", "replay", "agent"];
+const MODES: [&str; 5] = ["tap", "fake", "replay", "agent", "coding_agent"];
 
 /// Runs the suite with the real CLI at `claude` and the SDKs in `sdks`, prints the table and
 /// the summary, and fails if any run failed. The recordings of the runs through the tap that
