@@ -139,11 +139,9 @@ fn table(runs: &[Run]) -> String {
             .or_default()
             .insert(&run.mode, cell);
     }
-    let row = |sdk: &str, scenario: &str, cells: [&str; 4]| {
-        let line = format!(
-            "{sdk:<8} {scenario:<18} {:<14} {:<14} {:<14} {}",
-            cells[0], cells[1], cells[2], cells[3]
-        );
+    let row = |sdk: &str, scenario: &str, cells: [&str; MODES.len()]| {
+        let cells: Vec<String> = cells.iter().map(|cell| format!("{cell:<14}")).collect();
+        let line = format!("{sdk:<8} {scenario:<18} {}", cells.join(" "));
         line.trim_end().to_owned()
     };
     let mut lines = vec![row("sdk", "scenario", MODES)];
