@@ -84,6 +84,12 @@ pub struct McpCallRequest {
     /// Decide the call as the model's own call would be (rules, mode, hooks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_permissions: Option<bool>,
+    /// Answer a tool's own error result (`isError`) as a success whose payload says
+    /// `isError: true`, with the server's content, instead of the error subtype. Honoured where
+    /// `result_not_for_model` is; a CLI without the `mcp_call_soft_error_result_v1` capability
+    /// ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_error_result: Option<bool>,
     /// Files staged in before the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_files: Option<Vec<StagedInputFile>>,
@@ -101,6 +107,20 @@ pub struct McpCallResponse {
     /// The result's content blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<Vec<Value>>,
+    /// The tool's own error flag: `true` on the success answer of a call made with
+    /// `soft_error_result` whose tool failed.
+    #[serde(rename = "isError", default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// The tool's structured result.
+    #[serde(
+        rename = "structuredContent",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub structured_content: Option<Value>,
+    /// The result's `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
     /// The staging outcome of a staged call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub staging: Option<Value>,
