@@ -405,6 +405,15 @@ pub struct UserMessage {
 }
 
 impl UserMessage {
+    /// The typed `tool_use_result` of this message, read as the output of `tool_name` (the
+    /// `name` of the `tool_use` block that the message's `tool_result` answers); `None` when
+    /// the message carries no tool result.
+    pub fn tool_output(&self, tool_name: &str) -> Option<crate::tool_output::ToolOutput> {
+        self.tool_use_result
+            .as_ref()
+            .map(|result| crate::tool_output::ToolOutput::parse(tool_name, result))
+    }
+
     /// A user turn with the given content, as a host sends it.
     pub fn new(content: impl Into<UserContent>) -> Self {
         Self {
