@@ -18,6 +18,6 @@ pub mod process;
 mod progress;
 mod query;
 
-pub use client::Client;
+pub use client::{Client, Reinitialized};
 pub use pool::{Pool, PoolConfig, PooledSession};
 pub use query::{query, MessageStream, Prompt};

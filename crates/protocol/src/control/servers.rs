@@ -184,6 +184,46 @@ pub struct McpToggleRequest {
     pub extra: Map<String, Value>,
 }
 
+crate::string_enum! {
+    /// The permission mode pinned for one MCP server's tools by
+    /// `set_mcp_permission_mode_override`. It only tightens: it applies where the session's mode
+    /// would allow a call without asking (`bypassPermissions`, `auto`).
+    pub enum McpPermissionModeOverride {
+        /// Ask for every call, as in the `default` mode.
+        Default = "default",
+        /// Let the auto-mode classifier decide.
+        Auto = "auto",
+    }
+}
+
+/// `set_mcp_permission_mode_override`: pin (or clear) a permission mode for the tools of one
+/// MCP server.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SetMcpPermissionModeOverrideRequest {
+    /// The server's name, as it was registered.
+    #[serde(rename = "serverName")]
+    #[serde(default)]
+    pub server_name: String,
+    /// The mode to pin; `null` clears the override. Always written (`null` included).
+    #[serde(default)]
+    pub mode: Option<McpPermissionModeOverride>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The answer to `set_mcp_permission_mode_override`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SetMcpPermissionModeOverrideResponse {
+    /// Set when no known MCP server has that name: the override is stored all the same and
+    /// applies once a server of that exact name connects (a hint at a typo).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
 /// `mcp_read_resource`: read an MCP Apps `ui://` resource from a connected server.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct McpReadResourceRequest {
