@@ -283,6 +283,42 @@ async fn answers_with_the_shapes_the_cli_expects() {
 }
 
 #[tokio::test]
+async fn tool_metadata_reaches_tools_list_and_the_server_timeout_its_settings() {
+    let server = SdkMcpServer::builder("meta")
+        .always_load(true)
+        .timeout(Duration::from_millis(2500))
+        .tool(
+            SdkTool::new("find", "Finds things", |_: NoArgs| async {
+                Ok(ToolOutput::text("found"))
+            })
+            .search_hint("locate search lookup")
+            .max_result_size_chars(500_000),
+        )
+        .tool(SdkTool::new("plain", "Nothing special", |_: NoArgs| async {
+            Ok(ToolOutput::text("plain"))
+        }))
+        .build();
+    assert_eq!(server.settings().timeout, Some(2500));
+    let router = McpRouter::new(vec![server]);
+    connect(&router, "meta").await;
+    let list = json!({"method": "tools/list", "jsonrpc": "2.0", "id": 1});
+    let list = router.handle("meta", list).await.unwrap();
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(
+        tools[0]["_meta"],
+        json!({"anthropic/alwaysLoad": true, "anthropic/searchHint": "locate search lookup",
+            "anthropic/maxResultSizeChars": 500_000}),
+        "{list}"
+    );
+    assert_eq!(tools[1]["_meta"], json!({"anthropic/alwaysLoad": true}), "{list}");
+    // Without metadata a tool has no `_meta` at all.
+    let bare = SdkTool::new("bare", "Bare", |_: NoArgs| async { Ok(ToolOutput::text("")) })
+        .always_load(false);
+    assert!(bare.definition().meta.is_none());
+    assert!(calc().settings().timeout.is_none());
+}
+
+#[tokio::test]
 async fn a_tool_sees_the_tool_use_id_from_meta() {
     let router = McpRouter::new(vec![calc()]);
     connect(&router, "calc").await;
@@ -526,6 +562,7 @@ where
     SdkMcpServer {
         name: Arc::from(name),
         start: Arc::new(script),
+        settings: Default::default(),
     }
 }
 

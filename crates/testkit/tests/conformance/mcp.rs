@@ -115,3 +115,57 @@ async fn mcp_status_lists_the_in_process_server() {
     assert_eq!(calls.load(Ordering::SeqCst), 0);
     within(client.close()).await.unwrap();
 }
+
+/// The names of the tools a model request defines in full (not deferred behind tool search).
+fn defined_tools(body: &serde_json::Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|tool| tool["defer_loading"] != true)
+        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test]
+async fn an_always_loaded_in_process_tool_is_defined_in_the_first_request() {
+    let s = Scenario::start(script(json!([]), json!({"text": "ok"}))).await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let deferred = SdkMcpServer::builder("later")
+        .tool(SdkTool::new("add", "Adds two integers", |args: AddArgs| async move {
+            Ok(ToolOutput::text(format!("{}", args.a + args.b)))
+        }))
+        .build();
+    let loaded = SdkMcpServer::builder("calc")
+        .tool(
+            SdkTool::new("add", "Adds two integers", {
+                let calls = Arc::clone(&calls);
+                move |args: AddArgs| {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    async move { Ok(ToolOutput::text(format!("{}", args.a + args.b))) }
+                }
+            })
+            .always_load(true)
+            .search_hint("sum arithmetic"),
+        )
+        .build();
+    let options = s
+        .builder()
+        .sdk_mcp_server(loaded)
+        .sdk_mcp_server(deferred)
+        .build()
+        .unwrap();
+    let items = collect(query("hello", options)).await;
+    assert!(!the_result(&items).is_error, "{}", kinds(&items));
+    let requests = s.requests_for("hello");
+    let first = requests.first().expect("a model request for the prompt");
+    let defined = defined_tools(first);
+    assert!(
+        defined.iter().any(|name| name == "mcp__calc__add"),
+        "the always-loaded tool is defined in full: {defined:?}"
+    );
+    assert!(
+        !defined.iter().any(|name| name == "mcp__later__add"),
+        "the other server's tool stays behind tool search: {defined:?}"
+    );
+}
