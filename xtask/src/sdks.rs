@@ -9,10 +9,10 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 /// The official Python SDK (PyPI).
-pub const PYTHON_SDK_VERSION: &str = "0.2.187";
+pub const PYTHON_SDK_VERSION: &str = "0.2.189";
 
 /// The official TypeScript SDK (npm).
-pub const TS_SDK_VERSION: &str = "0.3.330";
+pub const TS_SDK_VERSION: &str = "0.3.332";
 
 /// Where the installed SDKs are.
 #[derive(Debug, Clone)]
@@ -88,7 +88,7 @@ fn remember_install_times(
 /// that version. Returns the venv's interpreter.
 fn install_python_sdk(venv: &Path, installs: &mut Vec<(String, Option<f64>)>) -> Result<PathBuf> {
     let python = venv.join("bin/python");
-    let what = format!("claude-agent-sdk {PYTHON_SDK_VERSION} (PyPI, venv + pip)");
+    let what = format!("claude-agent-sdk {PYTHON_SDK_VERSION} (PyPI source, venv + pip)");
     if python_sdk_version(&python).as_deref() == Some(PYTHON_SDK_VERSION) {
         installs.push((what, None));
         return Ok(python);
@@ -99,6 +99,9 @@ fn install_python_sdk(venv: &Path, installs: &mut Vec<(String, Option<f64>)>) ->
         std::fs::remove_dir_all(venv).with_context(|| format!("removing {}", venv.display()))?;
     }
     checked(Command::new("python3").arg("-m").arg("venv").arg(venv))?;
+    // From the source distribution: the wheels bundle a 380 MB `claude` that no host here uses
+    // (each is given a CLI path), as the TypeScript install below leaves out its optional
+    // per-platform packages.
     checked(
         Command::new(venv.join("bin/pip"))
             .args([
@@ -106,6 +109,9 @@ fn install_python_sdk(venv: &Path, installs: &mut Vec<(String, Option<f64>)>) ->
                 "--disable-pip-version-check",
                 "--no-input",
                 "--quiet",
+                "--no-cache-dir",
+                "--no-binary",
+                "claude-agent-sdk",
             ])
             .arg(format!("claude-agent-sdk=={PYTHON_SDK_VERSION}")),
     )?;
