@@ -277,8 +277,11 @@ pub struct InitializeResponse {
     /// Protocol capabilities the CLI advertises (e.g. `mcp_call_check_permissions_v1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<Vec<String>>,
-    /// Whether usage analytics are off (seen from CLI 2.1.330; not in the SDK types, as the
-    /// fields below).
+    /// Whether tool calls may run in the sandbox (seen from CLI 2.1.332; not in the SDK types,
+    /// as the fields below, seen from 2.1.330).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_enabled: Option<bool>,
+    /// Whether usage analytics are off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub analytics_disabled: Option<bool>,
     /// How feedback is asked for.
