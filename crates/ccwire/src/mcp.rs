@@ -34,6 +34,7 @@
 //! stream transport), connected on its first message; a panic inside a server is caught and
 //! answered, never fatal.
 
+mod manifests;
 mod router;
 mod service;
 mod tools;

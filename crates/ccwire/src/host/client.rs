@@ -35,6 +35,8 @@ use crate::sessions::mirror::{self, MirrorEvent};
 
 /// How long `close` waits for the transcript mirror's last batch.
 const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
+/// How long each in-process server may take to answer its handshake for a manifest.
+const MANIFEST_WAIT: Duration = Duration::from_secs(1);
 use crate::options::{McpServer, Options};
 use crate::{Error, Result};
 
@@ -102,6 +104,8 @@ impl Client {
             })
             .collect();
         let router = (!sdk_servers.is_empty()).then(|| Arc::new(McpRouter::new(sdk_servers)));
+        // Kept for capturing the servers' handshakes ahead of `initialize`.
+        let manifest_router = router.clone();
         let sdk_names = router.as_ref().map(|r| r.names()).unwrap_or_default();
         let (dispatch, hooks) = HostControl::new(
             options.can_use_tool.clone(),
@@ -173,7 +177,12 @@ impl Client {
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
             Some(observer),
         );
-        let initialize_request = options.initialize_request(hooks, sdk_names);
+        let mut initialize_request = options.initialize_request(hooks, sdk_names);
+        if let (true, Some(router)) = (options.sdk_mcp_manifests, &manifest_router) {
+            let manifests = router.manifests(MANIFEST_WAIT).await;
+            initialize_request.sdk_mcp_server_manifests =
+                (!manifests.is_empty()).then_some(manifests);
+        }
         let initialize = match connection
             .request_with_timeout(initialize_request.clone(), options.initialize_timeout)
             .await
