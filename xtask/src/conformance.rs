@@ -361,16 +361,18 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()
             .expect("the workspace");
-        let recorded: std::collections::BTreeSet<String> =
-            std::fs::read_dir(fixtures_dir(root))
-                .expect("the recordings")
-                .filter_map(|entry| {
-                    let name = entry.ok()?.file_name().to_string_lossy().into_owned();
-                    name.strip_prefix("claude-").map(str::to_owned)
-                })
-                .collect();
+        let recorded: std::collections::BTreeSet<String> = std::fs::read_dir(fixtures_dir(root))
+            .expect("the recordings")
+            .filter_map(|entry| {
+                let name = entry.ok()?.file_name().to_string_lossy().into_owned();
+                name.strip_prefix("claude-").map(str::to_owned)
+            })
+            .collect();
         let generations = GENERATIONS.iter().map(|v| (*v).to_owned()).collect();
-        assert_eq!(recorded, generations, "a directory per generation, no other");
+        assert_eq!(
+            recorded, generations,
+            "a directory per generation, no other"
+        );
         assert!(GENERATIONS.contains(&crate::install::PINNED_CLI_VERSION));
         let versions: Vec<_> = GENERATIONS
             .iter()

@@ -50,9 +50,7 @@ impl Options {
             .mcp_servers
             .values()
             .filter_map(|server| match server {
-                super::McpServer::InProcess(server)
-                    if server.settings() != &Default::default() =>
-                {
+                super::McpServer::InProcess(server) if server.settings() != &Default::default() => {
                     Some((server.name().to_owned(), server.settings().clone()))
                 }
                 _ => None,

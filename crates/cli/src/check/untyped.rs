@@ -135,7 +135,9 @@ impl Coverage {
                 .map(str::to_owned)
         })
         .flatten()
-        .filter(|subtype| ccwire_protocol::control::reencode_response(subtype, &json!({})).is_some());
+        .filter(|subtype| {
+            ccwire_protocol::control::reencode_response(subtype, &json!({})).is_some()
+        });
         // A PostToolUse hook's `tool_response` is the tool's output too, named in its input.
         let hook_output = if frame.pointer("/request/subtype") == Some(&json!("hook_callback")) {
             let name = frame
@@ -192,14 +194,21 @@ impl Coverage {
             }
         }
         if let (Some(subtype), Some(payload)) = (&answered, payload) {
-            let read_payload = |probed: &Value| match ccwire_protocol::control::reencode_response(
-                subtype, probed,
-            ) {
-                Some(Ok(written)) => Some((written, false)),
-                _ => None,
-            };
+            let read_payload =
+                |probed: &Value| match ccwire_protocol::control::reencode_response(subtype, probed)
+                {
+                    Some(Ok(written)) => Some((written, false)),
+                    _ => None,
+                };
             let mut found = Vec::new();
-            probe(&read_payload, &payload, &mut Vec::new(), &payload, &mut found, 1);
+            probe(
+                &read_payload,
+                &payload,
+                &mut Vec::new(),
+                &payload,
+                &mut found,
+                1,
+            );
             paths.extend(found.into_iter().map(|path| match path.as_str() {
                 "" => "response.response".to_owned(),
                 _ if path.starts_with('[') => format!("response.response{path}"),
@@ -212,7 +221,14 @@ impl Coverage {
                 output.is_typed().then(|| (output.to_value(), false))
             };
             let mut found = Vec::new();
-            probe(&read_output, &output, &mut Vec::new(), &output, &mut found, 1);
+            probe(
+                &read_output,
+                &output,
+                &mut Vec::new(),
+                &output,
+                &mut found,
+                1,
+            );
             paths.extend(found.into_iter().map(|path| match path.as_str() {
                 "" => "request.input.tool_response".to_owned(),
                 _ if path.starts_with('[') => format!("request.input.tool_response{path}"),

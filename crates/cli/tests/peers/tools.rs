@@ -171,7 +171,9 @@ fn declaration<'a>(text: &'a str, keyword: &str, name: &str) -> Option<&'a str> 
     };
     // An interface ends with its closing brace; a type alias at its first `;` outside brackets.
     let end = match rest.strip_prefix('{') {
-        Some(body) => split_top_level(body, '}').first().map_or(rest.len(), |b| b.len() + 2),
+        Some(body) => split_top_level(body, '}')
+            .first()
+            .map_or(rest.len(), |b| b.len() + 2),
         None => split_top_level(rest, ';')
             .first()
             .map_or(rest.len(), |first| first.len()),
@@ -268,8 +270,16 @@ export interface COutput {
 }
 "#;
     let types = output_types(text);
-    let names = |fields: &[&str]| fields.iter().map(|f| (*f).to_owned()).collect::<BTreeSet<_>>();
-    assert_eq!(types["AOutput"], names(&["status", "id", "nested", "other"]));
+    let names = |fields: &[&str]| {
+        fields
+            .iter()
+            .map(|f| (*f).to_owned())
+            .collect::<BTreeSet<_>>()
+    };
+    assert_eq!(
+        types["AOutput"],
+        names(&["status", "id", "nested", "other"])
+    );
     assert_eq!(types["BOutput"], names(&["uri", "odd-name"]));
     assert_eq!(types["COutput"], names(&["plain"]));
 }
