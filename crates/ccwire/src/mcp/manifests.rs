@@ -21,7 +21,10 @@ impl McpRouter {
     /// Each server's `initialize` and `tools/list` results, as the CLI's client would get them;
     /// a server that fails or does not answer within `limit` is left out (the CLI then makes
     /// its handshake over the control channel).
-    pub(crate) async fn manifests(&self, limit: Duration) -> BTreeMap<String, SdkMcpServerManifest> {
+    pub(crate) async fn manifests(
+        &self,
+        limit: Duration,
+    ) -> BTreeMap<String, SdkMcpServerManifest> {
         let mut manifests = BTreeMap::new();
         for name in self.names() {
             match tokio::time::timeout(limit, self.manifest(&name)).await {
@@ -59,7 +62,8 @@ impl McpRouter {
             .and_then(|capabilities| capabilities.get("tools"))
             .is_some_and(|tools| !tools.is_null());
         let tools_list_result = if has_tools {
-            let list = json!({"jsonrpc": "2.0", "id": "ccwire-manifest-tools", "method": "tools/list"});
+            let list =
+                json!({"jsonrpc": "2.0", "id": "ccwire-manifest-tools", "method": "tools/list"});
             result_of(name, "tools/list", self.handle(name, list).await)
                 // A paginated list is left to the CLI, as the SDK's contract asks.
                 .filter(|result| result.get("nextCursor").is_none())
