@@ -40,7 +40,8 @@ pub struct BenchArgs {
     /// Timed repetitions of every workload (default 9; 1 with `--quick`).
     #[arg(long)]
     reps: Option<u32>,
-    /// Only these workloads (flood, roundtrip, startup, sessions), comma-separated.
+    /// Only these workloads (flood, slowflood, unknownflood, roundtrip, startup, sessions),
+    /// comma-separated.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// The largest session count tried (default 1,000; 10 with `--quick`).
@@ -251,7 +252,10 @@ fn selected(only: &[String]) -> Result<Vec<Workload>> {
     only.iter()
         .map(|name| {
             Workload::parse(name.trim()).with_context(|| {
-                format!("unknown workload `{name}` (flood, roundtrip, startup, sessions)")
+                format!(
+                    "unknown workload `{name}` (flood, slowflood, unknownflood, roundtrip, \
+                     startup, sessions)"
+                )
             })
         })
         .collect()
@@ -445,19 +449,5 @@ fn load_average() -> String {
 
 /// Today's date (UTC) as `YYYY-MM-DD`.
 pub(crate) fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    time::OffsetDateTime::now_utc().date().to_string()
 }

@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
+use crate::cmd::run_quiet;
+
 /// The Claude Code version ccwire is tested against. Kept equal to
 /// `ccwire::host::process::PINNED_CLI_VERSION` by hand, so that xtask does not build ccwire (and
 /// tokio) just to read one constant.
@@ -339,21 +341,6 @@ fn output_within(command: &mut Command, limit: Duration) -> Result<(bool, String
     };
     let text = reader.join().unwrap_or_default();
     Ok((status.success(), text))
-}
-
-fn run_quiet(command: &mut Command, what: &str) -> Result<()> {
-    let output = command
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("starting {what}"))?;
-    if !output.status.success() {
-        bail!(
-            "{what} failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
-    }
-    Ok(())
 }
 
 fn make_executable(path: &Path) -> Result<()> {

@@ -18,11 +18,15 @@
 //!   print the environment the peers suite reads.
 //! - `bench [--quick] [--reps N]`: ccwire against the official TypeScript and Python SDKs and
 //!   bare Rust loops on the same fake CLI; writes its section of `docs/benchmarks.md`.
+//! - `bench-agent`: the real CLI against `ccwire-agent` on the same session workloads.
 
 // A command-line tool: stdout and stderr are its interface.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+#[path = "bench/agent.rs"]
+mod bench_agent;
+mod cmd;
 mod conformance;
 mod debian;
 mod docs;
@@ -39,6 +43,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
+use cmd::run;
 use install::{install_claude, PINNED_CLI_VERSION};
 
 /// The environment variable that gives the conformance and peers suites the CLI to drive.
@@ -134,6 +139,9 @@ enum Task {
     /// against the TypeScript SDK's startup(), on fake-claude and the real CLI offline; prints
     /// a section for docs/benchmarks.md.
     BenchPrewarm(bench::prewarm::PrewarmArgs),
+    /// The real CLI against ccwire-agent, offline, on the same session workloads (startup,
+    /// first message, memory, sessions at once); writes its section of docs/benchmarks.md.
+    BenchAgent(bench_agent::AgentBenchArgs),
 }
 
 fn main() -> Result<()> {
@@ -163,6 +171,7 @@ fn main() -> Result<()> {
         } => fuzz_rules(&workspace_root(), seconds, seed, cases),
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
         Task::BenchPrewarm(args) => bench::prewarm::bench_prewarm(&workspace_root(), &args),
+        Task::BenchAgent(args) => bench_agent::bench_agent(&workspace_root(), &args),
         Task::Fuzz {
             seconds,
             seed,
@@ -466,14 +475,4 @@ fn workspace_root() -> PathBuf {
 
 fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
-}
-
-fn run(command: &mut Command) -> Result<()> {
-    let status = command
-        .status()
-        .with_context(|| format!("starting {command:?}"))?;
-    if !status.success() {
-        bail!("{command:?} failed: {status}");
-    }
-    Ok(())
 }

@@ -9,12 +9,12 @@
 //! Each turn echoes the prompt. A prompt that mentions "delete" asks the host whether
 //! `Bash(rm -rf build)` may run (its `can_use_tool` callback answers) and reports the decision.
 
-use ccwire::agent::{agent, serve_stdio, Session, Turn, TurnOutcome};
+use ccwire::agent::{agent, serve_stdio, Peer, Turn, TurnOutcome};
 use ccwire::protocol::control::CanUseToolRequest;
 use ccwire::protocol::permission::PermissionResult;
 use serde_json::json;
 
-async fn run_turn(turn: Turn, session: Session) -> TurnOutcome {
+async fn run_turn(turn: Turn, session: Peer) -> TurnOutcome {
     let prompt = turn.text();
     if !prompt.contains("delete") {
         let reply = format!("You said: {prompt}");

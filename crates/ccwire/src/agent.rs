@@ -3,9 +3,9 @@
 //!
 //! [`serve`] runs the same [`crate::engine::Connection`] engine as the host side,
 //! reading [`InputMessage`]s. Each user message starts a turn, run by your [`Agent`] with a
-//! [`Session`] handle to write frames and to ask the host (permissions, hooks, MCP, elicitation).
+//! [`Peer`] handle to write frames and to ask the host (permissions, hooks, MCP, elicitation).
 //! A user message that arrives during a turn is queued, with a `system/queued` notice; the agent
-//! takes the queue at its next model-call boundary with [`Session::take_queued`] (the messages
+//! takes the queue at its next model-call boundary with [`Peer::take_queued`] (the messages
 //! are joined and a `system/injected` notice is written), and whatever is left starts the next
 //! turn. `interrupt` cancels the running turn. An unsupported request is answered with
 //! `error_code: "unsupported_request"`; a malformed frame gets a clear error frame and the agent
@@ -16,10 +16,10 @@
 //! take over the answers to host requests with [`Agent::respond`].
 //!
 //! ```no_run
-//! use ccwire::agent::{serve_stdio, agent, Session, Turn};
+//! use ccwire::agent::{serve_stdio, agent, Peer, Turn};
 //!
 //! # async fn demo() -> ccwire::Result<()> {
-//! serve_stdio(agent(|turn: Turn, session: Session| async move {
+//! serve_stdio(agent(|turn: Turn, session: Peer| async move {
 //!     session.say(&format!("You said: {}", turn.text()))?;
 //!     session.success("done")
 //! }))
@@ -29,8 +29,8 @@
 
 mod control;
 mod frames;
+mod peer;
 mod reply;
-mod session;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -47,10 +47,10 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::engine::{AgentSide, Connection, EngineConfig, HandlerError};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
+pub use peer::{Peer, Turn};
 pub use reply::Reply;
-pub use session::{Session, Turn};
 
 /// What the server writes around each turn on the agent's behalf.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -65,7 +65,7 @@ pub enum Framing {
     /// Nothing at all: the turn writes its own frames, `result` included (the value
     /// [`Agent::run_turn`] returns is not written; an error is only logged). Each user message
     /// is its own turn, in arrival order; an interrupt only cancels
-    /// [`Session::interrupted`] and the turn decides how to end. Malformed host frames are only
+    /// [`Peer::interrupted`] and the turn decides how to end. Malformed host frames are only
     /// logged.
     Raw,
 }
@@ -106,7 +106,7 @@ impl From<&str> for TurnError {
 /// A Rust agent behind the protocol.
 pub trait Agent: Send + Sync + 'static {
     /// Runs one turn. Write frames with `session`; return the result.
-    fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome>;
+    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome>;
 
     /// Answers `initialize` (the default: an empty success, which every host accepts).
     fn initialize(
@@ -120,7 +120,7 @@ pub trait Agent: Send + Sync + 'static {
     fn handle_request(
         &self,
         _request: &ControlRequestBody,
-        _session: &Session,
+        _session: &Peer,
     ) -> Option<BoxFuture<'static, Result<Value, HandlerError>>> {
         None
     }
@@ -137,7 +137,7 @@ pub trait Agent: Send + Sync + 'static {
         &self,
         _request: &ControlRequestBody,
         _reply: &Reply,
-        _session: &Session,
+        _session: &Peer,
     ) -> Option<BoxFuture<'static, ()>> {
         None
     }
@@ -152,10 +152,10 @@ pub trait Agent: Send + Sync + 'static {
 /// everything else.
 impl<F, Fut> Agent for F
 where
-    F: Fn(Turn, Session) -> Fut + Send + Sync + 'static,
+    F: Fn(Turn, Peer) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = TurnOutcome> + Send + 'static,
 {
-    fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome> {
+    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
         Box::pin(self(turn, session))
     }
 }
@@ -164,7 +164,7 @@ where
 /// the closure's argument types are inferred).
 pub fn agent<F, Fut>(run_turn: F) -> impl Agent
 where
-    F: Fn(Turn, Session) -> Fut + Send + Sync + 'static,
+    F: Fn(Turn, Peer) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = TurnOutcome> + Send + 'static,
 {
     run_turn
@@ -182,7 +182,7 @@ pub async fn serve_stdio(agent: impl Agent) -> Result<()> {
 }
 
 /// Serves the protocol over any pipe pair until the host's input ends, the last turn and the
-/// work started with [`Session::spawn`] are done, and every frame is written.
+/// work started with [`Peer::spawn`] are done, and every frame is written.
 pub async fn serve<R, W>(
     reader: R,
     writer: W,

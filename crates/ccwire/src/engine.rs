@@ -48,8 +48,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::{Error, Result};
-use budget::Budget;
+use crate::error::{Error, Result};
+use budget::ByteBudget;
 use pending::Pending;
 use writer::Outbox;
 
@@ -69,11 +69,12 @@ pub struct EngineConfig {
     /// its answer the reader reads on past the budget.
     pub max_buffered_bytes: usize,
     /// Whether a request we stop waiting for (timed out, or its future dropped) is withdrawn
-    /// with `control_cancel_request`. Shared, so that a side can decide once it knows its
-    /// peer: Claude Code 2.0.77 and 1.0.128 exit on a frame they do not know, so the host
-    /// turns this on only when `system/init` names a CLI that accepts it. Not withdrawing is
-    /// always safe: a late answer is dropped as a stray response.
-    pub withdraw_abandoned: Arc<AtomicBool>,
+    /// with `control_cancel_request`, at first. An [`Observer`] may change it once it knows
+    /// its peer ([`Settings::withdraw_abandoned`]): Claude Code 2.0.77 and 1.0.128 exit on a
+    /// frame they do not know, so the host turns this on only when `system/init` names a CLI
+    /// that accepts it. Not withdrawing is always safe: a late answer is dropped as a stray
+    /// response.
+    pub withdraw_abandoned: bool,
 }
 
 impl Default for EngineConfig {
@@ -83,7 +84,7 @@ impl Default for EngineConfig {
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
             recent_ids: 1024,
             max_buffered_bytes: DEFAULT_MAX_BUFFERED_BYTES,
-            withdraw_abandoned: Arc::new(AtomicBool::new(true)),
+            withdraw_abandoned: true,
         }
     }
 }
@@ -222,15 +223,50 @@ pub struct RequestContext {
     pub cancel: CancellationToken,
 }
 
+/// A handler's answer to one request.
+#[derive(Debug)]
+pub enum Answer {
+    /// The engine writes this answer: a success with its payload, or an error.
+    Respond(Result<Value, HandlerError>),
+    /// The handler answered the request itself (the agent side's [`Reply`](crate::agent::Reply)
+    /// may answer late, twice or never): the engine writes nothing.
+    AlreadyAnswered,
+}
+
+impl From<Result<Value, HandlerError>> for Answer {
+    fn from(result: Result<Value, HandlerError>) -> Self {
+        Answer::Respond(result)
+    }
+}
+
 /// Serves the requests the peer sends us. Each call runs in its own task.
 pub trait ControlHandler: Send + Sync + 'static {
-    /// Answers one request with the response payload, or an error.
-    fn handle(
-        &self,
-        request: ControlRequestBody,
-        cx: RequestContext,
-    ) -> BoxFuture<'static, Result<Value, HandlerError>>;
+    /// Answers one request: with a payload or an error for the engine to write, or by saying
+    /// it answered already.
+    fn handle(&self, request: ControlRequestBody, cx: RequestContext)
+        -> BoxFuture<'static, Answer>;
 }
+
+/// For tests: a handler of `$ty`, whose `serve` method answers with a payload or an error.
+#[cfg(test)]
+macro_rules! serving_handler {
+    ($ty:ty) => {
+        impl $crate::engine::ControlHandler for $ty {
+            fn handle(
+                &self,
+                request: ccwire_protocol::control::ControlRequestBody,
+                cx: $crate::engine::RequestContext,
+            ) -> futures::future::BoxFuture<'static, $crate::engine::Answer> {
+                Box::pin(futures::FutureExt::map(
+                    self.serve(request, cx),
+                    $crate::engine::Answer::from,
+                ))
+            }
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use serving_handler;
 
 /// A handler that answers every request as unsupported.
 #[derive(Debug, Default)]
@@ -241,9 +277,9 @@ impl ControlHandler for NoHandler {
         &self,
         request: ControlRequestBody,
         _cx: RequestContext,
-    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+    ) -> BoxFuture<'static, Answer> {
         let error = HandlerError::unsupported(request.tag());
-        Box::pin(async move { Err(error) })
+        Box::pin(async move { Answer::Respond(Err(error)) })
     }
 }
 
@@ -259,12 +295,31 @@ pub type EndCause = Box<dyn FnOnce(OutputEnd) -> BoxFuture<'static, Error> + Sen
 pub struct OutputEnd {
     /// The last line had no newline: the peer stopped mid-frame.
     pub partial_last_line: bool,
+    /// How many bytes the peer wrote in all (none: it never spoke).
+    pub bytes: u64,
+    /// We had closed the peer's input ([`Connection::close_input`]) before its output ended:
+    /// an end that was asked for.
+    pub input_closed: bool,
 }
 
 /// Sees every data-plane frame in the reader task, before it is queued for the user (e.g. to
 /// track the session's state whether or not the user is reading), except the bulk kinds that
-/// are decoded only when the user takes them ([`Side::deferrable`]). Must be quick.
-pub type Observer<T> = Box<dyn FnMut(&T) + Send>;
+/// are decoded only when the user takes them ([`Side::deferrable`]); it may change the
+/// connection's [`Settings`] as it learns about the peer. Must be quick.
+pub type Observer<T> = Box<dyn FnMut(&T, &Settings<'_>) + Send>;
+
+/// What an [`Observer`] may change in its connection.
+pub struct Settings<'a> {
+    shared: &'a ConnectionState,
+}
+
+impl Settings<'_> {
+    /// Whether requests we stop waiting for are withdrawn from now on (see
+    /// [`EngineConfig::withdraw_abandoned`]).
+    pub fn withdraw_abandoned(&self, on: bool) {
+        self.shared.withdraw_abandoned.store(on, Ordering::Relaxed);
+    }
+}
 
 /// One end of a live connection. Cheap to clone; every clone talks to the same peer.
 #[derive(Clone)]
@@ -288,10 +343,14 @@ pub(crate) struct ConnectionState {
     /// is in flight: each keeps its own token, and a cancel reaches all of them).
     peer_requests: Mutex<HashMap<RequestId, Vec<(u64, CancellationToken)>>>,
     /// The bytes of data frames the user has not taken yet.
-    budget: Budget,
+    budget: ByteBudget,
     next_id: AtomicU64,
     /// `None` while open; the cause once the peer's output has ended.
     closed: watch::Sender<Option<Error>>,
+    /// Set by [`Connection::close_input`]: the peer's input was closed on purpose.
+    input_closed: AtomicBool,
+    /// Whether an abandoned request is withdrawn (see [`EngineConfig::withdraw_abandoned`]).
+    withdraw_abandoned: AtomicBool,
     /// Cancelled when the connection ends; parent of every incoming request's token.
     shutdown: CancellationToken,
 }
@@ -342,11 +401,13 @@ impl Connection {
         let shared = Arc::new(ConnectionState {
             pending: Mutex::new(Pending::new(config.recent_ids)),
             peer_requests: Mutex::new(HashMap::new()),
-            budget: Budget::new(config.max_buffered_bytes),
+            budget: ByteBudget::new(config.max_buffered_bytes),
+            withdraw_abandoned: AtomicBool::new(config.withdraw_abandoned),
             config,
             outbox,
             next_id: AtomicU64::new(1),
             closed: watch::channel(None).0,
+            input_closed: AtomicBool::new(false),
             shutdown: CancellationToken::new(),
         });
         tokio::spawn(writer_task);
@@ -422,7 +483,9 @@ impl Connection {
             shared: &self.shared,
             id: id.clone(),
         };
-        self.send_line(frames::request(id, body))?;
+        if self.shared.outbox.line(frames::request(id, body)).is_err() {
+            return Err(self.send_failure_cause(timeout).await);
+        }
         match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(outcome)) => {
                 std::mem::forget(guard);
@@ -457,7 +520,23 @@ impl Connection {
 
     /// Finishes writing: frames already sent are written, then the peer's input is closed.
     pub fn close_input(&self) {
+        self.shared.input_closed.store(true, Ordering::SeqCst);
         self.shared.outbox.close();
+    }
+
+    /// Why a frame could not be sent: [`Error::Closed`] if we closed the peer's input; else
+    /// its input is gone with its output, and the cause of that end is waited for, up to
+    /// `limit` (for a process: its exit status and stderr tail, which take a moment to come).
+    pub async fn send_failure_cause(&self, limit: Duration) -> Error {
+        if let Some(cause) = self.closed_cause() {
+            return cause;
+        }
+        if self.shared.input_closed.load(Ordering::SeqCst) {
+            return Error::Closed;
+        }
+        tokio::time::timeout(limit, self.closed())
+            .await
+            .unwrap_or(Error::Closed)
     }
 
     /// Whether the peer's output has ended.
@@ -498,13 +577,7 @@ struct PendingGuard<'a> {
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         let abandoned = lock(&self.shared.pending).abandon(&self.id);
-        if abandoned
-            && self
-                .shared
-                .config
-                .withdraw_abandoned
-                .load(Ordering::Relaxed)
-        {
+        if abandoned && self.shared.withdraw_abandoned.load(Ordering::Relaxed) {
             let _ = self.shared.outbox.line(frames::cancel(self.id.clone()));
         }
     }

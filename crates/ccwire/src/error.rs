@@ -13,10 +13,29 @@ use ccwire_protocol::DecodeError;
 #[non_exhaustive]
 pub enum Error {
     /// The `claude` executable was not found.
-    #[error("Claude Code CLI not found (looked in: {searched}). Install it with `npm install -g @anthropic-ai/claude-code`, or set `cli_path` or CCWIRE_CLI_PATH")]
+    #[error("{}", not_found_message(.searched, .given.as_deref()))]
     CliNotFound {
-        /// Where it was looked for.
+        /// Where it was looked for, in order.
         searched: String,
+        /// The path the options named ([`Options::cli_path`](crate::Options)), when they named
+        /// one: then it was the only place looked at.
+        given: Option<PathBuf>,
+    },
+    /// The path named as the CLI exists but cannot be run.
+    #[error("cannot run the Claude Code CLI at {}: {why}", .path.display())]
+    CliNotExecutable {
+        /// The path.
+        path: PathBuf,
+        /// What is wrong with it: `it is not executable`, `it is a directory`.
+        why: &'static str,
+    },
+    /// The working directory given for the CLI cannot be used.
+    #[error("the working directory {} {problem}", .path.display())]
+    WorkingDirectory {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong with it: `does not exist`, `is not a directory`, …
+        problem: String,
     },
     /// The CLI reports a version older than [`Options::minimum_cli_version`](crate::Options).
     #[error("Claude Code {found} is older than {minimum}, the oldest this session accepts: update it (`npm install -g @anthropic-ai/claude-code`), or lower `minimum_cli_version`")]
@@ -39,13 +58,13 @@ pub enum Error {
         elapsed: Duration,
     },
     /// The CLI could not be started.
-    #[error("could not start {path}: {source}")]
+    #[error("could not start {}: {cause}", .path.display())]
     SpawnFailed {
         /// The executable.
         path: PathBuf,
-        /// Why.
-        #[source]
-        source: Arc<std::io::Error>,
+        /// Why (in the message already, so not also the error's `source()`: a chain printed
+        /// whole would say it twice).
+        cause: Arc<std::io::Error>,
     },
     /// The CLI exited (or its output ended) while something was still expected of it.
     #[error("{}", exit_message(*.code, *.signal, *.reason, .stderr_tail))]
@@ -57,6 +76,20 @@ pub enum Error {
         /// What was wrong about the end.
         reason: EndReason,
         /// The last bytes it wrote to stderr.
+        stderr_tail: String,
+    },
+    /// The program of a command-prefix launcher (`ssh`, `docker exec`, …) ended before the
+    /// CLI wrote anything: it never started the CLI, or the CLI failed at once (its stderr
+    /// tells which).
+    #[error("{}", launcher_message(.program, *.code, *.signal, .stderr_tail))]
+    LauncherExited {
+        /// The launcher's program, as given.
+        program: String,
+        /// Its exit code, if it exited normally.
+        code: Option<i32>,
+        /// The signal that ended it, if one did.
+        signal: Option<i32>,
+        /// The last bytes written to stderr (the launcher's and the CLI's).
         stderr_tail: String,
     },
     /// A line could not be read as a frame; the session goes on.
@@ -101,6 +134,13 @@ pub enum Error {
     /// The options given cannot work together.
     #[error("invalid options: {0}")]
     InvalidOptions(String),
+
+    /// The agent asked the host about a tool use that was already decided.
+    #[error("tool use {tool_use_id} was already decided")]
+    AlreadyDecided {
+        /// The tool use.
+        tool_use_id: String,
+    },
 }
 
 impl Error {
@@ -111,7 +151,10 @@ impl Error {
 
     /// Whether the CLI exited or the session closed.
     pub fn is_closed(&self) -> bool {
-        matches!(self, Self::ProcessExited { .. } | Self::Closed)
+        matches!(
+            self,
+            Self::ProcessExited { .. } | Self::LauncherExited { .. } | Self::Closed
+        )
     }
 
     /// Whether a request timed out.
@@ -127,7 +170,9 @@ impl Error {
     /// The CLI's last stderr lines, if the error carries them.
     pub fn stderr_tail(&self) -> Option<&str> {
         match self {
-            Self::ProcessExited { stderr_tail, .. } => Some(stderr_tail),
+            Self::ProcessExited { stderr_tail, .. } | Self::LauncherExited { stderr_tail, .. } => {
+                Some(stderr_tail)
+            }
             _ => None,
         }
     }
@@ -157,6 +202,10 @@ pub enum EndReason {
     PartialLastLine,
     /// It closed its stdout but kept running; it was stopped (SIGTERM, then SIGKILL).
     OutputClosed,
+    /// It exited before answering `initialize`: the session never started.
+    ExitedDuringInitialize,
+    /// It exited on its own after `initialize` and before the first user message.
+    ExitedBeforeFirstTurn,
 }
 
 /// The crate's result type.
@@ -180,11 +229,48 @@ fn exit_message(
         EndReason::OutputClosed => {
             "the CLI closed its output but kept running (it was stopped)".to_owned()
         }
+        EndReason::ExitedDuringInitialize => format!("{exited} before answering `initialize`"),
+        EndReason::ExitedBeforeFirstTurn => format!("{exited} before the first turn"),
     };
+    with_stderr(how, stderr_tail)
+}
+
+fn launcher_message(
+    program: &str,
+    code: Option<i32>,
+    signal: Option<i32>,
+    stderr_tail: &str,
+) -> String {
+    let ended = match (code, signal) {
+        (Some(code), _) => format!("ended with exit code {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal}"),
+        (None, None) => "stopped taking input and was stopped".to_owned(),
+    };
+    let how = format!(
+        "the launcher's program `{program}` {ended} before the CLI started (nothing came from \
+         the CLI)"
+    );
+    with_stderr(how, stderr_tail)
+}
+
+fn with_stderr(how: String, stderr_tail: &str) -> String {
     if stderr_tail.trim().is_empty() {
-        how
+        format!("{how}; nothing on stderr")
     } else {
         format!("{how}; stderr ends with:\n{}", stderr_tail.trim_end())
+    }
+}
+
+fn not_found_message(searched: &str, given: Option<&std::path::Path>) -> String {
+    match given {
+        Some(path) => format!(
+            "Claude Code CLI not found at {} (the path given as `Options::cli_path`)",
+            path.display()
+        ),
+        None => format!(
+            "Claude Code CLI not found (looked in: {searched}); install it with `npm install -g \
+             @anthropic-ai/claude-code`, or name it with `Options::cli_path` or CCWIRE_CLI_PATH"
+        ),
     }
 }
 

@@ -2,22 +2,30 @@
 //!
 //! - [`query`] runs one prompt and streams its messages; [`Client`] holds a multi-turn session
 //!   with the whole control plane.
-//! - [`callbacks`]: the traits a host answers the CLI's requests with (permissions, hooks,
-//!   elicitation); `dispatch` routes each incoming request to them.
+//! - [`Host`]: the host's answers to the CLI's requests, one method per request with a
+//!   default (the twin of [`Agent`](crate::agent::Agent)); [`callbacks`]: the closures the
+//!   options builder makes a `Host` of; `control` serves each incoming request with the `Host`,
+//!   fail-closed.
 //! - [`process`]: finding, starting and stopping the CLI.
 //! - [`pool`]: many sessions of one set of options, bounded, queued fairly, with prewarmed
 //!   spares and per-session budgets.
+//! - [`options`]: every option of the official SDKs, and how each reaches the CLI (argv,
+//!   environment, `initialize`).
 //! - [`launch`]: where the CLI runs (here, through `ssh`/`docker exec`/…, or your transport).
 
 pub mod callbacks;
 mod client;
-mod dispatch;
+mod control;
+mod handler;
 pub mod launch;
+pub mod options;
 pub mod pool;
 pub mod process;
 mod progress;
 mod query;
 
-pub use client::{Client, Reinitialized};
-pub use pool::{Pool, PoolConfig, PooledSession};
+pub use callbacks::PermissionRequest;
+pub use client::{Client, Messages, Reinitialized};
+pub use handler::{HookCall, Host};
+pub use pool::{Pool, PoolConfig, PooledClient};
 pub use query::{query, MessageStream, Prompt};

@@ -77,12 +77,12 @@ pub mod engine;
 mod error;
 pub mod host;
 pub mod mcp;
-pub mod options;
 #[cfg(feature = "policy")]
 pub mod policy;
 pub mod sessions;
 
 pub use ccwire_protocol as protocol;
 pub use error::{EndReason, Error, Result};
+pub use host::options;
 pub use host::{query, Client, MessageStream, Prompt};
 pub use options::Options;

@@ -5,9 +5,9 @@
 //! `deleteSession`, `forkSession`), on the same files, with the same results.
 //!
 //! ```no_run
-//! use ccwire::sessions::{ListOptions, SessionStore};
+//! use ccwire::sessions::{ListOptions, SavedSessions};
 //!
-//! let store = SessionStore::from_env(); // $CLAUDE_CONFIG_DIR or ~/.claude
+//! let store = SavedSessions::from_env(); // $CLAUDE_CONFIG_DIR or ~/.claude
 //! for session in store.list(&ListOptions::for_dir("/path/to/project")) {
 //!     println!("{} {}", session.session_id, session.summary);
 //! }
@@ -15,13 +15,13 @@
 //!
 //! Listing reads only the first and last 64 KiB of each transcript. Reading messages streams
 //! one transcript line by line, keeping only each entry's ids, links and place, then reads the
-//! messages it shows one at a time ([`SessionStore::read_messages`]): memory grows with the
+//! messages it shows one at a time ([`SavedSessions::read_messages`]): memory grows with the
 //! number of entries, not their size, and the work with the number of entries, not its square.
 //! A line that cannot be read (a bad byte, broken JSON, over the length limit) costs only its
 //! own entry and is reported ([`Skipped`]). Changes are appended as one line each (the CLI
 //! appends the same way, so a CLI writing the session at the same time loses nothing); a fork
 //! is a new file; the archive mark is a file beside the transcript. Every file is opened
-//! beneath the config directory: links never lead out of it (see [`SessionStore`]).
+//! beneath the config directory: links never lead out of it (see [`SavedSessions`]).
 //!
 //! Everything here is blocking file I/O: from async code, call it in
 //! `tokio::task::spawn_blocking`.
@@ -56,7 +56,7 @@ pub use mutate::Forked;
 pub use reader::MessageReader;
 use reader::View;
 pub use skipped::Skipped;
-pub use store::{sanitize_path, SessionStore};
+pub use store::{sanitize_path, SavedSessions};
 
 /// A session's summary (`SDKSessionInfo` of the official SDKs; the same JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,7 +72,7 @@ pub struct SessionInfo {
     /// The transcript's size in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_size: Option<u64>,
-    /// The title set with `/rename` or [`SessionStore::rename`] (or the AI title).
+    /// The title set with `/rename` or [`SavedSessions::rename`] (or the AI title).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_title: Option<String>,
     /// The first prompt the user wrote.
@@ -84,7 +84,7 @@ pub struct SessionInfo {
     /// The session's working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
-    /// The tag set with [`SessionStore::tag`].
+    /// The tag set with [`SavedSessions::tag`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// When the session began (its first entry's time), in milliseconds since the epoch.
@@ -150,7 +150,7 @@ impl SessionMessage {
     }
 }
 
-/// What [`SessionStore::list`] lists.
+/// What [`SavedSessions::list`] lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListOptions {
     /// One project's sessions (and its git worktrees'); `None`: every project's.
@@ -184,7 +184,7 @@ impl ListOptions {
     }
 }
 
-/// What [`SessionStore::messages`] returns.
+/// What [`SavedSessions::messages`] returns.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MessagesOptions {
     /// The project directory to look in; `None`: every project.
@@ -197,7 +197,7 @@ pub struct MessagesOptions {
     pub include_system_messages: bool,
 }
 
-/// How [`SessionStore::fork`] forks.
+/// How [`SavedSessions::fork`] forks.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ForkOptions {
     /// The project directory to look in; `None`: every project.
@@ -226,7 +226,7 @@ pub enum SessionError {
     #[error("{} leads outside the config directory (a symbolic link): refused", .0.display())]
     Outside(PathBuf),
     /// The transcript has more entries than the store reads
-    /// ([`SessionStore::max_entries`]).
+    /// ([`SavedSessions::max_entries`]).
     #[error("the transcript has more than {entries} entries: not read (see max_entries)")]
     TooLarge {
         /// The limit in force.
@@ -268,7 +268,7 @@ fn page<T>(items: Vec<T>, offset: usize, limit: Option<usize>) -> Vec<T> {
     }
 }
 
-impl SessionStore {
+impl SavedSessions {
     /// Sessions, newest first (see [`ListOptions`]). Subagent transcripts and transcripts with
     /// nothing to show are left out; a session in two project directories is listed once.
     pub fn list(&self, options: &ListOptions) -> Vec<SessionInfo> {

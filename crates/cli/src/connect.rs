@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ccwire::host::callbacks::CanUseTool;
 use ccwire::options::{OptionsBuilder, SystemPrompt};
 use ccwire::protocol::permission::PermissionMode;
-use ccwire::sessions::SessionStore;
+use ccwire::sessions::SavedSessions;
 use ccwire::Options;
 use ccwire_model_server::ModelScript;
 
@@ -176,7 +176,7 @@ impl ConnectArgs {
     /// Where the CLI keeps its sessions in this setup: `--env CLAUDE_CONFIG_DIR`, else the
     /// offline directory, else the user's own. `None` through `--via`: they are on the far
     /// side.
-    pub fn session_store(&self, offline: Option<&Offline>) -> Option<SessionStore> {
+    pub fn session_store(&self, offline: Option<&Offline>) -> Option<SavedSessions> {
         if self.via.is_some() {
             return None;
         }
@@ -186,9 +186,9 @@ impl ConnectArgs {
             .rev()
             .find(|(key, value)| key == "CLAUDE_CONFIG_DIR" && !value.is_empty());
         Some(match (configured, offline) {
-            (Some((_, dir)), _) => SessionStore::at(dir),
-            (None, Some(offline)) => SessionStore::at(offline.config_dir()),
-            (None, None) => SessionStore::from_env(),
+            (Some((_, dir)), _) => SavedSessions::at(dir),
+            (None, Some(offline)) => SavedSessions::at(offline.config_dir()),
+            (None, None) => SavedSessions::from_env(),
         })
     }
 
@@ -311,17 +311,29 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// The message for a session that could not start, with what to do about it.
+/// The message for a session that could not start, with what to do about it: the library's
+/// words, but this tool's flag (`--cli-path`) where the library names its option, and the
+/// CLI's stderr in it sanitized.
 pub fn start_failure(err: &ccwire::Error) -> String {
-    let mut text = format!("ccwire: {err}");
-    if err.is_cli_not_found() {
-        text.push_str(
-            "\nhint: install Claude Code with `npm install -g @anthropic-ai/claude-code` (or the \
-             version ccwire is tested against with `cargo xtask install-claude`), or point \
-             ccwire at it with --cli-path PATH or CCWIRE_CLI_PATH",
-        );
+    const INSTALL: &str = "install Claude Code with `npm install -g @anthropic-ai/claude-code` \
+                           (or the version ccwire is tested against with `cargo xtask \
+                           install-claude`)";
+    match err {
+        ccwire::Error::CliNotFound {
+            given: Some(path), ..
+        } => format!(
+            "ccwire: Claude Code CLI not found at {} (--cli-path)\nhint: check the path, or \
+             {INSTALL}",
+            sanitize(&path.display().to_string())
+        ),
+        ccwire::Error::CliNotFound { searched, .. } => format!(
+            "ccwire: Claude Code CLI not found (looked in: {})\nhint: {INSTALL}, or point \
+             ccwire at it with --cli-path PATH or {}",
+            sanitize(searched),
+            ccwire::host::process::CLI_PATH_ENV
+        ),
+        other => format!("ccwire: {}", sanitize(&other.to_string())),
     }
-    text
 }
 
 #[cfg(test)]
@@ -368,7 +380,7 @@ mod tests {
         let configured = flags(&["--env", "CLAUDE_CONFIG_DIR=/somewhere/else"]);
         assert_eq!(
             configured.session_store(None),
-            Some(SessionStore::at("/somewhere/else"))
+            Some(SavedSessions::at("/somewhere/else"))
         );
         // Through --via they are on the far side: not checked here.
         let remote = flags(&["--via", "ssh build@host"]);

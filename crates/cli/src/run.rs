@@ -125,6 +125,7 @@ async fn session(args: &RunArgs) -> u8 {
     };
     if let Err(err) = client.send(prompt).await {
         let _ = client.close().await;
+        let err = sanitize(&err.to_string()).into_owned();
         return fail(&mut renderer, &format!("ccwire: sending the prompt: {err}"));
     }
     let closer = {
@@ -154,7 +155,11 @@ async fn session(args: &RunArgs) -> u8 {
         return EXIT_INTERRUPTED;
     }
     if let Some(err) = outcome.failure {
-        return fail(&mut renderer, &format!("ccwire: {err}"));
+        // The error may carry the CLI's stderr.
+        return fail(
+            &mut renderer,
+            &format!("ccwire: {}", sanitize(&err.to_string())),
+        );
     }
     match outcome.result_is_error {
         Some(true) => 1,

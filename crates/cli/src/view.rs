@@ -8,6 +8,7 @@ mod entries;
 mod frames;
 mod lines;
 mod markdown;
+mod model;
 mod page;
 mod prices;
 mod rows;
@@ -18,12 +19,12 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use ccwire::sessions::{SessionInfo, SessionStore};
+use ccwire::sessions::{SavedSessions, SessionInfo};
 use ccwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
 
 use lines::Lines;
+use model::Reader;
 use page::{PageWriter, Summary};
-use rows::Reader;
 
 /// Options of `ccwire view`.
 #[derive(Debug, clap::Args)]
@@ -169,7 +170,7 @@ fn open_input(args: &ViewArgs) -> anyhow::Result<Input> {
 
 /// The config directories `--session` looks in, in order: `--config-dir` when given, else the
 /// CLI's own (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
-fn session_stores(args: &ViewArgs) -> Vec<SessionStore> {
+fn session_stores(args: &ViewArgs) -> Vec<SavedSessions> {
     // The user's config directory, then the one of `--offline` sessions.
     crate::offline::session_stores(args.config_dir.as_deref())
         .places()
@@ -182,7 +183,7 @@ fn session_stores(args: &ViewArgs) -> Vec<SessionStore> {
 /// never through a link out of it) and summary: from the first store that has it.
 fn find_session(
     id: &str,
-    stores: &[SessionStore],
+    stores: &[SavedSessions],
 ) -> anyhow::Result<(PathBuf, std::fs::File, Option<SessionInfo>)> {
     for store in stores {
         if let Some(path) = store.transcript_path(id, None) {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 mod common;
-use common::ccwire;
+use common::{ccwire, fake_claude, quoted};
 
 /// A private sshd on 127.0.0.1; killed when dropped.
 struct Sshd {
@@ -138,11 +138,13 @@ fn script(dir: &Path, tag: &str) -> PathBuf {
                                     "input": {"command": "touch via-ssh.txt", "description": "touch"}}}},
             {"when": {"last_prompt_contains": "SLOW"},
              "reply": {"tool_use": {"name": "Bash",
-                                    "input": {"command": format!("python3 -c 'import time; time.sleep(120)' {tag}"),
+                                    "input": {"command": format!("python3 slow.py {tag}"),
                                               "description": "wait"}}}}
         ],
         "default": {"echo": true}
     });
+    // A script file: the rules allow `python3 FILE`, never code on the command line.
+    std::fs::write(dir.join("slow.py"), "import time\ntime.sleep(120)\n").expect("slow.py");
     let path = dir.join("script.json");
     std::fs::write(&path, script.to_string()).expect("script");
     path
@@ -278,6 +280,90 @@ fn killing_the_host_mid_turn_leaves_nothing_on_the_far_side() {
             .into_iter()
             .chain(processes_with(&tag))
             .collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "left running: {left:#?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A prefix that runs the CLI here (`nice`): the host SIGKILLed mid-turn leaves nothing. The
+/// launcher's program (the wrapper, once `nice` has exec'd it) gets SIGTERM as its
+/// parent-death signal, catches it and stops the CLI, which runs in a session of its own, and
+/// the tool the CLI started, with the ladder.
+#[test]
+fn killing_the_host_mid_turn_through_a_local_prefix_leaves_nothing() {
+    let work = tempfile::tempdir().expect("work");
+    let tag = format!("ccwire-local-launch-test-{}", std::process::id());
+    let script = work.path().join("script.json");
+    std::fs::write(
+        &script,
+        json!({"turns": [{"steps": [{"text": "working"}, {"hang": true}]}]}).to_string(),
+    )
+    .expect("script");
+    // The CLI starts a process of its own, as a tool would, then becomes the fake.
+    let cli = work.path().join("claude");
+    std::fs::write(
+        &cli,
+        format!(
+            "#!/bin/sh\nsleep 1000 &\nexec {} \"$@\"\n",
+            quoted(fake_claude())
+        ),
+    )
+    .expect("cli");
+    std::fs::set_permissions(&cli, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let mut host = Command::new(ccwire())
+        .arg("run")
+        .args(["--via", "nice -n 5", "--cli-path"])
+        .arg(&cli)
+        .args(["--no-prompt", "go"])
+        .env("CCWIRE_FAKE_SCRIPT", &script)
+        .env("CCWIRE_LOCAL_LAUNCH_TEST", &tag)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ccwire run");
+    let stdout = host.stdout.take().expect("stdout");
+    let (said, heard) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if said.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Mid-turn: the assistant has spoken and the fake hangs.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = heard.recv_timeout(left).expect("the turn never started");
+        if line.contains("working") {
+            break;
+        }
+    }
+    let host_pid = format!("{} ", host.id());
+    let ours: Vec<String> = processes_with(&tag)
+        .into_iter()
+        .filter(|p| !p.starts_with(&host_pid))
+        .collect();
+    assert!(
+        ours.iter().any(|p| p.contains("fake-claude")) && ours.iter().any(|p| p.contains("sleep")),
+        "the CLI and its tool: {ours:#?}"
+    );
+
+    host.kill().expect("kill");
+    let _ = host.wait();
+
+    // The ladder (5 s of grace, then SIGTERM) and nothing of the session is left.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = processes_with(&tag);
         if left.is_empty() {
             break;
         }

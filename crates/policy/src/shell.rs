@@ -25,6 +25,7 @@
 mod builtins;
 pub mod programs;
 mod scripts;
+mod variables;
 mod walk;
 mod word;
 

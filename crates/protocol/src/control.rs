@@ -217,13 +217,18 @@ impl ControlRequestBody {
     /// `mcp_message` is reported as [`Direction::CliToHost`], its usual direction, although a
     /// host may also send one to deliver a message its own MCP server started.
     pub fn direction(&self) -> Option<Direction> {
+        /// The subtypes the CLI sends (every other known subtype is the host's).
+        const CLI_TO_HOST: [&str; 5] = [
+            "can_use_tool",
+            "hook_callback",
+            "mcp_message",
+            "elicitation",
+            "request_user_dialog",
+        ];
         match self {
-            Self::CanUseTool(_)
-            | Self::HookCallback(_)
-            | Self::McpMessage(_)
-            | Self::Elicitation(_)
-            | Self::RequestUserDialog(_) => Some(Direction::CliToHost),
             Self::Unknown(_) => None,
+            // A known subtype, typed or not (a malformed one keeps its subtype).
+            _ if CLI_TO_HOST.contains(&self.tag()) => Some(Direction::CliToHost),
             _ => Some(Direction::HostToCli),
         }
     }

@@ -391,6 +391,11 @@ pub struct FloodStep {
     pub stream_events: usize,
     /// How many `assistant` frames, spread evenly among the stream events.
     pub assistants: usize,
+    /// Then this frame (any object, e.g. a kind no CLI writes yet), written `repeat` times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<Value>,
+    /// How many times `frame` is written.
+    pub repeat: usize,
 }
 
 /// A large write to stderr.

@@ -64,7 +64,7 @@ pub fn stats(runs: &WorkloadRuns, host: Host, metric: &Metric) -> Option<Stats> 
 fn headline(workload: Workload) -> &'static [usize] {
     match workload {
         Workload::Flood => &[0, 1, 2],
-        Workload::SlowFlood => &[0, 2],
+        Workload::SlowFlood | Workload::UnknownFlood => &[0, 2],
         Workload::RoundTrip => &[0, 1],
         Workload::Startup => &[0],
         Workload::Sessions => &[0, 1],
@@ -200,6 +200,10 @@ fn short_title(workload: Workload, results: &Results) -> String {
         Workload::SlowFlood => format!(
             "slow consumer ({} frames)",
             thousands(sizes.slow_stream_events)
+        ),
+        Workload::UnknownFlood => format!(
+            "unknown kinds, slow consumer ({} frames)",
+            thousands(sizes.unknown_frames)
         ),
         Workload::RoundTrip => format!("round trips ({})", thousands(sizes.round_trips)),
         Workload::Startup => "startup".to_owned(),

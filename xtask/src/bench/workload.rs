@@ -17,6 +17,8 @@ pub struct Sizes {
     pub assistants: u64,
     /// `stream_event` frames in the slow-consumer flood.
     pub slow_stream_events: u64,
+    /// Frames of an unknown kind in the unknown-kind flood.
+    pub unknown_frames: u64,
     /// Sequential `can_use_tool` requests.
     pub round_trips: u64,
     /// Concurrent sessions in the timed runs.
@@ -32,6 +34,7 @@ impl Sizes {
         stream_events: 100_000,
         assistants: 1_000,
         slow_stream_events: 1_000_000,
+        unknown_frames: 1_000_000,
         round_trips: 2_000,
         sessions: 200,
         max_sessions: 1_000,
@@ -42,6 +45,7 @@ impl Sizes {
         stream_events: 1_000,
         assistants: 10,
         slow_stream_events: 2_000,
+        unknown_frames: 2_000,
         round_trips: 20,
         sessions: 5,
         max_sessions: 10,
@@ -124,6 +128,10 @@ pub enum Workload {
     /// The flood at 1,000,000 frames with a consumer that pauses 5 ms every 1,000 messages:
     /// what a host holds when the caller reads slower than the CLI writes.
     SlowFlood,
+    /// 1,000,000 frames of a kind no CLI writes yet, with the slow consumer: frames the host
+    /// decodes as it reads them (it cannot know they are only data), so what it holds is
+    /// decoded JSON, not text.
+    UnknownFlood,
     /// Sequential `can_use_tool` requests answered "allow".
     RoundTrip,
     /// Host process start → first message of an echo turn.
@@ -134,9 +142,10 @@ pub enum Workload {
 
 impl Workload {
     /// All of them, in report order.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Flood,
         Self::SlowFlood,
+        Self::UnknownFlood,
         Self::RoundTrip,
         Self::Startup,
         Self::Sessions,
@@ -147,6 +156,7 @@ impl Workload {
         match self {
             Self::Flood => "flood",
             Self::SlowFlood => "slowflood",
+            Self::UnknownFlood => "unknownflood",
             Self::RoundTrip => "roundtrip",
             Self::Startup => "startup",
             Self::Sessions => "sessions",
@@ -170,6 +180,11 @@ impl Workload {
                 "Slow consumer: {} stream_event frames, the caller pausing 5 ms every 1,000",
                 thousands(sizes.slow_stream_events)
             ),
+            Self::UnknownFlood => format!(
+                "Unknown kinds: {} frames of a kind ccwire does not know, the caller pausing 5 ms \
+                 every 1,000",
+                thousands(sizes.unknown_frames)
+            ),
             Self::RoundTrip => format!(
                 "Round trips: {} sequential can_use_tool → allow",
                 thousands(sizes.round_trips)
@@ -187,6 +202,8 @@ impl Workload {
         match self {
             Self::Flood => &[Host::Ccwire, Host::Ts, Host::Python, Host::Bare, Host::Pipe],
             Self::SlowFlood => &[Host::Ccwire, Host::Ts, Host::Python],
+            // What ccwire holds: the SDKs' hosts do not run it.
+            Self::UnknownFlood => &[Host::Ccwire],
             Self::RoundTrip => &[Host::Ccwire, Host::Ts, Host::Python, Host::Bare],
             Self::Startup | Self::Sessions => &[Host::Ccwire, Host::Ts, Host::Python],
         }
@@ -202,6 +219,12 @@ impl Workload {
             Self::SlowFlood => json!({"turns": [{"steps": [{"flood": {
                 "stream_events": sizes.slow_stream_events,
                 "assistants": 0
+            }}]}]}),
+            Self::UnknownFlood => json!({"turns": [{"steps": [{"flood": {
+                "stream_events": 0,
+                "assistants": 0,
+                "frame": unknown_frame(),
+                "repeat": sizes.unknown_frames
             }}]}]}),
             Self::RoundTrip => {
                 let tool = json!({"tool": {"name": "Bash", "input": {"command": "true"},
@@ -238,6 +261,13 @@ impl Workload {
             (Self::Flood, _) => want("stream_events", sizes.stream_events)
                 .or_else(|| want("assistants", sizes.assistants)),
             (Self::SlowFlood, _) => want("stream_events", sizes.slow_stream_events),
+            (Self::UnknownFlood, _) => (count("others") < sizes.unknown_frames as i64).then(|| {
+                format!(
+                    "expected at least {} other messages, got {}",
+                    sizes.unknown_frames,
+                    count("others")
+                )
+            }),
             (Self::RoundTrip, _) => want("callbacks", sizes.round_trips),
             (Self::Startup, _) => {
                 (count("results") < 1).then(|| "the echo turn had no result".to_owned())
@@ -249,12 +279,21 @@ impl Workload {
     /// What is read off each run, first the headline.
     pub fn metrics(self) -> &'static [Metric] {
         match self {
-            Self::Flood | Self::SlowFlood => &FLOOD,
+            Self::Flood | Self::SlowFlood | Self::UnknownFlood => &FLOOD,
             Self::RoundTrip => &ROUND_TRIP,
             Self::Startup => &STARTUP,
             Self::Sessions => &SESSIONS,
         }
     }
+}
+
+/// The frame of the unknown-kind flood: about 250 bytes, nested like the CLI's own frames (an
+/// event of a future version, say).
+fn unknown_frame() -> Value {
+    json!({"type": "x_future_event", "uuid": "8a0c6d8e-6f1e-4e0b-9a57-3f1f0c7e5b21",
+           "session_id": "bench", "event": {"kind": "tick", "n": 1, "tags": ["a", "b", "c"],
+           "detail": {"ok": true, "at": [1, 2, 3], "by": {"who": "fake-claude"}}},
+           "meta": {"v": 1, "source": "bench"}})
 }
 
 /// How a figure is shown.

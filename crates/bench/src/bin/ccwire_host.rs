@@ -37,7 +37,7 @@ async fn run(args: &Args, report: &mut Report) {
             Ok(options) => drain(options, false, report).await,
             Err(err) => report.fail(err.to_string()),
         },
-        "slowflood" => match options.build() {
+        "slowflood" | "unknownflood" => match options.build() {
             Ok(options) => drain(options, true, report).await,
             Err(err) => report.fail(err.to_string()),
         },
@@ -61,20 +61,20 @@ async fn drain(options: Options, slow: bool, report: &mut Report) {
     let cpu_start = cpu_self_s();
     let start = monotonic_ns();
     let mut first = 0;
-    let (mut events, mut assistants, mut results) = (0u64, 0u64, 0u64);
+    let (mut events, mut assistants, mut results, mut others) = (0u64, 0u64, 0u64, 0u64);
     let mut messages = query(PROMPT, options);
     while let Some(item) = messages.next().await {
         if first == 0 {
             first = monotonic_ns();
         }
-        if slow && (events + assistants) % PAUSE_EVERY == PAUSE_EVERY - 1 {
+        if slow && (events + assistants + others) % PAUSE_EVERY == PAUSE_EVERY - 1 {
             tokio::time::sleep(PAUSE).await;
         }
         match item {
             Ok(Message::StreamEvent(_)) => events += 1,
             Ok(Message::Assistant(_)) => assistants += 1,
             Ok(Message::Result(_)) => results += 1,
-            Ok(_) => {}
+            Ok(_) => others += 1,
             Err(err) => report.fail(err.to_string()),
         }
     }
@@ -86,6 +86,7 @@ async fn drain(options: Options, slow: bool, report: &mut Report) {
     report.set("stream_events", events);
     report.set("assistants", assistants);
     report.set("results", results);
+    report.set("others", others);
 }
 
 /// One `query` whose permission requests are all answered "allow" by a callback.

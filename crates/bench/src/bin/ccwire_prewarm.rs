@@ -12,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use ccwire::host::pool::{Budget, Pool, PoolConfig};
+use ccwire::host::pool::{Pool, PoolConfig};
 use ccwire::{Client, Options};
 
 fn main() {
@@ -71,12 +71,10 @@ async fn timed_turn(client: &Client, start: Instant) -> ccwire::Result<(f64, f64
 async fn run(cli: &str, rounds: usize, pooled: usize) -> ccwire::Result<serde_json::Value> {
     let pool = Pool::new(
         options(cli)?,
-        PoolConfig {
-            max_live: 1,
-            spares: 1,
-            budget: Budget::default(),
-            refill_delay: refill_delay(),
-        },
+        PoolConfig::default()
+            .max_live(1)
+            .spares(1)
+            .refill_delay(refill_delay()),
     );
     let (mut cold_ms, mut cold_result_ms) = (Vec::new(), Vec::new());
     let (mut warm_ms, mut warm_result_ms) = (Vec::new(), Vec::new());
@@ -104,15 +102,7 @@ async fn run(cli: &str, rounds: usize, pooled: usize) -> ccwire::Result<serde_js
     }
     pool.shutdown().await;
 
-    let pool = Pool::new(
-        options(cli)?,
-        PoolConfig {
-            max_live: 8,
-            spares: 2,
-            budget: Budget::default(),
-            ..PoolConfig::default()
-        },
-    );
+    let pool = Pool::new(options(cli)?, PoolConfig::default().max_live(8).spares(2));
     let start = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..pooled {

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use ccwire_protocol::control::ControlRequestBody;
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::peer::Peer;
 use super::reply::Reply;
-use super::session::Session;
 use super::state::AgentState;
-use crate::engine::{lock, ControlHandler, HandlerError, RequestContext};
+use crate::engine::{lock, Answer, ControlHandler, HandlerError, RequestContext};
 
 /// Answers the host's requests: interrupt here, the rest by the agent.
 pub(crate) struct AgentControl {
@@ -32,9 +32,14 @@ impl ControlHandler for AgentControl {
         &self,
         request: ControlRequestBody,
         cx: RequestContext,
-    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+    ) -> BoxFuture<'static, Answer> {
         let Some(connection) = self.state.connection().cloned() else {
-            return Box::pin(async { Err(HandlerError::new("the agent is not attached yet")) });
+            // Served as soon as `serve` has attached the connection.
+            let state = Arc::clone(&self.state);
+            return Box::pin(async move {
+                state.attached().await;
+                AgentControl { state }.handle(request, cx).await
+            });
         };
         // Effects that happen however the request is answered. The turn an interrupt stops is
         // the one running now; it is cancelled below.
@@ -52,7 +57,7 @@ impl ControlHandler for AgentControl {
             _ => None,
         };
         let reply = Reply::new(connection, cx.request_id.clone(), cx.cancel.clone());
-        let session = Session::new(Arc::clone(&self.state), CancellationToken::new());
+        let session = Peer::new(Arc::clone(&self.state), CancellationToken::new());
         let answer = match self.state.agent.respond(&request, &reply, &session) {
             Some(custom) => custom,
             None => {
@@ -81,9 +86,7 @@ impl ControlHandler for AgentControl {
             }
         };
         // The answer is written through `Reply` (so that it can come late, twice or never, and
-        // carries its `type` first as the CLI writes it). Cancelling the request's own token
-        // once that work is done tells the engine not to answer it a second time.
-        let done = cx.cancel;
+        // carries its `type` first as the CLI writes it): the engine writes nothing more.
         Box::pin(async move {
             let mut answer = answer;
             match interrupted {
@@ -100,8 +103,7 @@ impl ControlHandler for AgentControl {
                 }
                 None => answer.await,
             }
-            done.cancel();
-            std::future::pending().await
+            Answer::AlreadyAnswered
         })
     }
 }

@@ -13,7 +13,7 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::Connection;
-use crate::Result;
+use crate::error::Result;
 
 /// The answer to one host request. Cheap to clone; every clone answers the same request.
 ///

@@ -24,12 +24,14 @@ pub(crate) struct AgentState {
     pub(crate) agent: Arc<dyn Agent>,
     framing: Framing,
     connection: OnceLock<Connection>,
+    /// Woken when `connection` is set.
+    attached: tokio::sync::Notify,
     output: Arc<OutputState>,
     session_id: String,
     pub(crate) turns: Mutex<Turns>,
     /// `true` while a turn runs.
     pub(crate) busy: watch::Sender<bool>,
-    /// How many tasks started with `Session::spawn` are running.
+    /// How many tasks started with `Peer::spawn` are running.
     background: watch::Sender<usize>,
     pub(crate) resolved_tool_uses: Mutex<Bounded>,
 }
@@ -51,6 +53,7 @@ impl AgentState {
             framing: agent.framing(),
             agent,
             connection: OnceLock::new(),
+            attached: tokio::sync::Notify::new(),
             output,
             session_id: new_id(),
             turns: Mutex::new(Turns::default()),
@@ -91,10 +94,25 @@ impl AgentState {
 
     pub(crate) fn attach(&self, connection: Connection) {
         let _ = self.connection.set(connection);
+        self.attached.notify_waiters();
     }
 
     pub(crate) fn connection(&self) -> Option<&Connection> {
         self.connection.get()
+    }
+
+    /// Waits until the connection is attached: a request may arrive before `serve` attaches
+    /// it (the reader starts with the engine).
+    pub(crate) async fn attached(&self) {
+        loop {
+            let notified = self.attached.notified();
+            let mut notified = std::pin::pin!(notified);
+            notified.as_mut().enable();
+            if self.connection.get().is_some() {
+                return;
+            }
+            notified.await;
+        }
     }
 
     pub(crate) fn session_id(&self) -> &str {

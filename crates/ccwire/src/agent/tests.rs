@@ -17,12 +17,12 @@ use super::*;
 use crate::engine::{ControlHandler, HostSide, Inbound, RequestContext};
 
 /// The host end: a connection plus its data plane.
-struct Host {
+struct Driver {
     connection: Connection,
     inbound: Inbound<Message>,
 }
 
-impl Host {
+impl Driver {
     async fn next(&mut self) -> Message {
         tokio::time::timeout(Duration::from_secs(5), self.inbound.recv())
             .await
@@ -52,7 +52,7 @@ impl Host {
 }
 
 /// Starts `agent` and a host whose `can_use_tool` answers come from `permissions`.
-fn start(agent: impl Agent, permissions: Arc<dyn ControlHandler>) -> Host {
+fn start(agent: impl Agent, permissions: Arc<dyn ControlHandler>) -> Driver {
     let (agent_reader, host_writer) = tokio::io::duplex(1 << 16);
     let (host_reader, agent_writer) = tokio::io::duplex(1 << 16);
     tokio::spawn(serve(
@@ -68,7 +68,7 @@ fn start(agent: impl Agent, permissions: Arc<dyn ControlHandler>) -> Host {
         EngineConfig::default(),
         Box::new(|_| Box::pin(async { Error::Closed })),
     );
-    Host {
+    Driver {
         connection,
         inbound,
     }
@@ -82,8 +82,10 @@ struct Permissions {
     answer: &'static str,
 }
 
-impl ControlHandler for Permissions {
-    fn handle(
+crate::engine::serving_handler!(Permissions);
+
+impl Permissions {
+    fn serve(
         &self,
         request: ControlRequestBody,
         cx: RequestContext,
@@ -137,7 +139,7 @@ fn permissions(delay: Duration, answer: &'static str) -> Arc<Permissions> {
 }
 
 fn echo() -> impl Agent {
-    agent(|turn: Turn, session: Session| async move {
+    agent(|turn: Turn, session: Peer| async move {
         session.say(&format!("echo: {}", turn.text()))?;
         session.success(&format!("echo: {}", turn.text()))
     })
@@ -173,7 +175,7 @@ async fn a_turn_writes_state_init_assistant_result_then_idle() {
 async fn messages_during_a_turn_are_queued_then_injected_at_the_boundary() {
     let gate = Arc::new(Notify::new());
     let opened = Arc::clone(&gate);
-    let agent = agent(move |turn: Turn, session: Session| {
+    let agent = agent(move |turn: Turn, session: Peer| {
         let gate = Arc::clone(&opened);
         async move {
             if turn.text() == "first" {
@@ -212,7 +214,7 @@ async fn messages_during_a_turn_are_queued_then_injected_at_the_boundary() {
 async fn queued_messages_left_over_start_the_next_turn() {
     let gate = Arc::new(Notify::new());
     let opened = Arc::clone(&gate);
-    let agent = agent(move |turn: Turn, session: Session| {
+    let agent = agent(move |turn: Turn, session: Peer| {
         let gate = Arc::clone(&opened);
         async move {
             if turn.text() == "first" {
@@ -235,7 +237,7 @@ async fn queued_messages_left_over_start_the_next_turn() {
 
 #[tokio::test]
 async fn interrupt_cancels_the_running_turn_and_the_next_turn_works() {
-    let agent = agent(|turn: Turn, session: Session| async move {
+    let agent = agent(|turn: Turn, session: Peer| async move {
         if turn.text() == "forever" {
             std::future::pending::<()>().await;
         }
@@ -270,7 +272,7 @@ fn permission_request(tool_use_id: &str) -> CanUseToolRequest {
 #[tokio::test]
 async fn the_first_permission_decision_wins_and_the_host_request_is_withdrawn() {
     let slow_host = permissions(Duration::from_secs(3600), "allow");
-    let agent = agent(|_turn: Turn, session: Session| async move {
+    let agent = agent(|_turn: Turn, session: Peer| async move {
         // The policy decides after the host was asked.
         let local = async {
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -295,7 +297,7 @@ async fn the_first_permission_decision_wins_and_the_host_request_is_withdrawn() 
 #[tokio::test]
 async fn the_host_decision_wins_when_the_local_side_defers() {
     let host_permissions = permissions(Duration::from_millis(10), "allow");
-    let agent = agent(|_turn: Turn, session: Session| async move {
+    let agent = agent(|_turn: Turn, session: Peer| async move {
         let decision = session
             .decide_permission(permission_request("toolu_2"), async { None })
             .await?;
@@ -374,7 +376,7 @@ async fn unsupported_requests_and_malformed_input_keep_the_agent_serving() {
 
 #[tokio::test]
 async fn a_repeated_permission_answer_is_dropped() {
-    let agent = agent(|_turn: Turn, session: Session| async move {
+    let agent = agent(|_turn: Turn, session: Peer| async move {
         let decision = session.can_use_tool(permission_request("toolu_9")).await?;
         session.success(decision.tag())
     });
@@ -412,7 +414,7 @@ impl Agent for Scripted {
         Framing::Raw
     }
 
-    fn run_turn(&self, turn: Turn, session: Session) -> BoxFuture<'static, TurnOutcome> {
+    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
         Box::pin(async move {
             let text = turn.text();
             session.send_line(format!("not json: {text}\n").into_bytes())?;
@@ -443,7 +445,7 @@ impl Agent for Scripted {
         &self,
         request: &ControlRequestBody,
         reply: &Reply,
-        _session: &Session,
+        _session: &Peer,
     ) -> Option<BoxFuture<'static, ()>> {
         let reply = reply.clone();
         match request.tag() {
@@ -541,7 +543,7 @@ async fn a_raw_agent_writes_every_frame_and_answers_as_it_likes() {
 
 #[tokio::test]
 async fn close_output_writes_what_was_queued_then_ends_the_output() {
-    let agent = agent(|_turn: Turn, session: Session| async move {
+    let agent = agent(|_turn: Turn, session: Peer| async move {
         for n in 0..100 {
             session.emit(&json!({"type": "system", "subtype": "n", "n": n}))?;
         }

@@ -1,5 +1,5 @@
 //! The life of a turn on the agent side: a user message starts one or waits in the queue;
-//! the turn runs the agent with a [`Session`]; when it ends, the queue starts the next one.
+//! the turn runs the agent with a [`Peer`]; when it ends, the queue starts the next one.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -11,7 +11,7 @@ use serde_json::{json, Map};
 use tokio_util::sync::CancellationToken;
 
 use super::frames::{self, new_id};
-use super::session::{Session, Turn};
+use super::peer::{Peer, Turn};
 use super::state::{join, AgentState, Turns};
 use super::Framing;
 use crate::engine::lock;
@@ -45,7 +45,7 @@ fn start(state: &Arc<AgentState>, turns: &mut Turns, message: UserMessage) {
 
 async fn run(state: Arc<AgentState>, message: UserMessage, cancel: CancellationToken) {
     if state.framing() == Framing::Raw {
-        let session = Session::new(Arc::clone(&state), cancel);
+        let session = Peer::new(Arc::clone(&state), cancel);
         if let Err(error) = state.agent.run_turn(Turn { message }, session).await {
             tracing::warn!(%error, "turn failed");
         }
@@ -58,7 +58,7 @@ async fn run(state: Arc<AgentState>, message: UserMessage, cancel: CancellationT
     state.emit(&frames::state_changed(&session_id, SessionState::Running));
     let model = model.unwrap_or_else(|| "ccwire-agent".to_owned());
     state.emit(&frames::init(&session_id, &model));
-    let session = Session::new(Arc::clone(&state), cancel.clone());
+    let session = Peer::new(Arc::clone(&state), cancel.clone());
     let run = state.agent.run_turn(Turn { message }, session);
     let outcome = tokio::select! {
         biased;

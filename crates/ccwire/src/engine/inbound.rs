@@ -14,7 +14,7 @@ use ccwire_protocol::DecodeError;
 use tokio::sync::mpsc;
 
 use super::ConnectionState;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// What one read of the peer's output produced for the user.
 pub(crate) struct Batch<T> {
@@ -36,7 +36,7 @@ enum Item<T> {
 pub(crate) struct BatchBuilder<T> {
     text: String,
     items: Vec<Item<T>>,
-    /// Bytes of the lines decoded by the reader (deferred lines count as their text).
+    /// What the frames decoded by the reader cost (deferred lines count as their text).
     ready_bytes: usize,
 }
 
@@ -51,7 +51,8 @@ impl<T> Default for BatchBuilder<T> {
 }
 
 impl<T> BatchBuilder<T> {
-    /// Adds an item the reader decoded (or failed to), read from a line of `bytes` bytes.
+    /// Adds an item the reader decoded (or failed to), charged `bytes`: what the decoded
+    /// frame may cost (see [`super::budget::decoded_cost`]).
     pub(crate) fn ready(&mut self, item: Result<T>, bytes: usize) {
         self.ready_bytes += bytes;
         self.items.push(Item::Ready(item));

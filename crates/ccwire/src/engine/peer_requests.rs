@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use ccwire_protocol::control::{ControlRequest, RequestId};
 use futures::FutureExt;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    frames, lock, unless_cancelled, ConnectionState, ControlHandler, HandlerError, RequestContext,
+    frames, lock, unless_cancelled, Answer, ConnectionState, ControlHandler, HandlerError,
+    RequestContext,
 };
 
 /// Starts serving `request`. The answer is written when the handler finishes, unless the peer
@@ -91,17 +91,19 @@ fn unregister(shared: &ConnectionState, id: &RequestId, serial: u64) {
     }
 }
 
-type Outcome = std::thread::Result<Result<Value, HandlerError>>;
+type Outcome = std::thread::Result<Answer>;
 
-/// Writes the answer to a request, or nothing if it was withdrawn (`None`).
+/// Writes the answer to a request, or nothing if it was withdrawn (`None`) or the handler
+/// answered it itself.
 fn answer(shared: &ConnectionState, id: RequestId, subtype: &str, outcome: Option<Outcome>) {
     let line = match outcome {
         None => {
             tracing::debug!(%id, %subtype, "request withdrawn; not answering");
             return;
         }
-        Some(Ok(Ok(payload))) => frames::success(id, payload),
-        Some(Ok(Err(error))) => frames::failure(id, &error),
+        Some(Ok(Answer::AlreadyAnswered)) => return,
+        Some(Ok(Answer::Respond(Ok(payload)))) => frames::success(id, payload),
+        Some(Ok(Answer::Respond(Err(error)))) => frames::failure(id, &error),
         Some(Err(panic)) => {
             let message = format!(
                 "handler for `{subtype}` panicked: {}",

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use ccwire_protocol::control::{ControlSuccess, RequestId};
 use tokio::sync::oneshot;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// What happened to a response.
 #[derive(Debug, PartialEq, Eq)]

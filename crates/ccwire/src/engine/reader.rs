@@ -7,13 +7,14 @@ use ccwire_protocol::framing::{Line, LineDecoder, LineError};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::mpsc;
 
+use super::budget::decoded_cost;
 use super::inbound::{Batch, BatchBuilder};
 use super::pending::Resolution;
 use super::{
     lock, peer_requests, ConnectionState, ControlHandler, EndCause, Observer, OutputEnd, Routed,
     Side,
 };
-use crate::Error;
+use crate::error::Error;
 
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -33,6 +34,7 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
         batch: BatchBuilder::default(),
         observer,
     };
+    let mut bytes_read: u64 = 0;
     loop {
         if shared.budget.is_full() {
             // Backpressure: the peer's writes block until the user takes what is held, but a
@@ -46,7 +48,8 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
         buffer.reserve(READ_CHUNK);
         match reader.read_buf(buffer).await {
             Ok(0) => break,
-            Ok(_) => {
+            Ok(read) => {
+                bytes_read += read as u64;
                 router.batch.reserve(decoder.buffered_len());
                 while let Some(item) = decoder.next_line() {
                     router.route(item);
@@ -61,6 +64,10 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
     }
     let end = OutputEnd {
         partial_last_line: decoder.buffered_len() > 0,
+        bytes: bytes_read,
+        input_closed: shared
+            .input_closed
+            .load(std::sync::atomic::Ordering::SeqCst),
     };
     while let Some(item) = decoder.finish() {
         router.route(item);
@@ -124,11 +131,11 @@ impl<S: Side> Router<'_, S> {
             // Rare: the frame's JSON is rebuilt to read its control envelope.
             let raw = serde_json::to_value(&frame).unwrap_or_default();
             self.malformed_control(&raw, &malformed.to_string());
-            self.deliver(frame, bytes);
+            self.deliver(frame, decoded_cost(line.text));
             return;
         }
         match S::route(frame) {
-            Routed::Data(frame) => self.deliver(frame, bytes),
+            Routed::Data(frame) => self.deliver(frame, decoded_cost(line.text)),
             Routed::Request(request) => peer_requests::spawn(request, self.shared, self.handler),
             Routed::Response(response) => self.resolve(response),
             Routed::Cancel(cancel) => peer_requests::cancel(self.shared, &cancel.request_id),
@@ -136,11 +143,17 @@ impl<S: Side> Router<'_, S> {
         }
     }
 
-    fn deliver(&mut self, frame: S::Inbound, bytes: usize) {
+    /// Hands a decoded frame to the user, charged `cost` (see [`decoded_cost`]).
+    fn deliver(&mut self, frame: S::Inbound, cost: usize) {
         if let Some(observer) = &mut self.observer {
-            observer(&frame);
+            observer(
+                &frame,
+                &super::Settings {
+                    shared: self.shared,
+                },
+            );
         }
-        self.batch.ready(Ok(frame), bytes);
+        self.batch.ready(Ok(frame), cost);
     }
 
     /// A control frame that could not be typed still does its part when its id can be read:
@@ -220,7 +233,7 @@ impl<S: Side> Router<'_, S> {
     fn settle(
         &self,
         id: &RequestId,
-        outcome: crate::Result<ccwire_protocol::control::ControlSuccess>,
+        outcome: crate::error::Result<ccwire_protocol::control::ControlSuccess>,
     ) {
         match lock(&self.shared.pending).resolve(id, outcome) {
             Resolution::Delivered => {}

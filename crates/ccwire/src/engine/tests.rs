@@ -73,8 +73,10 @@ struct TestHandler {
     served: AtomicUsize,
 }
 
-impl ControlHandler for TestHandler {
-    fn handle(
+crate::engine::serving_handler!(TestHandler);
+
+impl TestHandler {
+    fn serve(
         &self,
         request: ControlRequestBody,
         cx: RequestContext,
@@ -187,9 +189,9 @@ async fn a_request_times_out_and_is_withdrawn() {
 async fn an_abandoned_request_is_not_withdrawn_from_a_peer_that_cannot_take_it() {
     let config = EngineConfig {
         request_timeout: Duration::from_secs(3),
+        withdraw_abandoned: false,
         ..EngineConfig::default()
     };
-    config.withdraw_abandoned.store(false, Ordering::Relaxed);
     let (connection, _inbound, mut peer) = start_with(
         handler(Duration::ZERO),
         config,
@@ -310,7 +312,7 @@ async fn end_of_output_fails_pending_requests_at_once_with_the_cause() {
     let cause = Error::ProcessExited {
         code: Some(3),
         signal: None,
-        reason: crate::EndReason::Exited,
+        reason: crate::error::EndReason::Exited,
         stderr_tail: "boom".into(),
     };
     let (connection, mut inbound, mut peer) = start_with(
@@ -382,8 +384,10 @@ use ccwire_protocol::framing::LineError;
 /// Answers every request at once, without waiting: served inline by the reader.
 struct ReadyHandler;
 
-impl ControlHandler for ReadyHandler {
-    fn handle(
+crate::engine::serving_handler!(ReadyHandler);
+
+impl ReadyHandler {
+    fn serve(
         &self,
         request: ControlRequestBody,
         _cx: RequestContext,
@@ -432,9 +436,11 @@ async fn bulk_frames_are_decoded_in_order_when_taken() {
         Arc::new(NoHandler),
         EngineConfig::default(),
         Box::new(|_| Box::pin(async { Error::Closed })),
-        Some(Box::new(move |message: &Message| {
-            seen.lock().unwrap().push(message.kind())
-        })),
+        Some(Box::new(
+            move |message: &Message, _: &crate::engine::Settings<'_>| {
+                seen.lock().unwrap().push(message.kind())
+            },
+        )),
     );
     let lines = [
         r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}},"session_id":"s","uuid":"u1","parent_tool_use_id":null}"#,
@@ -516,3 +522,4 @@ async fn a_full_pipe_queues_frames_in_order_and_close_waits_for_them() {
 }
 
 mod flow;
+mod memory;

@@ -26,7 +26,7 @@ use futures::Stream;
 use serde_json::Value;
 use tokio::sync::{watch, Mutex};
 
-use super::dispatch::HostControl;
+use super::control::HostControl;
 use super::launch::{self, Carrier, Started};
 use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
 use crate::engine::{Connection, HostSide, Inbound};
@@ -37,8 +37,8 @@ use crate::sessions::mirror::{self, MirrorEvent};
 const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
 /// How long each in-process server may take to answer its handshake for a manifest.
 const MANIFEST_WAIT: Duration = Duration::from_secs(1);
-use crate::options::{McpServer, Options};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
+use crate::host::options::{McpServer, Options};
 
 /// A session with one `claude` process, for many turns. Cheap to clone; every clone drives
 /// the same process. The process ends when [`Client::close`] is called, or at once when the
@@ -91,125 +91,53 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// Starts `claude` with `options` and initializes the session.
+    /// Starts `claude` with `options` and initializes the session: the session restored from
+    /// a transcript store if it resumes from one, the host's answers set up, the CLI started,
+    /// the engine started with what it watches, and `initialize` answered.
     pub async fn connect(options: Options) -> Result<Self> {
         let mut options = options;
         let restored = restore_from_store(&mut options).await?;
-        let sdk_servers: Vec<_> = options
-            .mcp_servers
-            .values()
-            .filter_map(|server| match server {
-                McpServer::InProcess(server) => Some(server.clone()),
-                _ => None,
-            })
-            .collect();
-        let router = (!sdk_servers.is_empty()).then(|| Arc::new(McpRouter::new(sdk_servers)));
-        // Kept for capturing the servers' handshakes ahead of `initialize`.
-        let manifest_router = router.clone();
-        let sdk_names = router.as_ref().map(|r| r.names()).unwrap_or_default();
-        let (dispatch, hooks) = HostControl::new(
-            options.can_use_tool.clone(),
+        let servers = InProcessServers::of(&options);
+        let (control, hooks) = HostControl::new(
+            options.host(),
             options.permission_timeout,
             &options.hooks,
-            options.on_elicitation.clone(),
-            options.on_user_dialog.clone(),
-            router,
+            servers.router.clone(),
         );
         let Started {
             carrier: process,
             reader: stdout,
             writer: stdin,
-        } = launch::start(&options).await?;
+        } = launch::start(options.launch_plan()).await?;
         // Runs only once the CLI's stdout has ended (an async block waits until polled).
         let output_ended = process.output_ended(options.shutdown);
+        let (mirror, mirror_task) = Mirror::start(&options);
         let progress = Arc::new(watch::channel(Progress::default()).0);
-        let observed = Arc::clone(&progress);
-        let config = options.engine_config();
-        // Off until system/init names a CLI that accepts `control_cancel_request`.
-        config.withdraw_abandoned.store(false, Ordering::Relaxed);
-        let withdraw = Arc::clone(&config.withdraw_abandoned);
-        // The transcript mirror: a task that batches the CLI's `transcript_mirror` frames
-        // into the store; it ends (after a last flush) when the reader drops its sender.
-        let (mirror_tx, mirror_task) = match &options.transcript_store {
-            Some(store) => {
-                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-                let projects = options.cli_projects_dir();
-                let task = tokio::spawn(mirror::run(Arc::clone(store), projects, rx));
-                (Some(tx), Some(task))
-            }
-            None => (None, None),
-        };
-        let minimum = options.minimum_cli_version.clone();
-        let warned = std::sync::atomic::AtomicBool::new(false);
-        let observer = Box::new(move |message: &Message| {
-            if let Some(accepts) = accepts_cancel(message) {
-                withdraw.store(accepts, Ordering::Relaxed);
-                // Every turn begins with `system/init`: one warning is enough.
-                if let Some(minimum) = minimum
-                    .as_ref()
-                    .filter(|_| !warned.swap(true, Ordering::Relaxed))
-                {
-                    progress::warn_if_old(message, minimum);
-                }
-            }
-            observe(&observed, message);
-            if let Some(mirror) = &mirror_tx {
-                match message {
-                    Message::TranscriptMirror(frame) => {
-                        let _ = mirror.send(MirrorEvent::Entries {
-                            file_path: frame.file_path.clone(),
-                            entries: frame.entries.clone(),
-                        });
-                    }
-                    _ if message.result_is_error().is_some() => {
-                        let _ = mirror.send(MirrorEvent::Flush);
-                    }
-                    _ => {}
-                }
-            }
-        });
         let seen = progress.subscribe();
+        let mut config = options.engine_config();
+        // Off until system/init names a CLI that accepts `control_cancel_request`.
+        config.withdraw_abandoned = false;
         let (connection, inbound) = Connection::start_observed::<HostSide, _, _>(
             stdout,
             stdin,
-            Arc::new(dispatch),
+            Arc::new(control),
             config,
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
-            Some(observer),
+            Some(watcher(&options, Arc::clone(&progress), mirror)),
         );
-        let mut initialize_request = options.initialize_request(hooks, sdk_names);
-        if let (true, Some(router)) = (options.sdk_mcp_manifests, &manifest_router) {
+        let mut initialize_request = options.initialize_request(hooks, servers.names);
+        if let (true, Some(router)) = (options.sdk_mcp_manifests, &servers.router) {
             let manifests = router.manifests(MANIFEST_WAIT).await;
             initialize_request.sdk_mcp_server_manifests =
                 (!manifests.is_empty()).then_some(manifests);
         }
-        let initialize = match connection
-            .request_with_timeout(initialize_request.clone(), options.initialize_timeout)
-            .await
-        {
-            Ok(response) => Some(response),
-            // An answer we cannot read is still an answer: the session works without it.
-            Err(Error::Decode { source, .. }) => {
-                tracing::warn!(%source, "could not read the answer to `initialize`; going on");
-                None
-            }
+        let initialize = match initialize(&connection, &options, initialize_request.clone()).await {
+            Ok(initialize) => initialize,
             Err(err) => {
                 process.kill();
                 return Err(err);
             }
         };
-        let reported = initialize
-            .as_ref()
-            .and_then(|i| i.claude_code_version.clone());
-        if let (Some(found), Some(minimum)) = (reported, &options.minimum_cli_version) {
-            if progress::older_than(&found, minimum) {
-                process.kill();
-                return Err(Error::CliTooOld {
-                    found,
-                    minimum: minimum.clone(),
-                });
-            }
-        }
         Ok(Self {
             inner: Arc::new(Inner {
                 connection,
@@ -243,12 +171,18 @@ impl Client {
         self.inner
             .results_at_last_send
             .store(results, Ordering::SeqCst);
-        self.inner
-            .progress
-            .send_if_modified(|p| !std::mem::replace(&mut p.awaiting_result, true));
-        self.inner
-            .connection
-            .send(&ccwire_protocol::InputMessage::User(Box::new(message)))
+        self.inner.progress.send_if_modified(|p| {
+            p.turn_sent = true;
+            !std::mem::replace(&mut p.awaiting_result, true)
+        });
+        let connection = &self.inner.connection;
+        match connection.send(&ccwire_protocol::InputMessage::User(Box::new(message))) {
+            Ok(()) => Ok(()),
+            // The CLI is gone: say why (its exit status and stderr), not only that it is.
+            Err(_) => Err(connection
+                .send_failure_cause(self.inner.options.request_timeout)
+                .await),
+        }
     }
 
     /// The next message from the CLI, or `None` once its output has ended. Recoverable
@@ -257,12 +191,17 @@ impl Client {
         self.inner.inbound.lock().await.recv().await
     }
 
-    /// Every message from now on, for a reader that keeps them all to itself (a [`query`]'s
-    /// stream): one lock for the whole session instead of one per message.
+    /// Every message from now on until the CLI's output ends, for a reader that keeps them
+    /// all to itself (a [`query`]'s stream): one lock for the whole session instead of one per
+    /// message. The stream owns the client: dropping it ends the CLI at once.
     ///
     /// [`query`]: crate::query
-    pub(crate) async fn take_inbound(&self) -> tokio::sync::OwnedMutexGuard<Inbound<Message>> {
-        Arc::clone(&self.inner.inbound).lock_owned().await
+    pub fn into_messages(self) -> Messages {
+        let inbound = Arc::clone(&self.inner.inbound);
+        Messages {
+            _client: self,
+            state: MessagesState::Locking(Box::pin(inbound.lock_owned())),
+        }
     }
 
     /// The messages of the current turn, up to and including its `result`.
@@ -479,7 +418,7 @@ impl Client {
 
     /// Closes stdin once more than `baseline` results were seen (see
     /// [`Client::end_input_when_idle`]).
-    pub(crate) async fn end_input_after(&self, baseline: u64) {
+    async fn end_input_after(&self, baseline: u64) {
         let options = &self.inner.options;
         let progress = self.inner.progress.subscribe();
         progress::input_done(
@@ -490,11 +429,6 @@ impl Client {
         )
         .await;
         self.inner.connection.close_input();
-    }
-
-    /// Results seen so far.
-    pub(crate) fn results_seen(&self) -> u64 {
-        self.inner.progress.borrow().results
     }
 
     /// Ends the session gracefully: closes stdin, waits for the CLI to exit, then SIGTERM,
@@ -584,6 +518,163 @@ pub struct Reinitialized {
     pub pending_user_dialog_requests: Vec<ccwire_protocol::control::ControlRequest>,
     /// The `elicitation` requests not yet answered.
     pub pending_elicitation_requests: Vec<ccwire_protocol::control::ControlRequest>,
+}
+
+/// A session's messages until the CLI's output ends ([`Client::into_messages`]).
+pub struct Messages {
+    _client: Client,
+    state: MessagesState,
+}
+
+enum MessagesState {
+    Locking(futures::future::BoxFuture<'static, tokio::sync::OwnedMutexGuard<Inbound<Message>>>),
+    Reading(tokio::sync::OwnedMutexGuard<Inbound<Message>>),
+}
+
+impl std::fmt::Debug for Messages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Messages")
+    }
+}
+
+impl Stream for Messages {
+    type Item = Result<Message>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        loop {
+            match &mut self.state {
+                MessagesState::Locking(locking) => {
+                    let inbound = std::task::ready!(locking.as_mut().poll(cx));
+                    self.state = MessagesState::Reading(inbound);
+                }
+                MessagesState::Reading(inbound) => {
+                    return std::pin::Pin::new(&mut **inbound).poll_next(cx)
+                }
+            }
+        }
+    }
+}
+
+/// The options' in-process MCP servers: their router (`mcp_message` requests) and names (for
+/// `initialize`).
+struct InProcessServers {
+    router: Option<Arc<McpRouter>>,
+    names: Vec<String>,
+}
+
+impl InProcessServers {
+    fn of(options: &Options) -> Self {
+        let servers: Vec<_> = options
+            .mcp_servers
+            .values()
+            .filter_map(|server| match server {
+                McpServer::InProcess(server) => Some(server.clone()),
+                _ => None,
+            })
+            .collect();
+        let router = (!servers.is_empty()).then(|| Arc::new(McpRouter::new(servers)));
+        let names = router.as_ref().map(|r| r.names()).unwrap_or_default();
+        Self { router, names }
+    }
+}
+
+/// The transcript mirror: a task that batches the CLI's `transcript_mirror` frames into the
+/// options' store; it ends (after a last flush) when the reader drops its sender.
+struct Mirror;
+
+impl Mirror {
+    fn start(
+        options: &Options,
+    ) -> (
+        Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
+        Option<tokio::task::JoinHandle<()>>,
+    ) {
+        match &options.transcript_store {
+            Some(store) => {
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                let projects = options.cli_projects_dir();
+                let task = tokio::spawn(mirror::run(Arc::clone(store), projects, rx));
+                (Some(tx), Some(task))
+            }
+            None => (None, None),
+        }
+    }
+}
+
+/// What the reader watches in the CLI's output before the user reads it: whether the CLI
+/// accepts `control_cancel_request` (and whether it is older than the options accept), the
+/// session's progress, and the frames the transcript mirror stores.
+fn watcher(
+    options: &Options,
+    progress: Arc<watch::Sender<Progress>>,
+    mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
+) -> crate::engine::Observer<Message> {
+    let minimum = options.minimum_cli_version.clone();
+    let warned = std::sync::atomic::AtomicBool::new(false);
+    Box::new(
+        move |message: &Message, settings: &crate::engine::Settings<'_>| {
+            if let Some(accepts) = accepts_cancel(message) {
+                settings.withdraw_abandoned(accepts);
+                // Every turn begins with `system/init`: one warning is enough.
+                if let Some(minimum) = minimum
+                    .as_ref()
+                    .filter(|_| !warned.swap(true, Ordering::Relaxed))
+                {
+                    progress::warn_if_old(message, minimum);
+                }
+            }
+            observe(&progress, message);
+            if let Some(mirror) = &mirror {
+                match message {
+                    Message::TranscriptMirror(frame) => {
+                        let _ = mirror.send(MirrorEvent::Entries {
+                            file_path: frame.file_path.clone(),
+                            entries: frame.entries.clone(),
+                        });
+                    }
+                    _ if message.result_is_error().is_some() => {
+                        let _ = mirror.send(MirrorEvent::Flush);
+                    }
+                    _ => {}
+                }
+            }
+        },
+    )
+}
+
+/// Sends `initialize` and checks the CLI's version against the options' minimum. An answer
+/// that cannot be read is still an answer: the session works without it.
+async fn initialize(
+    connection: &Connection,
+    options: &Options,
+    request: InitializeRequest,
+) -> Result<Option<InitializeResponse>> {
+    let initialize = match connection
+        .request_with_timeout(request, options.initialize_timeout)
+        .await
+    {
+        Ok(response) => Some(response),
+        Err(Error::Decode { source, .. }) => {
+            tracing::warn!(%source, "could not read the answer to `initialize`; going on");
+            None
+        }
+        Err(err) => return Err(progress::during_initialize(err)),
+    };
+    let reported = initialize
+        .as_ref()
+        .and_then(|i| i.claude_code_version.clone());
+    if let (Some(found), Some(minimum)) = (reported, &options.minimum_cli_version) {
+        if progress::older_than(&found, minimum) {
+            return Err(Error::CliTooOld {
+                found,
+                minimum: minimum.clone(),
+            });
+        }
+    }
+    Ok(initialize)
 }
 
 /// With a transcript store and `resume`, writes the stored session into a temporary

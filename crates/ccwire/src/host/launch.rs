@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub(crate) use start::{start, Carrier, Started};
+pub(crate) use start::{start, Carrier, LaunchPlan, Started};
 pub use wrapper::{preamble, shell_quote, wrapper_command, WRAPPER_SCRIPT};
 
 /// How the CLI is started. See the [module docs](self).
@@ -59,7 +59,7 @@ impl fmt::Debug for Launcher {
 impl Launcher {
     /// A prefix launcher from a command line such as `ssh -p 2222 build@host` (split like a
     /// POSIX shell would).
-    pub fn via(command_line: &str) -> crate::Result<Self> {
+    pub fn via(command_line: &str) -> crate::error::Result<Self> {
         CommandPrefix::parse(command_line).map(Self::Prefix)
     }
 
@@ -82,14 +82,14 @@ pub struct CommandPrefix {
 
 impl CommandPrefix {
     /// The prefix `argv`; `remote_shell` is set when the program is `ssh`.
-    pub fn new<I, S>(argv: I) -> crate::Result<Self>
+    pub fn new<I, S>(argv: I) -> crate::error::Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<OsString>,
     {
         let argv: Vec<OsString> = argv.into_iter().map(Into::into).collect();
         let Some(program) = argv.first() else {
-            return Err(crate::Error::InvalidOptions(
+            return Err(crate::error::Error::InvalidOptions(
                 "the launcher's command prefix is empty".into(),
             ));
         };
@@ -102,9 +102,9 @@ impl CommandPrefix {
     }
 
     /// Splits `command_line` into words like a POSIX shell (quotes, backslashes).
-    pub fn parse(command_line: &str) -> crate::Result<Self> {
+    pub fn parse(command_line: &str) -> crate::error::Result<Self> {
         let words = shlex::split(command_line).ok_or_else(|| {
-            crate::Error::InvalidOptions(format!(
+            crate::error::Error::InvalidOptions(format!(
                 "cannot split the launcher command `{command_line}` (unbalanced quotes?)"
             ))
         })?;
@@ -143,7 +143,7 @@ impl LaunchRequest {
     }
 
     /// The environment lines the wrapper reads before it starts the CLI.
-    pub fn preamble(&self) -> crate::Result<Vec<u8>> {
+    pub fn preamble(&self) -> crate::error::Result<Vec<u8>> {
         preamble(&self.env)
     }
 }

@@ -8,8 +8,8 @@
 //!   replaced; a taken spare is replaced at once, or after `refill_delay`. Spares are not counted in `max_live`: the
 //!   pool runs at most `max_live + spares` CLIs.
 //! - **Budgets**: each session may be limited in prompts, cost (the CLI's running total in
-//!   its results) and wall time from checkout; past one, [`PooledSession::send`] refuses and
-//!   [`PooledSession::receive`] interrupts the turn and reports
+//!   its results) and wall time from checkout; past one, [`PooledClient::send`] refuses and
+//!   [`PooledClient::receive`] interrupts the turn and reports
 //!   [`Error::BudgetExceeded`].
 //! - **Metrics**: [`Pool::metrics`] (live, spare, queued, started, completed, failed), also
 //!   logged with `tracing` at debug level on every change.
@@ -28,7 +28,8 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::Client;
-use crate::{Error, Options, Result};
+use crate::error::{Error, Result};
+use crate::host::options::Options;
 
 /// How often the spare keeper looks for spares that died.
 const SPARE_CHECK: Duration = Duration::from_millis(250);
@@ -39,6 +40,7 @@ const RETRY_MAX: Duration = Duration::from_secs(30);
 
 /// Limits of one pooled session; `None` is no limit.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Budget {
     /// Prompts sent.
     pub max_turns: Option<u32>,
@@ -48,8 +50,9 @@ pub struct Budget {
     pub max_wall: Option<Duration>,
 }
 
-/// A pool's sizes.
+/// A pool's sizes: `PoolConfig::default().max_live(8).spares(2)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct PoolConfig {
     /// Sessions checked out at once.
     pub max_live: usize,
@@ -61,6 +64,59 @@ pub struct PoolConfig {
     /// CLI starting takes a core for a good part of a second, which the session that took the
     /// spare needs for its first answer on a small machine. Zero: at once.
     pub refill_delay: Duration,
+}
+
+impl Budget {
+    /// At most `n` prompts.
+    #[must_use]
+    pub fn max_turns(mut self, n: u32) -> Self {
+        self.max_turns = Some(n);
+        self
+    }
+
+    /// At most this cost in US dollars.
+    #[must_use]
+    pub fn max_cost_usd(mut self, usd: f64) -> Self {
+        self.max_cost_usd = Some(usd);
+        self
+    }
+
+    /// At most this long from checkout.
+    #[must_use]
+    pub fn max_wall(mut self, wall: Duration) -> Self {
+        self.max_wall = Some(wall);
+        self
+    }
+}
+
+impl PoolConfig {
+    /// Sessions checked out at once.
+    #[must_use]
+    pub fn max_live(mut self, n: usize) -> Self {
+        self.max_live = n;
+        self
+    }
+
+    /// Spares kept ready.
+    #[must_use]
+    pub fn spares(mut self, n: usize) -> Self {
+        self.spares = n;
+        self
+    }
+
+    /// Every session's budget.
+    #[must_use]
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// How long to wait before replacing a spare that was taken.
+    #[must_use]
+    pub fn refill_delay(mut self, delay: Duration) -> Self {
+        self.refill_delay = delay;
+        self
+    }
 }
 
 impl Default for PoolConfig {
@@ -76,6 +132,7 @@ impl Default for PoolConfig {
 
 /// A snapshot of a pool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PoolMetrics {
     /// Sessions checked out now.
     pub live: u64,
@@ -196,7 +253,7 @@ impl Pool {
 
     /// A session: waits for a free slot (first come, first served), then takes a spare, or
     /// starts a CLI when none is ready.
-    pub async fn session(&self) -> Result<PooledSession> {
+    pub async fn session(&self) -> Result<PooledClient> {
         let shared = &self.shared;
         if shared.closed.is_cancelled() {
             return Err(Error::Closed);
@@ -233,7 +290,7 @@ impl Pool {
             "checkout (cold)"
         });
         let budget = shared.config.budget;
-        Ok(PooledSession {
+        Ok(PooledClient {
             client,
             prewarmed,
             budget,
@@ -365,8 +422,8 @@ impl Drop for Slot {
 }
 
 /// A session from a [`Pool`], under its budget. Dropping it ends the CLI at once and frees its
-/// slot; [`PooledSession::close`] ends it gracefully first.
-pub struct PooledSession {
+/// slot; [`PooledClient::close`] ends it gracefully first.
+pub struct PooledClient {
     client: Client,
     prewarmed: bool,
     budget: Budget,
@@ -377,9 +434,9 @@ pub struct PooledSession {
     slot: Option<Slot>,
 }
 
-impl std::fmt::Debug for PooledSession {
+impl std::fmt::Debug for PooledClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PooledSession")
+        f.debug_struct("PooledClient")
             .field("client", &self.client)
             .field("prewarmed", &self.prewarmed)
             .field("turns", &self.turns)
@@ -388,7 +445,7 @@ impl std::fmt::Debug for PooledSession {
     }
 }
 
-impl PooledSession {
+impl PooledClient {
     /// The client, for the whole control plane. Prompts sent through it directly are not
     /// counted against the budget.
     pub fn client(&self) -> &Client {
@@ -444,7 +501,7 @@ impl PooledSession {
         self.cost_usd
     }
 
-    /// Prompts sent through [`PooledSession::send`].
+    /// Prompts sent through [`PooledClient::send`].
     pub fn turns(&self) -> u32 {
         self.turns
     }

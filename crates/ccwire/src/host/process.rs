@@ -11,11 +11,23 @@
 //!   the backstop should the runtime go away first.
 //! - [`ChildProcess::output_ended`] says what became of a child whose stdout ended, and stops
 //!   one that keeps running with the same ladder.
+//! - On Linux, a CLI that lets go of its stdout while a process it started still holds the
+//!   pipe is noticed (see `stdout_watch`); elsewhere its output ends only when the last holder
+//!   closes it.
+//!
+//! The program of a command-prefix launcher (`ssh`, `nice`, …) is started the same way with
+//! three differences: its parent-death signal is SIGTERM, not SIGKILL, and so is what `kill`
+//! sends it first (the launch wrapper catches it and stops the CLI, its process group included,
+//! with the ladder; `ssh` ends its connection, so the far side's wrapper does), SIGKILL
+//! following if it is still running once that ladder's time is up; and no `kill_on_drop`, so
+//! that a runtime that goes away leaves the wrapper its ladder (its input ends then).
 
 mod discovery;
 #[cfg(target_os = "linux")]
 mod spawner;
 mod stderr;
+#[cfg(target_os = "linux")]
+mod stdout_watch;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -28,8 +40,10 @@ use tokio::sync::watch;
 
 pub use discovery::{discover, pinned_cli_dir, CliCommand, CLI_PATH_ENV, PINNED_CLI_VERSION};
 pub use stderr::{StderrCallback, StderrTail, MAX_LINE_PIECE, TAIL_BYTES};
+#[cfg(target_os = "linux")]
+pub use stdout_watch::QUIET_CHECK;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// How to start the child.
 #[derive(Clone)]
@@ -74,11 +88,46 @@ pub struct ChildProcess {
     exit_grace: Duration,
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr: StderrTail,
+    /// For the program of a command-prefix launcher: its name, and how to ask its wait task to
+    /// SIGKILL it should the SIGTERM of [`ChildProcess::kill`] not end it.
+    launcher: Option<LauncherProgram>,
+}
+
+#[derive(Debug)]
+struct LauncherProgram {
+    program: String,
+    /// How long the wrapper's stop ladder takes once the program's input ends.
+    ladder: Duration,
+    stop_asked: watch::Sender<bool>,
+}
+
+/// What the child is: the CLI itself, or a program that carries it (with the time its far
+/// side's stop ladder takes, after which it is killed).
+enum Role {
+    Cli,
+    Launcher { ladder: Duration },
 }
 
 impl ChildProcess {
     /// Starts the child with piped stdin, stdout and stderr; returns it and its stdio.
     pub async fn spawn(spawn: Spawn) -> Result<(ChildProcess, ChildStdin, ChildStdout)> {
+        Self::spawn_as(spawn, Role::Cli).await
+    }
+
+    /// Starts the program of a command-prefix launcher: as [`ChildProcess::spawn`], with
+    /// SIGTERM as its parent-death signal and as the first signal of `kill`; it is killed if
+    /// still running `ladder` after that (the time the wrapper's stop ladder takes).
+    pub(crate) async fn spawn_launcher(
+        spawn: Spawn,
+        ladder: Duration,
+    ) -> Result<(ChildProcess, ChildStdin, ChildStdout)> {
+        Self::spawn_as(spawn, Role::Launcher { ladder }).await
+    }
+
+    async fn spawn_as(spawn: Spawn, role: Role) -> Result<(ChildProcess, ChildStdin, ChildStdout)> {
+        if let Some(cwd) = &spawn.cwd {
+            check_cwd(cwd)?;
+        }
         let mut command = Command::new(&spawn.command.program);
         command
             .args(&spawn.command.leading_args)
@@ -86,7 +135,10 @@ impl ChildProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            // The backstop should the runtime go away first; not for a launcher's program,
+            // which must live on to stop the CLI it carries (its input ends with the runtime,
+            // and the wrapper's ladder starts).
+            .kill_on_drop(matches!(role, Role::Cli));
         for (key, value) in &spawn.env {
             match value {
                 Some(value) => command.env(key, value),
@@ -108,15 +160,27 @@ impl ChildProcess {
         {
             // Its own process group, so that shutdown reaches the tools it started too.
             command.process_group(0);
-            die_with_parent(&mut command);
+            die_with_parent(
+                &mut command,
+                match role {
+                    Role::Cli => Signal::Kill,
+                    Role::Launcher { .. } => Signal::Term,
+                },
+            );
         }
         #[cfg(target_os = "linux")]
         let started = spawner::spawn(command).await;
         #[cfg(not(target_os = "linux"))]
         let started = command.spawn();
-        let mut child = started.map_err(|source| Error::SpawnFailed {
-            path: spawn.command.program.clone(),
-            source: Arc::new(source),
+        let mut child = started.map_err(|source| {
+            // A working directory removed since the check reads as the program missing.
+            if let Some(Err(err)) = spawn.cwd.as_deref().map(check_cwd) {
+                return err;
+            }
+            Error::SpawnFailed {
+                path: spawn.command.program.clone(),
+                cause: Arc::new(source),
+            }
         })?;
         let pid = child.id();
         let (stdin, stdout, stderr) =
@@ -125,14 +189,32 @@ impl ChildProcess {
                 _ => {
                     return Err(Error::SpawnFailed {
                         path: spawn.command.program.clone(),
-                        source: Arc::new(std::io::Error::other("child stdio was not piped")),
+                        cause: Arc::new(std::io::Error::other("child stdio was not piped")),
                     })
                 }
             };
         let stderr = StderrTail::drain(stderr, spawn.on_stderr.clone());
         let (exit_tx, exit_rx) = watch::channel(None);
+        let (launcher, stop_asked) = match role {
+            Role::Cli => (None, None),
+            Role::Launcher { ladder } => {
+                let (stop_asked, asked) = watch::channel(false);
+                let program = spawn.command.program.display().to_string();
+                (
+                    Some(LauncherProgram {
+                        program,
+                        ladder,
+                        stop_asked,
+                    }),
+                    Some((asked, ladder)),
+                )
+            }
+        };
         tokio::spawn(async move {
-            let status = child.wait().await;
+            let status = match stop_asked {
+                None => child.wait().await,
+                Some((asked, ladder)) => wait_or_escalate(&mut child, pid, asked, ladder).await,
+            };
             match status {
                 Ok(status) => {
                     tracing::debug!(?pid, %status, "CLI exited");
@@ -158,6 +240,7 @@ impl ChildProcess {
                 exit_grace: EXIT_GRACE,
                 exit: exit_rx,
                 stderr,
+                launcher,
             },
             stdin,
             stdout,
@@ -176,6 +259,25 @@ impl ChildProcess {
     /// The child's process id, while it runs.
     pub fn pid(&self) -> Option<u32> {
         self.pid
+    }
+
+    /// The child's stdout as the session reads it: on Linux, a CLI that lets go of it while a
+    /// process it started still holds it ends the output (see `stdout_watch`). Not for a
+    /// launcher's program, whose own stdout may rightly be handed on (the wrapper gives it to
+    /// the CLI and lets go).
+    pub(crate) fn session_stdout(
+        &self,
+        stdout: ChildStdout,
+    ) -> std::pin::Pin<Box<dyn tokio::io::AsyncRead + Send>> {
+        #[cfg(target_os = "linux")]
+        if self.launcher.is_none() {
+            return Box::pin(stdout_watch::WatchedStdout::new(
+                stdout,
+                self.pid,
+                self.exit.clone(),
+            ));
+        }
+        Box::pin(stdout)
     }
 
     /// The exit status, if it has exited.
@@ -211,6 +313,8 @@ impl ChildProcess {
         let stderr = self.stderr.clone();
         let pid = self.pid;
         let grace = self.exit_grace;
+        let launcher = self.launcher.as_ref().map(|l| l.program.clone());
+        let ladder = self.ladder();
         async move {
             let status = wait_exit(&exit, grace).await;
             if status.is_none() {
@@ -220,7 +324,7 @@ impl ChildProcess {
                 );
                 let exit = exit.clone();
                 tokio::spawn(async move {
-                    stop(pid, &exit, timeouts).await;
+                    stop(pid, &exit, timeouts, ladder).await;
                 });
                 stderr.wait_drained(Duration::from_millis(100)).await;
             } else {
@@ -229,6 +333,7 @@ impl ChildProcess {
             OutputEnded {
                 status,
                 stderr_tail: stderr.text(),
+                launcher,
             }
         }
     }
@@ -236,15 +341,79 @@ impl ChildProcess {
     /// Ends the child gracefully; the caller has already closed its stdin. Returns its exit
     /// status.
     pub async fn shutdown(&self, timeouts: ShutdownTimeouts) -> Option<ExitStatus> {
-        stop(self.pid, &self.exit, timeouts).await
+        stop(self.pid, &self.exit, timeouts, self.ladder()).await
     }
 
-    /// Kills the process group at once, if the child still runs.
+    /// Kills the process group at once, if the child still runs. A launcher's program gets
+    /// SIGTERM (the wrapper then stops the CLI with its ladder), and SIGKILL once the ladder's
+    /// time is up.
     pub fn kill(&self) {
-        if self.exit_status().is_none() {
-            signal_group(self.pid, Signal::Kill);
+        if self.exit_status().is_some() {
+            return;
+        }
+        match &self.launcher {
+            None => signal_group(self.pid, Signal::Kill),
+            Some(launcher) => {
+                signal_group(self.pid, Signal::Term);
+                launcher.stop_asked.send_replace(true);
+            }
         }
     }
+
+    /// The stderr tail once stderr has ended (waiting up to `limit` for that).
+    pub(crate) async fn stderr_tail_within(&self, limit: Duration) -> String {
+        self.stderr.wait_drained(limit).await;
+        self.stderr.text()
+    }
+
+    /// For a launcher's program: how long the wrapper's stop ladder takes.
+    fn ladder(&self) -> Option<Duration> {
+        self.launcher.as_ref().map(|l| l.ladder)
+    }
+
+    /// The launcher's program, for a command-prefix launcher's child.
+    pub(crate) fn launcher_program(&self) -> Option<&str> {
+        self.launcher.as_ref().map(|l| l.program.as_str())
+    }
+}
+
+/// A launcher's program: waits for its exit; once a stop was asked, gives it `ladder`, then
+/// SIGKILLs its process group.
+async fn wait_or_escalate(
+    child: &mut tokio::process::Child,
+    pid: Option<u32>,
+    mut asked: watch::Receiver<bool>,
+    ladder: Duration,
+) -> std::io::Result<ExitStatus> {
+    tokio::select! {
+        status = child.wait() => return status,
+        // An error: the `ChildProcess` is gone without asking (it had exited).
+        Ok(_) = asked.wait_for(|asked| *asked) => {}
+    }
+    if let Ok(status) = tokio::time::timeout(ladder, child.wait()).await {
+        return status;
+    }
+    tracing::warn!(
+        ?pid,
+        "the launcher's program outlived its stop ladder: SIGKILL"
+    );
+    signal_group(pid, Signal::Kill);
+    child.wait().await
+}
+
+/// A working directory that cannot be entered, said as such (spawning in it fails with the
+/// same error as a missing program).
+fn check_cwd(cwd: &std::path::Path) -> Result<()> {
+    let problem = match std::fs::metadata(cwd) {
+        Ok(meta) if meta.is_dir() => return Ok(()),
+        Ok(_) => "is not a directory".to_owned(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => "does not exist".to_owned(),
+        Err(err) => format!("cannot be used: {err}"),
+    };
+    Err(Error::WorkingDirectory {
+        path: cwd.to_path_buf(),
+        problem,
+    })
 }
 
 /// What is known of a child whose stdout ended.
@@ -256,6 +425,8 @@ pub struct OutputEnded {
     pub status: Option<ExitStatus>,
     /// The last bytes it wrote to stderr.
     pub stderr_tail: String,
+    /// The launcher's program, when the child carries the CLI (a command-prefix launcher).
+    pub launcher: Option<String>,
 }
 
 /// How long a child whose stdout ended may take to exit before it counts as still running.
@@ -273,13 +444,16 @@ async fn wait_exit(
     waited.or_else(|| *exit.borrow())
 }
 
-/// The stop ladder: wait, SIGTERM the group, wait, SIGKILL the group.
+/// The stop ladder: wait, SIGTERM the group, wait, SIGKILL the group. A launcher's program
+/// is first given the time of the wrapper's own ladder (`ladder`), which its input's end
+/// started.
 async fn stop(
     pid: Option<u32>,
     exit: &watch::Receiver<Option<ExitStatus>>,
     timeouts: ShutdownTimeouts,
+    ladder: Option<Duration>,
 ) -> Option<ExitStatus> {
-    if let Some(status) = wait_exit(exit, timeouts.after_close).await {
+    if let Some(status) = wait_exit(exit, ladder.unwrap_or(timeouts.after_close)).await {
         return Some(status);
     }
     tracing::debug!(?pid, "CLI still running after stdin closed: SIGTERM");
@@ -329,7 +503,7 @@ enum Signal {
 /// The error for a child that ended with `status`, for `reason`.
 pub fn exit_error(
     status: Option<ExitStatus>,
-    reason: crate::EndReason,
+    reason: crate::error::EndReason,
     stderr_tail: String,
 ) -> Error {
     #[cfg(unix)]
@@ -347,19 +521,23 @@ pub fn exit_error(
     }
 }
 
-/// Linux: the child gets SIGKILL when the thread that forked it ends, so a host that dies
-/// without cleaning up leaves no CLI behind. The fork happens on the spawner thread, which
-/// lives as long as the process (see `spawner`).
+/// Linux: the child gets `signal` when the thread that forked it ends, so a host that dies
+/// without cleaning up leaves no CLI behind: SIGKILL for the CLI, SIGTERM for a launcher's
+/// program (which must live on long enough to stop the CLI it carries). The fork happens on
+/// the spawner thread, which lives as long as the process (see `spawner`).
 #[cfg(target_os = "linux")]
-fn die_with_parent(command: &mut Command) {
+fn die_with_parent(command: &mut Command, signal: Signal) {
+    let signal = match signal {
+        Signal::Term => nix::sys::signal::Signal::SIGTERM,
+        Signal::Kill => nix::sys::signal::Signal::SIGKILL,
+    };
     // SAFETY: the closure runs in the forked child before exec and only calls prctl(2) and
     // getppid(2), both async-signal-safe; it allocates nothing and takes no locks.
     let parent = nix::unistd::Pid::this();
     #[allow(unsafe_code)]
     unsafe {
         command.pre_exec(move || {
-            nix::sys::prctl::set_pdeathsig(Some(nix::sys::signal::Signal::SIGKILL))
-                .map_err(std::io::Error::from)?;
+            nix::sys::prctl::set_pdeathsig(Some(signal)).map_err(std::io::Error::from)?;
             // The parent may have died before prctl ran: then we were re-parented already.
             if nix::unistd::getppid() != parent {
                 return Err(std::io::Error::other("parent exited during spawn"));
@@ -370,4 +548,4 @@ fn die_with_parent(command: &mut Command) {
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
-fn die_with_parent(_command: &mut Command) {}
+fn die_with_parent(_command: &mut Command, _signal: Signal) {}

@@ -10,7 +10,7 @@ use tokio::sync::watch;
 
 use super::process::{exit_error, OutputEnded};
 use crate::engine::OutputEnd;
-use crate::{EndReason, Error};
+use crate::error::{EndReason, Error};
 
 /// What the reader has seen of the session, for deciding when stdin may close.
 #[derive(Debug, Clone, Copy, Default)]
@@ -25,6 +25,9 @@ pub(crate) struct Progress {
     pub(crate) last_result_is_error: bool,
     /// Whether a user message was sent after the latest result: a turn is running.
     pub(crate) awaiting_result: bool,
+    /// Whether any user message was sent: before that, an exit the host did not ask for ends a
+    /// session that never began.
+    pub(crate) turn_sent: bool,
 }
 
 /// Returns once the session no longer needs stdin: more than `baseline` results were seen and,
@@ -137,9 +140,11 @@ pub(crate) fn observe(progress: &watch::Sender<Progress>, message: &Message) {
 
 /// Why the CLI's output ended, judged with what the session knows. A normal end is
 /// [`Error::Closed`]: exit code 0 with no turn running, or code 1 after a result that was an
-/// error (the CLI's own convention; that result already reported it). Anything else names the
-/// cause and carries the stderr tail: an exit in the middle of a turn or of a line, a signal, a
-/// CLI that closed its output but kept running (being stopped by then).
+/// error (the CLI's own convention; that result already reported it), once the session has
+/// begun (a user message was sent, or the host closed the CLI's input). Anything else names the
+/// cause and carries the stderr tail: an exit before the first turn, in the middle of a turn or
+/// of a line, a signal, a CLI that closed its output but kept running (being stopped by then),
+/// a launcher's program that ended before the CLI said anything.
 pub(crate) async fn end_cause(
     output_ended: impl std::future::Future<Output = OutputEnded> + Send,
     end: OutputEnd,
@@ -147,12 +152,17 @@ pub(crate) async fn end_cause(
 ) -> Error {
     let ended = output_ended.await;
     let progress = *progress.borrow();
+    if let Some(program) = ended.launcher.filter(|_| end.bytes == 0) {
+        return launcher_exited(program, ended.status, ended.stderr_tail);
+    }
     let reason = if ended.status.is_none() {
         EndReason::OutputClosed
     } else if end.partial_last_line {
         EndReason::PartialLastLine
     } else if progress.awaiting_result {
         EndReason::ExitedMidTurn
+    } else if !progress.turn_sent && !end.input_closed {
+        EndReason::ExitedBeforeFirstTurn
     } else {
         EndReason::Exited
     };
@@ -161,6 +171,45 @@ pub(crate) async fn end_cause(
         (EndReason::Exited, Some(0)) => Error::Closed,
         (EndReason::Exited, Some(1)) if progress.last_result_is_error => Error::Closed,
         _ => exit_error(ended.status, reason, ended.stderr_tail),
+    }
+}
+
+/// The cause of an end seen while `initialize` waited for its answer: the session never began.
+pub(crate) fn during_initialize(cause: Error) -> Error {
+    match cause {
+        Error::ProcessExited {
+            code,
+            signal,
+            reason: EndReason::Exited | EndReason::ExitedMidTurn | EndReason::ExitedBeforeFirstTurn,
+            stderr_tail,
+        } => Error::ProcessExited {
+            code,
+            signal,
+            reason: EndReason::ExitedDuringInitialize,
+            stderr_tail,
+        },
+        other => other,
+    }
+}
+
+fn launcher_exited(
+    program: String,
+    status: Option<std::process::ExitStatus>,
+    stderr_tail: String,
+) -> Error {
+    match exit_error(status, EndReason::Exited, stderr_tail) {
+        Error::ProcessExited {
+            code,
+            signal,
+            stderr_tail,
+            ..
+        } => Error::LauncherExited {
+            program,
+            code,
+            signal,
+            stderr_tail,
+        },
+        other => other,
     }
 }
 

@@ -8,10 +8,11 @@ use ccwire_protocol::{Message, UserMessage};
 use futures::future::BoxFuture;
 use futures::stream::{BoxStream, StreamExt};
 use futures::Stream;
-use tokio::sync::OwnedMutexGuard;
 
-use crate::engine::Inbound;
-use crate::{Client, Options, Result};
+use super::client::Messages;
+use crate::error::Result;
+use crate::host::options::Options;
+use crate::host::Client;
 
 /// What to send: one prompt, or a stream of user messages for a longer conversation.
 pub enum Prompt {
@@ -78,11 +79,7 @@ impl Prompt {
 /// ```
 pub fn query(prompt: impl Into<Prompt>, options: Options) -> MessageStream {
     let prompt = prompt.into();
-    let starting = async move {
-        let client = start(prompt, options).await?;
-        let inbound = client.take_inbound().await;
-        Ok((client, inbound))
-    };
+    let starting = async move { start(prompt, options).await.map(Client::into_messages) };
     MessageStream {
         state: State::Starting(Box::pin(starting)),
     }
@@ -93,16 +90,10 @@ pub struct MessageStream {
     state: State,
 }
 
-type Started = (Client, OwnedMutexGuard<Inbound<Message>>);
-
 enum State {
-    Starting(BoxFuture<'static, Result<Started>>),
-    /// The client (and so the process) lives as long as the stream; its messages are read
-    /// straight from the engine's queue.
-    Streaming {
-        _client: Client,
-        inbound: OwnedMutexGuard<Inbound<Message>>,
-    },
+    Starting(BoxFuture<'static, Result<Messages>>),
+    /// The client (and so the process) lives as long as the stream.
+    Streaming(Messages),
     Done,
 }
 
@@ -119,20 +110,15 @@ impl Stream for MessageStream {
             match &mut self.state {
                 State::Starting(starting) => match starting.as_mut().poll(cx) {
                     Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Ok((client, inbound))) => {
-                        self.state = State::Streaming {
-                            _client: client,
-                            inbound,
-                        }
-                    }
+                    Poll::Ready(Ok(messages)) => self.state = State::Streaming(messages),
                     // Failing to start is the only item.
                     Poll::Ready(Err(err)) => {
                         self.state = State::Done;
                         return Poll::Ready(Some(Err(err)));
                     }
                 },
-                State::Streaming { inbound, .. } => {
-                    let item = std::task::ready!(Pin::new(&mut **inbound).poll_next(cx));
+                State::Streaming(messages) => {
+                    let item = std::task::ready!(Pin::new(messages).poll_next(cx));
                     if item.is_none() {
                         self.state = State::Done;
                     }
@@ -150,19 +136,17 @@ async fn start(prompt: Prompt, options: Options) -> Result<Client> {
         Prompt::Text(content) => {
             client.send(content).await?;
             let closer = client.clone();
-            tokio::spawn(async move { closer.end_input_after(0).await });
+            tokio::spawn(async move { closer.end_input_when_idle().await });
         }
         Prompt::Stream(mut messages) => {
             let feeder = client.clone();
             tokio::spawn(async move {
-                let mut baseline = 0;
                 while let Some(message) = messages.next().await {
-                    baseline = feeder.results_seen();
                     if feeder.send_message(message).await.is_err() {
                         return;
                     }
                 }
-                feeder.end_input_after(baseline).await;
+                feeder.end_input_when_idle().await;
             });
         }
     }

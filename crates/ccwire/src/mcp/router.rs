@@ -66,6 +66,11 @@ impl McpRouter {
         self
     }
 
+    /// Whether one of the servers is called `name`.
+    pub(crate) fn serves(&self, name: &str) -> bool {
+        self.slots.iter().any(|slot| slot.name() == name)
+    }
+
     /// The servers' names, for `initialize`'s `sdkMcpServers`.
     pub(crate) fn names(&self) -> Vec<String> {
         self.slots.iter().map(|s| s.name().to_owned()).collect()

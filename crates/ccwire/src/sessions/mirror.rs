@@ -1,5 +1,5 @@
 //! Mirroring a session's transcript into a store of the host's (TS `sessionStore`, Python
-//! `session_store`): with [`OptionsBuilder::transcript_store`](crate::options::OptionsBuilder),
+//! `session_store`): with [`OptionsBuilder::transcript_store`](crate::host::options::OptionsBuilder),
 //! the CLI runs with `--session-mirror` and writes every transcript entry it saves on disk as
 //! a `transcript_mirror` frame too; the host batches them and appends them to the store, per
 //! turn (at each result) or sooner when 500 entries or 1 MiB are waiting, and once more when
@@ -123,7 +123,7 @@ impl TranscriptStore for InMemoryTranscriptStore {
 
 /// A store in a directory laid out like the CLI's config directory
 /// (`<dir>/projects/<project>/<session>.jsonl`), so that
-/// [`SessionStore::at(dir)`](super::SessionStore::at) and the official SDKs (with
+/// [`SavedSessions::at(dir)`](super::SavedSessions::at) and the official SDKs (with
 /// `CLAUDE_CONFIG_DIR=<dir>`) read the mirrored sessions like local ones. Appends are one
 /// `O_APPEND` write per batch; files are created `0600`.
 #[derive(Debug, Clone)]

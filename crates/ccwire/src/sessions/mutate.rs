@@ -9,9 +9,9 @@ use unicode_normalization::UnicodeNormalization;
 use super::config_dir::ConfigDir;
 use super::fork::Fork;
 use super::skipped::{Notes, Skipped};
-use super::{archive, valid, ForkOptions, SessionError, SessionStore};
+use super::{archive, valid, ForkOptions, SavedSessions, SessionError};
 
-impl SessionStore {
+impl SavedSessions {
     /// Sets the session's title (what [`SessionInfo::summary`](super::SessionInfo::summary)
     /// shows): appends a `custom-title` entry, as `/rename` does.
     pub fn rename(

@@ -33,7 +33,7 @@ struct Planned {
 }
 
 /// A session's conversation, oldest first, read message by message from its transcript
-/// (from [`SessionStore::read_messages`](super::SessionStore::read_messages)). The transcript
+/// (from [`SavedSessions::read_messages`](super::SavedSessions::read_messages)). The transcript
 /// is read once to find the conversation (keeping only each entry's ids and place), then each
 /// message's line is read again as it is asked for: memory holds one message at a time.
 ///

@@ -24,10 +24,10 @@ pub enum Skipped {
         /// What the JSON parser said.
         error: String,
     },
-    /// The line is longer than the limit ([`SessionStore::max_line_bytes`]); its bytes were
+    /// The line is longer than the limit ([`SavedSessions::max_line_bytes`]); its bytes were
     /// passed over without being kept.
     ///
-    /// [`SessionStore::max_line_bytes`]: super::SessionStore::max_line_bytes
+    /// [`SavedSessions::max_line_bytes`]: super::SavedSessions::max_line_bytes
     #[error("line {line}: {len} bytes, over the limit of {max}: skipped")]
     TooLong {
         /// Its 1-based line number.

@@ -20,12 +20,12 @@ const MAX_SANITIZED_LENGTH: usize = 200;
 /// transcript, a project directory, or anything on the way) is refused
 /// ([`SessionError::Outside`]); one that stays inside is followed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionStore {
+pub struct SavedSessions {
     config_dir: PathBuf,
     limits: Limits,
 }
 
-impl SessionStore {
+impl SavedSessions {
     /// The store the CLI of this environment uses: `$CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
     pub fn from_env() -> Self {
         let config_dir = match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {

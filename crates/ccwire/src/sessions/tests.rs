@@ -14,14 +14,14 @@ use super::*;
 const ID: &str = "11111111-2222-4333-8444-555555555555";
 
 /// A store with one project (`/work`) holding `entries` as session `ID`.
-fn store_with(entries: &[Value]) -> (tempfile::TempDir, SessionStore, std::path::PathBuf) {
+fn store_with(entries: &[Value]) -> (tempfile::TempDir, SavedSessions, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("projects").join(sanitize_path("/work"));
     std::fs::create_dir_all(&project).unwrap();
     let text: String = entries.iter().map(|e| format!("{e}\n")).collect();
     let path = project.join(format!("{ID}.jsonl"));
     std::fs::write(&path, text).unwrap();
-    let store = SessionStore::at(dir.path());
+    let store = SavedSessions::at(dir.path());
     (dir, store, path)
 }
 

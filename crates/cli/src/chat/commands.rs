@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use ccwire::protocol::permission::PermissionMode;
-use ccwire::sessions::{ListOptions, SessionStore};
+use ccwire::sessions::{ListOptions, SavedSessions};
 use ccwire::Client;
 
 use super::turn::Totals;
@@ -71,7 +71,7 @@ pub async fn run(
     command: &Command,
     client: &Client,
     totals: &mut Totals,
-    sessions: Option<&SessionStore>,
+    sessions: Option<&SavedSessions>,
     cwd: &Path,
 ) -> anyhow::Result<String> {
     Ok(match command {

@@ -3,15 +3,15 @@
 //! ([`super::sessions_dir`]). `ccwire sessions` and `ccwire view --session` go through
 //! [`session_stores`], so they find both and say which is which.
 //!
-//! [`SessionStores`] has the methods of [`SessionStore`] that those commands use: a command on
+//! [`SessionDirs`] has the methods of [`SavedSessions`] that those commands use: a command on
 //! one session goes to the directory that holds it; a listing merges both, newest first.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use ccwire::sessions::{
-    ForkOptions, Forked, ListOptions, MessageReader, MessagesOptions, SessionError, SessionInfo,
-    SessionStore,
+    ForkOptions, Forked, ListOptions, MessageReader, MessagesOptions, SavedSessions, SessionError,
+    SessionInfo,
 };
 use serde::Serialize;
 
@@ -31,21 +31,21 @@ pub enum Origin {
 pub struct Place {
     pub origin: Origin,
     pub dir: PathBuf,
-    pub store: SessionStore,
+    pub store: SavedSessions,
 }
 
 /// The configuration directories searched for saved sessions, the user's first.
 #[derive(Debug, Clone)]
-pub struct SessionStores {
+pub struct SessionDirs {
     places: Vec<Place>,
 }
 
 /// The directories to search: `config_dir` alone when given; else the user's own and, when it
 /// exists and is another directory, ccwire's directory of offline sessions.
-pub fn session_stores(config_dir: Option<&Path>) -> SessionStores {
+pub fn session_stores(config_dir: Option<&Path>) -> SessionDirs {
     let own = match config_dir {
-        Some(dir) => SessionStore::at(dir),
-        None => SessionStore::from_env(),
+        Some(dir) => SavedSessions::at(dir),
+        None => SavedSessions::from_env(),
     };
     let own_dir = config_dir_of(&own);
     let mut places = vec![Place {
@@ -60,15 +60,15 @@ pub fn session_stores(config_dir: Option<&Path>) -> SessionStores {
         if let Some(dir) = offline {
             places.push(Place {
                 origin: Origin::Offline,
-                store: SessionStore::at(&dir),
+                store: SavedSessions::at(&dir),
                 dir,
             });
         }
     }
-    SessionStores { places }
+    SessionDirs { places }
 }
 
-impl SessionStores {
+impl SessionDirs {
     /// The directories, the user's first.
     pub fn places(&self) -> &[Place] {
         &self.places
@@ -83,7 +83,7 @@ impl SessionStores {
             .unwrap_or(&self.places[0])
     }
 
-    /// The sessions of every directory, newest first (see [`SessionStore::list`]); `offset`
+    /// The sessions of every directory, newest first (see [`SavedSessions::list`]); `offset`
     /// and `limit` apply to the merged list.
     pub fn list(&self, options: &ListOptions) -> Listing {
         let limit = options.limit.filter(|l| *l > 0);
@@ -116,12 +116,12 @@ impl SessionStores {
         Listing { sessions }
     }
 
-    /// See [`SessionStore::info`].
+    /// See [`SavedSessions::info`].
     pub fn info(&self, session_id: &str, dir: Option<&Path>) -> Option<SessionInfo> {
         self.holding(session_id, dir).store.info(session_id, dir)
     }
 
-    /// See [`SessionStore::read_messages`].
+    /// See [`SavedSessions::read_messages`].
     pub fn read_messages(
         &self,
         session_id: &str,
@@ -132,7 +132,7 @@ impl SessionStores {
             .read_messages(session_id, options)
     }
 
-    /// See [`SessionStore::read_subagent_messages`].
+    /// See [`SavedSessions::read_subagent_messages`].
     pub fn read_subagent_messages(
         &self,
         session_id: &str,
@@ -144,7 +144,7 @@ impl SessionStores {
             .read_subagent_messages(session_id, agent_id, options)
     }
 
-    /// See [`SessionStore::fork_with_report`]: the fork is saved beside its source.
+    /// See [`SavedSessions::fork_with_report`]: the fork is saved beside its source.
     pub fn fork_with_report(
         &self,
         session_id: &str,
@@ -155,14 +155,14 @@ impl SessionStores {
             .fork_with_report(session_id, options)
     }
 
-    /// See [`SessionStore::subagents`].
+    /// See [`SavedSessions::subagents`].
     pub fn subagents(&self, session_id: &str, dir: Option<&Path>) -> Vec<String> {
         self.holding(session_id, dir)
             .store
             .subagents(session_id, dir)
     }
 
-    /// See [`SessionStore::rename`].
+    /// See [`SavedSessions::rename`].
     pub fn rename(
         &self,
         session_id: &str,
@@ -174,7 +174,7 @@ impl SessionStores {
             .rename(session_id, title, dir)
     }
 
-    /// See [`SessionStore::tag`].
+    /// See [`SavedSessions::tag`].
     pub fn tag(
         &self,
         session_id: &str,
@@ -186,25 +186,25 @@ impl SessionStores {
             .tag(session_id, tag, dir)
     }
 
-    /// See [`SessionStore::archive`].
+    /// See [`SavedSessions::archive`].
     pub fn archive(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
         self.holding(session_id, dir).store.archive(session_id, dir)
     }
 
-    /// See [`SessionStore::unarchive`].
+    /// See [`SavedSessions::unarchive`].
     pub fn unarchive(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
         self.holding(session_id, dir)
             .store
             .unarchive(session_id, dir)
     }
 
-    /// See [`SessionStore::delete`].
+    /// See [`SavedSessions::delete`].
     pub fn delete(&self, session_id: &str, dir: Option<&Path>) -> Result<(), SessionError> {
         self.holding(session_id, dir).store.delete(session_id, dir)
     }
 }
 
-/// Listed sessions of [`SessionStores::list`], newest first. As JSON, the official SDKs'
+/// Listed sessions of [`SessionDirs::list`], newest first. As JSON, the official SDKs'
 /// `SDKSessionInfo` objects, an offline session with `offlineConfigDir` besides.
 #[derive(Debug, Clone, Serialize)]
 #[serde(transparent)]
@@ -258,7 +258,7 @@ impl Listing {
 }
 
 /// The configuration directory of a store (the parent of its `projects`).
-pub fn config_dir_of(store: &SessionStore) -> PathBuf {
+pub fn config_dir_of(store: &SavedSessions) -> PathBuf {
     let projects = store.projects_dir();
     projects
         .parent()

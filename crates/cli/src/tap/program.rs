@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 pub fn cannot_start(program: &Path, err: ccwire::Error) -> anyhow::Error {
     match err {
         // The library's message repeats the path and the cause; this one says each once.
-        ccwire::Error::SpawnFailed { path, source } => {
-            anyhow::anyhow!("cannot run {}: {}", path.display(), why(&path, &source))
+        ccwire::Error::SpawnFailed { path, cause } => {
+            anyhow::anyhow!("cannot run {}: {}", path.display(), why(&path, &cause))
         }
         other => anyhow::anyhow!("cannot run {}: {other}", program.display()),
     }

@@ -6,17 +6,14 @@
 //! entry per content block, each with the whole response's usage) and priced at list prices;
 //! the session's own count (its `cost-state` entry) wins when it has one.
 
-use std::collections::{BTreeSet, VecDeque};
-
-use serde::Serialize;
 use serde_json::Value;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use super::frames::{describe_assistant, describe_user, is_tool_result};
 use super::markdown;
+use super::model::{Cost, Reader, Row, SessionHeader, SessionState, Totals};
 use super::prices::{cost_of, PRICES_OF};
-use super::rows::{Cost, Reader, Row, Totals};
 use super::text::{content_text, cut, one_line, text};
 
 /// Message ids remembered to count each response once (its entries come one after another).
@@ -36,52 +33,6 @@ pub fn is_entry(value: &Value) -> bool {
         || value["type"]
             .as_str()
             .is_some_and(|t| BARE_ENTRY_TYPES.contains(&t))
-}
-
-/// What the entries say about the session as a whole.
-#[derive(Debug, Default)]
-pub struct SessionState {
-    id: Option<String>,
-    /// The first entry's time: rows are timed from it.
-    started: Option<OffsetDateTime>,
-    last_t: f64,
-    custom_title: Option<String>,
-    ai_title: Option<String>,
-    summary: Option<String>,
-    first_prompt: Option<String>,
-    tag: Option<String>,
-    version: Option<String>,
-    cwd: Option<String>,
-    branch: Option<String>,
-    models: BTreeSet<String>,
-    recent_messages: VecDeque<String>,
-    input_tokens: u64,
-    output_tokens: u64,
-    estimated_usd: Option<f64>,
-    unpriced: u64,
-    /// The session's own count: its latest `cost-state` entry.
-    own_cost: Option<Value>,
-}
-
-/// The page's header for a session.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct SessionHeader {
-    /// The session id.
-    pub id: String,
-    /// Its title: the custom title (`/rename`), else the AI title, else its id.
-    pub title: String,
-    /// Its summary, when it has one, else its last or first prompt.
-    pub summary: String,
-    /// The working directory.
-    pub cwd: String,
-    /// The git branch.
-    pub branch: String,
-    /// The Claude Code version that wrote it.
-    pub version: String,
-    /// Models that answered.
-    pub models: Vec<String>,
-    /// Its tag.
-    pub tag: String,
 }
 
 impl SessionState {

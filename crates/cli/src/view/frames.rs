@@ -6,7 +6,7 @@ use ccwire_protocol::{InputMessage, Message};
 use serde_json::Value;
 
 use super::markdown;
-use super::rows::{Cost, Output, Reader, Row};
+use super::model::{Cost, Output, Reader, Row};
 use super::text::{block, blocks, content_text, one_line, text};
 use super::tools::ToolView;
 

@@ -11,8 +11,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::entries::SessionHeader;
-use super::rows::{Row, Totals};
+use super::model::{Row, SessionHeader, Totals};
 
 /// Rows per chunk at most.
 const ROWS_PER_CHUNK: usize = 1000;

@@ -6,147 +6,18 @@
 //! table of unanswered control requests, the last few message ids).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use ccwire_protocol::recording::RecordLine;
-use serde::Serialize;
 use serde_json::Value;
 
-use super::entries::{SessionHeader, SessionState};
 use super::lines::Line;
+use super::model::{Reader, Row, SessionHeader, Totals};
 use super::text::one_line;
-use super::tools::ToolView;
 use super::{argv, markdown};
 
 /// Control requests waiting for their answer, at most; past it a request is shown without
 /// its round trip.
 const MAX_OPEN_REQUESTS: usize = 4096;
-
-/// One row of the page.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Row<'a> {
-    /// The input line it comes from, from 1.
-    pub line: u64,
-    /// `in` (host → CLI), `out` (CLI → host), `entry` (a saved session's entry), `meta` (a
-    /// recording's first line), or `?` (not a frame, or a direction not known).
-    pub dir: &'static str,
-    /// Seconds from the start, when the input has times.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub t: Option<f64>,
-    /// `type` or `type/subtype`; for a line that is no frame, what it is.
-    pub kind: String,
-    /// What it is in the conversation: `prompt`, `answer`, `thinking`, `tool`, `result`,
-    /// `note`, `control`, `frame`, `bookkeeping`, `meta`, or `odd`.
-    pub role: &'static str,
-    /// The turn it belongs to, from 1.
-    pub turn: usize,
-    /// One line of text.
-    pub summary: String,
-    /// A prompt's or an answer's text rendered from Markdown, safely (see [`markdown`]).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub html: String,
-    /// Tool calls, shown by kind.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<ToolView>,
-    /// A tool result's output.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output: Option<Output>,
-    /// The line as read (its frame, for a recording line).
-    pub raw: Cow<'a, str>,
-    /// Marks: `allow`, `deny`, `error`, `malformed`, `unknown`, `tool`, `control`, `odd`,
-    /// `blank`, `argv`, `estimated`.
-    pub marks: Vec<&'static str>,
-    /// For a control response: the round trip since its request, in milliseconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rtt_ms: Option<f64>,
-    /// What it cost: a result's turn, or a session's model response.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost: Option<Cost>,
-}
-
-/// A tool result's output, cut to what the page shows.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct Output {
-    /// Its first lines.
-    pub lines: Vec<String>,
-    /// Lines left out.
-    pub more: usize,
-    /// Whether the tool failed (or was not allowed).
-    pub error: bool,
-    /// The permission decision, as the session recorded it.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub decision: String,
-}
-
-/// What a turn or a response cost.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-pub struct Cost {
-    /// US dollars; `None` when the model has no list price.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub usd: Option<f64>,
-    /// Input tokens.
-    pub input_tokens: u64,
-    /// Output tokens.
-    pub output_tokens: u64,
-    /// Milliseconds.
-    pub duration_ms: u64,
-}
-
-/// What the page says above the rows, known once every line is read.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Totals {
-    /// Rows written.
-    pub rows: u64,
-    /// Turns.
-    pub turns: usize,
-    /// Frames (recording lines and captured frames) and session entries among the rows.
-    pub frames: u64,
-    /// Session entries.
-    pub entries: u64,
-    /// US dollars, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub usd: Option<f64>,
-    /// Where `usd` comes from.
-    pub cost_basis: String,
-    /// Model responses without a list price (not in `usd`).
-    pub unpriced: u64,
-    /// Input tokens.
-    pub input_tokens: u64,
-    /// Output tokens.
-    pub output_tokens: u64,
-    /// Milliseconds.
-    pub duration_ms: u64,
-    /// Permission decisions.
-    pub allowed: u64,
-    /// Permission decisions.
-    pub denied: u64,
-    /// Frames the schema could not type.
-    pub malformed: u64,
-    /// Frames of a kind the schema does not know.
-    pub unknown: u64,
-    /// Lines that are no frame or entry (blank, not JSON, over the limit, …).
-    pub odd: u64,
-}
-
-/// Reads lines into rows, keeping only what later rows need.
-#[derive(Default)]
-pub struct Reader {
-    /// The current turn, from 1.
-    pub(super) turn: usize,
-    /// Whether the current turn has its prompt.
-    prompted: bool,
-    /// Whether the input holds the host's prompts at all.
-    prompted_ever: bool,
-    /// Whether the current turn has its result.
-    ended: bool,
-    /// The session's cost at the latest result.
-    pub(super) session_cost: f64,
-    /// Control requests not yet answered: id → (time, subtype).
-    open: HashMap<String, (Option<f64>, String)>,
-    /// What a saved session's entries say about it.
-    pub(super) session: SessionState,
-    pub(super) totals: Totals,
-}
 
 impl Reader {
     /// A reader at the start of an input.

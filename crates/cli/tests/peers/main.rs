@@ -13,6 +13,9 @@
 //!   the CLI, in its own scenario (`echo_agent`): an echo turn, then a turn where the agent
 //!   asks the SDK's `can_use_tool` and reports the denial.
 //!
+//! * (e) `coding_agent`: `ccwire-agent` (`crates/agent`), a coding agent with its own model
+//!   loop, in place of the CLI, against the model server of (a): see [`coding_agent`].
+//!
 //! Tests are named `SDK::SCENARIO::MODE`. (c) uses the recording of (a), made once per SDK and
 //! scenario by whichever of the two tests gets there first. Every run has its own directories
 //! (and, in (a), its own model server), so runs are independent and may go concurrently.
@@ -23,6 +26,7 @@
 //! each run appends one JSON line to it (SDK, scenario, mode, outcome, seconds).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod coding_agent;
 #[path = "../common/mod.rs"]
 mod common;
 // The tap's own redaction, so that the witness's lines are redacted exactly as the recording.
@@ -329,7 +333,7 @@ fn report(
     }
 }
 
-/// `SDK::SCENARIO::{tap, fake, replay}` for every SDK and scenario.
+/// `SDK::SCENARIO::{tap, fake, replay, coding_agent}` for every SDK and scenario.
 macro_rules! peers {
     ($($sdk:ident: [$($scenario:ident),* $(,)?]),* $(,)?) => {$(
         mod $sdk {$(
@@ -347,6 +351,11 @@ macro_rules! peers {
                 #[test]
                 fn replay() {
                     crate::check_replay(stringify!($sdk), stringify!($scenario));
+                }
+
+                #[test]
+                fn coding_agent() {
+                    crate::coding_agent::check(stringify!($sdk), stringify!($scenario));
                 }
             }
         )*}

@@ -359,7 +359,7 @@ fn offline(work: &Path, home: &Path, tmp: &Path, url: &str) -> ccwire::options::
 #[test]
 fn a_mirrored_session_reads_the_same_as_the_clis_own() {
     use ccwire::sessions::mirror::DirectoryTranscriptStore;
-    use ccwire::sessions::{MessagesOptions, SessionStore};
+    use ccwire::sessions::{MessagesOptions, SavedSessions};
     let root = tempfile::tempdir().unwrap();
     let (home, work, mirror) = (
         root.path().join("home"),
@@ -434,8 +434,8 @@ fn a_mirrored_session_reads_the_same_as_the_clis_own() {
         server.shutdown().await;
         session_id
     });
-    let local = SessionStore::at(home.join(".claude"));
-    let mirrored = SessionStore::at(&mirror);
+    let local = SavedSessions::at(home.join(".claude"));
+    let mirrored = SavedSessions::at(&mirror);
     let all = MessagesOptions::default();
     let (ours, theirs) = (
         mirrored.messages(&session_id, &all),

@@ -155,10 +155,10 @@ pub fn parse_wrapper(grammar: &Grammar, args: &[Word]) -> Result<Option<usize>, 
             let Some((name, _)) = word.text.split_once('=') else {
                 break;
             };
-            if !super::builtins::is_name(name) {
+            if !super::variables::is_name(name) {
                 break;
             }
-            if !super::builtins::is_harmless_variable(name) {
+            if !super::variables::is_harmless_variable(name) {
                 return Err(Verdict::Unproven(Construct::Assignment(name.to_owned())));
             }
             at += 1;

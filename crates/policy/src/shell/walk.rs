@@ -11,6 +11,7 @@ use brush_parser::ParserOptions;
 
 use super::builtins;
 use super::programs::{self, Verdict};
+use super::variables;
 use super::{base_name, Analysis, Command, Construct, Word, MAX_DEPTH};
 
 /// The parser's options: bash's, with `extglob` off as in the shell Claude Code runs
@@ -206,7 +207,7 @@ impl Walker<'_> {
 
     /// A variable the command assigns (a loop's, a coprocess's).
     fn variable(&mut self, name: &str) {
-        if !builtins::is_harmless_variable(name) {
+        if !variables::is_harmless_variable(name) {
             self.unproven(Construct::Assignment(name.to_owned()), name);
         }
     }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::agent::{Reply, Session};
+use ccwire::agent::{Peer, Reply};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 
@@ -47,7 +47,7 @@ pub(crate) fn respond(
     shared: Arc<FakeState>,
     request: Value,
     reply: Reply,
-    session: Session,
+    session: Peer,
 ) -> BoxFuture<'static, ()> {
     let subtype = request
         .get("subtype")
@@ -89,7 +89,7 @@ fn serve_now(
     subtype: &str,
     request: &Value,
     reply: &Reply,
-    session: &Session,
+    session: &Peer,
     over: Option<&RequestOverride>,
 ) {
     match apply(shared, subtype, request, over.is_some()) {
@@ -132,7 +132,7 @@ async fn initialize(
     shared: &Arc<FakeState>,
     over: Option<&RequestOverride>,
     reply: &Reply,
-    session: Session,
+    session: Peer,
 ) {
     let behaviour = &shared.script.initialize;
     let mut runner = Runner::new(Arc::clone(shared), session.clone(), String::new(), false);
@@ -180,7 +180,7 @@ fn parse_hooks(hooks: Option<&Value>) -> std::collections::BTreeMap<String, Vec<
 }
 
 /// Write the answer to a request whose built-in payload is `payload`, as scripted.
-fn answer(reply: &Reply, session: &Session, payload: Value, over: Option<&RequestOverride>) {
+fn answer(reply: &Reply, session: &Peer, payload: Value, over: Option<&RequestOverride>) {
     let respond = over.map_or(Respond::Success, |o| o.respond);
     let payload = match over.and_then(|o| o.payload.clone()) {
         Some(scripted) => merge(payload, scripted),

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use ccwire::protocol::control::ControlRequestBody;
 use ccwire::protocol::Unknown;
 use futures_util::future::BoxFuture;
@@ -44,7 +44,7 @@ impl Pending {
     /// and how the script says (see [`Pending::abandon`]).
     pub(crate) async fn send(
         shared: &FakeState,
-        session: &Session,
+        session: &Peer,
         request: Map<String, Value>,
     ) -> Self {
         let subtype = request
@@ -87,7 +87,7 @@ impl Pending {
         &mut self,
         shared: &FakeState,
         timeout: Duration,
-        interruptible: Option<&Session>,
+        interruptible: Option<&Peer>,
     ) -> Answer {
         if let Some(answer) = &mut self.answer {
             let interrupted = async {

@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use ccwire::agent::{Agent, Framing, Reply, Session, Turn as UserTurn, TurnOutcome};
+use ccwire::agent::{Agent, Framing, Peer, Reply, Turn as UserTurn, TurnOutcome};
 use ccwire::protocol::content::UserContent;
 use ccwire::protocol::control::ControlRequestBody;
 use ccwire::protocol::result::ResultMessage;
@@ -17,7 +17,7 @@ use super::steps::Runner;
 use crate::script::{Script, Turn};
 
 /// Play the turn answering the next user message.
-async fn play_turn(state: Arc<FakeState>, turn: UserTurn, session: Session) {
+async fn play_turn(state: Arc<FakeState>, turn: UserTurn, session: Peer) {
     let index = state.turns.fetch_add(1, Ordering::SeqCst);
     state.turn_started();
     state.session_state(&session, "running");
@@ -80,7 +80,7 @@ impl Agent for Fake {
         Framing::Raw
     }
 
-    fn run_turn(&self, turn: UserTurn, session: Session) -> BoxFuture<'static, TurnOutcome> {
+    fn run_turn(&self, turn: UserTurn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
         let shared = Arc::clone(&self.0);
         Box::pin(async move {
             play_turn(shared, turn, session).await;
@@ -93,7 +93,7 @@ impl Agent for Fake {
         &self,
         request: &ControlRequestBody,
         reply: &Reply,
-        session: &Session,
+        session: &Peer,
     ) -> Option<BoxFuture<'static, ()>> {
         let request = serde_json::to_value(request).unwrap_or(Value::Null);
         Some(super::control::respond(

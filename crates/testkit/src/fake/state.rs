@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use serde_json::Value;
 
 use super::frames::{self, Meta};
@@ -15,7 +15,7 @@ use crate::script::Script;
 
 /// Write one frame, `type` first. A host that is gone is not an error here: the writer ends
 /// the process when stdout breaks, as the real CLI dies.
-pub(crate) fn emit(session: &Session, frame: &Value) {
+pub(crate) fn emit(session: &Peer, frame: &Value) {
     let _ = session.send_line(frames::line(frame));
 }
 
@@ -110,7 +110,7 @@ impl FakeState {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Session id and current model, for building frames.
+    /// Peer id and current model, for building frames.
     pub(crate) fn meta(&self) -> Meta {
         Meta {
             session_id: self.config.session_id.clone(),
@@ -119,7 +119,7 @@ impl FakeState {
     }
 
     /// Write `system/session_state_changed` if the host asked for them.
-    pub(crate) fn session_state(&self, session: &Session, state: &str) {
+    pub(crate) fn session_state(&self, session: &Peer, state: &str) {
         if self.config.reads_session_state {
             emit(session, &frames::session_state(&self.meta(), state));
         }
@@ -141,7 +141,7 @@ impl FakeState {
     }
 
     /// A background step task ended; write the `idle` a finished turn held back.
-    pub(crate) fn background_finished(&self, session: &Session) {
+    pub(crate) fn background_finished(&self, session: &Peer) {
         let mut bg = self.background();
         bg.running = bg.running.saturating_sub(1);
         if bg.running == 0 && bg.idle_owed && !bg.turn_active {
@@ -156,7 +156,7 @@ impl FakeState {
         bg.idle_owed = false;
     }
 
-    pub(crate) fn turn_finished(&self, session: &Session) {
+    pub(crate) fn turn_finished(&self, session: &Peer) {
         let mut bg = self.background();
         bg.turn_active = false;
         if bg.running == 0 {

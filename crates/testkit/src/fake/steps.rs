@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ccwire::agent::Session;
+use ccwire::agent::Peer;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 
@@ -21,7 +21,7 @@ static API_REQUESTS: AtomicU64 = AtomicU64::new(0);
 /// Plays steps for one turn (or for `initialize`, or for a background task).
 pub(crate) struct Runner {
     pub(super) shared: Arc<FakeState>,
-    pub(super) session: Session,
+    pub(super) session: Peer,
     /// The user message's text (replaces `{{prompt}}`).
     pub(super) prompt: String,
     /// Whether this plays a turn: only turns are interrupted and get an automatic result.
@@ -40,7 +40,7 @@ pub(crate) struct Runner {
 impl Runner {
     pub(crate) fn new(
         shared: Arc<FakeState>,
-        session: Session,
+        session: Peer,
         prompt: String,
         in_turn: bool,
     ) -> Self {
@@ -164,7 +164,7 @@ impl Runner {
     }
 
     /// The session to watch for interrupts while waiting, if this is a turn.
-    pub(super) fn interruptible(&self) -> Option<&Session> {
+    pub(super) fn interruptible(&self) -> Option<&Peer> {
         self.in_turn.then_some(&self.session)
     }
 
@@ -438,6 +438,15 @@ impl Runner {
                 self.flush_batch(&mut batch).await;
             }
         }
+        if let Some(frame) = &flood.frame {
+            let line = frames::line(frame);
+            for _ in 0..flood.repeat {
+                batch.extend_from_slice(&line);
+                if batch.len() >= BATCH {
+                    self.flush_batch(&mut batch).await;
+                }
+            }
+        }
         self.flush_batch(&mut batch).await;
         self.last_text = "flood".into();
     }
@@ -472,7 +481,7 @@ impl Runner {
         });
     }
 
-    /// Session id and model for frames.
+    /// Peer id and model for frames.
     pub(super) fn meta(&self) -> Meta {
         self.shared.meta()
     }

@@ -1,6 +1,7 @@
 //! Launchers: the CLI through a command prefix (the `sh` wrapper, the environment on stdin)
 //! and through your own code (any pair of byte streams), with the whole host side working.
 
+use std::os::unix::fs::PermissionsExt;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -119,4 +120,69 @@ fn tool_result_text_of(items: &[ccwire::Result<Message>]) -> String {
         .into_iter()
         .map(|m| m.to_value()["message"]["content"][0].to_string())
         .collect()
+}
+
+/// A prefix that runs here (`nice`): dropping the client mid-turn, and the runtime with it,
+/// stops the CLI and what it started, though the CLI runs in a session of its own under the
+/// wrapper. The launcher's program gets SIGTERM, which the wrapper takes as its input's end,
+/// and is not killed with the runtime: the CLI goes through the ladder rather than being
+/// orphaned by a SIGKILL of the wrapper alone.
+#[test]
+fn dropping_a_client_and_its_runtime_through_a_local_prefix_leaves_nothing_running() {
+    let fake = Fake::new(serde_json::json!({"turns": [{"steps": [
+        {"text": "working"}, {"hang": true}
+    ]}]}));
+    let mark = format!("ccwire-local-prefix-{}", std::process::id());
+    // The CLI starts a process of its own, as a tool would.
+    let cli = fake.dir.path().join("claude-with-a-tool.sh");
+    std::fs::write(
+        &cli,
+        format!(
+            "#!/bin/sh\nsleep 1000 &\nexec '{}' \"$@\"\n",
+            Fake::binary().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let options = fake
+        .builder()
+        .cli_path(&cli)
+        .launcher(Launcher::via("nice -n 5").unwrap())
+        .env("CLAUDE_CCWIRE_TEST_MARK", &mark)
+        .shutdown(ccwire::host::process::ShutdownTimeouts {
+            after_close: std::time::Duration::from_millis(300),
+            after_term: std::time::Duration::from_millis(300),
+        })
+        .build()
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime.block_on(async {
+        let client = within(30, ccwire::Client::connect(options)).await.unwrap();
+        client.send("go").await.unwrap();
+        // Mid-turn: the assistant has spoken, the fake hangs.
+        loop {
+            match within(30, client.receive()).await {
+                Some(Ok(Message::Assistant(_))) => break,
+                Some(Ok(_)) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        client
+    });
+    assert!(
+        processes_marked(&mark).len() >= 2,
+        "the CLI and its tool: {:#?}",
+        processes_marked(&mark)
+    );
+    drop(client);
+    runtime.shutdown_background();
+    let waiting = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let left = waiting.block_on(left_running(&mark, 30));
+    assert!(left.is_empty(), "left running: {left:#?}");
 }

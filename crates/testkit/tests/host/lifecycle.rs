@@ -11,7 +11,7 @@ use ccwire::{query, Client, EndReason, Error, Options};
 use futures::StreamExt;
 use serde_json::json;
 
-use crate::{alive, collect, within, Fake};
+use crate::{alive, collect, left_running, within, Fake};
 
 fn short_shutdown() -> ShutdownTimeouts {
     ShutdownTimeouts {
@@ -291,4 +291,67 @@ async fn the_clis_own_children_go_with_it() {
         gone(grandchild).await,
         "a grandchild was left running after drop"
     );
+}
+
+/// A CLI that closes its stdout while a child of its own still holds the pipe (here a `sleep`
+/// started in the background), and goes on running: the pipe never reaches its end, but the
+/// host sees that the CLI itself no longer holds it, ends the session with the cause, and
+/// stops the CLI and what it started.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_cli_that_leaves_its_stdout_to_a_child_is_seen_to_have_closed_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cli = dir.path().join("claude");
+    std::fs::write(
+        &cli,
+        r#"#!/bin/sh
+IFS= read -r line
+id=$(printf '%s\n' "$line" | sed -n 's/.*"request_id":"\([^"]*\)".*/\1/p')
+printf '{"type":"control_response","response":{"subtype":"success","request_id":"%s","response":{}}}\n' "$id"
+IFS= read -r user
+printf '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"handing over"}]},"session_id":"s"}\n'
+echo "leaving stdout to a child" >&2
+sleep 1000 &
+exec >&-
+while :; do sleep 1; done
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mark = format!("CCWIRE_TEST_STDOUT_HELD={}", std::process::id());
+    let (key, value) = mark.split_once('=').unwrap();
+    let options = Options::builder()
+        .cli_path(&cli)
+        .env(key, value)
+        .shutdown(short_shutdown())
+        .build()
+        .unwrap();
+    let client = within(30, Client::connect(options)).await.unwrap();
+    client.send("go").await.unwrap();
+    let request = tokio::spawn({
+        let client = client.clone();
+        async move { client.get_context_usage().await }
+    });
+    let items: Vec<_> = within(60, client.receive_all().collect::<Vec<_>>()).await;
+    assert!(
+        items
+            .iter()
+            .any(|item| matches!(item, Ok(Message::Assistant(_)))),
+        "{items:?}"
+    );
+    match end_error(&items) {
+        Error::ProcessExited {
+            reason: EndReason::OutputClosed,
+            stderr_tail,
+            ..
+        } => assert!(
+            stderr_tail.contains("leaving stdout to a child"),
+            "{stderr_tail}"
+        ),
+        other => panic!("{other}"),
+    }
+    let pending = within(30, request).await.unwrap();
+    assert!(pending.is_err(), "{pending:?}");
+    let left = left_running(&mark, 30).await;
+    assert!(left.is_empty(), "left running: {left:#?}");
 }

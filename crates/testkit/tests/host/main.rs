@@ -3,6 +3,7 @@
 //! kinds, stray responses, cancellations, panicking callbacks, a host that walks away).
 #![allow(clippy::unwrap_used)]
 
+mod causes;
 mod faults;
 mod features;
 mod launchers;
@@ -121,4 +122,46 @@ pub fn system_frames(items: &[Result<Message>], subtype: &str) -> Vec<Value> {
         .into_iter()
         .map(|m| m.to_value())
         .collect()
+}
+
+/// Processes (other than this one) whose environment holds `needle`, as `pid command line`.
+pub fn processes_marked(needle: &str) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.chars().all(|c| c.is_ascii_digit())
+            || name == me
+            || !alive(name.parse().unwrap_or(0))
+        {
+            continue;
+        }
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+        {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            found.push(format!(
+                "{name} {}",
+                String::from_utf8_lossy(&cmdline).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+/// Waits up to `seconds` for no process to carry `needle`; returns those left.
+pub async fn left_running(needle: &str, seconds: u64) -> Vec<String> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(seconds);
+    loop {
+        let left = processes_marked(needle);
+        if left.is_empty() || std::time::Instant::now() > deadline {
+            return left;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

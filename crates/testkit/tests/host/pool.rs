@@ -14,7 +14,7 @@ fn echo_script() -> serde_json::Value {
 }
 
 /// Reads until the turn's result.
-async fn one_turn(session: &mut ccwire::host::PooledSession, prompt: &str) -> Result<()> {
+async fn one_turn(session: &mut ccwire::host::PooledClient, prompt: &str) -> Result<()> {
     session.send(prompt).await?;
     while let Some(message) = session.receive().await {
         if message?.result_is_error().is_some() {
@@ -35,15 +35,7 @@ async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_callers_never_exceed_the_limit() {
     let fake = Fake::new(echo_script());
-    let pool = Pool::new(
-        fake.options(),
-        PoolConfig {
-            max_live: 8,
-            spares: 2,
-            budget: Budget::default(),
-            ..PoolConfig::default()
-        },
-    );
+    let pool = Pool::new(fake.options(), PoolConfig::default().max_live(8).spares(2));
     let in_use = Arc::new(AtomicU64::new(0));
     let peak = Arc::new(AtomicU64::new(0));
     let peak_live = Arc::new(AtomicU64::new(0));
@@ -93,15 +85,7 @@ async fn two_hundred_callers_never_exceed_the_limit() {
 #[tokio::test]
 async fn the_queue_is_first_come_first_served() {
     let fake = Fake::new(echo_script());
-    let pool = Pool::new(
-        fake.options(),
-        PoolConfig {
-            max_live: 1,
-            spares: 0,
-            budget: Budget::default(),
-            ..PoolConfig::default()
-        },
-    );
+    let pool = Pool::new(fake.options(), PoolConfig::default().max_live(1).spares(0));
     let first = pool.session().await.unwrap();
     let order = Arc::new(Mutex::new(Vec::new()));
     let mut tasks = Vec::new();
@@ -126,15 +110,7 @@ async fn the_queue_is_first_come_first_served() {
 #[tokio::test]
 async fn spares_are_taken_and_replaced_even_when_they_die() {
     let fake = Fake::new(echo_script());
-    let pool = Pool::new(
-        fake.options(),
-        PoolConfig {
-            max_live: 4,
-            spares: 2,
-            budget: Budget::default(),
-            ..PoolConfig::default()
-        },
-    );
+    let pool = Pool::new(fake.options(), PoolConfig::default().max_live(4).spares(2));
     wait_until("two spares", || pool.metrics().spare == 2).await;
     let before = pool.spare_pids();
 
@@ -168,18 +144,10 @@ async fn spares_are_taken_and_replaced_even_when_they_die() {
 async fn budgets_stop_a_session() {
     // Turns.
     let fake = Fake::new(echo_script());
-    let budget = Budget {
-        max_turns: Some(1),
-        ..Budget::default()
-    };
+    let budget = Budget::default().max_turns(1);
     let pool = Pool::new(
         fake.options(),
-        PoolConfig {
-            max_live: 2,
-            spares: 0,
-            budget,
-            ..PoolConfig::default()
-        },
+        PoolConfig::default().max_live(2).spares(0).budget(budget),
     );
     let mut session = pool.session().await.unwrap();
     one_turn(&mut session, "one").await.unwrap();
@@ -201,18 +169,10 @@ async fn budgets_stop_a_session() {
     let fake = Fake::new(
         serde_json::json!({"turns": [{"steps": [{"sleep_ms": 10000}, {"text": "late"}]}]}),
     );
-    let budget = Budget {
-        max_wall: Some(Duration::from_millis(500)),
-        ..Budget::default()
-    };
+    let budget = Budget::default().max_wall(Duration::from_millis(500));
     let pool = Pool::new(
         fake.options(),
-        PoolConfig {
-            max_live: 2,
-            spares: 0,
-            budget,
-            ..PoolConfig::default()
-        },
+        PoolConfig::default().max_live(2).spares(0).budget(budget),
     );
     let mut session = pool.session().await.unwrap();
     session.send("slow").await.unwrap();

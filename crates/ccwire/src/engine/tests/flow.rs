@@ -126,8 +126,10 @@ struct Slow {
     dropped: Arc<AtomicUsize>,
 }
 
-impl ControlHandler for Slow {
-    fn handle(
+crate::engine::serving_handler!(Slow);
+
+impl Slow {
+    fn serve(
         &self,
         request: ControlRequestBody,
         _cx: RequestContext,

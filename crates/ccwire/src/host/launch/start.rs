@@ -1,4 +1,5 @@
-//! Starting the CLI through the options' launcher, and what ends it ([`Carrier`]).
+//! Starting the CLI as a [`LaunchPlan`] says, through its launcher, and what ends it
+//! ([`Carrier`]).
 
 use std::pin::Pin;
 use std::process::ExitStatus;
@@ -10,11 +11,10 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::sync::watch;
 
 use super::{forwarded_env, wrapper, LaunchRequest, Launcher};
+use crate::error::{Error, Result};
 use crate::host::process::{
-    discover, ChildProcess, CliCommand, OutputEnded, ShutdownTimeouts, Spawn,
+    discover, ChildProcess, CliCommand, OutputEnded, ShutdownTimeouts, Spawn, StderrCallback,
 };
-use crate::options::Options;
-use crate::{Error, Result};
 
 /// How long the program carrying a CLI from elsewhere may take to exit after the CLI's output
 /// ended: the far side's wrapper notices within 100 ms, then the connection reports the exit.
@@ -147,41 +147,63 @@ impl Carrier {
                 OutputEnded {
                     status: Some(clean_exit()),
                     stderr_tail: String::new(),
+                    launcher: None,
                 }
             }),
         }
     }
 }
 
-/// Starts the CLI with `options` through their launcher.
-pub(crate) async fn start(options: &Options) -> Result<Started> {
-    match &options.launcher {
+/// What starting the CLI takes, read off the options once (`Options::launch_plan`).
+pub(crate) struct LaunchPlan {
+    /// Where the CLI runs.
+    pub(crate) launcher: Launcher,
+    /// The CLI to run; `None` finds it (locally) or runs `claude` (elsewhere).
+    pub(crate) cli_path: Option<std::path::PathBuf>,
+    /// The CLI's arguments.
+    pub(crate) args: Vec<std::ffi::OsString>,
+    /// Environment changes: `Some` sets, `None` removes.
+    pub(crate) env: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)>,
+    /// Its working directory.
+    pub(crate) cwd: Option<std::path::PathBuf>,
+    /// Called with each stderr line.
+    pub(crate) on_stderr: Option<StderrCallback>,
+    /// The OS user to run it as (local only).
+    pub(crate) user: Option<String>,
+    /// How long each step of stopping it may take.
+    pub(crate) shutdown: ShutdownTimeouts,
+}
+
+/// Starts the CLI as `plan` says, through its launcher.
+pub(crate) async fn start(plan: LaunchPlan) -> Result<Started> {
+    match &plan.launcher {
         Launcher::Local => {
-            let command = discover(options.cli_path.as_deref())?;
+            let command = discover(plan.cli_path.as_deref())?;
             let (process, stdin, stdout) = ChildProcess::spawn(Spawn {
                 command,
-                args: options.command_args(),
-                env: options.env(),
-                cwd: options.cwd.clone(),
-                on_stderr: options.stderr.clone(),
-                user: options.user().map(str::to_owned),
+                args: plan.args.clone(),
+                env: plan.env.clone(),
+                cwd: plan.cwd.clone(),
+                on_stderr: plan.on_stderr.clone(),
+                user: plan.user.clone(),
             })
             .await?;
+            let reader = process.session_stdout(stdout);
             Ok(Started {
                 carrier: Carrier::Process(process),
-                reader: Box::pin(stdout),
+                reader,
                 writer: Box::pin(stdin),
             })
         }
         Launcher::Prefix(prefix) => {
-            if options.user().is_some() {
+            if plan.user.is_some() {
                 return Err(Error::InvalidOptions(
                     "`user` applies to a local CLI; through a launcher, choose the user in the \
                      launcher's command (e.g. `ssh user@host`)"
                         .into(),
                 ));
             }
-            let request = launch_request(options);
+            let request = launch_request(&plan);
             let preamble = request.preamble()?;
             let mut remote = wrapper::wrapper_command(&request);
             if prefix.remote_shell {
@@ -194,7 +216,7 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
             }
             let mut args = prefix.argv[1..].to_vec();
             args.extend(remote);
-            let (process, mut stdin, stdout) = ChildProcess::spawn(Spawn {
+            let spawn = Spawn {
                 command: CliCommand {
                     program: prefix.argv[0].clone().into(),
                     leading_args: Vec::new(),
@@ -204,15 +226,17 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
                 // socket); what the CLI gets goes in the preamble.
                 env: Vec::new(),
                 cwd: None,
-                on_stderr: options.stderr.clone(),
+                on_stderr: plan.on_stderr.clone(),
                 user: None,
-            })
-            .await?;
+            };
+            let (process, mut stdin, stdout) =
+                ChildProcess::spawn_launcher(spawn, ladder_time(plan.shutdown)).await?;
             let process = process.with_exit_grace(PREFIX_EXIT_GRACE);
-            stdin
-                .write_all(&preamble)
-                .await
-                .map_err(|source| Error::Io(std::sync::Arc::new(source)))?;
+            if let Err(err) = stdin.write_all(&preamble).await {
+                // It stopped reading at once: it ended (or never ran the wrapper).
+                tracing::debug!(%err, "the launcher's program took no preamble");
+                return Err(launcher_ended(&process).await);
+            }
             Ok(Started {
                 carrier: Carrier::Process(process),
                 reader: Box::pin(stdout),
@@ -221,11 +245,11 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
         }
         Launcher::Custom(launch) => {
             let launched = launch
-                .launch(launch_request(options))
+                .launch(launch_request(&plan))
                 .await
                 .map_err(|source| Error::SpawnFailed {
                     path: "(custom launcher)".into(),
-                    source: std::sync::Arc::new(source),
+                    cause: std::sync::Arc::new(source),
                 })?;
             let (closed_tx, closed_rx) = watch::channel(false);
             Ok(Started {
@@ -243,21 +267,51 @@ pub(crate) async fn start(options: &Options) -> Result<Started> {
     }
 }
 
+/// How long the wrapper's stop ladder may take on the far side: its grace and its SIGTERM wait
+/// (each a whole number of seconds, rounded up), and a second to spare.
+fn ladder_time(timeouts: ShutdownTimeouts) -> Duration {
+    let seconds = |d: Duration| d.as_secs_f64().ceil().max(1.0);
+    Duration::from_secs_f64(seconds(timeouts.after_close) + seconds(timeouts.after_term) + 1.0)
+}
+
+/// The error for a launcher's program that stopped taking input before the CLI started: how it
+/// ended (it is stopped if it has not) and what it wrote to stderr.
+async fn launcher_ended(process: &ChildProcess) -> Error {
+    let status = process.wait_for_exit(PREFIX_EXIT_GRACE).await;
+    if status.is_none() {
+        process.kill();
+    }
+    let stderr_tail = process.stderr_tail_within(Duration::from_secs(1)).await;
+    #[cfg(unix)]
+    let signal = {
+        use std::os::unix::process::ExitStatusExt;
+        status.and_then(|s| s.signal())
+    };
+    #[cfg(not(unix))]
+    let signal = None;
+    Error::LauncherExited {
+        program: process.launcher_program().unwrap_or_default().to_owned(),
+        code: status.and_then(|s| s.code()),
+        signal,
+        stderr_tail,
+    }
+}
+
 /// What a prefix or custom launcher is asked to start.
-fn launch_request(options: &Options) -> LaunchRequest {
-    let program = options
+fn launch_request(plan: &LaunchPlan) -> LaunchRequest {
+    let program = plan
         .cli_path
         .clone()
         .unwrap_or_else(|| std::path::PathBuf::from("claude"));
     let command = CliCommand::for_path(program);
     let mut argv = vec![command.program.into_os_string()];
     argv.extend(command.leading_args);
-    argv.extend(options.command_args());
+    argv.extend(plan.args.iter().cloned());
     LaunchRequest {
         argv,
-        env: forwarded_env(std::env::vars_os(), &options.env()),
-        cwd: options.cwd.clone(),
-        shutdown: options.shutdown,
+        env: forwarded_env(std::env::vars_os(), &plan.env),
+        cwd: plan.cwd.clone(),
+        shutdown: plan.shutdown,
     }
 }
 

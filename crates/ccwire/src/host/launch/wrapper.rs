@@ -8,7 +8,10 @@
 //!
 //! The CLI reads its stdin from a FIFO fed by `cat`, so the script sees stdin end, whether the
 //! host closed it or the connection died (a CLI mid-turn would otherwise keep running, and its
-//! tools with it, after the host is gone). The FIFO is opened read-write by the script first,
+//! tools with it, after the host is gone). SIGTERM and SIGHUP count as stdin's end: they are
+//! caught, never fatal, so that a host that dies (its launcher's program gets SIGTERM as
+//! parent-death signal, and with a local prefix such as `nice` or `env` that program *is* this
+//! script), a `kill`, or a hang-up still reach the CLI through the ladder. The FIFO is opened read-write by the script first,
 //! so that neither side blocks in `open` if the CLI fails to start. The CLI runs under
 //! `setsid` (when present) so that the ladder reaches what it started. The script checks both
 //! every 100 ms: when the CLI exits first, the script exits with its status at once (so the
@@ -18,11 +21,13 @@
 use std::ffi::OsString;
 
 use super::LaunchRequest;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The script run with `sh -c` on the far side (see the module docs).
 pub const WRAPPER_SCRIPT: &str = r#"g=$1; t=$2; d=$3; shift 3
+q=; trap 'q=1' TERM HUP
 while IFS= read -r l; do [ -z "$l" ] && break; case $l in -*) unset "${l#-}";; *) export "$l";; esac; done
+[ -n "$q" ] && exit 143
 if [ -n "$d" ]; then cd "$d" || exit 126; fi
 f=$(mktemp -d) && mkfifo "$f/in" || exit 126
 exec 3<>"$f/in"
@@ -35,7 +40,7 @@ c=$!
 exec 3>&- 4<&-
 tick() { sleep 0.1 2>/dev/null || sleep 1; }
 alive() { kill -0 "$1" 2>/dev/null; }
-while alive $p && alive $c; do tick; done
+while [ -z "$q" ] && alive $p && alive $c; do tick; done
 if alive $p; then
   i=0; while alive $p && [ $i -lt $((g*10)) ]; do tick; i=$((i+1)); done
   kill -TERM -$p 2>/dev/null || kill -TERM $p 2>/dev/null

@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// The environment variable that names the CLI to run.
 pub const CLI_PATH_ENV: &str = "CCWIRE_CLI_PATH";
@@ -138,8 +138,16 @@ fn discover_in(search: &Search, usable: impl Fn(&Path) -> bool) -> Result<CliCom
         if usable(path) {
             return Ok(CliCommand::for_path(path));
         }
+        // A path given outright is the only one tried: say what is wrong with it.
+        if let Some(why) = unusable_reason(path) {
+            return Err(Error::CliNotExecutable {
+                path: path.clone(),
+                why,
+            });
+        }
         return Err(Error::CliNotFound {
             searched: path.display().to_string(),
+            given: Some(path.clone()),
         });
     }
     let mut searched = Vec::new();
@@ -147,7 +155,8 @@ fn discover_in(search: &Search, usable: impl Fn(&Path) -> bool) -> Result<CliCom
         if usable(path) {
             return Ok(CliCommand::for_path(path));
         }
-        searched.push(format!("${CLI_PATH_ENV}={}", path.display()));
+        let why = unusable_reason(path).unwrap_or("not found");
+        searched.push(format!("${CLI_PATH_ENV}={} ({why})", path.display()));
     }
     for candidate in search.candidates() {
         if usable(&candidate) {
@@ -163,7 +172,18 @@ fn discover_in(search: &Search, usable: impl Fn(&Path) -> bool) -> Result<CliCom
     }
     Err(Error::CliNotFound {
         searched: searched.join(", "),
+        given: None,
     })
+}
+
+/// Why a path that exists cannot be run as the CLI; `None` when it does not exist (or cannot
+/// be looked at).
+fn unusable_reason(path: &Path) -> Option<&'static str> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_dir() {
+        return Some("it is a directory");
+    }
+    (!is_executable(path)).then_some("it is not executable")
 }
 
 fn home() -> Option<PathBuf> {
@@ -196,8 +216,45 @@ mod tests {
     fn a_missing_explicit_path_is_not_found_and_names_it() {
         let err = discover(Some(Path::new("/nonexistent/claude"))).unwrap_err();
         assert!(err.is_cli_not_found());
-        assert!(err.to_string().contains("/nonexistent/claude"));
-        assert!(err.to_string().contains("npm install"));
+        let text = err.to_string();
+        assert!(text.contains("/nonexistent/claude"), "{text}");
+        // The option that named it, once.
+        assert_eq!(text.matches("cli_path").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn an_explicit_path_that_cannot_run_says_why() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("claude");
+        std::fs::write(&plain, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let err = discover(Some(&plain)).unwrap_err();
+        assert!(!err.is_cli_not_found(), "{err}");
+        assert!(err.to_string().ends_with("it is not executable"), "{err}");
+        let err = discover(Some(dir.path())).unwrap_err();
+        assert!(err.to_string().ends_with("it is a directory"), "{err}");
+    }
+
+    #[test]
+    fn a_failed_search_lists_each_place_once_and_names_the_option_once() {
+        let search = Search {
+            cli_path_env: Some("/env/claude".into()),
+            path: Some(std::env::join_paths(["/p1"]).unwrap()),
+            pinned: Some("/cache/claude-code/2.1.330".into()),
+            ..Search::default()
+        };
+        let err = discover_in(&search, |_| false).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(
+                "looked in: $CCWIRE_CLI_PATH=/env/claude (not found), PATH, the usual install \
+                 locations, /cache/claude-code/2.1.330"
+            ),
+            "{text}"
+        );
+        assert_eq!(text.matches("Options::cli_path").count(), 1, "{text}");
+        assert_eq!(text.matches("npm install").count(), 1, "{text}");
     }
 
     /// The order candidates are tried in, by recording what discovery asks about.

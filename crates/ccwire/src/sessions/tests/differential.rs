@@ -9,7 +9,7 @@ use super::{oracle, oracle_fork, ID};
 use crate::sessions::chain::Chains;
 use crate::sessions::index::{Index, Limits};
 use crate::sessions::skipped::Notes;
-use crate::sessions::{sanitize_path, ForkOptions, SessionStore};
+use crate::sessions::{sanitize_path, ForkOptions, SavedSessions};
 
 /// A small deterministic generator (xorshift64*), so a failure names its seed.
 pub(super) struct Rng(u64);
@@ -186,7 +186,7 @@ fn forks_are_the_ones_the_oracle_writes() {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().join("projects").join(sanitize_path("/work"));
     std::fs::create_dir_all(&project).unwrap();
-    let store = SessionStore::at(dir.path());
+    let store = SavedSessions::at(dir.path());
     for seed in 0..400u64 {
         let mut rng = Rng::new(seed);
         let n = 1 + rng.below(30);

@@ -1,0 +1,177 @@
+//! [`State`]: what a session holds between turns, and how it begins (new, resumed, forked).
+
+use std::collections::BTreeMap;
+
+use ccwire::sessions::SavedSessions;
+use ccwire_protocol::content::{MessageParam, UserContent};
+use ccwire_protocol::permission::PermissionMode;
+use ccwire_protocol::usage::{ModelUsage, Usage};
+use serde_json::{Map, Value};
+
+use super::frames::new_id;
+use crate::config::{Config, SessionStart};
+use crate::hooks::Hooks;
+use crate::model::pricing;
+use crate::permissions::Permissions;
+use crate::tools::Registry;
+use crate::transcript::{self, Loaded, Transcript};
+
+/// A session's state.
+pub struct State {
+    /// The session's id; `None` until the first turn adopts the wire's.
+    pub session_id: Option<String>,
+    /// The conversation the model is sent.
+    pub conversation: Vec<MessageParam>,
+    /// The model of the next call.
+    pub model: String,
+    /// The permission mode.
+    pub mode: PermissionMode,
+    /// The extended thinking budget.
+    pub thinking_tokens: Option<u32>,
+    /// The host's hooks.
+    pub hooks: Hooks,
+    /// The tools offered.
+    pub tools: Registry,
+    /// The rules.
+    pub permissions: Permissions,
+    /// A system prompt the host gave in `initialize` (over the command line's).
+    pub system_prompt: Option<String>,
+    /// Text the host asked to add to the system prompt.
+    pub append_system_prompt: Option<String>,
+    /// The schema of structured output.
+    pub json_schema: Option<Value>,
+    /// The host's in-process MCP servers, by name, with their manifests when given.
+    pub sdk_servers: BTreeMap<String, Option<Value>>,
+    /// Each MCP server's status, for `system/init` and `mcp_status`.
+    pub mcp_status: Vec<Value>,
+    /// What the session has cost so far.
+    pub cost_usd: f64,
+    /// Usage per model, over the session.
+    pub model_usage: BTreeMap<String, ModelUsage>,
+    /// The session file, once the first turn opened it.
+    pub transcript: Option<Transcript>,
+    /// A conversation read back, not yet written to a forked session's new file.
+    pending_fork: Option<Loaded>,
+    /// The entry the session file goes on from.
+    leaf: Option<String>,
+    /// Whether `SessionStart` has fired, and as what.
+    pub started: Option<&'static str>,
+    /// How the session began: `startup` or `resume`.
+    pub source: &'static str,
+}
+
+impl State {
+    /// The state a session starts in.
+    pub fn start(
+        config: &Config,
+        store: &SavedSessions,
+        tools: Registry,
+        permissions: Permissions,
+    ) -> Result<Self, String> {
+        let mut state = Self {
+            session_id: None,
+            conversation: Vec::new(),
+            model: config.model.clone(),
+            mode: config.permission_mode.clone(),
+            thinking_tokens: config.max_thinking_tokens,
+            hooks: Hooks::default(),
+            tools,
+            permissions,
+            system_prompt: config.system_prompt.clone(),
+            append_system_prompt: config.append_system_prompt.clone(),
+            json_schema: config.json_schema.clone(),
+            sdk_servers: BTreeMap::new(),
+            mcp_status: Vec::new(),
+            cost_usd: 0.0,
+            model_usage: BTreeMap::new(),
+            transcript: None,
+            pending_fork: None,
+            leaf: None,
+            started: None,
+            source: "startup",
+        };
+        let (id, at, fork) = match &config.start {
+            SessionStart::New => return Ok(state),
+            SessionStart::NewWithId(id) => {
+                state.session_id = Some(id.clone());
+                return Ok(state);
+            }
+            SessionStart::Resume { id, at, fork } => (id.clone(), at.clone(), *fork),
+            SessionStart::Continue { fork } => match transcript::latest(store, &config.cwd) {
+                Some(id) => (id, None, *fork),
+                None => return Err("No conversation found to continue".to_owned()),
+            },
+        };
+        let loaded =
+            transcript::load(store, &config.cwd, &id, at.as_deref()).map_err(|e| e.to_string())?;
+        state.conversation = loaded.messages.clone();
+        state.source = "resume";
+        if fork {
+            state.session_id = Some(new_id());
+            state.pending_fork = Some(loaded);
+        } else {
+            state.session_id = Some(id);
+            state.leaf = loaded.leaf;
+        }
+        Ok(state)
+    }
+
+    /// The session file, opened on first use (written only when the session is kept).
+    pub fn transcript(
+        &mut self,
+        config: &Config,
+        store: &SavedSessions,
+    ) -> Option<&mut Transcript> {
+        if !config.persist_session {
+            return None;
+        }
+        if self.transcript.is_none() {
+            let id = self.session_id.clone()?;
+            match Transcript::open(store, &config.cwd, &id, self.leaf.take()) {
+                Ok(mut file) => {
+                    if let Some(loaded) = self.pending_fork.take() {
+                        for (kind, _, message) in loaded.entries {
+                            match kind.as_str() {
+                                "assistant" => file.assistant(&new_id(), message, None),
+                                _ => {
+                                    if let Ok(message) = serde_json::from_value(message) {
+                                        file.user(&new_id(), &message, Map::new());
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    self.transcript = Some(file);
+                }
+                Err(err) => {
+                    tracing::warn!(%err, "cannot open the session file; the session is not saved");
+                    return None;
+                }
+            }
+        }
+        self.transcript.as_mut()
+    }
+
+    /// Adds a user message to the conversation, joined onto the last one if that is a user
+    /// message too (the API takes turns).
+    pub fn push_user(&mut self, content: UserContent) {
+        match self.conversation.last_mut() {
+            Some(last) if last.role == "user" => transcript::append(&mut last.content, content),
+            _ => self.conversation.push(MessageParam::user(content)),
+        }
+    }
+
+    /// Counts a model call's usage; returns its cost.
+    pub fn charge(&mut self, model: &str, usage: &Usage) -> f64 {
+        let cost = pricing::cost(model, usage);
+        self.cost_usd += cost;
+        let entry = self.model_usage.entry(model.to_owned()).or_default();
+        entry.input_tokens += usage.input_tokens;
+        entry.output_tokens += usage.output_tokens;
+        entry.cache_read_input_tokens += usage.cache_read_input_tokens.unwrap_or(0);
+        entry.cache_creation_input_tokens += usage.cache_creation_input_tokens.unwrap_or(0);
+        entry.cost_usd += cost;
+        entry.context_window = pricing::CONTEXT_WINDOW;
+        cost
+    }
+}

@@ -1,0 +1,300 @@
+//! The tool calls of one reply: each through the host's `PreToolUse` hooks, the permission
+//! decision, the tool, and the `PostToolUse` hooks; calls of read-only tools that follow each
+//! other run side by side, the others one at a time in order. Every call gets a
+//! `tool_result` (an error when it was denied or interrupted), so the conversation stays one
+//! the API accepts.
+
+use std::sync::Arc;
+
+use ccwire_protocol::content::{
+    ApiMessage, ContentBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserContent,
+};
+use futures::future::join_all;
+use serde_json::{json, Map, Value};
+
+use super::frames::{self, new_id};
+use super::turn::TurnRun;
+use crate::permissions::Verdict;
+use crate::tools::{ToolContext, ToolOutput, STRUCTURED_OUTPUT};
+
+/// How the calls of a reply ended.
+pub(crate) enum Outcome {
+    /// Every call has its result: the next model call.
+    Continue,
+    /// The host interrupted (or a denial asked to stop).
+    Interrupted,
+    /// A hook stopped the turn, with its reason.
+    Stopped(String),
+}
+
+/// One call's end.
+struct Done {
+    output: ToolOutput,
+    denial: Option<Value>,
+    stop: Option<String>,
+    interrupt: bool,
+    structured: Option<Value>,
+}
+
+impl Done {
+    fn output(output: ToolOutput) -> Self {
+        Self {
+            output,
+            denial: None,
+            stop: None,
+            interrupt: false,
+            structured: None,
+        }
+    }
+}
+
+/// Runs the calls of `reply` and adds their results to the conversation.
+pub(crate) async fn run_all(
+    turn: &mut TurnRun,
+    reply: &ApiMessage,
+    calls: Vec<ToolUseBlock>,
+) -> Outcome {
+    let _ = reply;
+    let read_only: Vec<bool> = {
+        let state = super::lock(&turn.shared.state);
+        calls
+            .iter()
+            .map(|c| state.tools.get(&c.name).is_some_and(|t| t.read_only()))
+            .collect()
+    };
+    let mut batches: Vec<Vec<usize>> = Vec::new();
+    for (i, ro) in read_only.iter().enumerate() {
+        match batches.last_mut() {
+            Some(batch) if *ro && read_only[batch[0]] => batch.push(i),
+            _ => batches.push(vec![i]),
+        }
+    }
+    let mut done: Vec<Option<Done>> = (0..calls.len()).map(|_| None).collect();
+    let mut interrupted = false;
+    for batch in batches {
+        let runs = batch.iter().map(|&i| run_one(turn, &calls[i]));
+        let finished = tokio::select! {
+            biased;
+            () = turn.cancel.cancelled() => None,
+            finished = join_all(runs) => Some(finished),
+        };
+        let Some(finished) = finished else {
+            interrupted = true;
+            break;
+        };
+        let mut stop_here = false;
+        for (&i, result) in batch.iter().zip(finished) {
+            stop_here |= result.interrupt || result.stop.is_some();
+            done[i] = Some(result);
+        }
+        if stop_here || turn.cancel.is_cancelled() {
+            interrupted |= turn.cancel.is_cancelled();
+            break;
+        }
+    }
+    let mut blocks = Vec::new();
+    let mut outcome = Outcome::Continue;
+    for (call, result) in calls.iter().zip(done) {
+        let result = result.unwrap_or_else(|| {
+            Done::output(ToolOutput::error(
+                "Interrupted: the tool was not run (the user interrupted the turn).",
+            ))
+        });
+        if let Some(denial) = result.denial {
+            turn.denials.push(denial);
+        }
+        if let Some(structured) = result.structured {
+            turn.structured = Some(structured);
+        }
+        if result.interrupt {
+            interrupted = true;
+        }
+        if let Some(reason) = result.stop {
+            outcome = Outcome::Stopped(reason);
+        }
+        let block = ContentBlock::ToolResult(ToolResultBlock {
+            tool_use_id: call.id.clone(),
+            content: Some(result.output.content.clone()),
+            is_error: Some(result.output.is_error),
+            ..ToolResultBlock::default()
+        });
+        let uuid = new_id();
+        turn.emit(&frames::tool_result(
+            &turn.session_id,
+            &uuid,
+            &block,
+            result.output.result.as_ref(),
+        ));
+        let mut fields = Map::new();
+        if let Some(result) = &result.output.result {
+            fields.insert("toolUseResult".into(), result.clone());
+        }
+        {
+            let mut state = super::lock(&turn.shared.state);
+            let message = ccwire_protocol::content::MessageParam::user(UserContent::Blocks(vec![
+                block.clone(),
+            ]));
+            if let Some(file) = state.transcript(&turn.shared.config, &turn.shared.store) {
+                file.user(&uuid, &message, fields);
+            }
+        }
+        blocks.push(block);
+    }
+    super::lock(&turn.shared.state).push_user(UserContent::Blocks(blocks));
+    if interrupted {
+        return Outcome::Interrupted;
+    }
+    outcome
+}
+
+/// One call, from hooks to result.
+async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
+    let (tool, hooks, common, permissions, mode) = {
+        let state = super::lock(&turn.shared.state);
+        (
+            state.tools.get(&call.name),
+            state.hooks.clone(),
+            turn.hook_common(&state),
+            state.permissions.clone(),
+            state.mode.clone(),
+        )
+    };
+    let Some(tool) = tool else {
+        return Done::output(ToolOutput::error(format!(
+            "No such tool available: {}",
+            call.name
+        )));
+    };
+    let mut input = call.input.clone();
+    let mut fields = Map::new();
+    fields.insert("tool_name".into(), json!(call.name));
+    fields.insert("tool_input".into(), input.clone());
+    fields.insert("tool_use_id".into(), json!(call.id));
+    let pre = hooks
+        .fire(
+            &turn.session,
+            &common,
+            "PreToolUse",
+            Some(&call.name),
+            fields,
+            Some(&call.id),
+        )
+        .await;
+    if let Some(reason) = pre.stop {
+        let mut done = Done::output(ToolOutput::error(format!("Stopped by a hook: {reason}")));
+        done.stop = Some(reason);
+        return done;
+    }
+    if let Some(updated) = pre.updated_input {
+        input = updated;
+    }
+    let hook_decision = pre.permission.as_ref().map(|(d, _)| d.as_str());
+    let hook_reason = pre.permission.as_ref().and_then(|(_, r)| r.clone());
+    if hook_decision == Some("deny") || pre.block.is_some() {
+        let reason = hook_reason
+            .or(pre.block)
+            .unwrap_or_else(|| "Denied by a PreToolUse hook.".into());
+        return Done::output(denied(reason));
+    }
+    if hook_decision != Some("allow") {
+        let (verdict, updates) = permissions
+            .decide(
+                &mode,
+                &call.name,
+                &input,
+                tool.read_only(),
+                &call.id,
+                &turn.session,
+            )
+            .await;
+        if !updates.is_empty() {
+            let mut state = super::lock(&turn.shared.state);
+            state.permissions.apply(&updates);
+            for update in &updates {
+                if let ccwire_protocol::permission::PermissionUpdate::SetMode(set) = update {
+                    state.mode = set.mode.clone();
+                }
+            }
+        }
+        match verdict {
+            Verdict::Allow(updated) => input = updated,
+            Verdict::Deny { message, interrupt } => {
+                let mut done = Done::output(denied(message));
+                done.denial = Some(json!({"tool_name": call.name, "tool_use_id": call.id,
+                                          "tool_input": input}));
+                done.interrupt = interrupt;
+                return done;
+            }
+        }
+    }
+    let cx = ToolContext {
+        workspace: Arc::clone(&turn.shared.workspace),
+        cancel: turn.cancel.clone(),
+        session: Some(turn.session.clone()),
+        tool_use_id: call.id.clone(),
+    };
+    let mut output = tool.call(input.clone(), cx).await;
+    let structured = (call.name == STRUCTURED_OUTPUT && !output.is_error)
+        .then(|| {
+            output
+                .result
+                .as_ref()
+                .map(|r| r["structured_output"].clone())
+        })
+        .flatten();
+    let event = if output.is_error {
+        "PostToolUseFailure"
+    } else {
+        "PostToolUse"
+    };
+    let mut fields = Map::new();
+    fields.insert("tool_name".into(), json!(call.name));
+    fields.insert("tool_input".into(), input);
+    fields.insert("tool_use_id".into(), json!(call.id));
+    if output.is_error {
+        fields.insert("error".into(), json!(output.content.joined_text()));
+    } else {
+        let response = output
+            .result
+            .clone()
+            .unwrap_or_else(|| json!(output.content.joined_text()));
+        fields.insert("tool_response".into(), response);
+    }
+    let post = hooks
+        .fire(
+            &turn.session,
+            &common,
+            event,
+            Some(&call.name),
+            fields,
+            Some(&call.id),
+        )
+        .await;
+    if !post.context.is_empty() {
+        let mut text = output.content.joined_text();
+        for context in &post.context {
+            text.push_str("\n\n");
+            text.push_str(context);
+        }
+        output.content = ToolResultContent::Text(text);
+    }
+    let mut done = Done::output(output);
+    done.structured = structured;
+    done.stop = post.stop;
+    if let (None, Some(reason)) = (&done.stop, post.block) {
+        // A PostToolUse block tells the model; the turn goes on.
+        let mut text = done.output.content.joined_text();
+        text.push_str(&format!("\n\n{reason}"));
+        done.output.content = ToolResultContent::Text(text);
+    }
+    done
+}
+
+/// The result of a call that did not run.
+fn denied(message: String) -> ToolOutput {
+    ToolOutput {
+        result: Some(Value::String(format!("Error: {message}"))),
+        content: ToolResultContent::Text(message),
+        is_error: true,
+    }
+}

@@ -1,0 +1,394 @@
+//! [`Config`]: everything a session is started with, as plain data. The binary reads it from
+//! Claude Code's command line ([`Config::from_args`]); a host that runs the agent in its own
+//! process fills it in directly.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ccwire_protocol::permission::PermissionMode;
+use serde_json::Value;
+
+use crate::args::{split_rules, Args};
+
+/// The model when neither `--model` nor `ANTHROPIC_MODEL` names one.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+
+/// How a session begins.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum SessionStart {
+    /// A new session, with this id or a fresh one.
+    #[default]
+    New,
+    /// A new session with the given id (`--session-id`).
+    NewWithId(String),
+    /// A saved session, by id (`--resume`), up to a message (`--resume-session-at`).
+    Resume {
+        /// The session's id.
+        id: String,
+        /// The last message kept.
+        at: Option<String>,
+        /// Whether the continuation gets a new id (`--fork-session`).
+        fork: bool,
+    },
+    /// The most recent session of the working directory (`--continue`).
+    Continue {
+        /// Whether the continuation gets a new id.
+        fork: bool,
+    },
+}
+
+/// Bounds on what tools produce and wait for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most bytes of a Bash command's output (stdout and stderr together) kept for the
+    /// model; the rest is cut with a note.
+    pub bash_output_bytes: usize,
+    /// A Bash command's time limit when the call names none, in milliseconds.
+    pub bash_default_timeout_ms: u64,
+    /// The most a call may ask for.
+    pub bash_max_timeout_ms: u64,
+    /// The most lines `Read` returns when the call names no limit.
+    pub read_lines: usize,
+    /// The longest line `Read` shows; longer ones are cut.
+    pub read_line_chars: usize,
+    /// The largest file `Read`, `Edit` and `Write` take whole.
+    pub file_bytes: u64,
+    /// The most paths `Glob` and lines `Grep` return.
+    pub search_results: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            bash_output_bytes: 30_000,
+            bash_default_timeout_ms: 120_000,
+            bash_max_timeout_ms: 600_000,
+            read_lines: 2000,
+            read_line_chars: 2000,
+            file_bytes: 10 * 1024 * 1024,
+            search_results: 1000,
+        }
+    }
+}
+
+/// What a session is started with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// The model id.
+    pub model: String,
+    /// The model used when the first is overloaded (529).
+    pub fallback_model: Option<String>,
+    /// A system prompt replacing the agent's own.
+    pub system_prompt: Option<String>,
+    /// Text added to the end of the system prompt.
+    pub append_system_prompt: Option<String>,
+    /// A JSON schema the final answer must follow.
+    pub json_schema: Option<Value>,
+    /// The most model calls in one turn.
+    pub max_turns: Option<u32>,
+    /// The most the session may cost, in US dollars.
+    pub max_budget_usd: Option<f64>,
+    /// The extended thinking budget (`None` or 0: no thinking).
+    pub max_thinking_tokens: Option<u32>,
+    /// The permission mode at the start.
+    pub permission_mode: PermissionMode,
+    /// Whether `bypassPermissions` may be switched to later.
+    pub allow_bypass: bool,
+    /// Whether permissions are asked of the host (`--permission-prompt-tool stdio`).
+    pub ask_host: bool,
+    /// Allow rules in Claude Code's syntax.
+    pub allowed_tools: Vec<String>,
+    /// Deny rules.
+    pub disallowed_tools: Vec<String>,
+    /// The built-in tools offered; `None`: all of them.
+    pub tools: Option<Vec<String>>,
+    /// MCP servers by name (`--mcp-config`'s `mcpServers`).
+    pub mcp_servers: BTreeMap<String, Value>,
+    /// Whether `stream_event` frames are written.
+    pub include_partial_messages: bool,
+    /// Whether user messages are echoed back.
+    pub replay_user_messages: bool,
+    /// How the session begins.
+    pub start: SessionStart,
+    /// Whether the session is saved.
+    pub persist_session: bool,
+    /// More directories the file tools may work in.
+    pub add_dirs: Vec<PathBuf>,
+    /// A first prompt from the command line.
+    pub prompt: Option<String>,
+    /// The environment the session sees (credentials, `CLAUDE_CONFIG_DIR`, `HOME`, …).
+    pub env: BTreeMap<String, String>,
+    /// Bounds on tools.
+    pub limits: Limits,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            model: DEFAULT_MODEL.to_owned(),
+            fallback_model: None,
+            system_prompt: None,
+            append_system_prompt: None,
+            json_schema: None,
+            max_turns: None,
+            max_budget_usd: None,
+            max_thinking_tokens: None,
+            permission_mode: PermissionMode::Default,
+            allow_bypass: false,
+            ask_host: false,
+            allowed_tools: Vec::new(),
+            disallowed_tools: Vec::new(),
+            tools: None,
+            mcp_servers: BTreeMap::new(),
+            include_partial_messages: false,
+            replay_user_messages: false,
+            start: SessionStart::New,
+            persist_session: true,
+            add_dirs: Vec::new(),
+            prompt: None,
+            env: BTreeMap::new(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// A command line that cannot start a session.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+impl Config {
+    /// The session Claude Code's command line `args` describes, in the environment `env`.
+    pub fn from_args(args: &Args, env: BTreeMap<String, String>) -> Result<Self, ConfigError> {
+        let cwd = std::env::current_dir().map_err(|e| ConfigError(e.to_string()))?;
+        Self::from_args_in(args, env, cwd)
+    }
+
+    /// [`Config::from_args`] for a session in `cwd` (a session run inside a host's process
+    /// does not change the process's directory).
+    pub fn from_args_in(
+        args: &Args,
+        env: BTreeMap<String, String>,
+        cwd: PathBuf,
+    ) -> Result<Self, ConfigError> {
+        for (flag, value) in [
+            ("--output-format", &args.output_format),
+            ("--input-format", &args.input_format),
+        ] {
+            if let Some(value) = value {
+                if value != "stream-json" && !(flag == "--input-format" && value == "text") {
+                    return Err(ConfigError(format!(
+                        "{flag} {value}: only stream-json is served"
+                    )));
+                }
+            }
+        }
+        let model = args
+            .model
+            .clone()
+            .or_else(|| env.get("ANTHROPIC_MODEL").cloned())
+            .map(|m| resolve_alias(&m))
+            .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
+        let system_prompt = match (&args.system_prompt, &args.system_prompt_file) {
+            (Some(text), _) => Some(text.clone()),
+            (None, Some(file)) => Some(read_text(file)?),
+            (None, None) => None,
+        };
+        let append_system_prompt =
+            match (&args.append_system_prompt, &args.append_system_prompt_file) {
+                (Some(text), _) => Some(text.clone()),
+                (None, Some(file)) => Some(read_text(file)?),
+                (None, None) => None,
+            };
+        let json_schema = args
+            .json_schema
+            .as_deref()
+            .map(|text| {
+                serde_json::from_str(text)
+                    .map_err(|err| ConfigError(format!("--json-schema is not JSON: {err}")))
+            })
+            .transpose()?;
+        let permission_mode = if args.dangerously_skip_permissions {
+            PermissionMode::BypassPermissions
+        } else {
+            match args.permission_mode.as_deref() {
+                None => PermissionMode::Default,
+                Some(text) => parse_mode(text)?,
+            }
+        };
+        let ask_host = match args.permission_prompt_tool.as_deref() {
+            None => false,
+            Some("stdio") => true,
+            Some(other) => {
+                return Err(ConfigError(format!(
+                    "--permission-prompt-tool {other}: only `stdio` is served"
+                )))
+            }
+        };
+        let tools = args.tools.as_deref().and_then(|text| match text.trim() {
+            "default" => None,
+            list => Some(split_rules(&[list.to_owned()])),
+        });
+        let start = match (&args.resume, args.continue_, &args.session_id) {
+            (Some(id), _, _) => SessionStart::Resume {
+                id: id.clone(),
+                at: args.resume_session_at.clone(),
+                fork: args.fork_session,
+            },
+            (None, true, _) => SessionStart::Continue {
+                fork: args.fork_session,
+            },
+            (None, false, Some(id)) => SessionStart::NewWithId(id.clone()),
+            (None, false, None) => SessionStart::New,
+        };
+        if let SessionStart::NewWithId(id) = &start {
+            if uuid::Uuid::parse_str(id).is_err() {
+                return Err(ConfigError(format!("--session-id {id}: not a UUID")));
+            }
+        }
+        let mut mcp_servers = BTreeMap::new();
+        for config in &args.mcp_config {
+            mcp_servers.extend(read_mcp_config(config)?);
+        }
+        Ok(Self {
+            cwd,
+            model,
+            fallback_model: args.fallback_model.as_deref().map(resolve_alias),
+            system_prompt,
+            append_system_prompt,
+            json_schema,
+            max_turns: args.max_turns,
+            max_budget_usd: args.max_budget_usd,
+            max_thinking_tokens: match args.thinking.as_deref() {
+                Some("disabled") => None,
+                _ => args.max_thinking_tokens.filter(|n| *n > 0),
+            },
+            permission_mode,
+            allow_bypass: args.allow_dangerously_skip_permissions
+                || args.dangerously_skip_permissions,
+            ask_host,
+            allowed_tools: split_rules(&args.allowed_tools),
+            disallowed_tools: split_rules(&args.disallowed_tools),
+            tools,
+            mcp_servers,
+            include_partial_messages: args.include_partial_messages,
+            replay_user_messages: args.replay_user_messages,
+            start,
+            persist_session: !args.no_session_persistence,
+            add_dirs: args.add_dir.clone(),
+            prompt: args.prompt.clone().filter(|p| !p.is_empty()),
+            env,
+            limits: Limits::default(),
+        })
+    }
+
+    /// A variable of the session's environment.
+    pub fn var(&self, name: &str) -> Option<String> {
+        self.env.get(name).cloned()
+    }
+}
+
+/// A permission mode by its wire name.
+pub fn parse_mode(text: &str) -> Result<PermissionMode, ConfigError> {
+    let mode: PermissionMode = serde_json::from_value(Value::String(text.to_owned()))
+        .map_err(|err| ConfigError(format!("permission mode {text}: {err}")))?;
+    match mode {
+        PermissionMode::Other(_) | PermissionMode::Delegate => Err(ConfigError(format!(
+            "permission mode {text}: not one of default, acceptEdits, bypassPermissions, plan, \
+             dontAsk"
+        ))),
+        mode => Ok(mode),
+    }
+}
+
+/// The model id of an alias (`sonnet`, `opus`, `haiku`); anything else as given.
+pub fn resolve_alias(model: &str) -> String {
+    match model {
+        "sonnet" | "default" => "claude-sonnet-4-5",
+        "opus" => "claude-opus-4-5",
+        "haiku" => "claude-haiku-4-5",
+        other => other,
+    }
+    .to_owned()
+}
+
+fn read_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path)
+        .map_err(|err| ConfigError(format!("cannot read {}: {err}", path.display())))
+}
+
+/// The servers of one `--mcp-config` value: JSON text, or a file holding it.
+fn read_mcp_config(value: &str) -> Result<BTreeMap<String, Value>, ConfigError> {
+    let text = if value.trim_start().starts_with('{') {
+        value.to_owned()
+    } else {
+        read_text(Path::new(value))?
+    };
+    let parsed: Value = serde_json::from_str(&text)
+        .map_err(|err| ConfigError(format!("--mcp-config is not JSON: {err}")))?;
+    let servers = parsed
+        .get("mcpServers")
+        .and_then(Value::as_object)
+        .ok_or_else(|| ConfigError("--mcp-config has no `mcpServers` object".to_owned()))?;
+    Ok(servers
+        .iter()
+        .map(|(name, server)| (name.clone(), server.clone()))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn config(argv: &[&str]) -> Result<Config, ConfigError> {
+        let args =
+            Args::try_parse_from(std::iter::once("ccwire-agent").chain(argv.iter().copied()))
+                .unwrap();
+        Config::from_args(&args, BTreeMap::new())
+    }
+
+    #[test]
+    fn the_command_line_becomes_a_session() {
+        let config = config(&[
+            "--model=opus",
+            "--permission-mode",
+            "acceptEdits",
+            "--resume",
+            "0d7a1c9e-1111-4222-8333-944455556666",
+            "--fork-session",
+            "--mcp-config",
+            r#"{"mcpServers":{"calc":{"type":"sdk","name":"calc"}}}"#,
+            "--json-schema",
+            r#"{"type":"object"}"#,
+            "--no-session-persistence",
+        ])
+        .unwrap();
+        assert_eq!(config.model, "claude-opus-4-5");
+        assert_eq!(config.permission_mode, PermissionMode::AcceptEdits);
+        assert!(matches!(
+            config.start,
+            SessionStart::Resume { fork: true, .. }
+        ));
+        assert_eq!(config.mcp_servers["calc"]["type"], "sdk");
+        assert!(config.json_schema.is_some());
+        assert!(!config.persist_session);
+    }
+
+    #[test]
+    fn what_cannot_be_served_is_refused_with_its_reason() {
+        for (argv, says) in [
+            (&["--output-format", "text"][..], "only stream-json"),
+            (&["--permission-mode", "sideways"][..], "permission mode"),
+            (&["--json-schema", "{nope"][..], "not JSON"),
+            (&["--session-id", "x"][..], "not a UUID"),
+            (&["--mcp-config", "{}"][..], "mcpServers"),
+        ] {
+            let err = config(argv).unwrap_err().to_string();
+            assert!(err.contains(says), "{argv:?}: {err}");
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! Whether a tool call may run: the session's permission mode, its allow and deny rules
+//! (`--allowedTools`, `--disallowedTools`, and rules the host adds while answering) decided by
+//! the same [`PermissionPolicy`] the `ccwire` command uses, then the host's `can_use_tool`.
+//!
+//! The order, first answer wins:
+//! 1. a deny rule matches → denied;
+//! 2. `bypassPermissions` → allowed;
+//! 3. an allow rule covers the call → allowed;
+//! 4. a tool that only reads, inside the session's directories (or with no path) →
+//!    allowed; a Bash command the policy proves runs only reading programs → allowed;
+//! 5. `acceptEdits`: an edit inside the session's directories, or a Bash command made only of
+//!    `mkdir`, `touch`, `cp`, `mv` → allowed;
+//! 6. `plan` → denied (nothing runs that changes anything); `dontAsk` → denied;
+//! 7. with `--permission-prompt-tool stdio`: the host's `can_use_tool`, with the rules that
+//!    would allow the call as suggestions; its answer (the input it rewrote, the rules it
+//!    adds) is applied. Without it → denied: nobody can be asked.
+
+use std::path::{Path, PathBuf};
+
+use ccwire::agent::Peer;
+use ccwire_policy::{Decision, PermissionPolicy, Rule};
+use ccwire_protocol::control::CanUseToolRequest;
+use ccwire_protocol::permission::{
+    PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleValue, PermissionUpdate,
+    PermissionUpdateDestination,
+};
+use serde_json::Value;
+
+/// Programs that only read, allowed in Bash without asking when the policy proves a command
+/// runs nothing else (no redirection to a file, no substitution it cannot see through).
+const READING_PROGRAMS: &[&str] = &[
+    "cat", "echo", "printf", "ls", "pwd", "head", "tail", "wc", "grep", "rg", "find", "which",
+    "file", "stat", "du", "df", "date", "true", "false", "sort", "uniq", "cut", "diff", "tree",
+    "basename", "dirname", "realpath", "whoami", "uname", "env", "id", "test",
+];
+
+/// Programs `acceptEdits` allows besides edits.
+const EDITING_PROGRAMS: &[&str] = &["mkdir", "touch", "cp", "mv"];
+
+/// The verdict on one call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// It may run, with this input (the host may have rewritten it).
+    Allow(Value),
+    /// It may not; the model is told why.
+    Deny {
+        /// Why, for the model and the host.
+        message: String,
+        /// Whether the host asked to stop the turn too.
+        interrupt: bool,
+    },
+}
+
+/// The session's rules.
+#[derive(Debug, Clone)]
+pub struct Permissions {
+    /// The user's rules and those the host added.
+    rules: PermissionPolicy,
+    /// Bash commands that only read.
+    reading: PermissionPolicy,
+    /// Bash commands `acceptEdits` allows.
+    editing: PermissionPolicy,
+    /// The directories calls may read in and edit under without asking.
+    dirs: Vec<PathBuf>,
+    ask_host: bool,
+    base: ccwire_policy::Base,
+}
+
+/// Rules that cannot be read are refused when the session starts.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct RuleError(pub String);
+
+impl Permissions {
+    /// The rules of a session in `dirs` (its directory first).
+    pub fn new(
+        allow: &[String],
+        deny: &[String],
+        dirs: Vec<PathBuf>,
+        ask_host: bool,
+    ) -> Result<Self, RuleError> {
+        let read = |rules: &[String]| -> Result<Vec<Rule>, RuleError> {
+            rules
+                .iter()
+                .map(|r| Rule::parse_any_tool(r).map_err(|e| RuleError(format!("{r}: {e}"))))
+                .collect()
+        };
+        let base = ccwire_policy::Base::session(dirs.first().map(PathBuf::as_path));
+        let programs = |names: &[&str]| {
+            PermissionPolicy::new(
+                names.iter().map(|n| Rule::bash_prefix(n)).collect(),
+                Vec::new(),
+            )
+            .with_base(base.clone())
+        };
+        Ok(Self {
+            rules: PermissionPolicy::new(read(allow)?, read(deny)?).with_base(base.clone()),
+            reading: programs(READING_PROGRAMS),
+            editing: programs(EDITING_PROGRAMS),
+            dirs,
+            ask_host,
+            base,
+        })
+    }
+
+    /// Decides a call, asking the host when the rules leave it open.
+    pub async fn decide(
+        &self,
+        mode: &PermissionMode,
+        tool: &str,
+        input: &Value,
+        read_only: bool,
+        tool_use_id: &str,
+        session: &Peer,
+    ) -> (Verdict, Vec<PermissionUpdate>) {
+        let allow = || (Verdict::Allow(input.clone()), Vec::new());
+        let deny = |message: String| {
+            (
+                Verdict::Deny {
+                    message,
+                    interrupt: false,
+                },
+                Vec::new(),
+            )
+        };
+        let decision = self.rules.decide(tool, input);
+        if let Decision::Deny(rule) = &decision {
+            return deny(format!(
+                "Permission to use {tool} has been denied by the rule {}.",
+                rule.as_str()
+            ));
+        }
+        if *mode == PermissionMode::BypassPermissions || decision.is_allowed() {
+            return allow();
+        }
+        let inside = self.paths_inside(tool, input);
+        if read_only && inside {
+            return allow();
+        }
+        if tool == "Bash" && self.reading.decide(tool, input).is_allowed() {
+            return allow();
+        }
+        if *mode == PermissionMode::AcceptEdits {
+            let edits_inside =
+                matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit") && inside;
+            if edits_inside || (tool == "Bash" && self.editing.decide(tool, input).is_allowed()) {
+                return allow();
+            }
+        }
+        match mode {
+            PermissionMode::Plan => {
+                return deny(format!(
+                    "{tool} was not run: the session is in plan mode, where nothing that \
+                     changes anything runs."
+                ))
+            }
+            PermissionMode::DontAsk => {
+                return deny(format!(
+                    "Permission to use {tool} was not granted (dontAsk mode: only what the rules \
+                     allow runs)."
+                ))
+            }
+            _ => {}
+        }
+        if !self.ask_host {
+            return deny(format!(
+                "Permission to use {tool} was not granted: no rule allows it and nobody can be \
+                 asked (start with --permission-prompt-tool stdio)."
+            ));
+        }
+        let suggestions: Vec<PermissionRuleValue> = self
+            .rules
+            .suggest(tool, input)
+            .iter()
+            .map(|rule| rule_value(rule.as_str()))
+            .collect();
+        let request = CanUseToolRequest {
+            tool_name: tool.to_owned(),
+            input: input.clone(),
+            permission_suggestions: (!suggestions.is_empty()).then(|| {
+                vec![PermissionUpdate::add_rules(
+                    suggestions,
+                    PermissionBehavior::Allow,
+                    PermissionUpdateDestination::Session,
+                )]
+            }),
+            decision_reason: Some(match &decision {
+                Decision::Ask(reason) => reason.to_string(),
+                _ => "no rule allows it".to_owned(),
+            }),
+            tool_use_id: Some(tool_use_id.to_owned()),
+            ..CanUseToolRequest::default()
+        };
+        match session.can_use_tool(request).await {
+            Ok(PermissionResult::Allow(allow)) => (
+                Verdict::Allow(allow.updated_input.unwrap_or_else(|| input.clone())),
+                allow.updated_permissions.unwrap_or_default(),
+            ),
+            Ok(PermissionResult::Deny(no)) => (
+                Verdict::Deny {
+                    message: if no.message.is_empty() {
+                        format!("Permission to use {tool} was denied.")
+                    } else {
+                        no.message
+                    },
+                    interrupt: no.interrupt.unwrap_or(false),
+                },
+                Vec::new(),
+            ),
+            // An answer that cannot be read, or none: the tool does not run.
+            Ok(other) => deny(format!("The host's answer could not be read: {other:?}")),
+            Err(err) => deny(format!("The host could not be asked: {err}")),
+        }
+    }
+
+    /// Applies rules the host added (`updatedPermissions` of type `addRules`).
+    pub fn apply(&mut self, updates: &[PermissionUpdate]) {
+        for update in updates {
+            if let PermissionUpdate::AddRules(add) = update {
+                for value in &add.rules {
+                    let text = match &value.rule_content {
+                        Some(content) => format!("{}({content})", value.tool_name),
+                        None => value.tool_name.clone(),
+                    };
+                    match (Rule::parse_any_tool(&text), &add.behavior) {
+                        (Ok(rule), PermissionBehavior::Allow) => self.rules.allow(rule),
+                        (Ok(rule), PermissionBehavior::Deny) => {
+                            let mut deny = self.rules.deny_rules().to_vec();
+                            deny.push(rule);
+                            let allow = self.rules.allow_rules().to_vec();
+                            self.rules =
+                                PermissionPolicy::new(allow, deny).with_base(self.base.clone());
+                        }
+                        (Ok(_), _) => {}
+                        (Err(err), _) => tracing::warn!(%text, %err, "a rule from the host"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether every path the call names is inside the session's directories (a call with no
+    /// path searches its working directory, which is).
+    fn paths_inside(&self, tool: &str, input: &Value) -> bool {
+        let key = match tool {
+            "Read" | "Write" | "Edit" | "MultiEdit" => "file_path",
+            "NotebookEdit" => "notebook_path",
+            "Glob" | "Grep" | "LS" => "path",
+            _ => return true,
+        };
+        match input.get(key).and_then(Value::as_str) {
+            None | Some("") => true,
+            Some(path) => self.dirs.iter().any(|dir| is_under(Path::new(path), dir)),
+        }
+    }
+}
+
+/// A rule as the SDKs carry it: tool name and content.
+fn rule_value(rule: &str) -> PermissionRuleValue {
+    match rule.split_once('(') {
+        Some((tool, rest)) if rest.ends_with(')') => {
+            PermissionRuleValue::with_content(tool, &rest[..rest.len() - 1])
+        }
+        _ => PermissionRuleValue::tool(rule),
+    }
+}
+
+/// Whether `path` (absolute, or relative to `dir`) is `dir` or beneath it, after `..` and
+/// symbolic links (of the part that exists) are resolved.
+fn is_under(path: &Path, dir: &Path) -> bool {
+    let full = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        dir.join(path)
+    };
+    let resolved = resolve(&full);
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+    resolved.starts_with(dir)
+}
+
+/// The path with its longest existing prefix canonicalized and the rest normalized.
+fn resolve(path: &Path) -> PathBuf {
+    let mut existing = path.to_owned();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_owned());
+                existing = parent.to_owned();
+            }
+            _ => break,
+        }
+    }
+    let mut resolved = std::fs::canonicalize(&existing).unwrap_or(existing);
+    for part in rest.iter().rev() {
+        if part == ".." {
+            resolved.pop();
+        } else if part != "." {
+            resolved.push(part);
+        }
+    }
+    resolved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_judged_after_links_and_dots() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("in")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("in/out")).unwrap();
+        assert!(is_under(&root.join("in/new/file.txt"), &root));
+        assert!(is_under(Path::new("in/x"), &root));
+        assert!(!is_under(&root.join("in/../../x"), &root));
+        assert!(!is_under(&root.join("in/out/passwd"), &root), "a link out");
+        assert!(!is_under(Path::new("/etc/passwd"), &root));
+    }
+
+    #[test]
+    fn suggestions_carry_the_tool_and_its_content() {
+        assert_eq!(
+            rule_value("Bash(touch:*)"),
+            PermissionRuleValue::with_content("Bash", "touch:*")
+        );
+        assert_eq!(rule_value("Write"), PermissionRuleValue::tool("Write"));
+    }
+}

@@ -1,0 +1,257 @@
+//! Sessions saved as Claude Code saves them, where it saves them:
+//! `<config>/projects/<sanitized directory>/<session id>.jsonl` (`<config>` is
+//! `$CLAUDE_CONFIG_DIR` or `~/.claude`), one JSON entry per line, appended as the session
+//! goes: each user message, each assistant content block (blocks of one reply share its
+//! `message.id`), each tool result, linked by `parentUuid`. So `ccwire sessions`, the
+//! TypeScript SDK's `listSessions` / `getSessionMessages` and `--resume` / `--continue` /
+//! `--fork-session` (of this agent or of Claude Code) read them.
+//!
+//! Resuming reads the conversation back through ccwire's session reader and joins what the
+//! file splits: the blocks of one reply into one assistant message, consecutive user entries
+//! (a reply's tool results) into one user message.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ccwire::sessions::{sanitize_path, ListOptions, MessagesOptions, SavedSessions};
+use ccwire_protocol::content::{ContentBlock, MessageParam, UserContent};
+use serde_json::{json, Map, Value};
+
+/// The version written in entries (the format is Claude Code's).
+const VERSION: &str = concat!("ccwire-agent ", env!("CARGO_PKG_VERSION"));
+
+/// A session file being written.
+#[derive(Debug)]
+pub struct Transcript {
+    path: PathBuf,
+    file: File,
+    session_id: String,
+    cwd: String,
+    /// The entry the next one follows.
+    parent: Option<String>,
+}
+
+impl Transcript {
+    /// Opens (creating if needed) the file of `session_id` for the directory `cwd`, in the
+    /// store of the environment `env` describes; the next entry follows `parent`.
+    pub fn open(
+        store: &SavedSessions,
+        cwd: &Path,
+        session_id: &str,
+        parent: Option<String>,
+    ) -> std::io::Result<Self> {
+        let path = file_of(store, cwd, session_id);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        Ok(Self {
+            path,
+            file,
+            session_id: session_id.to_owned(),
+            cwd: cwd.display().to_string(),
+            parent,
+        })
+    }
+
+    /// The file's path (hooks receive it as `transcript_path`).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The session's id.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Appends a user entry (a prompt or tool results); `fields` adds what the entry carries
+    /// besides the message (`toolUseResult`, `sourceToolAssistantUUID`).
+    pub fn user(&mut self, uuid: &str, message: &MessageParam, fields: Map<String, Value>) {
+        let message = serde_json::to_value(message).unwrap_or(Value::Null);
+        self.append("user", uuid, message, fields);
+    }
+
+    /// Appends an assistant entry: one content block of a reply.
+    pub fn assistant(&mut self, uuid: &str, message: Value, request_id: Option<&str>) {
+        let mut fields = Map::new();
+        if let Some(id) = request_id {
+            fields.insert("requestId".into(), Value::String(id.to_owned()));
+        }
+        self.append("assistant", uuid, message, fields);
+    }
+
+    fn append(&mut self, kind: &str, uuid: &str, message: Value, fields: Map<String, Value>) {
+        let mut entry = json!({
+            "parentUuid": self.parent,
+            "isSidechain": false,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session_id,
+            "version": VERSION,
+            "type": kind,
+            "message": message,
+            "uuid": uuid,
+            "timestamp": now(),
+        });
+        if let Some(object) = entry.as_object_mut() {
+            object.extend(fields);
+        }
+        let mut line = entry.to_string();
+        line.push('\n');
+        // One write per entry: a reader (or the CLI resuming) never sees half a line.
+        if let Err(err) = self.file.write_all(line.as_bytes()) {
+            tracing::warn!(%err, path = %self.path.display(), "could not save to the session file");
+            return;
+        }
+        self.parent = Some(uuid.to_owned());
+    }
+}
+
+/// The file of a session of `cwd`.
+pub fn file_of(store: &SavedSessions, cwd: &Path, session_id: &str) -> PathBuf {
+    store
+        .projects_dir()
+        .join(sanitize_path(&canonical(cwd)))
+        .join(format!("{session_id}.jsonl"))
+}
+
+/// A directory as Claude Code names its project: links resolved.
+fn canonical(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .unwrap_or_else(|_| dir.to_owned())
+        .display()
+        .to_string()
+}
+
+/// The current time as the CLI writes it.
+pub fn now() -> String {
+    let format = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    time::OffsetDateTime::now_utc()
+        .format(&format)
+        .unwrap_or_default()
+}
+
+/// A saved conversation, ready to go on.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// The messages, as the model is sent them.
+    pub messages: Vec<MessageParam>,
+    /// The last entry's uuid (the next entry's parent when the file goes on).
+    pub leaf: Option<String>,
+    /// Each message's entries, for a fork that writes them again: (kind, uuid, message).
+    pub entries: Vec<(String, String, Value)>,
+}
+
+/// Why a session could not be read back.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LoadError(pub String);
+
+/// The most recent session of `cwd`.
+pub fn latest(store: &SavedSessions, cwd: &Path) -> Option<String> {
+    store
+        .list(&ListOptions::for_dir(cwd))
+        .into_iter()
+        .next()
+        .map(|info| info.session_id)
+}
+
+/// Reads a session's conversation (up to the entry `at`, when given).
+pub fn load(
+    store: &SavedSessions,
+    cwd: &Path,
+    session_id: &str,
+    at: Option<&str>,
+) -> Result<Loaded, LoadError> {
+    let options = MessagesOptions {
+        dir: Some(cwd.to_owned()),
+        ..MessagesOptions::default()
+    };
+    let reader = store
+        .read_messages(session_id, &options)
+        .or_else(|_| store.read_messages(session_id, &MessagesOptions::default()))
+        .map_err(|err| {
+            LoadError(format!(
+                "No conversation found with session ID: {session_id} ({err})"
+            ))
+        })?;
+    let mut loaded = Loaded::default();
+    let mut last_reply: Option<String> = None;
+    for message in reader {
+        let kind = message.kind.clone();
+        let role = message.message["role"].as_str().unwrap_or(&kind).to_owned();
+        loaded
+            .entries
+            .push((kind.clone(), message.uuid.clone(), message.message.clone()));
+        loaded.leaf = Some(message.uuid.clone());
+        let content =
+            match serde_json::from_value::<UserContent>(message.message["content"].clone()) {
+                Ok(content) => content,
+                Err(_) => continue,
+            };
+        let reply_id = message.message["id"].as_str().map(str::to_owned);
+        let joins = match loaded.messages.last() {
+            Some(previous) if previous.role == role => {
+                role == "user" || (reply_id.is_some() && reply_id == last_reply)
+            }
+            _ => false,
+        };
+        if joins {
+            if let Some(previous) = loaded.messages.last_mut() {
+                append(&mut previous.content, content);
+            }
+        } else {
+            loaded.messages.push(MessageParam {
+                role: role.clone(),
+                content,
+                extra: Map::new(),
+            });
+        }
+        last_reply = reply_id;
+        if at.is_some_and(|at| at == message.uuid) {
+            break;
+        }
+    }
+    if loaded.messages.is_empty() {
+        return Err(LoadError(format!(
+            "No conversation found with session ID: {session_id}"
+        )));
+    }
+    drop_unanswered_calls(&mut loaded.messages);
+    Ok(loaded)
+}
+
+/// Joins `more` onto `content` as blocks.
+pub fn append(content: &mut UserContent, more: UserContent) {
+    let blocks = |c: UserContent| match c {
+        UserContent::Text(text) if text.is_empty() => Vec::new(),
+        UserContent::Text(text) => vec![ContentBlock::Text(ccwire_protocol::content::TextBlock {
+            text,
+            ..Default::default()
+        })],
+        UserContent::Blocks(blocks) => blocks,
+    };
+    let mut joined = blocks(std::mem::take(content));
+    joined.extend(blocks(more));
+    *content = UserContent::Blocks(joined);
+}
+
+/// A conversation cut off after a reply that called tools (the session ended before their
+/// results were saved) cannot be sent: those calls are taken out.
+fn drop_unanswered_calls(messages: &mut Vec<MessageParam>) {
+    let Some(last) = messages.last_mut() else {
+        return;
+    };
+    if last.role != "assistant" {
+        return;
+    }
+    if let UserContent::Blocks(blocks) = &mut last.content {
+        blocks.retain(|b| !matches!(b, ContentBlock::ToolUse(_)));
+        if blocks.is_empty() {
+            messages.pop();
+        }
+    }
+}

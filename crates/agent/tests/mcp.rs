@@ -1,0 +1,105 @@
+//! MCP servers: the host's in-process (SDK) server through `mcp_message`, and an external
+//! stdio server from `--mcp-config` through rmcp's client (ccwire-testkit's `memo-mcp`, a
+//! real process).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ccwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
+use ccwire::Client;
+use serde_json::json;
+use support::agent::{mentions, result, turn, World};
+
+/// `memo-mcp`, built beside this test's binary (once) so it is current.
+fn memo_mcp() -> PathBuf {
+    let agent = Path::new(env!("CARGO_BIN_EXE_ccwire-agent"));
+    let path = agent.with_file_name(format!("memo-mcp{}", std::env::consts::EXE_SUFFIX));
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.args(["build", "-p", "ccwire-testkit", "--bin", "memo-mcp"]);
+    if agent
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|p| p == "release")
+    {
+        build.arg("--release");
+    }
+    let status = build.status().expect("cargo build");
+    assert!(
+        status.success() || path.exists(),
+        "building memo-mcp failed"
+    );
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_external_stdio_server_is_started_and_its_tool_called() {
+    let world = World::new(json!({"rules": [
+        {"when": {"tool_result_contains": "memo(labelled): hi there"}, "reply": {"text": "the memo answered"}},
+        {"when": {"last_is_tool_result": true}, "reply": {"text": "wrong result"}},
+        {"when": {"has_tool": "mcp__memo__note"},
+         "reply": {"tool_use": {"name": "mcp__memo__note", "input": {"text": "hi there"}}}}
+    ], "default": {"text": "no memo tool"}}))
+    .await;
+    let config = json!({"mcpServers": {
+        "memo": {"type": "stdio", "command": memo_mcp(), "args": [], "env": {"MEMO_LABEL": "labelled"}},
+        "broken": {"type": "stdio", "command": "/nonexistent/server"}
+    }});
+    let file = world.path("mcp.json");
+    std::fs::write(&file, config.to_string()).unwrap();
+    let options = world
+        .options()
+        .mcp_config_file(&file)
+        .allowed_tool("mcp__memo__note")
+        .build()
+        .unwrap();
+    let client = Client::connect(options).await.unwrap();
+    client.send("write a note").await.unwrap();
+    let frames = turn(&client).await;
+    assert_eq!(result(&frames).result.as_deref(), Some("the memo answered"));
+    let status = client.mcp_status().await.unwrap();
+    assert!(mentions(&status, "\"connected\""), "{status:?}");
+    assert!(
+        mentions(&status, "cannot start /nonexistent/server"),
+        "{status:?}"
+    );
+    client.close().await.unwrap();
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Add {
+    a: f64,
+    b: f64,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hosts_in_process_server_is_reached_through_mcp_message() {
+    let world = World::new(json!({"rules": [
+        {"when": {"tool_result_contains": "sum=42"}, "reply": {"text": "the sum is 42"}},
+        {"when": {"last_is_tool_result": true}, "reply": {"text": "wrong tool result"}},
+        {"when": {"last_user_text_contains": "add them"},
+         "reply": {"tool_use": {"name": "mcp__calc__add", "input": {"a": 2, "b": 40}}}}
+    ], "default": {"text": "unexpected"}}))
+    .await;
+    let add = SdkTool::new("add", "Adds two numbers", |args: Add| async move {
+        Ok(ToolOutput::text(format!("sum={}", args.a + args.b)))
+    });
+    let server = SdkMcpServer::builder("calc")
+        .version("1.0.0")
+        .tool(add)
+        .build();
+    let options = world
+        .options()
+        .sdk_mcp_server(server)
+        .allowed_tool("mcp__calc__add")
+        .build()
+        .unwrap();
+    let client = Client::connect(options).await.unwrap();
+    client.send("add them").await.unwrap();
+    let frames = turn(&client).await;
+    assert_eq!(result(&frames).result.as_deref(), Some("the sum is 42"));
+    client.close().await.unwrap();
+}

@@ -1,0 +1,143 @@
+//! A scripted HTTP server on a real socket, for what `ccwire model-server` does not say: a
+//! `retry-after`, thinking blocks, parallel tool calls. Each request gets the next answer of
+//! the script (the last one repeats); every request is recorded with when it came.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// One scripted answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    /// A streamed reply: server-sent events, one per value.
+    pub fn events(events: &[Value]) -> Self {
+        let body = events
+            .iter()
+            .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
+            .collect();
+        Self {
+            status: 200,
+            headers: vec![("content-type".into(), "text/event-stream".into())],
+            body,
+        }
+    }
+
+    /// An error answer in Anthropic's shape.
+    pub fn error(status: u16, kind: &str, headers: &[(&str, &str)]) -> Self {
+        Self {
+            status,
+            headers: headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            body: serde_json::json!({"type": "error", "error": {"type": kind, "message": format!("scripted {kind}")}}).to_string(),
+        }
+    }
+}
+
+/// A request as it came.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub at: Instant,
+    pub head: String,
+    pub body: Value,
+}
+
+pub struct ScriptedServer {
+    pub url: String,
+    pub seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl ScriptedServer {
+    pub async fn start(answers: Vec<Answer>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        tokio::spawn(async move {
+            let answers = Arc::new(answers);
+            loop {
+                let Ok((mut socket, _)) = listener.accept().await else {
+                    return;
+                };
+                let (answers, log) = (Arc::clone(&answers), Arc::clone(&log));
+                tokio::spawn(async move {
+                    loop {
+                        let Some((head, body)) = read_request(&mut socket).await else {
+                            return;
+                        };
+                        let index = {
+                            let mut log = log.lock().unwrap();
+                            log.push(Seen {
+                                at: Instant::now(),
+                                head,
+                                body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+                            });
+                            log.len() - 1
+                        };
+                        let answer = &answers[index.min(answers.len() - 1)];
+                        let mut out = format!(
+                            "HTTP/1.1 {} X\r\ncontent-length: {}\r\n",
+                            answer.status,
+                            answer.body.len()
+                        );
+                        for (name, value) in &answer.headers {
+                            out.push_str(&format!("{name}: {value}\r\n"));
+                        }
+                        out.push_str("\r\n");
+                        out.push_str(&answer.body);
+                        if socket.write_all(out.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        Self { url, seen }
+    }
+
+    pub fn requests(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).to_string();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    while buffer.len() < head_end + length {
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+    Some((head, buffer[head_end..head_end + length].to_vec()))
+}

@@ -1,0 +1,412 @@
+//! `cargo xtask bench-agent`: the same session workloads on the real Claude Code CLI and on
+//! `ccwire-agent`, side by side in one run, both offline against one `ccwire model-server`:
+//! spawn → `system/init`, spawn → first assistant message, RSS once idle after a turn and
+//! its peak, then many sessions alive at once (each answered a turn, then idle) and the
+//! sessions that fit in 24 GiB at that footprint. Writes its section of docs/benchmarks.md.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+/// The memory the capacity figure is computed for.
+const MACHINE_BYTES: f64 = 24.0 * 1024.0 * 1024.0 * 1024.0;
+/// How long one session may take to answer before the run fails.
+const TURN_LIMIT: Duration = Duration::from_secs(60);
+/// How long a session rests after its turn before its idle memory is read.
+const SETTLE: Duration = Duration::from_secs(1);
+
+/// `cargo xtask bench-agent`'s options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AgentBenchArgs {
+    /// Single-session runs per subject.
+    #[arg(long, default_value_t = 5)]
+    pub reps: usize,
+    /// Sessions alive at once on ccwire-agent.
+    #[arg(long, default_value_t = 200)]
+    pub sessions: usize,
+    /// Sessions alive at once on the CLI (each costs about 200 MB).
+    #[arg(long, default_value_t = 8)]
+    pub cli_sessions: usize,
+    /// Print the section instead of writing it into docs/benchmarks.md.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// One program under test.
+struct Subject {
+    name: &'static str,
+    program: PathBuf,
+}
+
+/// What one session showed.
+#[derive(Debug, Clone, Copy, Default)]
+struct Session {
+    init_s: f64,
+    first_message_s: f64,
+    idle_rss: u64,
+    peak_rss: u64,
+}
+
+/// Runs the benchmark.
+pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(&cargo)
+        .current_dir(root)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "ccwire-agent",
+            "--bin",
+            "ccwire-agent",
+        ])
+        .status()?;
+    if !built.success() {
+        bail!("building ccwire-agent failed");
+    }
+    let built = Command::new(&cargo)
+        .current_dir(root)
+        .args(["build", "-p", "ccwire-cli", "--bin", "ccwire"])
+        .status()?;
+    if !built.success() {
+        bail!("building ccwire (for its model server) failed");
+    }
+    let claude = match std::env::var_os(crate::CLAUDE_PATH_ENV).filter(|p| !p.is_empty()) {
+        Some(path) => PathBuf::from(path),
+        None => crate::install::install_claude(crate::install::PINNED_CLI_VERSION)?,
+    };
+    let scratch = root.join("target/bench-agent");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch)?;
+    let script = scratch.join("script.json");
+    std::fs::write(
+        &script,
+        json!({"rules": [], "default": {"text": "Hello from the model."}}).to_string(),
+    )?;
+    let (mut server, url) = model_server(&root.join("target/debug/ccwire"), &script)?;
+    let subjects = [
+        Subject {
+            name: "Claude Code 2.1.330",
+            program: claude,
+        },
+        Subject {
+            name: "ccwire-agent",
+            program: root.join("target/release/ccwire-agent"),
+        },
+    ];
+    let mut rows = Vec::new();
+    for subject in &subjects {
+        eprintln!("bench-agent: {} ({} runs)", subject.name, args.reps);
+        let mut runs = Vec::new();
+        for rep in 0..args.reps {
+            let dir = scratch.join(format!("{}-{rep}", slug(subject.name)));
+            let mut live = start(subject, &dir, &url)?;
+            let session = live.finish_turn(true)?;
+            live.close();
+            runs.push(session);
+        }
+        let many = if subject.name == "ccwire-agent" {
+            args.sessions
+        } else {
+            args.cli_sessions
+        };
+        eprintln!("bench-agent: {} with {many} sessions at once", subject.name);
+        let concurrent = concurrent(subject, &scratch, &url, many)?;
+        rows.push((subject.name, runs, concurrent));
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let section = report(&rows, args);
+    if args.dry_run {
+        println!("{section}");
+    } else {
+        write_section(&root.join("docs/benchmarks.md"), &section)?;
+        println!("{section}");
+        eprintln!("bench-agent: docs/benchmarks.md updated");
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(())
+}
+
+/// `ccwire model-server` on a free port; its URL.
+fn model_server(ccwire: &Path, script: &Path) -> Result<(Child, String)> {
+    let mut child = Command::new(ccwire)
+        .args(["model-server", "--script"])
+        .arg(script)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting ccwire model-server")?;
+    let stdout = child.stdout.take().context("its stdout")?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line)?;
+    let url = line.trim().to_owned();
+    if !url.starts_with("http://") {
+        bail!("ccwire model-server said {url:?}, not its URL");
+    }
+    Ok((child, url))
+}
+
+/// A session being measured.
+struct Live {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<(Instant, Value)>,
+    spawned: Instant,
+}
+
+fn slug(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Spawns `subject` in a private home and directory and sends it a prompt at once.
+fn start(subject: &Subject, dir: &Path, url: &str) -> Result<Live> {
+    let (home, tmp, work) = (dir.join("home"), dir.join("tmp"), dir.join("work"));
+    for path in [&home, &tmp, &work] {
+        std::fs::create_dir_all(path)?;
+    }
+    let spawned = Instant::now();
+    let mut child = Command::new(&subject.program)
+        .args([
+            "--output-format",
+            "stream-json",
+            "--input-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .current_dir(&work)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("TMPDIR", &tmp)
+        .env("CLAUDE_CODE_TMPDIR", &tmp)
+        .env("ANTHROPIC_BASE_URL", url)
+        .env("ANTHROPIC_API_KEY", "bench-key")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("CLAUDE_CODE_MAX_RETRIES", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {}", subject.program.display()))?;
+    let mut stdin = child.stdin.take().context("stdin")?;
+    let prompt = json!({"type": "user", "session_id": "",
+                        "message": {"role": "user", "content": "say hello"},
+                        "parent_tool_use_id": null});
+    writeln!(stdin, "{prompt}")?;
+    stdin.flush()?;
+    let stdout = child.stdout.take().context("stdout")?;
+    let (send, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(|l| l.ok()) {
+            if let Ok(value) = serde_json::from_str::<Value>(&line) {
+                if send.send((Instant::now(), value)).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    Ok(Live {
+        child,
+        stdin: Some(stdin),
+        lines,
+        spawned,
+    })
+}
+
+impl Live {
+    /// Reads up to the turn's result; the times of `system/init` and the first assistant
+    /// frame; the memory once idle (after a rest, when `settle`).
+    fn finish_turn(&mut self, settle: bool) -> Result<Session> {
+        let mut session = Session::default();
+        let deadline = self.spawned + TURN_LIMIT;
+        loop {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            let (at, frame) = self
+                .lines
+                .recv_timeout(wait)
+                .context("no result within a minute")?;
+            let since = (at - self.spawned).as_secs_f64();
+            match (frame["type"].as_str(), frame["subtype"].as_str()) {
+                (Some("system"), Some("init")) if session.init_s == 0.0 => session.init_s = since,
+                (Some("assistant"), _) if session.first_message_s == 0.0 => {
+                    session.first_message_s = since;
+                }
+                (Some("result"), _) => {
+                    if frame["is_error"] == true {
+                        bail!("the turn failed: {frame}");
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if settle {
+            std::thread::sleep(SETTLE);
+        }
+        let (rss, peak) = memory(self.child.id());
+        session.idle_rss = rss;
+        session.peak_rss = peak;
+        Ok(session)
+    }
+
+    /// Closes stdin and waits for the exit (killing after 10 s).
+    fn close(&mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A process's resident memory now and at its peak, in bytes (`/proc/PID/status`).
+fn memory(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .map_or(0, |kib| kib * 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// Many sessions at once.
+struct Concurrent {
+    sessions: usize,
+    all_answered_s: f64,
+    total_rss: u64,
+}
+
+fn concurrent(subject: &Subject, scratch: &Path, url: &str, many: usize) -> Result<Concurrent> {
+    let started = Instant::now();
+    let mut live = Vec::new();
+    let mut failure = None;
+    for i in 0..many {
+        match start(
+            subject,
+            &scratch.join(format!("{}-many-{i}", slug(subject.name))),
+            url,
+        ) {
+            Ok(session) => live.push(session),
+            Err(err) => {
+                failure = Some(err);
+                break;
+            }
+        }
+    }
+    if failure.is_none() {
+        for session in &mut live {
+            if let Err(err) = session.finish_turn(false) {
+                failure = Some(err);
+                break;
+            }
+        }
+    }
+    let all_answered_s = started.elapsed().as_secs_f64();
+    std::thread::sleep(SETTLE);
+    let total_rss = live.iter().map(|s| memory(s.child.id()).0).sum();
+    for session in &mut live {
+        session.close();
+    }
+    if let Some(err) = failure {
+        return Err(err.context(format!("{} sessions of {}", many, subject.name)));
+    }
+    Ok(Concurrent {
+        sessions: many,
+        all_answered_s,
+        total_rss,
+    })
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn mib(bytes: f64) -> String {
+    format!("{:.1} MiB", bytes / 1024.0 / 1024.0)
+}
+
+/// The section, in Markdown.
+fn report(rows: &[(&str, Vec<Session>, Concurrent)], args: &AgentBenchArgs) -> String {
+    let mut out = String::new();
+    out.push_str("| | spawn → `system/init` | first message | RSS idle | RSS peak | sessions at once | RSS of all | fit in 24 GiB |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    let mut medians = Vec::new();
+    for (name, runs, many) in rows {
+        let init = median(runs.iter().map(|r| r.init_s).collect());
+        let first = median(runs.iter().map(|r| r.first_message_s).collect());
+        let idle = median(runs.iter().map(|r| r.idle_rss as f64).collect());
+        let peak = median(runs.iter().map(|r| r.peak_rss as f64).collect());
+        let per_session = many.total_rss as f64 / many.sessions.max(1) as f64;
+        let fit = (MACHINE_BYTES / per_session.max(1.0)).floor();
+        out.push_str(&format!(
+            "| {name} | {:.0} ms | {:.0} ms | {} | {} | {} (all answered in {:.1} s) | {} | {:.0} |\n",
+            init * 1000.0,
+            first * 1000.0,
+            mib(idle),
+            mib(peak),
+            many.sessions,
+            many.all_answered_s,
+            mib(many.total_rss as f64),
+            fit
+        ));
+        medians.push((first, idle, fit));
+    }
+    if let [cli, agent] = medians[..] {
+        out.push_str(&format!(
+            "\nccwire-agent's first message takes {:.1}% of the CLI's time (goal: at most 5%), \
+             its idle RSS is {:.1}% of the CLI's (goal: at most 10%), and {:.0} of its sessions \
+             fit in 24 GiB (goal: at least 1,000).\n",
+            100.0 * agent.0 / cli.0.max(f64::EPSILON),
+            100.0 * agent.1 / cli.1.max(f64::EPSILON),
+            agent.2
+        ));
+    }
+    out.push_str(&format!(
+        "\nMedians of {} single-session runs per program (a prompt written at spawn, one \
+         text turn from the model server, memory read from `/proc` one second after the \
+         result); then {} ccwire-agent sessions and {} CLI sessions started together, each \
+         answering one turn and staying alive, their RSS summed; \"fit in 24 GiB\" divides \
+         24 GiB by that RSS per session. ccwire-agent is the release build.\n",
+        args.reps, args.sessions, args.cli_sessions
+    ));
+    out
+}
+
+const START: &str = "<!-- generated by `cargo xtask bench-agent`: edit outside these markers -->";
+const END: &str = "<!-- end of the bench-agent part -->";
+
+/// Replaces the generated part of the section (or adds the section at the end).
+fn write_section(file: &Path, section: &str) -> Result<()> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let generated = format!("{START}\n\n{section}\n{END}");
+    let updated = match (text.find(START), text.find(END)) {
+        (Some(start), Some(end)) if start < end => {
+            format!("{}{generated}{}", &text[..start], &text[end + END.len()..])
+        }
+        _ => format!(
+            "{}\n\n## ccwire-agent against Claude Code\n\n{generated}\n",
+            text.trim_end()
+        ),
+    };
+    std::fs::write(file, updated)?;
+    Ok(())
+}
