@@ -378,7 +378,7 @@ fn remove_stale_scratch(parent: &Path, version: &str) {
 }
 
 /// `major.minor.patch`, ignoring any pre-release suffix.
-fn parse_version(version: &str) -> Option<(u64, u64, u64)> {
+pub(crate) fn parse_version(version: &str) -> Option<(u64, u64, u64)> {
     let core = version.split(['-', '+']).next()?;
     let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
     let version = (parts.next()??, parts.next()??, parts.next()??);

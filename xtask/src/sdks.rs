@@ -11,10 +11,10 @@ use anyhow::{bail, Context, Result};
 use crate::cmd::run;
 
 /// The official Python SDK (PyPI).
-pub const PYTHON_SDK_VERSION: &str = "0.2.187";
+pub const PYTHON_SDK_VERSION: &str = "0.2.189";
 
 /// The official TypeScript SDK (npm).
-pub const TS_SDK_VERSION: &str = "0.3.330";
+pub const TS_SDK_VERSION: &str = "0.3.332";
 
 /// Where the installed SDKs are.
 #[derive(Debug, Clone)]
@@ -90,7 +90,7 @@ fn remember_install_times(
 /// that version. Returns the venv's interpreter.
 fn install_python_sdk(venv: &Path, installs: &mut Vec<(String, Option<f64>)>) -> Result<PathBuf> {
     let python = venv.join("bin/python");
-    let what = format!("claude-agent-sdk {PYTHON_SDK_VERSION} (PyPI, venv + pip)");
+    let what = format!("claude-agent-sdk {PYTHON_SDK_VERSION} (PyPI source, venv + pip)");
     if python_sdk_version(&python).as_deref() == Some(PYTHON_SDK_VERSION) {
         installs.push((what, None));
         return Ok(python);
@@ -101,14 +101,22 @@ fn install_python_sdk(venv: &Path, installs: &mut Vec<(String, Option<f64>)>) ->
         std::fs::remove_dir_all(venv).with_context(|| format!("removing {}", venv.display()))?;
     }
     run(Command::new("python3").arg("-m").arg("venv").arg(venv))?;
-    run(Command::new(venv.join("bin/pip"))
-        .args([
-            "install",
-            "--disable-pip-version-check",
-            "--no-input",
-            "--quiet",
-        ])
-        .arg(format!("claude-agent-sdk=={PYTHON_SDK_VERSION}")))?;
+    // From the source distribution: the wheels bundle a 380 MB `claude` that no host here uses
+    // (each is given a CLI path), as the TypeScript install below leaves out its optional
+    // per-platform packages.
+    run(
+        Command::new(venv.join("bin/pip"))
+            .args([
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "--quiet",
+                "--no-cache-dir",
+                "--no-binary",
+                "claude-agent-sdk",
+            ])
+            .arg(format!("claude-agent-sdk=={PYTHON_SDK_VERSION}")),
+    )?;
     let seconds = started.elapsed().as_secs_f64();
     match python_sdk_version(&python) {
         Some(version) if version == PYTHON_SDK_VERSION => {}

@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use ccwire_protocol::control::{
     ControlCancelRequest, ControlRequest, ControlRequestBody, ControlRequestKind, ControlResponse,
-    RequestId,
+    ControlSuccess, RequestId,
 };
 use ccwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
 use ccwire_protocol::{DecodeError, InputMessage, Malformed, Message};
@@ -455,6 +455,16 @@ impl Connection {
         body: ControlRequestBody,
         timeout: Duration,
     ) -> Result<Option<Value>> {
+        Ok(self.request_success(body, timeout).await?.response)
+    }
+
+    /// Sends any control request and waits for the whole success answer: its payload and the
+    /// requests the peer lists as still waiting (`pending_permission_requests`, …).
+    pub async fn request_success(
+        &self,
+        body: ControlRequestBody,
+        timeout: Duration,
+    ) -> Result<ControlSuccess> {
         if let Some(cause) = self.closed_cause() {
             return Err(cause);
         }
