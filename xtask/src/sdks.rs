@@ -104,19 +104,17 @@ fn install_python_sdk(venv: &Path, installs: &mut Vec<(String, Option<f64>)>) ->
     // From the source distribution: the wheels bundle a 380 MB `claude` that no host here uses
     // (each is given a CLI path), as the TypeScript install below leaves out its optional
     // per-platform packages.
-    run(
-        Command::new(venv.join("bin/pip"))
-            .args([
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "--quiet",
-                "--no-cache-dir",
-                "--no-binary",
-                "claude-agent-sdk",
-            ])
-            .arg(format!("claude-agent-sdk=={PYTHON_SDK_VERSION}")),
-    )?;
+    run(Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--quiet",
+            "--no-cache-dir",
+            "--no-binary",
+            "claude-agent-sdk",
+        ])
+        .arg(format!("claude-agent-sdk=={PYTHON_SDK_VERSION}")))?;
     let seconds = started.elapsed().as_secs_f64();
     match python_sdk_version(&python) {
         Some(version) if version == PYTHON_SDK_VERSION => {}
