@@ -15,7 +15,7 @@
 //! # Ok::<(), ccwire::Error>(())
 //! ```
 //!
-//! Every option of the official Python (0.2.187) and TypeScript (0.3.330) SDKs that reaches the
+//! Every option of the official Python (0.2.189) and TypeScript (0.3.332) SDKs that reaches the
 //! CLI is here, under its Python name. Each reaches the CLI in one of three ways, decided the
 //! way the TypeScript SDK decides it:
 //!
