@@ -49,6 +49,15 @@ pub struct Run {
 }
 
 impl Run {
+    /// `claude 2.1.330`, or `ccwire-agent`.
+    fn label(&self) -> String {
+        if self.version == AGENT_COLUMN {
+            self.version.clone()
+        } else {
+            format!("claude {}", self.version)
+        }
+    }
+
     /// Checks the outcomes against the expected differences and prints the version's summary
     /// line; the error lists every unexpected outcome.
     pub fn check(&self, expected: &BTreeMap<String, String>) -> Result<()> {
@@ -72,9 +81,9 @@ impl Run {
         }
         let passed = self.outcomes.values().filter(|&&passed| passed).count();
         eprintln!(
-            "conformance claude {}: {} scenarios, {passed} passed, {differ} differ as listed, {} \
+            "conformance {}: {} scenarios, {passed} passed, {differ} differ as listed, {} \
              unexpected, in {:.1} s",
-            self.version,
+            self.label(),
             self.outcomes.len(),
             unexpected.len(),
             self.seconds
@@ -82,7 +91,7 @@ impl Run {
         if unexpected.is_empty() {
             Ok(())
         } else {
-            bail!("claude {}: {}", self.version, unexpected.join("\n  "))
+            bail!("{}: {}", self.label(), unexpected.join("\n  "))
         }
     }
 
@@ -198,6 +207,40 @@ pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Resul
         seconds,
         recordings,
     })
+}
+
+/// The column of the matrix that is not a CLI: `ccwire-agent` (crates/agent) in the CLI's
+/// place, held like any generation to its entry in `differences.json`. Its runs are not
+/// compared with recordings: the agent's frames are its own.
+pub const AGENT_COLUMN: &str = "ccwire-agent";
+
+/// Builds `ccwire-agent` and runs the suite against it. The suite expects `system/init` to
+/// name the version under test: the agent names itself and its version there.
+pub fn run_agent_column(root: &Path, tap: &Path) -> Result<Run> {
+    run(Command::new(cargo()).current_dir(root).args([
+        "build",
+        "-p",
+        AGENT_COLUMN,
+        "--bin",
+        AGENT_COLUMN,
+        "--locked",
+    ]))?;
+    let agent = crate::sdks::target_dir(root)
+        .join("debug")
+        .join(AGENT_COLUMN);
+    let output = Command::new(&agent)
+        .arg("--version")
+        .output()
+        .with_context(|| format!("running {} --version", agent.display()))?;
+    // `0.1.0 (ccwire-agent)`, as `claude --version` prints `2.1.330 (Claude Code)`.
+    let printed = String::from_utf8_lossy(&output.stdout);
+    let version = printed
+        .split_whitespace()
+        .next()
+        .with_context(|| format!("{AGENT_COLUMN} --version printed nothing"))?;
+    let mut suite = run_suite(root, &agent, &format!("{AGENT_COLUMN} {version}"), tap)?;
+    suite.version = AGENT_COLUMN.to_owned();
+    Ok(suite)
 }
 
 /// Scenarios run at once. Each mostly waits on its CLI (a Node process), so more than the

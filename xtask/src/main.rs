@@ -324,6 +324,14 @@ fn test() -> Result<()> {
             eprintln!("warning: {err:#}");
         }
     }
+    let agent = conformance::run_agent_column(&root, &tap)?;
+    let expected = differences
+        .get(conformance::AGENT_COLUMN)
+        .cloned()
+        .unwrap_or_default();
+    if let Err(err) = agent.check(&expected) {
+        failures.push(format!("{err:#}"));
+    }
     if !failures.is_empty() {
         bail!("conformance:\n{}", failures.join("\n"));
     }
