@@ -1,6 +1,7 @@
 //! `ccwire run --offline` with the real pinned CLI (`cargo xtask test` installs it; without it
 //! the tests fail): the demo, offline sessions kept, listed, shown, viewed and resumed, the
-//! model script format of the help, and Ctrl-C in a real terminal (tmux).
+//! model script format of the help, and Ctrl-C in a real terminal (tmux); and the same with
+//! `ccwire-agent` in the CLI's place.
 
 use std::process::{Command, Stdio};
 
@@ -78,10 +79,16 @@ fn offline_demo_with_the_real_cli() {
 /// model script that tells whether the model was sent an earlier turn.
 struct OfflinePlace {
     dir: tempfile::TempDir,
+    /// The CLI `run` starts: the real pinned one, or ccwire-agent in its place.
+    cli: std::path::PathBuf,
 }
 
 impl OfflinePlace {
     fn new() -> Self {
+        Self::with_cli(ccwire_testkit::real_claude())
+    }
+
+    fn with_cli(cli: std::path::PathBuf) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         for sub in ["project", "home", "state"] {
             std::fs::create_dir(dir.path().join(sub)).expect("mkdir");
@@ -99,7 +106,7 @@ impl OfflinePlace {
             "default": {"echo": true}
         });
         std::fs::write(dir.path().join("script.json"), script.to_string()).expect("script");
-        Self { dir }
+        Self { dir, cli }
     }
 
     fn path(&self, sub: &str) -> std::path::PathBuf {
@@ -124,7 +131,7 @@ impl OfflinePlace {
     /// `ccwire run --offline` with the script and the real CLI, output as JSON lines; returns
     /// the run and its result frame.
     fn run(&self, extra: &[&str], prompt: &str) -> (Run, Value) {
-        let cli = ccwire_testkit::real_claude();
+        let cli = &self.cli;
         let script = self.path("script.json");
         let mut args = vec![
             "run",
@@ -350,6 +357,69 @@ fn the_model_script_format_is_in_the_help_and_its_example_works() {
     assert_eq!(ran.code, Some(0), "{ran:?}");
     assert!(ran.stdout.contains("Done: x is there."), "{ran:?}");
     assert!(place.path("project/x").exists(), "{ran:?}");
+}
+
+/// `ccwire-agent` in the CLI's place: `run --offline` runs the demo with its tools, keeps the
+/// session where offline sessions are kept, lists it and resumes it (the model is sent the
+/// earlier turn); Ctrl-C in a terminal interrupts its turn.
+#[test]
+fn ccwire_agent_in_the_clis_place_runs_the_demo_and_resumes_its_session() {
+    let place = OfflinePlace::with_cli(common::ccwire_agent().to_path_buf());
+    let agent = place.cli.to_str().expect("a UTF-8 path").to_owned();
+    let demo = place.ccwire(&[
+        "run",
+        "--offline",
+        "--cli-path",
+        &agent,
+        "--allow",
+        "Bash(echo:*)",
+        "--allow",
+        "Edit(./ccwire-demo.txt)",
+        "Show me the demo",
+    ]);
+    assert_eq!(demo.code, Some(0), "{demo:?}");
+    assert!(demo.stdout.contains("I wrote ccwire-demo.txt"), "{demo:?}");
+    let written =
+        std::fs::read_to_string(place.path("project/ccwire-demo.txt")).expect("the demo file");
+    assert_eq!(written.trim(), "hello from ccwire");
+
+    let (_, first) = place.run(&[], "REMEMBER this");
+    assert_eq!(first["result"], "Nothing came before.", "{first}");
+    let id = first["session_id"].as_str().expect("an id").to_owned();
+    let listed = place.ccwire(&["sessions", "list"]);
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    let (_, offline_part) = listed
+        .stdout
+        .split_once("offline sessions (ccwire run/chat --offline)")
+        .unwrap_or_else(|| panic!("no offline heading: {listed:?}"));
+    assert!(offline_part.contains(&id), "{listed:?}");
+    let (_, second) = place.run(&["--resume", &id], "REMEMBER it?");
+    assert_eq!(second["result"], "I see an earlier turn.", "{second}");
+    assert_eq!(second["session_id"], id.as_str(), "{second}");
+
+    #[cfg(unix)]
+    interrupted_in_a_terminal(&place);
+}
+
+/// `run` of a slow answer in a real terminal (tmux), stopped with Ctrl-C: exit 130, the turn
+/// cut short and said to be interrupted, nothing left running.
+#[cfg(unix)]
+fn interrupted_in_a_terminal(place: &OfflinePlace) {
+    let command = format!(
+        "{} run --offline --include-partial-messages --cli-path {} --model-script {} 'go SLOW'",
+        quoted(ccwire()),
+        quoted(&place.cli),
+        quoted(&place.path("script.json")),
+    );
+    let pane = tmux::Pane::start(&place.path("project"), &command);
+    pane.wait_for("one two");
+    pane.keys(&["C-c"]);
+    let (code, screen) = pane.wait_exit();
+    assert_eq!(code, 130, "{screen}");
+    assert!(!screen.contains("nine ten"), "the turn ran on:\n{screen}");
+    assert!(screen.contains("⏹ interrupted · "), "{screen}");
+    assert!(!screen.contains("error_during_execution"), "{screen}");
+    pane.assert_nothing_left();
 }
 
 #[cfg(unix)]

@@ -1,5 +1,6 @@
-//! What the `ccwire` binary's test targets share: the binary under test, the fake CLI and the
-//! example agent beside it, and shell quoting for the wrapper scripts they write.
+//! What the `ccwire` binary's test targets share: the binary under test, the fake CLI, the
+//! example agent and ccwire-agent beside it, and shell quoting for the wrapper scripts they
+//! write.
 // Each test target uses its own subset.
 #![allow(dead_code)]
 
@@ -33,6 +34,19 @@ pub fn echo_agent() -> &'static Path {
         built(
             ccwire().with_file_name("examples").join(name),
             &["-p", "ccwire", "--example", "echo_agent"],
+        )
+    })
+}
+
+/// `ccwire-agent` (`crates/agent`), the coding agent that takes the CLI's place, built (once per
+/// test run) so it is current.
+pub fn ccwire_agent() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let name = format!("ccwire-agent{}", std::env::consts::EXE_SUFFIX);
+        built(
+            ccwire().with_file_name(name),
+            &["-p", "ccwire-agent", "--bin", "ccwire-agent"],
         )
     })
 }

@@ -4,40 +4,12 @@
 //! The SDK's checks must pass and the tools must have had their real effects (what
 //! [`Scenario::effects`] checks of the real CLI).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
-
 use ccwire_model_server::ModelServer;
 
+use crate::common::ccwire_agent;
 use crate::scenarios::Scenario;
 use crate::world::{tail, World};
 use crate::{report, Sdk};
-
-/// The `ccwire-agent` binary beside `ccwire`, built (once per test run) so it is current.
-fn ccwire_agent() -> &'static Path {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let ccwire = Path::new(env!("CARGO_BIN_EXE_ccwire"));
-        let path = ccwire.with_file_name(format!("ccwire-agent{}", std::env::consts::EXE_SUFFIX));
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build.args(["build", "-p", "ccwire-agent", "--bin", "ccwire-agent"]);
-        if ccwire
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|p| p == "release")
-        {
-            build.arg("--release");
-        }
-        let status = build.status().expect("running cargo build");
-        assert!(
-            status.success() || path.exists(),
-            "cargo build -p ccwire-agent failed"
-        );
-        path
-    })
-}
 
 /// Mode (e): see the module docs.
 pub fn check(sdk: &str, scenario: &str) {
