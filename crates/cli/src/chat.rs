@@ -297,12 +297,16 @@ fn still_in(totals: &Totals) -> String {
     }
 }
 
-/// `Claude Code 2.1.330 · claude-sonnet-4-5 · /help for commands, Ctrl-D to quit`.
+/// `Claude Code 2.1.330 · /help for commands, Ctrl-D to quit`; a CLI in Claude Code's place
+/// that names itself (`ccwire-agent 0.1.0`) is named as it says.
 fn banner(client: &Client) -> String {
     let version = client
         .initialize_response()
         .and_then(|init| init.claude_code_version.clone())
-        .map(|v| format!("Claude Code {} · ", sanitize(&v)))
+        .map(|v| match v.starts_with(|c: char| c.is_ascii_digit()) {
+            true => format!("Claude Code {} · ", sanitize(&v)),
+            false => format!("{} · ", sanitize(&v)),
+        })
         .unwrap_or_default();
     format!("{version}/help for commands, Ctrl-D to quit")
 }

@@ -1,6 +1,7 @@
 //! `ccwire chat` in a real terminal: tmux runs it in a pseudo-terminal, the test types keys
 //! with `send-keys` and reads the screen with `capture-pane`, the way a person would. The CLI
-//! is the real pinned one, offline against a model script. `cargo xtask test` installs tmux
+//! is the real pinned one (and, for one conversation, ccwire-agent in its place), offline
+//! against a model script. `cargo xtask test` installs tmux
 //! (Debian's package) and names it in `CCWIRE_TMUX`; without tmux the tests fail.
 
 use std::ops::Deref;
@@ -38,12 +39,16 @@ impl Chat {
     /// Starts a chat in `dir` (its HOME is `dir/home`, so a second chat there finds the
     /// first one's sessions).
     fn start_in(dir: &Path, extra: &[&str]) -> Self {
+        Self::start_with(dir, &ccwire_testkit::real_claude(), extra)
+    }
+
+    /// Like [`Chat::start_in`], with `cli` as the CLI.
+    fn start_with(dir: &Path, cli: &Path, extra: &[&str]) -> Self {
         write_script(dir);
-        let cli = ccwire_testkit::real_claude();
         let mut command = format!(
             "{} chat --offline --model-script script.json --cli-path {}",
             quoted(ccwire()),
-            quoted(&cli)
+            quoted(cli)
         );
         for arg in extra {
             command.push(' ');
@@ -88,7 +93,7 @@ fn write_script(dir: &Path) {
 
 /// `ccwire run --offline` with the test's script in `dir`, as a chat there would run (HOME
 /// `dir/home`); returns the session's id, from the line `run` ends with.
-fn run_offline(dir: &Path, prompt: &str) -> String {
+fn run_offline(dir: &Path, cli: &Path, prompt: &str) -> String {
     write_script(dir);
     let output = Command::new(ccwire())
         .args([
@@ -98,7 +103,7 @@ fn run_offline(dir: &Path, prompt: &str) -> String {
             "script.json",
             "--cli-path",
         ])
-        .arg(ccwire_testkit::real_claude())
+        .arg(cli)
         .arg(prompt)
         .current_dir(dir)
         .env("HOME", dir.join("home"))
@@ -166,11 +171,35 @@ fn quit_session(screen: &str) -> String {
 
 #[test]
 fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
+    conversation(&ccwire_testkit::real_claude(), Cli::Claude);
+}
+
+/// The same conversation with `ccwire-agent` in the CLI's place.
+#[test]
+fn a_conversation_with_ccwire_agent_in_the_clis_place() {
+    conversation(common::ccwire_agent(), Cli::CcwireAgent);
+}
+
+/// Which CLI a conversation has, for the two things that tell them apart on screen.
+#[derive(PartialEq)]
+enum Cli {
+    Claude,
+    CcwireAgent,
+}
+
+/// A conversation through every part of the chat: a turn, a permission asked and always
+/// allowed, slash commands, /resume of an earlier run's session, Ctrl-C, Ctrl-D, the history.
+fn conversation(cli: &Path, which: Cli) {
     let scratch = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir(scratch.path().join("home")).expect("home");
     // A session an earlier `run --offline` left, to resume later.
-    let earlier = run_offline(scratch.path(), "REMEMBER this");
-    let chat = Chat::start_in(scratch.path(), &[]);
+    let earlier = run_offline(scratch.path(), cli, "REMEMBER this");
+    let chat = Chat::start_with(scratch.path(), cli, &[]);
+    let banner = match which {
+        Cli::Claude => "Claude Code 2.1.",
+        Cli::CcwireAgent => "\nccwire-agent 0.",
+    };
+    assert!(chat.screen().contains(banner), "{}", chat.screen());
     let dir = chat.dir().to_owned();
 
     // A first turn.
@@ -217,7 +246,13 @@ fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
     // /cost counts this session's prompts in this chat, its total names the earlier run's.
     chat.line("/cost");
     let screen = chat.wait_for("1 prompt · $");
-    assert!(screen.contains("earlier runs included"), "{screen}");
+    // Claude Code carries a resumed session's cost on from its earlier runs; ccwire-agent
+    // counts from the resume (docs/agent.md), so there is no earlier total to name.
+    assert_eq!(
+        screen.contains("earlier runs included"),
+        which == Cli::Claude,
+        "{screen}"
+    );
     chat.wait_prompts(11);
 
     // Ctrl-C during a slow turn interrupts it, and the chat goes on.
