@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ccwire_protocol::framing::LineError;
+use ccwire_protocol::result::ResultError;
 use ccwire_protocol::DecodeError;
 
 /// Everything that can go wrong in a session. Cheap to clone, so that one cause (say, the CLI
@@ -141,6 +142,12 @@ pub enum Error {
         /// The tool use.
         tool_use_id: String,
     },
+    /// A turn failed: its `result` said so (from [`ResultMessage::error`]; see
+    /// [`Error::is_usage_limit`]).
+    ///
+    /// [`ResultMessage::error`]: ccwire_protocol::result::ResultMessage::error
+    #[error(transparent)]
+    Result(#[from] Box<ResultError>),
 }
 
 impl Error {
@@ -167,6 +174,12 @@ impl Error {
         matches!(self, Self::Decode { .. } | Self::Line(_))
     }
 
+    /// Whether a turn failed because a usage limit was reached (the CLI's words for it, see
+    /// [`ccwire_protocol::limits`]).
+    pub fn is_usage_limit(&self) -> bool {
+        matches!(self, Self::Result(error) if error.is_usage_limit())
+    }
+
     /// The CLI's last stderr lines, if the error carries them.
     pub fn stderr_tail(&self) -> Option<&str> {
         match self {
@@ -181,6 +194,12 @@ impl Error {
 impl From<std::io::Error> for Error {
     fn from(err: std::io::Error) -> Self {
         Self::Io(Arc::new(err))
+    }
+}
+
+impl From<ResultError> for Error {
+    fn from(err: ResultError) -> Self {
+        Self::Result(Box::new(err))
     }
 }
 

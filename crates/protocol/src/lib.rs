@@ -55,6 +55,7 @@ pub mod events;
 pub mod framing;
 pub mod hooks;
 pub mod lenient;
+pub mod limits;
 pub mod mcp;
 mod message;
 pub mod permission;

@@ -149,6 +149,35 @@ impl Message {
         }
     }
 
+    /// The failure a `result` reports, as an error value: `None` for a turn that succeeded
+    /// and for any other frame. A malformed `result` that counts as an error
+    /// ([`Message::result_is_error`]) gives what can be read of it.
+    pub fn result_error(&self) -> Option<crate::result::ResultError> {
+        match self {
+            Self::Result(result) => result.error(),
+            Self::Malformed(malformed) if self.result_is_error() == Some(true) => {
+                let raw = &malformed.raw;
+                let text = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_owned);
+                let mut lenient = crate::result::ResultMessage {
+                    is_error: true,
+                    result: text("result"),
+                    session_id: text("session_id").unwrap_or_default(),
+                    ..Default::default()
+                };
+                lenient.subtype = raw
+                    .get("subtype")
+                    .and_then(|s| serde_json::from_value(s.clone()).ok())
+                    .unwrap_or(crate::result::ResultSubtype::ErrorDuringExecution);
+                lenient.errors = raw
+                    .get("errors")
+                    .and_then(|e| serde_json::from_value(e.clone()).ok());
+                lenient.api_error_status = raw.get("api_error_status").map(|s| s.as_u64());
+                lenient.error()
+            }
+            _ => None,
+        }
+    }
+
     /// The whole frame as JSON. Every field is kept, known or not, so this equals the line the
     /// message was read from (as a JSON value; key order may differ).
     pub fn to_value(&self) -> Value {

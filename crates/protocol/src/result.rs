@@ -15,8 +15,10 @@ use crate::control::{FastModeDisabledReason, FastModeState};
 use crate::permission::PermissionDenial;
 use crate::usage::{ModelUsage, Usage};
 
+mod error;
 mod stats;
 
+pub use error::ResultError;
 pub use stats::{SubagentKills, SubagentRefusals, SubagentRequests, SubagentStats};
 
 crate::string_enum! {

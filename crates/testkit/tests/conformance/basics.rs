@@ -206,6 +206,21 @@ async fn an_api_500_is_an_error_result_and_the_next_turn_works() {
         result.text().unwrap_or_default().contains("500"),
         "{result:?}"
     );
+    // As an error value: the official SDKs' words, the status and the reason; no usage limit.
+    let error = ccwire::Error::from(result.error().expect("a failed turn"));
+    assert!(
+        error
+            .to_string()
+            .starts_with("Claude Code returned an error result: "),
+        "{error}"
+    );
+    assert!(error.to_string().contains("500"), "{error}");
+    assert!(!error.is_usage_limit());
+    let ccwire::Error::Result(failed) = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(failed.api_error_status, Some(500));
+    assert_eq!(failed.session_id, result.session_id);
     // CLAUDE_CODE_MAX_RETRIES=0: asked once, not retried.
     assert_eq!(s.requests_for("please fail").len(), 1);
 
