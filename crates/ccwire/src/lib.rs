@@ -80,6 +80,7 @@ pub mod mcp;
 #[cfg(feature = "policy")]
 pub mod policy;
 pub mod sessions;
+pub mod settings;
 
 pub use ccwire_protocol as protocol;
 pub use error::{EndReason, Error, Result};

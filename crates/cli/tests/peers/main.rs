@@ -36,6 +36,7 @@ mod limits;
 mod redact;
 mod scenarios;
 mod sessions;
+mod settings;
 mod tools;
 mod witness;
 mod world;
