@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ccwire::host::pool::{Budget, Pool, PoolConfig};
+use ccwire::host::pool::{Budget, Claim, Pool, PoolConfig, Start};
 use ccwire::Error;
 
 use super::*;
@@ -197,4 +197,112 @@ async fn budgets_stop_a_session() {
     assert!(started.elapsed() < Duration::from_secs(5));
     drop(session);
     assert_eq!(pool.metrics().live, 0);
+}
+
+/// The `system/init` of a session's first turn.
+async fn first_init(session: &mut ccwire::host::PooledClient) -> serde_json::Value {
+    session.send("hi").await.unwrap();
+    let mut init = None;
+    while let Some(message) = within(20, session.receive()).await {
+        let message = message.unwrap();
+        let value = message.to_value();
+        if value["type"] == "system" && value["subtype"] == "init" {
+            init = Some(value);
+        }
+        if message.result_is_error().is_some() {
+            break;
+        }
+    }
+    init.expect("a system/init")
+}
+
+#[tokio::test]
+async fn a_claim_spares_cannot_take_starts_a_cli_with_the_claim_in_its_options() {
+    let fake = Fake::new(echo_script());
+    let folder = tempfile::tempdir().unwrap();
+    // Spares started as the options say (not parked): the claim's folder and model need a CLI
+    // of their own; the spare stays for a session of the pool's options.
+    let pool = Pool::new(fake.options(), PoolConfig::default().max_live(2).spares(1));
+    wait_until("a spare", || pool.metrics().spare == 1).await;
+    let spare = pool.spare_pids()[0];
+    let claim = Claim::new(folder.path()).model("claude-claimed-model");
+    let mut session = within(20, pool.claim(claim)).await.unwrap();
+    let Start::Cold { reason } = session.start() else {
+        panic!("{:?}", session.start());
+    };
+    assert!(reason.contains("cannot be claimed"), "{reason}");
+    assert_ne!(session.client().pid(), Some(spare));
+    assert_eq!(pool.spare_pids(), [spare], "the spare was kept for others");
+    let init = first_init(&mut session).await;
+    assert_eq!(init["model"], "claude-claimed-model");
+    assert_eq!(
+        std::path::Path::new(init["cwd"].as_str().unwrap()),
+        folder.path().canonicalize().unwrap()
+    );
+    session.close().await.unwrap();
+    // A claim that asks for nothing new takes the spare.
+    let here = std::env::current_dir().unwrap();
+    let session = within(20, pool.claim(Claim::new(here))).await.unwrap();
+    assert!(matches!(session.start(), Start::Spare), "{:?}", session.start());
+    assert_eq!(session.client().pid(), Some(spare));
+    session.close().await.unwrap();
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_cli_that_does_not_know_claim_session_is_claimed_cold_and_parks_no_more() {
+    // fake-claude ignores `--await-claim` and answers `claim_session` "unsupported".
+    let fake = Fake::new(echo_script());
+    let folder = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let options = fake.builder().env("HOME", home.path()).build().unwrap();
+    let pool = Pool::new(
+        options,
+        PoolConfig::default().max_live(2).spares(1).parked(true),
+    );
+    wait_until("a parked spare", || pool.metrics().spare == 1).await;
+    let parked = pool.spare_pids()[0];
+    let spares_dir = home.path().join(".claude/spares");
+    assert_eq!(std::fs::read_dir(&spares_dir).unwrap().count(), 1);
+    let claim = Claim::new(folder.path()).title("t");
+    let mut session = within(20, pool.claim(claim)).await.unwrap();
+    let Start::Cold { reason } = session.start() else {
+        panic!("{:?}", session.start());
+    };
+    assert!(reason.contains("claim_session"), "{reason}");
+    assert_ne!(session.client().pid(), Some(parked));
+    let init = first_init(&mut session).await;
+    assert_eq!(
+        std::path::Path::new(init["cwd"].as_str().unwrap()),
+        folder.path().canonicalize().unwrap()
+    );
+    session.close().await.unwrap();
+    assert_eq!(pool.metrics().refused, 1);
+    // The next spare is an ordinary one, and the parking place is gone.
+    wait_until("an ordinary spare", || {
+        let pids = pool.spare_pids();
+        pids.len() == 1 && pids[0] != parked
+    })
+    .await;
+    wait_until("the parking place removed", || {
+        std::fs::read_dir(&spares_dir).unwrap().count() == 0
+    })
+    .await;
+    let session = within(20, pool.session()).await.unwrap();
+    assert!(matches!(session.start(), Start::Spare), "{:?}", session.start());
+    session.close().await.unwrap();
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_claim_with_hook_settings_is_refused_before_anything_is_sent() {
+    let fake = Fake::new(echo_script());
+    let pool = Pool::new(fake.options(), PoolConfig::default().spares(0));
+    let settings = serde_json::from_value(serde_json::json!({"disableAllHooks": true})).unwrap();
+    let refused = pool.claim(Claim::new("/").settings(settings)).await;
+    assert!(
+        matches!(&refused, Err(Error::InvalidOptions(why)) if why.contains("disableAllHooks")),
+        "{refused:?}"
+    );
+    assert_eq!(pool.metrics().started, 0);
 }
