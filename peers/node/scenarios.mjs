@@ -1,4 +1,4 @@
-// The official TypeScript SDK (@anthropic-ai/claude-agent-sdk 0.3.330) as a real client of a
+// The official TypeScript SDK (@anthropic-ai/claude-agent-sdk 0.3.332) as a real client of a
 // Claude Code CLI.
 //
 //     node scenarios.mjs SCENARIO

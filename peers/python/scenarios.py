@@ -1,4 +1,4 @@
-"""The official Python SDK (claude-agent-sdk 0.2.187) as a real client of a Claude Code CLI.
+"""The official Python SDK (claude-agent-sdk 0.2.189) as a real client of a Claude Code CLI.
 
     python scenarios.py SCENARIO
 

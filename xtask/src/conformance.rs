@@ -2,10 +2,10 @@
 //! every run recorded through `ccwire tap`, and the recordings compared with (or written to)
 //! `tests/fixtures/transcripts/claude-<version>/`.
 //!
-//! The pinned CLI must pass every scenario. An older one must pass every scenario but those its
-//! entry in `differences.json` names, and those must still fail: a listed scenario that passes
-//! is an error too (the list is stale), so no difference goes unnoticed or stays listed after it
-//! is gone.
+//! The pinned CLI must pass every scenario. Any other generation, older or newer, must pass
+//! every scenario but those its entry in `differences.json` names, and those must still fail: a
+//! listed scenario that passes is an error too (the list is stale), so no difference goes
+//! unnoticed or stays listed after it is gone.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -19,8 +19,11 @@ use anyhow::{bail, Context, Result};
 use crate::normalize::{directions, normalize};
 use crate::{cargo, run, CLAUDE_PATH_ENV, CONFORMANCE_TEST};
 
-/// The CLI generations CI runs the suite on, newest (the pinned one) first.
-pub const GENERATIONS: [&str; 4] = ["2.1.330", "2.1.112", "2.0.77", "1.0.128"];
+/// The CLI generations CI runs the suite on, newest first. The pinned one
+/// ([`PINNED_CLI_VERSION`](crate::install::PINNED_CLI_VERSION)) is among them; a newer build
+/// beside it is held to the same expectations (its entry in `differences.json` lists what it
+/// does otherwise).
+pub const GENERATIONS: [&str; 5] = ["2.1.332", "2.1.330", "2.1.112", "2.0.77", "1.0.128"];
 
 /// Where the recordings live, one directory per version.
 pub fn fixtures_dir(root: &Path) -> PathBuf {
@@ -351,6 +354,33 @@ mod tests {
         );
         assert_eq!(outcome("test result: ok. 23 passed; 0 failed"), None);
         assert_eq!(outcome("running 23 tests"), None);
+    }
+
+    #[test]
+    fn the_generations_are_the_recorded_ones_newest_first() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("the workspace");
+        let recorded: std::collections::BTreeSet<String> = std::fs::read_dir(fixtures_dir(root))
+            .expect("the recordings")
+            .filter_map(|entry| {
+                let name = entry.ok()?.file_name().to_string_lossy().into_owned();
+                name.strip_prefix("claude-").map(str::to_owned)
+            })
+            .collect();
+        let generations = GENERATIONS.iter().map(|v| (*v).to_owned()).collect();
+        assert_eq!(
+            recorded, generations,
+            "a directory per generation, no other"
+        );
+        assert!(GENERATIONS.contains(&crate::install::PINNED_CLI_VERSION));
+        let versions: Vec<_> = GENERATIONS
+            .iter()
+            .map(|v| crate::install::parse_version(v).expect("a version"))
+            .collect();
+        let mut newest_first = versions.clone();
+        newest_first.sort_by(|a, b| b.cmp(a));
+        assert_eq!(versions, newest_first);
     }
 
     #[test]

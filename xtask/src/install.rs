@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
+use crate::cmd::run_quiet;
+
 /// The Claude Code version ccwire is tested against. Kept equal to
 /// `ccwire::host::process::PINNED_CLI_VERSION` by hand, so that xtask does not build ccwire (and
 /// tokio) just to read one constant.
@@ -341,21 +343,6 @@ fn output_within(command: &mut Command, limit: Duration) -> Result<(bool, String
     Ok((status.success(), text))
 }
 
-fn run_quiet(command: &mut Command, what: &str) -> Result<()> {
-    let output = command
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("starting {what}"))?;
-    if !output.status.success() {
-        bail!(
-            "{what} failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        );
-    }
-    Ok(())
-}
-
 fn make_executable(path: &Path) -> Result<()> {
     #[cfg(unix)]
     {
@@ -391,7 +378,7 @@ fn remove_stale_scratch(parent: &Path, version: &str) {
 }
 
 /// `major.minor.patch`, ignoring any pre-release suffix.
-fn parse_version(version: &str) -> Option<(u64, u64, u64)> {
+pub(crate) fn parse_version(version: &str) -> Option<(u64, u64, u64)> {
     let core = version.split(['-', '+']).next()?;
     let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
     let version = (parts.next()??, parts.next()??, parts.next()??);

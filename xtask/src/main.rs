@@ -26,6 +26,7 @@
 mod bench;
 #[path = "bench/agent.rs"]
 mod bench_agent;
+mod cmd;
 mod conformance;
 mod debian;
 mod docs;
@@ -42,6 +43,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
+use cmd::run;
 use install::{install_claude, PINNED_CLI_VERSION};
 
 /// The environment variable that gives the conformance and peers suites the CLI to drive.
@@ -473,14 +475,4 @@ fn workspace_root() -> PathBuf {
 
 fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
-}
-
-fn run(command: &mut Command) -> Result<()> {
-    let status = command
-        .status()
-        .with_context(|| format!("starting {command:?}"))?;
-    if !status.success() {
-        bail!("{command:?} failed: {status}");
-    }
-    Ok(())
 }

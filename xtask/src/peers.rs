@@ -21,7 +21,7 @@ use crate::{cargo, run, CLAUDE_PATH_ENV, PEERS_TEST, PYTHON_ENV, TS_SDK_ENV};
 const THREADS: &str = "4";
 
 /// The modes, in the order the table shows them.
-const MODES: [&str; 4] = ["tap", "fake", "replay", "agent"];
+const MODES: [&str; 5] = ["tap", "fake", "replay", "agent", "coding_agent"];
 
 /// Runs the suite with the real CLI at `claude` and the SDKs in `sdks`, prints the table and
 /// the summary, and fails if any run failed. The recordings of the runs through the tap that
@@ -139,11 +139,9 @@ fn table(runs: &[Run]) -> String {
             .or_default()
             .insert(&run.mode, cell);
     }
-    let row = |sdk: &str, scenario: &str, cells: [&str; 4]| {
-        let line = format!(
-            "{sdk:<8} {scenario:<18} {:<14} {:<14} {:<14} {}",
-            cells[0], cells[1], cells[2], cells[3]
-        );
+    let row = |sdk: &str, scenario: &str, cells: [&str; MODES.len()]| {
+        let cells: Vec<String> = cells.iter().map(|cell| format!("{cell:<14}")).collect();
+        let line = format!("{sdk:<8} {scenario:<18} {}", cells.join(" "));
         line.trim_end().to_owned()
     };
     let mut lines = vec![row("sdk", "scenario", MODES)];

@@ -8,11 +8,13 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
+use crate::cmd::run;
+
 /// The official Python SDK (PyPI).
-pub const PYTHON_SDK_VERSION: &str = "0.2.187";
+pub const PYTHON_SDK_VERSION: &str = "0.2.189";
 
 /// The official TypeScript SDK (npm).
-pub const TS_SDK_VERSION: &str = "0.3.330";
+pub const TS_SDK_VERSION: &str = "0.3.332";
 
 /// Where the installed SDKs are.
 #[derive(Debug, Clone)]
@@ -88,7 +90,7 @@ fn remember_install_times(
 /// that version. Returns the venv's interpreter.
 fn install_python_sdk(venv: &Path, installs: &mut Vec<(String, Option<f64>)>) -> Result<PathBuf> {
     let python = venv.join("bin/python");
-    let what = format!("claude-agent-sdk {PYTHON_SDK_VERSION} (PyPI, venv + pip)");
+    let what = format!("claude-agent-sdk {PYTHON_SDK_VERSION} (PyPI source, venv + pip)");
     if python_sdk_version(&python).as_deref() == Some(PYTHON_SDK_VERSION) {
         installs.push((what, None));
         return Ok(python);
@@ -98,17 +100,21 @@ fn install_python_sdk(venv: &Path, installs: &mut Vec<(String, Option<f64>)>) ->
     if venv.exists() {
         std::fs::remove_dir_all(venv).with_context(|| format!("removing {}", venv.display()))?;
     }
-    checked(Command::new("python3").arg("-m").arg("venv").arg(venv))?;
-    checked(
-        Command::new(venv.join("bin/pip"))
-            .args([
-                "install",
-                "--disable-pip-version-check",
-                "--no-input",
-                "--quiet",
-            ])
-            .arg(format!("claude-agent-sdk=={PYTHON_SDK_VERSION}")),
-    )?;
+    run(Command::new("python3").arg("-m").arg("venv").arg(venv))?;
+    // From the source distribution: the wheels bundle a 380 MB `claude` that no host here uses
+    // (each is given a CLI path), as the TypeScript install below leaves out its optional
+    // per-platform packages.
+    run(Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "--disable-pip-version-check",
+            "--no-input",
+            "--quiet",
+            "--no-cache-dir",
+            "--no-binary",
+            "claude-agent-sdk",
+        ])
+        .arg(format!("claude-agent-sdk=={PYTHON_SDK_VERSION}")))?;
     let seconds = started.elapsed().as_secs_f64();
     match python_sdk_version(&python) {
         Some(version) if version == PYTHON_SDK_VERSION => {}
@@ -148,19 +154,17 @@ fn install_ts_sdk(dir: &Path, installs: &mut Vec<(String, Option<f64>)>) -> Resu
     eprintln!("sdks: installing {what} into {}", dir.display());
     let started = Instant::now();
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    checked(
-        Command::new("npm")
-            .arg("install")
-            .arg("--prefix")
-            .arg(dir)
-            .args([
-                "--omit=optional",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-            ])
-            .arg(format!("@anthropic-ai/claude-agent-sdk@{TS_SDK_VERSION}")),
-    )?;
+    run(Command::new("npm")
+        .arg("install")
+        .arg("--prefix")
+        .arg(dir)
+        .args([
+            "--omit=optional",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+        ])
+        .arg(format!("@anthropic-ai/claude-agent-sdk@{TS_SDK_VERSION}")))?;
     let seconds = started.elapsed().as_secs_f64();
     match ts_sdk_version(&package) {
         Some(version) if version == TS_SDK_VERSION => {}
@@ -177,14 +181,4 @@ fn ts_sdk_version(package: &Path) -> Option<String> {
     let text = std::fs::read_to_string(package.join("package.json")).ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).ok()?;
     Some(json.get("version")?.as_str()?.to_owned())
-}
-
-fn checked(command: &mut Command) -> Result<()> {
-    let status = command
-        .status()
-        .with_context(|| format!("starting {command:?}"))?;
-    if !status.success() {
-        bail!("{command:?} failed: {status}");
-    }
-    Ok(())
 }

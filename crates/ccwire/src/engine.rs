@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use ccwire_protocol::control::{
     ControlCancelRequest, ControlRequest, ControlRequestBody, ControlRequestKind, ControlResponse,
-    RequestId,
+    ControlSuccess, RequestId,
 };
 use ccwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
 use ccwire_protocol::{DecodeError, InputMessage, Malformed, Message};
@@ -247,6 +247,27 @@ pub trait ControlHandler: Send + Sync + 'static {
         -> BoxFuture<'static, Answer>;
 }
 
+/// For tests: a handler of `$ty`, whose `serve` method answers with a payload or an error.
+#[cfg(test)]
+macro_rules! serving_handler {
+    ($ty:ty) => {
+        impl $crate::engine::ControlHandler for $ty {
+            fn handle(
+                &self,
+                request: ccwire_protocol::control::ControlRequestBody,
+                cx: $crate::engine::RequestContext,
+            ) -> futures::future::BoxFuture<'static, $crate::engine::Answer> {
+                Box::pin(futures::FutureExt::map(
+                    self.serve(request, cx),
+                    $crate::engine::Answer::from,
+                ))
+            }
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use serving_handler;
+
 /// A handler that answers every request as unsupported.
 #[derive(Debug, Default)]
 pub struct NoHandler;
@@ -434,6 +455,16 @@ impl Connection {
         body: ControlRequestBody,
         timeout: Duration,
     ) -> Result<Option<Value>> {
+        Ok(self.request_success(body, timeout).await?.response)
+    }
+
+    /// Sends any control request and waits for the whole success answer: its payload and the
+    /// requests the peer lists as still waiting (`pending_permission_requests`, …).
+    pub async fn request_success(
+        &self,
+        body: ControlRequestBody,
+        timeout: Duration,
+    ) -> Result<ControlSuccess> {
         if let Some(cause) = self.closed_cause() {
             return Err(cause);
         }

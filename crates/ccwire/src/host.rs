@@ -25,7 +25,7 @@ mod progress;
 mod query;
 
 pub use callbacks::PermissionRequest;
-pub use client::{Client, Messages};
+pub use client::{Client, Messages, Reinitialized};
 pub use handler::{HookCall, Host};
 pub use pool::{Pool, PoolConfig, PooledClient};
 pub use query::{query, MessageStream, Prompt};

@@ -48,7 +48,7 @@
 //!
 //! ```text
 //!   host/  (we drive `claude`)                 agent/  (we are the CLI's side)
-//!   query(), Client, callbacks, dispatch,      serve(), Agent, Session, Reply
+//!   query(), Client, Host, control,            serve(), Agent, Peer, Reply
 //!   progress (when stdin closes), process
 //!            \                                  /
 //!             engine/: Connection over any AsyncRead/AsyncWrite pair

@@ -34,6 +34,7 @@
 //! stream transport), connected on its first message; a panic inside a server is caught and
 //! answered, never fatal.
 
+mod manifests;
 mod router;
 mod service;
 mod tools;
@@ -76,6 +77,8 @@ type StartFn = dyn Fn(ServerEnd) -> BoxFuture<'static, ()> + Send + Sync;
 pub struct SdkMcpServer {
     name: Arc<str>,
     start: Arc<StartFn>,
+    /// Its entry of `initialize.sdkMcpServerConfigs` (the per-call timeout).
+    settings: ccwire_protocol::control::SdkMcpServerSettings,
 }
 
 impl SdkMcpServer {
@@ -99,7 +102,21 @@ impl SdkMcpServer {
         Self {
             name,
             start: Arc::new(start),
+            settings: Default::default(),
         }
+    }
+
+    /// The wall-clock limit of one call of the server's tools, instead of the CLI's
+    /// `MCP_TOOL_TIMEOUT` (whole milliseconds, sent in `initialize.sdkMcpServerConfigs`; the CLI
+    /// ignores less than a second and applies it when the server is first registered).
+    pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.settings.timeout = Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
+        self
+    }
+
+    /// What `initialize.sdkMcpServerConfigs` says of this server; empty when nothing is set.
+    pub fn settings(&self) -> &ccwire_protocol::control::SdkMcpServerSettings {
+        &self.settings
     }
 
     /// A builder for a server made of typed tools, like the TypeScript SDK's

@@ -61,22 +61,24 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome = match cli.command {
+    // Every subcommand ends with its exit code or an error (exit 2); the session tools
+    // (run, chat, tap, replay) choose their codes themselves (1 for an error result, 130 for
+    // Ctrl-C, the CLI's own through tap), the reports pass (0) or fail (1).
+    let outcome: anyhow::Result<ExitCode> = match cli.command {
         Command::Check(args) => printing(|out| check::run(&args, out)),
-        Command::Run(args) => return ExitCode::from(run::run(&args)),
-        Command::Chat(args) => return ExitCode::from(chat::run(&args)),
+        Command::Run(args) => Ok(ExitCode::from(run::run(&args))),
+        Command::Chat(args) => Ok(ExitCode::from(chat::run(&args))),
         Command::Tap(args) if tap::answers_help(&args) => printing(|out| long_help("tap", out)),
-        Command::Tap(args) => return ExitCode::from(tap::run(args)),
-        Command::Replay(args) => return ExitCode::from(replay::run(args)),
+        Command::Tap(args) => Ok(ExitCode::from(tap::run(args))),
+        Command::Replay(args) => Ok(ExitCode::from(replay::run(args))),
         Command::Sessions(args) => printing(|out| sessions::run(&args, out)),
         Command::View(args) => printing(|out| view::run(&args, out)),
         Command::ModelServer(args) => {
-            offline::model_server(&args, &mut std::io::stdout()).map(|()| true)
+            offline::model_server(&args, &mut std::io::stdout()).map(|()| ExitCode::SUCCESS)
         }
     };
     match outcome {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(code) => code,
         Err(err) if pipe::is_broken_pipe(&err) => pipe::reader_left(),
         Err(err) => {
             let written = writeln!(std::io::stderr().lock(), "ccwire: {err:#}");
@@ -99,14 +101,19 @@ fn long_help(name: &str, out: &mut impl Write) -> anyhow::Result<bool> {
     Ok(true)
 }
 
-/// Runs a subcommand that prints its report to stdout, and flushes what it printed.
+/// Runs a subcommand that prints its report to stdout and says whether it passed, and
+/// flushes what it printed.
 fn printing(
     report: impl FnOnce(&mut std::io::StdoutLock<'static>) -> anyhow::Result<bool>,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     let outcome = report(&mut stdout);
     let flushed = stdout.flush();
     let passed = outcome?;
     flushed?;
-    Ok(passed)
+    Ok(if passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -85,6 +85,37 @@ crate::string_enum! {
     }
 }
 
+/// Why the prompt cache could not reuse the prefix of an earlier request (`diagnostics`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Diagnostics {
+    /// The reason: absent, `null` (still being worked out) or the reason.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::nullable"
+    )]
+    pub cache_miss_reason: Option<Option<CacheMissReason>>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Why the prompt cache missed: `model_changed`, `system_changed`, `tools_changed`,
+/// `messages_changed`, `previous_message_not_found`, `unavailable` (open set).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CacheMissReason {
+    /// The reason's kind.
+    #[serde(rename = "type")]
+    #[serde(default)]
+    pub kind: String,
+    /// Input tokens that would have been read from the cache had the prefix matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_missed_input_tokens: Option<u64>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
 /// A Messages API response message: the `message` of an `assistant` frame and of a
 /// `message_start` stream event.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -142,7 +173,7 @@ pub struct ApiMessage {
         skip_serializing_if = "Option::is_none",
         with = "crate::serde_util::nullable"
     )]
-    pub diagnostics: Option<Option<Value>>,
+    pub diagnostics: Option<Option<Diagnostics>>,
     /// Changes the API made to the request input (dropped thinking, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_transformations: Option<Vec<Value>>,

@@ -178,6 +178,9 @@ crate::tagged_union! {
         "list_permission_rules" => ListPermissionRules(ListPermissionRulesRequest),
         /// Host → CLI: read an MCP Apps `ui://` resource.
         "mcp_read_resource" => McpReadResource(McpReadResourceRequest),
+        /// Host → CLI: pin or clear a permission mode for one MCP server's tools.
+        "set_mcp_permission_mode_override" =>
+            SetMcpPermissionModeOverride(SetMcpPermissionModeOverrideRequest),
     }
 }
 

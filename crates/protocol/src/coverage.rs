@@ -1,6 +1,7 @@
-//! What the official TypeScript SDK (0.3.330, `sdk.d.ts`) declares, written down independently
-//! of this crate's own unions, so that a gap between the two can be detected: a kind listed
-//! here that comes back as [`Unknown`](crate::Unknown) means the schema is missing it.
+//! What the official TypeScript SDK (0.3.332, `sdk.d.ts`; these lists unchanged since 0.3.330)
+//! declares, written down independently of this crate's own unions, so that a gap between the
+//! two can be detected: a kind listed here that comes back as [`Unknown`](crate::Unknown) means
+//! the schema is missing it.
 
 /// Every kind of message in the official SDK's `SDKMessage` union, as `type` or
 /// `type/subtype` (`system` and `result` messages). A decoder of this crate must never return

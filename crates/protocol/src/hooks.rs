@@ -130,6 +130,8 @@ crate::string_enum! {
         DirectoryAdded = "DirectoryAdded",
         /// When streamed assistant lines are about to be displayed.
         MessageDisplay = "MessageDisplay",
+        /// Before a shell command written in a skill or command file runs as it loads.
+        PreSkillShellCommand = "PreSkillShellCommand",
     }
 }
 
@@ -252,10 +254,10 @@ mod tests {
     }
 
     #[test]
-    fn events_are_the_thirty_three() {
-        assert_eq!(HookEvent::KNOWN.len(), 33);
+    fn events_are_the_thirty_four() {
+        assert_eq!(HookEvent::KNOWN.len(), 34);
         assert_eq!(HookInput::KNOWN_TAGS, HookEvent::KNOWN);
-        assert_eq!(HookSpecificOutput::KNOWN_TAGS.len(), 22);
+        assert_eq!(HookSpecificOutput::KNOWN_TAGS.len(), 23);
         for tag in HookSpecificOutput::KNOWN_TAGS {
             assert!(HookEvent::KNOWN.contains(tag), "{tag}");
         }

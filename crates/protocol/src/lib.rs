@@ -65,6 +65,7 @@ pub mod stream;
 pub mod system;
 #[cfg(test)]
 mod test_fixtures;
+pub mod tool_output;
 pub mod tools;
 #[doc(hidden)]
 pub mod union;

@@ -17,6 +17,10 @@ use crate::stream::StreamEvent;
 use crate::system::SystemMessage;
 use crate::{DecodeError, Decoded};
 
+mod meta;
+
+pub use meta::{AbandonedBlocks, MessageOrigin, ToolResultDecision, ToolResultMeta, ToolUseMeta};
+
 crate::tagged_union! {
     /// One frame the CLI writes to stdout: the data plane (assistant, user, result, system,
     /// stream events, …) and the control plane (requests, responses, cancellations,
@@ -287,6 +291,26 @@ pub struct AssistantMessage {
     /// When the block finished on the CLI's host (ISO 8601, display only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
+    /// True on the synthetic message that stands for a failed API call (seen from CLI 2.1.330;
+    /// not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_api_error_message: Option<bool>,
+    /// The HTTP status of that failed call: absent, `null` or a status.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::nullable"
+    )]
+    pub api_error_status: Option<Option<u64>>,
+    /// The API's error type of that failed call (`api_error`, `overloaded_error`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_error_type: Option<String>,
+    /// The description of the background task this message belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_description: Option<String>,
+    /// How each tool call of the message is shown (display names of MCP tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_meta: Option<Vec<ToolUseMeta>>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -368,16 +392,28 @@ pub struct UserMessage {
     pub timestamp: Option<String>,
     /// Where the message came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin: Option<Value>,
+    pub origin: Option<MessageOrigin>,
     /// The subagent that produced this message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
+    /// Why a tool result of this message has no run behind it (a refusal), per tool call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_result_meta: Option<Vec<ToolResultMeta>>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
 
 impl UserMessage {
+    /// The typed `tool_use_result` of this message, read as the output of `tool_name` (the
+    /// `name` of the `tool_use` block that the message's `tool_result` answers); `None` when
+    /// the message carries no tool result.
+    pub fn tool_output(&self, tool_name: &str) -> Option<crate::tool_output::ToolOutput> {
+        self.tool_use_result
+            .as_ref()
+            .map(|result| crate::tool_output::ToolOutput::parse(tool_name, result))
+    }
+
     /// A user turn with the given content, as a host sends it.
     pub fn new(content: impl Into<UserContent>) -> Self {
         Self {
@@ -437,6 +473,9 @@ pub struct StreamEventMessage {
     /// Why this turn continues one a worker restart interrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_reason: Option<String>,
+    /// The blocks of an earlier response that a retry abandoned, on the retry's first event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned_blocks: Option<AbandonedBlocks>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -453,6 +492,7 @@ crate::serde_util::deserialize_with_extra!(StreamEventMessage {
     user_message_uuid: "user_message_uuid" default,
     user_message_uuids: "user_message_uuids" default,
     resume_reason: "resume_reason" default,
+    abandoned_blocks: "abandoned_blocks" default,
 });
 
 /// A keep-alive frame.
@@ -497,6 +537,11 @@ mod tests {
             user_message_uuid: Some("uu".into()),
             user_message_uuids: Some(vec!["uu".into()]),
             resume_reason: Some("restart".into()),
+            abandoned_blocks: Some(AbandonedBlocks {
+                api_message_id: "msg_0".into(),
+                from_block_index: 1,
+                extra: Map::new(),
+            }),
             extra: Map::new(),
         };
         let mut written = serde_json::to_value(&message).unwrap();

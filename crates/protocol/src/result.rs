@@ -15,6 +15,10 @@ use crate::control::{FastModeDisabledReason, FastModeState};
 use crate::permission::PermissionDenial;
 use crate::usage::{ModelUsage, Usage};
 
+mod stats;
+
+pub use stats::{SubagentKills, SubagentRefusals, SubagentRequests, SubagentStats};
+
 crate::string_enum! {
     /// How a turn ended: `success` or one of the error subtypes.
     #[derive(Default)]
@@ -128,6 +132,9 @@ crate::string_enum! {
         ManagedSettingsNotDelivered = "managed_settings_not_delivered",
         /// Fields expected in `initialize` were not usable.
         InitializeFieldsNotDelivered = "initialize_fields_not_delivered",
+        /// Managed settings turn off the launch's own plugins, agents or MCP servers
+        /// (`disableSideloadFlags`).
+        SideloadFlagsDisabled = "sideload_flags_disabled",
     }
 }
 
@@ -281,7 +288,7 @@ pub struct ResultMessage {
     pub fast_mode_disabled_reason: Option<FastModeDisabledReason>,
     /// Provenance of the turn's prompt (`{"kind": "human"}`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin: Option<Value>,
+    pub origin: Option<crate::message::MessageOrigin>,
     /// Time to first token, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttft_ms: Option<u64>,
@@ -343,6 +350,22 @@ pub struct ResultMessage {
     /// The API error type that ended the turn (seen from CLI 2.1.330; not in the SDK types).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_error_type: Option<String>,
+    /// Responses the API stopped for safety during the turn (seen from CLI 2.1.330; not in the
+    /// SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub safety_stops: Option<u64>,
+    /// What became of the subagents the turn asked for (seen from CLI 2.1.330; not in the SDK
+    /// types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent_stats: Option<SubagentStats>,
+    /// Uncached input tokens of the turn's first API request (seen from CLI 2.1.330; not in the
+    /// SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_request_input_tokens: Option<u64>,
+    /// Cache-read input tokens of the turn's first API request (seen from CLI 2.1.330; not in
+    /// the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_request_cache_read_input_tokens: Option<u64>,
     /// Id of this message.
     #[serde(default)]
     pub uuid: String,

@@ -200,7 +200,7 @@ mod tests {
             "plugins": [{"name": "p", "path": "builtin", "source": "p@builtin"}],
             "capabilities": ["interrupt_receipt_v1"], "effort": null,
             "fast_mode_state": "off", "fast_mode_disabled_reason": "sdk_opt_in_required",
-            "view_mode": "default", "ultrathink_available": true
+            "view_mode": "default", "ultrathink_available": true, "brand_new": 1
         });
         let SystemMessage::Init(init) = serde_json::from_value(new.clone()).unwrap() else {
             panic!("not init");
@@ -211,7 +211,8 @@ mod tests {
             init.fast_mode_state,
             Some(crate::control::FastModeState::Off)
         );
-        assert_eq!(init.extra.get("ultrathink_available"), Some(&json!(true)));
+        assert_eq!(init.ultrathink_available, Some(true));
+        assert_eq!(init.extra.get("brand_new"), Some(&json!(1)));
         assert_eq!(
             serde_json::to_value(SystemMessage::Init(init)).unwrap(),
             new

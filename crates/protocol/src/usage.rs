@@ -106,7 +106,7 @@ pub struct Usage {
         skip_serializing_if = "Option::is_none",
         with = "crate::serde_util::nullable"
     )]
-    pub fallback_credit: Option<Option<Value>>,
+    pub fallback_credit: Option<Option<FallbackCredit>>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -151,7 +151,40 @@ pub struct MessageDeltaUsage {
         skip_serializing_if = "Option::is_none",
         with = "crate::serde_util::nullable"
     )]
-    pub fallback_credit: Option<Option<Value>>,
+    pub fallback_credit: Option<Option<FallbackCredit>>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What became of the fallback credit a request presented (`usage.fallback_credit`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FallbackCredit {
+    /// Whether the credit was applied to this response's billing.
+    #[serde(default)]
+    pub status: FallbackCreditStatus,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The status of a [`FallbackCredit`]: `redeemed`, or `not_applied` with the reason.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FallbackCreditStatus {
+    /// `redeemed` or `not_applied` (open set).
+    #[serde(rename = "type")]
+    #[serde(default)]
+    pub kind: String,
+    /// Why it was not applied (`expired`, `body_mismatch`, …; open set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Request fields to remove for the credit to apply: absent, `null` or names.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::nullable"
+    )]
+    pub remove_to_redeem: Option<Option<Vec<String>>>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

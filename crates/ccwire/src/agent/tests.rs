@@ -82,18 +82,7 @@ struct Permissions {
     answer: &'static str,
 }
 
-impl ControlHandler for Permissions {
-    fn handle(
-        &self,
-        request: ControlRequestBody,
-        cx: RequestContext,
-    ) -> BoxFuture<'static, crate::engine::Answer> {
-        Box::pin(futures::FutureExt::map(
-            self.serve(request, cx),
-            crate::engine::Answer::from,
-        ))
-    }
-}
+crate::engine::serving_handler!(Permissions);
 
 impl Permissions {
     fn serve(

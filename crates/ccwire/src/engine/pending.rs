@@ -2,8 +2,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use ccwire_protocol::control::RequestId;
-use serde_json::Value;
+use ccwire_protocol::control::{ControlSuccess, RequestId};
 use tokio::sync::oneshot;
 
 use crate::error::{Error, Result};
@@ -19,7 +18,9 @@ pub(crate) enum Resolution {
     Unknown,
 }
 
-type Waiter = oneshot::Sender<Result<Option<Value>>>;
+/// Gets the whole success envelope: beside the payload it may list the requests the peer is
+/// still waiting on (`pending_permission_requests`, …).
+type Waiter = oneshot::Sender<Result<ControlSuccess>>;
 
 pub(crate) struct Pending {
     waiting: HashMap<RequestId, Waiter>,
@@ -48,7 +49,11 @@ impl Pending {
     }
 
     /// Hands `outcome` to the request with this id, if one waits.
-    pub(crate) fn resolve(&mut self, id: &RequestId, outcome: Result<Option<Value>>) -> Resolution {
+    pub(crate) fn resolve(
+        &mut self,
+        id: &RequestId,
+        outcome: Result<ControlSuccess>,
+    ) -> Resolution {
         match self.waiting.remove(id) {
             Some(waiter) => {
                 self.remember(id);
@@ -100,19 +105,37 @@ mod tests {
         for name in ["a", "b", "c"] {
             let (tx, _rx) = oneshot::channel();
             pending.insert(id(name), tx);
-            assert_eq!(pending.resolve(&id(name), Ok(None)), Resolution::Delivered);
+            assert_eq!(
+                pending.resolve(&id(name), Ok(ControlSuccess::default())),
+                Resolution::Delivered
+            );
         }
-        assert_eq!(pending.resolve(&id("c"), Ok(None)), Resolution::Duplicate);
-        assert_eq!(pending.resolve(&id("b"), Ok(None)), Resolution::Duplicate);
+        assert_eq!(
+            pending.resolve(&id("c"), Ok(ControlSuccess::default())),
+            Resolution::Duplicate
+        );
+        assert_eq!(
+            pending.resolve(&id("b"), Ok(ControlSuccess::default())),
+            Resolution::Duplicate
+        );
         // "a" fell out of the bounded memory: now indistinguishable from a stray id.
-        assert_eq!(pending.resolve(&id("a"), Ok(None)), Resolution::Unknown);
-        assert_eq!(pending.resolve(&id("zzz"), Ok(None)), Resolution::Unknown);
+        assert_eq!(
+            pending.resolve(&id("a"), Ok(ControlSuccess::default())),
+            Resolution::Unknown
+        );
+        assert_eq!(
+            pending.resolve(&id("zzz"), Ok(ControlSuccess::default())),
+            Resolution::Unknown
+        );
         // A numeric id is another id than the same digits as a string.
         let (tx, _rx) = oneshot::channel();
         pending.insert(RequestId::from(1), tx);
-        assert_eq!(pending.resolve(&id("1"), Ok(None)), Resolution::Unknown);
         assert_eq!(
-            pending.resolve(&RequestId::from(1), Ok(None)),
+            pending.resolve(&id("1"), Ok(ControlSuccess::default())),
+            Resolution::Unknown
+        );
+        assert_eq!(
+            pending.resolve(&RequestId::from(1), Ok(ControlSuccess::default())),
             Resolution::Delivered
         );
         assert_eq!(pending.len(), 0);

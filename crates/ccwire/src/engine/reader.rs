@@ -191,7 +191,7 @@ impl<S: Side> Router<'_, S> {
 
     fn resolve(&self, response: ControlResponse) {
         let (id, outcome) = match response.response {
-            ControlResponseBody::Success(success) => (success.request_id, Ok(success.response)),
+            ControlResponseBody::Success(success) => (success.request_id.clone(), Ok(success)),
             ControlResponseBody::Error(error) => (
                 error.request_id,
                 Err(Error::Control {
@@ -230,7 +230,11 @@ impl<S: Side> Router<'_, S> {
         self.settle(id, Err(error));
     }
 
-    fn settle(&self, id: &RequestId, outcome: crate::error::Result<Option<serde_json::Value>>) {
+    fn settle(
+        &self,
+        id: &RequestId,
+        outcome: crate::error::Result<ccwire_protocol::control::ControlSuccess>,
+    ) {
         match lock(&self.shared.pending).resolve(id, outcome) {
             Resolution::Delivered => {}
             Resolution::Duplicate => tracing::debug!(%id, "ignored a late or repeated response"),

@@ -73,18 +73,7 @@ struct TestHandler {
     served: AtomicUsize,
 }
 
-impl ControlHandler for TestHandler {
-    fn handle(
-        &self,
-        request: ControlRequestBody,
-        cx: RequestContext,
-    ) -> BoxFuture<'static, crate::engine::Answer> {
-        Box::pin(futures::FutureExt::map(
-            self.serve(request, cx),
-            crate::engine::Answer::from,
-        ))
-    }
-}
+crate::engine::serving_handler!(TestHandler);
 
 impl TestHandler {
     fn serve(
@@ -395,18 +384,7 @@ use ccwire_protocol::framing::LineError;
 /// Answers every request at once, without waiting: served inline by the reader.
 struct ReadyHandler;
 
-impl ControlHandler for ReadyHandler {
-    fn handle(
-        &self,
-        request: ControlRequestBody,
-        cx: RequestContext,
-    ) -> BoxFuture<'static, crate::engine::Answer> {
-        Box::pin(futures::FutureExt::map(
-            self.serve(request, cx),
-            crate::engine::Answer::from,
-        ))
-    }
-}
+crate::engine::serving_handler!(ReadyHandler);
 
 impl ReadyHandler {
     fn serve(

@@ -16,6 +16,10 @@ use ccwire_protocol::control::{
     RewindFilesResponse, SeedReadStateRequest, SetMaxThinkingTokensRequest, SetModelRequest,
     SetPermissionModeRequest, StopTaskRequest,
 };
+use ccwire_protocol::control::{
+    InitializeRequest, McpPermissionModeOverride, SetMcpPermissionModeOverrideRequest,
+    SetMcpPermissionModeOverrideResponse,
+};
 use ccwire_protocol::permission::PermissionMode;
 use ccwire_protocol::{Message, UserMessage};
 use futures::Stream;
@@ -31,6 +35,8 @@ use crate::sessions::mirror::{self, MirrorEvent};
 
 /// How long `close` waits for the transcript mirror's last batch.
 const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
+/// How long each in-process server may take to answer its handshake for a manifest.
+const MANIFEST_WAIT: Duration = Duration::from_secs(1);
 use crate::error::{Error, Result};
 use crate::host::options::{McpServer, Options};
 
@@ -62,6 +68,8 @@ struct Inner {
     process: Carrier,
     inbound: Arc<Mutex<Inbound<Message>>>,
     initialize: Option<InitializeResponse>,
+    /// The `initialize` request as first sent, sent again by `reinitialize`.
+    initialize_request: InitializeRequest,
     progress: Arc<watch::Sender<Progress>>,
     /// Results seen when the latest user message was sent: its turn ends at the next one.
     results_at_last_send: AtomicU64,
@@ -117,7 +125,13 @@ impl Client {
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
             Some(watcher(&options, Arc::clone(&progress), mirror)),
         );
-        let initialize = match initialize(&connection, &options, hooks, servers.names).await {
+        let mut initialize_request = options.initialize_request(hooks, servers.names);
+        if let (true, Some(router)) = (options.sdk_mcp_manifests, &servers.router) {
+            let manifests = router.manifests(MANIFEST_WAIT).await;
+            initialize_request.sdk_mcp_server_manifests =
+                (!manifests.is_empty()).then_some(manifests);
+        }
+        let initialize = match initialize(&connection, &options, initialize_request.clone()).await {
             Ok(initialize) => initialize,
             Err(err) => {
                 process.kill();
@@ -130,6 +144,7 @@ impl Client {
                 process,
                 inbound: Arc::new(Mutex::new(inbound)),
                 initialize,
+                initialize_request,
                 progress,
                 results_at_last_send: AtomicU64::new(0),
                 mirror: std::sync::Mutex::new(mirror_task),
@@ -255,13 +270,18 @@ impl Client {
         self.request(request).await.map(drop)
     }
 
-    /// Switches the permission mode.
-    pub async fn set_permission_mode(&self, mode: PermissionMode) -> Result<()> {
+    /// Switches the permission mode. Returns the mode now in effect, which is not always the
+    /// one asked for (record it, not the argument); `None` when the CLI's answer names none
+    /// (CLIs before 2.1.332 answer with an empty payload).
+    pub async fn set_permission_mode(
+        &self,
+        mode: PermissionMode,
+    ) -> Result<Option<PermissionMode>> {
         let request = SetPermissionModeRequest {
             mode,
             ..SetPermissionModeRequest::default()
         };
-        self.request(request).await.map(drop)
+        Ok(self.request(request).await?.mode)
     }
 
     /// Sets the thinking budget (`None` turns extended thinking off).
@@ -440,6 +460,64 @@ impl Client {
     pub async fn wait(&self, limit: Duration) -> Option<ExitStatus> {
         self.inner.process.wait_for_exit(limit).await
     }
+
+    /// Pins (`Some`) or clears (`None`) a permission mode for the tools of the MCP server
+    /// `server`. It only tightens: it applies where the session's mode would allow a call
+    /// without asking (`bypassPermissions`, `auto`). The answer's `warning` says that no known
+    /// server has that name (the override is kept for one that connects later).
+    pub async fn set_mcp_permission_mode_override(
+        &self,
+        server: &str,
+        mode: Option<McpPermissionModeOverride>,
+    ) -> Result<SetMcpPermissionModeOverrideResponse> {
+        let request = SetMcpPermissionModeOverrideRequest {
+            server_name: server.to_owned(),
+            mode,
+            ..SetMcpPermissionModeOverrideRequest::default()
+        };
+        self.request(request).await
+    }
+
+    /// Sends the `initialize` request again, as first sent (the same hooks and callback ids),
+    /// and returns the CLI's fresh answer with the requests it is still waiting on (after a
+    /// gap in the transport, the permission requests and dialogs to answer again).
+    /// [`Client::initialize_response`] keeps the first answer.
+    pub async fn reinitialize(&self) -> Result<Reinitialized> {
+        let timeout = self.inner.options.initialize_timeout;
+        let request = ControlRequestBody::from(self.inner.initialize_request.clone());
+        let success = self
+            .inner
+            .connection
+            .request_success(request, timeout)
+            .await?;
+        // Read leniently, as every typed answer is (see `Connection::request_with_timeout`).
+        let payload = success
+            .response
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        let response = ccwire_protocol::from_value::<InitializeResponse>(payload)
+            .map_err(|source| Error::Decode { line: 0, source })?
+            .value;
+        Ok(Reinitialized {
+            response,
+            pending_permission_requests: success.pending_permission_requests.unwrap_or_default(),
+            pending_user_dialog_requests: success.pending_user_dialog_requests.unwrap_or_default(),
+            pending_elicitation_requests: success.pending_elicitation_requests.unwrap_or_default(),
+        })
+    }
+}
+
+/// The answer to [`Client::reinitialize`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Reinitialized {
+    /// The CLI's answer to `initialize`: commands, agents, models, account, version, ….
+    pub response: InitializeResponse,
+    /// The `can_use_tool` requests the CLI has sent and not yet seen answered.
+    pub pending_permission_requests: Vec<ccwire_protocol::control::ControlRequest>,
+    /// The `request_user_dialog` requests not yet answered.
+    pub pending_user_dialog_requests: Vec<ccwire_protocol::control::ControlRequest>,
+    /// The `elicitation` requests not yet answered.
+    pub pending_elicitation_requests: Vec<ccwire_protocol::control::ControlRequest>,
 }
 
 /// A session's messages until the CLI's output ends ([`Client::into_messages`]).
@@ -572,10 +650,8 @@ fn watcher(
 async fn initialize(
     connection: &Connection,
     options: &Options,
-    hooks: Option<ccwire_protocol::hooks::HookMatchers>,
-    servers: Vec<String>,
+    request: InitializeRequest,
 ) -> Result<Option<InitializeResponse>> {
-    let request = options.initialize_request(hooks, servers);
     let initialize = match connection
         .request_with_timeout(request, options.initialize_timeout)
         .await

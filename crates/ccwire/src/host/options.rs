@@ -153,6 +153,8 @@ pub struct Options {
     pub(crate) mcp_config_files: Vec<PathBuf>,
     /// How configured (not in-process) MCP servers reach the CLI.
     pub(crate) mcp_servers_delivery: Delivery,
+    /// Send the in-process servers' handshakes ahead in `initialize.sdkMcpServerManifests`.
+    pub(crate) sdk_mcp_manifests: bool,
     /// Use only the MCP servers given here.
     pub(crate) strict_mcp_config: bool,
 
@@ -309,6 +311,7 @@ impl Default for Options {
             mcp_servers: BTreeMap::new(),
             mcp_config_files: Vec::new(),
             mcp_servers_delivery: Delivery::Argv,
+            sdk_mcp_manifests: false,
             strict_mcp_config: false,
             model: None,
             fallback_model: None,
@@ -496,6 +499,7 @@ impl fmt::Debug for Options {
             .field("mcp_servers", &self.mcp_servers)
             .field("mcp_config_files", &self.mcp_config_files)
             .field("mcp_servers_delivery", &self.mcp_servers_delivery)
+            .field("sdk_mcp_manifests", &self.sdk_mcp_manifests)
             .field("strict_mcp_config", &self.strict_mcp_config)
             .field("model", &self.model)
             .field("fallback_model", &self.fallback_model)

@@ -283,6 +283,81 @@ async fn answers_with_the_shapes_the_cli_expects() {
 }
 
 #[tokio::test]
+async fn tool_metadata_reaches_tools_list_and_the_server_timeout_its_settings() {
+    let server = SdkMcpServer::builder("meta")
+        .always_load(true)
+        .timeout(Duration::from_millis(2500))
+        .tool(
+            SdkTool::new("find", "Finds things", |_: NoArgs| async {
+                Ok(ToolOutput::text("found"))
+            })
+            .search_hint("locate search lookup")
+            .max_result_size_chars(500_000),
+        )
+        .tool(SdkTool::new(
+            "plain",
+            "Nothing special",
+            |_: NoArgs| async { Ok(ToolOutput::text("plain")) },
+        ))
+        .build();
+    assert_eq!(server.settings().timeout, Some(2500));
+    let router = McpRouter::new(vec![server]);
+    connect(&router, "meta").await;
+    let list = json!({"method": "tools/list", "jsonrpc": "2.0", "id": 1});
+    let list = router.handle("meta", list).await.unwrap();
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(
+        tools[0]["_meta"],
+        json!({"anthropic/alwaysLoad": true, "anthropic/searchHint": "locate search lookup",
+            "anthropic/maxResultSizeChars": 500_000}),
+        "{list}"
+    );
+    assert_eq!(
+        tools[1]["_meta"],
+        json!({"anthropic/alwaysLoad": true}),
+        "{list}"
+    );
+    // Without metadata a tool has no `_meta` at all.
+    let bare = SdkTool::new("bare", "Bare", |_: NoArgs| async {
+        Ok(ToolOutput::text(""))
+    })
+    .always_load(false);
+    assert!(bare.definition().meta.is_none());
+    assert!(calc().settings().timeout.is_none());
+}
+
+#[tokio::test]
+async fn manifests_are_the_servers_handshake_and_later_calls_use_its_connection() {
+    let router = McpRouter::new(vec![calc()]);
+    let manifests = router.manifests(Duration::from_secs(5)).await;
+    let manifest = &manifests["calc"];
+    assert_eq!(manifest.initialize_result["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        manifest.initialize_result["serverInfo"],
+        json!({"name": "calc", "version": "1.0.0"})
+    );
+    let tools = manifest.tools_list_result.as_ref().expect("a tool list")["tools"].clone();
+    assert_eq!(tools[0]["name"], "add", "{tools}");
+    // The CLI, having used the manifest, goes straight to a call.
+    let answer = router
+        .handle("calc", call(7, "add", json!({"a": 1, "b": 2})))
+        .await
+        .unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "3", "{answer}");
+
+    // A server that never answers is left out, within the limit.
+    let silent = scripted("silent", |end| {
+        Box::pin(async move {
+            let _keep = end;
+            std::future::pending::<()>().await;
+        })
+    });
+    let router = McpRouter::new(vec![silent, calc()]);
+    let manifests = router.manifests(Duration::from_millis(200)).await;
+    assert_eq!(manifests.keys().collect::<Vec<_>>(), ["calc"]);
+}
+
+#[tokio::test]
 async fn a_tool_sees_the_tool_use_id_from_meta() {
     let router = McpRouter::new(vec![calc()]);
     connect(&router, "calc").await;
@@ -526,6 +601,7 @@ where
     SdkMcpServer {
         name: Arc::from(name),
         start: Arc::new(script),
+        settings: Default::default(),
     }
 }
 

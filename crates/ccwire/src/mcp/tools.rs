@@ -203,6 +203,38 @@ impl SdkTool {
         self
     }
 
+    /// Always puts the tool in the model's prompt, never behind tool search
+    /// (`_meta["anthropic/alwaysLoad"]`, the TypeScript SDK's `tool(…, {alwaysLoad})`).
+    pub fn always_load(self, always: bool) -> Self {
+        self.meta_entry(ALWAYS_LOAD, always.then_some(Value::Bool(true)))
+    }
+
+    /// Words that help tool search find the tool (`_meta["anthropic/searchHint"]`).
+    pub fn search_hint(self, hint: impl Into<String>) -> Self {
+        self.meta_entry(SEARCH_HINT, Some(Value::String(hint.into())))
+    }
+
+    /// The most characters of the tool's result the CLI keeps before it shortens it
+    /// (`_meta["anthropic/maxResultSizeChars"]`, the Python SDK's `ToolAnnotations`).
+    pub fn max_result_size_chars(self, chars: u64) -> Self {
+        self.meta_entry(MAX_RESULT_SIZE_CHARS, Some(Value::from(chars)))
+    }
+
+    /// Sets (`Some`) or removes (`None`) one entry of the tool definition's `_meta`.
+    fn meta_entry(mut self, key: &str, value: Option<Value>) -> Self {
+        let mut meta = self.tool.meta.take().unwrap_or_default();
+        match value {
+            Some(value) => {
+                meta.0.insert(key.to_owned(), value);
+            }
+            None => {
+                meta.0.remove(key);
+            }
+        }
+        self.tool.meta = (!meta.0.is_empty()).then_some(meta);
+        self
+    }
+
     /// The tool's name (without the `mcp__<server>__` prefix the CLI adds).
     pub fn name(&self) -> &str {
         &self.tool.name
@@ -222,6 +254,11 @@ impl fmt::Debug for SdkTool {
     }
 }
 
+/// The `_meta` keys Claude Code reads on a tool definition.
+const ALWAYS_LOAD: &str = "anthropic/alwaysLoad";
+const SEARCH_HINT: &str = "anthropic/searchHint";
+const MAX_RESULT_SIZE_CHARS: &str = "anthropic/maxResultSizeChars";
+
 /// Builds an [`SdkMcpServer`] from a list of tools; see [`SdkMcpServer::builder`].
 #[derive(Debug, Clone)]
 pub struct SdkMcpServerBuilder {
@@ -229,6 +266,8 @@ pub struct SdkMcpServerBuilder {
     version: String,
     instructions: Option<String>,
     tools: Vec<SdkTool>,
+    always_load: bool,
+    timeout: Option<std::time::Duration>,
 }
 
 impl SdkMcpServerBuilder {
@@ -238,7 +277,25 @@ impl SdkMcpServerBuilder {
             version: "1.0.0".to_owned(),
             instructions: None,
             tools: Vec::new(),
+            always_load: false,
+            timeout: None,
         }
+    }
+
+    /// Always puts every tool of the server in the model's prompt, never behind tool search
+    /// (each tool's `_meta["anthropic/alwaysLoad"]`; a tool's own [`SdkTool::always_load`]
+    /// adds to it).
+    pub fn always_load(mut self, always: bool) -> Self {
+        self.always_load = always;
+        self
+    }
+
+    /// The wall-clock limit of one call of the server's tools, instead of the CLI's
+    /// `MCP_TOOL_TIMEOUT` (sent in `initialize.sdkMcpServerConfigs`; the CLI ignores less than
+    /// a second). See [`SdkMcpServer::timeout`].
+    pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// The version reported in `serverInfo` (default `1.0.0`).
@@ -270,7 +327,14 @@ impl SdkMcpServerBuilder {
     }
 
     /// The server.
-    pub fn build(self) -> SdkMcpServer {
+    pub fn build(mut self) -> SdkMcpServer {
+        if self.always_load {
+            self.tools = self
+                .tools
+                .into_iter()
+                .map(|tool| tool.always_load(true))
+                .collect();
+        }
         let by_name = self
             .tools
             .iter()
@@ -285,7 +349,11 @@ impl SdkMcpServerBuilder {
             tools: self.tools,
             by_name,
         }));
-        SdkMcpServer::from_handler(name, server)
+        let built = SdkMcpServer::from_handler(name, server);
+        match self.timeout {
+            Some(timeout) => built.timeout(timeout),
+            None => built,
+        }
     }
 }
 

@@ -226,8 +226,8 @@ fn the_runner_names_the_examples_it_can_run() {
         assert!(run.stdout.is_empty(), "{run}");
         assert!(
             run.stderr.contains(
-                "examples: hooks, mcp_tool, multi_turn, permissions, quickstart, streaming, \
-                 structured_output, subagents"
+                "examples: hooks, mcp_tool, multi_turn, permissions, quickstart, readme, \
+                 streaming, structured_output, subagents"
             ),
             "{run}"
         );

@@ -1,5 +1,5 @@
-//! The official SDKs as peers: the Python SDK (`claude-agent-sdk` 0.2.187) and the TypeScript
-//! SDK (`@anthropic-ai/claude-agent-sdk` 0.3.330), unmodified, run scenario programs
+//! The official SDKs as peers: the Python SDK (`claude-agent-sdk` 0.2.189) and the TypeScript
+//! SDK (`@anthropic-ai/claude-agent-sdk` 0.3.332), unmodified, run scenario programs
 //! (`peers/python/scenarios.py`, `peers/node/scenarios.mjs`) against three CLIs:
 //!
 //! * (a) `tap`: `ccwire tap --record` in front of the real pinned Claude Code, offline against

@@ -282,8 +282,9 @@ fn generated_commands_run_only_what_was_allowed() {
 #[test]
 fn executor_examples_run_rm() {
     let mut sandbox = Sandbox::new();
-    // Interpreters and editors start slowly under strace on a busy machine.
-    sandbox.limit = Duration::from_secs(60);
+    // Interpreters and editors start slowly under strace on a busy machine; `watch -g` never
+    // ends by itself (its command prints nothing new), so each example costs it this limit.
+    sandbox.limit = Duration::from_secs(15);
     let mut commands = Vec::new();
     let mut skipped = Vec::new();
     for executor in EXECUTORS {
@@ -312,11 +313,24 @@ fn executor_examples_run_rm() {
         }
     }
     let runs = sandbox.run(&commands);
+    let ran_rm = |execs: &Vec<sandbox::Exec>| execs.iter().any(|e| e.program == "rm");
+    // An example is shown once it runs `rm`: one that did not gets a second run of its own
+    // (on a loaded machine a grandchild's exec has been seen to go unrecorded once), and
+    // fails only if that one shows no `rm` either.
+    let again: Vec<String> = commands
+        .iter()
+        .zip(&runs)
+        .filter(|(_, execs)| !ran_rm(execs))
+        .map(|(example, _)| example.clone())
+        .collect();
     let mut not_shown = Vec::new();
-    for (example, execs) in commands.iter().zip(&runs) {
-        if !execs.iter().any(|e| e.program == "rm") {
-            let ran: Vec<&String> = execs.iter().map(|e| &e.program).collect();
-            not_shown.push(format!("{example} (ran: {ran:?})"));
+    if !again.is_empty() {
+        eprintln!("running again: {again:?}");
+        for (example, execs) in again.iter().zip(sandbox.run(&again)) {
+            if !ran_rm(&execs) {
+                let ran: Vec<&String> = execs.iter().map(|e| &e.program).collect();
+                not_shown.push(format!("{example} (ran: {ran:?})"));
+            }
         }
     }
     eprintln!(

@@ -101,7 +101,15 @@ pub struct GetContextUsageResponse {
     /// The last response's usage; `null` before any.
     #[serde(default, rename = "apiUsage")]
     pub api_usage: Option<ContextApiUsage>,
-    /// Fields this version does not know (`autocompactSource`, …).
+    /// Where the auto-compaction threshold comes from (`model-default`, …; seen from CLI
+    /// 2.1.330, not in the SDK types).
+    #[serde(
+        default,
+        rename = "autocompactSource",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub autocompact_source: Option<String>,
+    /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

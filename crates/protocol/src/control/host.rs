@@ -23,6 +23,10 @@ pub struct SetPermissionModeRequest {
     /// The new mode.
     #[serde(default)]
     pub mode: PermissionMode,
+    /// Whether this request answers the CLI's offer to leave `bypassPermissions` (sent by the
+    /// TypeScript SDK's `setPermissionMode(mode, {answersBypassSwitchBack})`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers_bypass_switch_back: Option<bool>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

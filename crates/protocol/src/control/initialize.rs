@@ -277,7 +277,49 @@ pub struct InitializeResponse {
     /// Protocol capabilities the CLI advertises (e.g. `mcp_call_check_permissions_v1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<Vec<String>>,
-    /// Fields this version does not know (remote-control and feedback settings, …).
+    /// Whether tool calls may run in the sandbox (seen from CLI 2.1.332; not in the SDK types,
+    /// as the fields below, seen from 2.1.330).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_enabled: Option<bool>,
+    /// Whether usage analytics are off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analytics_disabled: Option<bool>,
+    /// How feedback is asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_mode: Option<FeedbackMode>,
+    /// Hook matchers kept although their callbacks were never answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hooks_when_unanswered_kept: Option<u64>,
+    /// Whether remote control turns on by itself from an IDE.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ide_rc_auto_enable_gate: Option<bool>,
+    /// Whether another hook's `ask` outranks the host's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_hook_ask_outranks_host: Option<bool>,
+    /// Whether remote control connects by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_control_auto_connect_default: Option<bool>,
+    /// Whether remote control turns on by itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_control_auto_enable: Option<bool>,
+    /// Whether remote control is on by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_control_auto_on_by_default: Option<bool>,
+    /// Whether remote control can be had at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_control_available: Option<bool>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// How a session asks for feedback (`feedback_mode` of an [`InitializeResponse`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FeedbackMode {
+    /// `disabled`, … (open set).
+    #[serde(default)]
+    pub kind: String,
+    /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

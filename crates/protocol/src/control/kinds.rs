@@ -107,4 +107,6 @@ request_kinds! {
     "request_user_dialog" => RequestUserDialogRequest => UserDialogResponse,
     "list_permission_rules" => ListPermissionRulesRequest => ListPermissionRulesResponse,
     "mcp_read_resource" => McpReadResourceRequest => McpReadResourceResponse,
+    "set_mcp_permission_mode_override" => SetMcpPermissionModeOverrideRequest
+        => SetMcpPermissionModeOverrideResponse,
 }

@@ -93,6 +93,9 @@ pub struct CancelAsyncMessageResponse {
     /// Whether the message was dropped (false if it had already started).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancelled: Option<bool>,
+    /// The message the answer is about (seen from CLI 2.1.330; not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_uuid: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

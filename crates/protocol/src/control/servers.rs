@@ -84,6 +84,12 @@ pub struct McpCallRequest {
     /// Decide the call as the model's own call would be (rules, mode, hooks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_permissions: Option<bool>,
+    /// Answer a tool's own error result (`isError`) as a success whose payload says
+    /// `isError: true`, with the server's content, instead of the error subtype. Honoured where
+    /// `result_not_for_model` is; a CLI without the `mcp_call_soft_error_result_v1` capability
+    /// ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_error_result: Option<bool>,
     /// Files staged in before the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_files: Option<Vec<StagedInputFile>>,
@@ -101,6 +107,20 @@ pub struct McpCallResponse {
     /// The result's content blocks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<Vec<Value>>,
+    /// The tool's own error flag: `true` on the success answer of a call made with
+    /// `soft_error_result` whose tool failed.
+    #[serde(rename = "isError", default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// The tool's structured result.
+    #[serde(
+        rename = "structuredContent",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub structured_content: Option<Value>,
+    /// The result's `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
     /// The staging outcome of a staged call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub staging: Option<Value>,
@@ -159,6 +179,46 @@ pub struct McpToggleRequest {
     /// Enable (`true`) or disable.
     #[serde(default)]
     pub enabled: bool,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+crate::string_enum! {
+    /// The permission mode pinned for one MCP server's tools by
+    /// `set_mcp_permission_mode_override`. It only tightens: it applies where the session's mode
+    /// would allow a call without asking (`bypassPermissions`, `auto`).
+    pub enum McpPermissionModeOverride {
+        /// Ask for every call, as in the `default` mode.
+        Default = "default",
+        /// Let the auto-mode classifier decide.
+        Auto = "auto",
+    }
+}
+
+/// `set_mcp_permission_mode_override`: pin (or clear) a permission mode for the tools of one
+/// MCP server.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SetMcpPermissionModeOverrideRequest {
+    /// The server's name, as it was registered.
+    #[serde(rename = "serverName")]
+    #[serde(default)]
+    pub server_name: String,
+    /// The mode to pin; `null` clears the override. Always written (`null` included).
+    #[serde(default)]
+    pub mode: Option<McpPermissionModeOverride>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The answer to `set_mcp_permission_mode_override`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SetMcpPermissionModeOverrideResponse {
+    /// Set when no known MCP server has that name: the override is stored all the same and
+    /// applies once a server of that exact name connects (a hint at a typo).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -20,7 +20,8 @@ pub struct SettingsParseError {
     pub extra: Map<String, Value>,
 }
 
-/// The answer to `get_settings` (shape not published beyond its description; kept loose).
+/// The answer to `get_settings` (shape not published beyond its description; typed as Claude
+/// Code 2.1.330 writes it). Settings themselves stay maps: they are settings.json's open set.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GetSettingsResponse {
     /// The effective merged settings.
@@ -28,7 +29,109 @@ pub struct GetSettingsResponse {
     pub effective: Option<Map<String, Value>>,
     /// Each source's raw settings, lowest precedence first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sources: Option<Vec<Value>>,
+    pub sources: Option<Vec<SettingsSourceEntry>>,
+    /// What the session runs with now, after every source and flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied: Option<AppliedSettings>,
+    /// Whether settings served by the organization apply (`ineligible`, …; open set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_settings_state: Option<String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One source's settings in a [`GetSettingsResponse`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SettingsSourceEntry {
+    /// The source (`userSettings`, `projectSettings`, `localSettings`, `flagSettings`,
+    /// `policySettings`, …; open set).
+    #[serde(default)]
+    pub source: String,
+    /// Its settings, as written.
+    #[serde(default)]
+    pub settings: Map<String, Value>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What a session runs with (`applied` of a [`GetSettingsResponse`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AppliedSettings {
+    /// The model: absent, `null` or its id.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::nullable"
+    )]
+    pub model: Option<Option<String>>,
+    /// The effort level: absent, `null` or the level.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::nullable"
+    )]
+    pub effort: Option<Option<String>>,
+    /// The advisor model: absent, `null` or its id.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::nullable"
+    )]
+    pub advisor: Option<Option<String>>,
+    /// Whether ultracode is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ultracode: Option<bool>,
+    /// Whether ultracode was asked for.
+    #[serde(
+        rename = "ultracodeRequested",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ultracode_requested: Option<bool>,
+    /// Whether ultracode can be had.
+    #[serde(
+        rename = "ultracodeAvailable",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ultracode_available: Option<bool>,
+    /// Whether "ultrathink" raises the budget on this model.
+    #[serde(
+        rename = "ultrathinkAvailable",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ultrathink_available: Option<bool>,
+    /// Whether file tools may not read outside the working directories.
+    #[serde(
+        rename = "outsideFileToolReadsBlocked",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub outside_file_tool_reads_blocked: Option<bool>,
+    /// Whether file tools may not write outside the working directories.
+    #[serde(
+        rename = "outsideFileToolWritesBlocked",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub outside_file_tool_writes_blocked: Option<bool>,
+    /// Whether only the launch's folders count as inside for those blocks.
+    #[serde(
+        rename = "outsideBlocksCountLaunchFoldersOnly",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub outside_blocks_count_launch_folders_only: Option<bool>,
+    /// Whether the launch environment left the CLI's own files in place.
+    #[serde(
+        rename = "launchEnvLeftOwnFilesInPlace",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub launch_env_left_own_files_in_place: Option<bool>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

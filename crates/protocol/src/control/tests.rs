@@ -268,3 +268,35 @@ fn user_dialog_and_elicitation_answers() {
     let parsed: ElicitationResponse = roundtrip(&accept, "elicitation");
     assert_eq!(parsed.action, ElicitationAction::Accept);
 }
+
+#[test]
+fn an_mcp_permission_mode_override_is_set_and_cleared() {
+    let set = json!({"subtype": "set_mcp_permission_mode_override", "serverName": "notes",
+        "mode": "default"});
+    let body: ControlRequestBody = serde_json::from_value(set.clone()).unwrap();
+    let ControlRequestBody::SetMcpPermissionModeOverride(request) = &body else {
+        panic!("not typed: {body:?}");
+    };
+    assert_eq!(request.mode, Some(McpPermissionModeOverride::Default));
+    assert_eq!(body.direction(), Some(Direction::HostToCli));
+    assert_eq!(serde_json::to_value(&body).unwrap(), set);
+    // Clearing writes `"mode": null`, which the CLI reads as "no override".
+    let clear: ControlRequestBody = SetMcpPermissionModeOverrideRequest {
+        server_name: "notes".into(),
+        mode: None,
+        ..Default::default()
+    }
+    .into();
+    assert_eq!(
+        serde_json::to_value(&clear).unwrap(),
+        json!({"subtype": "set_mcp_permission_mode_override", "serverName": "notes",
+            "mode": null})
+    );
+    let warned: SetMcpPermissionModeOverrideResponse = roundtrip(
+        &json!({"warning": "no MCP server named nottes"}),
+        "override",
+    );
+    assert!(warned.warning.is_some());
+    let mode: SetPermissionModeResponse = roundtrip(&json!({"mode": "plan"}), "mode");
+    assert_eq!(mode.mode, Some(crate::permission::PermissionMode::Plan));
+}

@@ -183,6 +183,31 @@ hook_input! {
         pub source: DirectoryAddedSource,
     }
 
+    /// Input of `PreSkillShellCommand`: a shell command written in a skill or command file
+    /// (`!`command``) is about to run while the file loads. It is not a tool call: its
+    /// `tool_use_id` names no call in the transcript.
+    #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+    pub struct PreSkillShellCommandInput {
+        /// The shell tool that runs it (`Bash` or `PowerShell`).
+        #[serde(default)]
+        pub tool_name: String,
+        /// The command, arguments filled in.
+        #[serde(default)]
+        pub tool_input: SkillShellCommand,
+        /// Identifies this command.
+        #[serde(default)]
+        pub tool_use_id: String,
+        /// The skill or command whose text holds the command.
+        #[serde(default)]
+        pub command_name: String,
+        /// Where that skill or command comes from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub command_source: Option<String>,
+        /// Who started the load.
+        #[serde(default)]
+        pub invoked_by: SkillInvoker,
+    }
+
     /// Input of `MessageDisplay`: newly completed lines of a streaming assistant message.
     #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
     pub struct MessageDisplayInput {
@@ -303,3 +328,27 @@ default_value! {
     FileChangeEvent => Change,
     DirectoryAddedSource => SlashCommand,
 }
+/// The command of a [`PreSkillShellCommandInput`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SkillShellCommand {
+    /// The command as it would run.
+    #[serde(default)]
+    pub command: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+crate::string_enum! {
+    /// Who started loading the skill or command of a [`PreSkillShellCommandInput`].
+    pub enum SkillInvoker {
+        /// Typed by the user, or sent by an SDK host.
+        User = "user",
+        /// The Skill tool, or a turn Claude scheduled.
+        Claude = "claude",
+        /// Anything else (a subagent's preload, a channel message) or not known.
+        OtherSource = "other",
+    }
+}
+
+default_value!(SkillInvoker => OtherSource);

@@ -148,6 +148,8 @@ hook_input_union! {
     "DirectoryAdded" => DirectoryAdded(DirectoryAddedInput),
     /// Streamed assistant lines are about to be displayed.
     "MessageDisplay" => MessageDisplay(MessageDisplayInput),
+    /// A shell command of a skill or command file is about to run.
+    "PreSkillShellCommand" => PreSkillShellCommand(PreSkillShellCommandInput),
 }
 
 impl HookInput {

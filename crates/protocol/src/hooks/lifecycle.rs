@@ -351,6 +351,7 @@ default_value! {
 mod tests {
     use super::super::{HookEvent, HookInput};
     use super::*;
+    use crate::hooks::SkillInvoker;
     use serde_json::json;
 
     fn input(event: &str, fields: Value) -> Value {
@@ -467,6 +468,12 @@ mod tests {
                 json!({"turn_id": "t", "message_id": "m", "index": 2,
                 "final": true, "delta": "line\n"}),
             ),
+            input(
+                "PreSkillShellCommand",
+                json!({"tool_name": "Bash", "tool_input": {"command": "git status"},
+                "tool_use_id": "skill-shell-1", "command_name": "review",
+                "command_source": "projectSettings", "invoked_by": "claude"}),
+            ),
         ];
         for sample in &samples {
             round_trip(sample);
@@ -480,6 +487,12 @@ mod tests {
             panic!("not MessageDisplay")
         };
         assert!(display.is_final);
+        let HookInput::PreSkillShellCommand(shell) = round_trip(&samples[24]) else {
+            panic!("not PreSkillShellCommand")
+        };
+        assert_eq!(shell.tool_input.command, "git status");
+        assert_eq!(shell.invoked_by, SkillInvoker::Claude);
+        assert!(shell.extra.is_empty());
         let HookInput::SessionEnd(end) = round_trip(&samples[1]) else {
             panic!("not SessionEnd")
         };

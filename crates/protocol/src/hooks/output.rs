@@ -209,6 +209,8 @@ crate::tagged_union! {
         "WorktreeCreate" => WorktreeCreate(WorktreeCreateOutput),
         /// For `MessageDisplay`.
         "MessageDisplay" => MessageDisplay(MessageDisplayOutput),
+        /// For `PreSkillShellCommand`.
+        "PreSkillShellCommand" => PreSkillShellCommand(PreSkillShellCommandOutput),
     }
 }
 
@@ -310,6 +312,8 @@ mod tests {
             json!({"hookEventName": "FileChanged", "watchPaths": ["/f"]}),
             json!({"hookEventName": "WorktreeCreate", "worktreePath": "/w"}),
             json!({"hookEventName": "MessageDisplay", "displayContent": "x"}),
+            json!({"hookEventName": "PreSkillShellCommand", "permissionDecision": "deny",
+                "permissionDecisionReason": "no shell in skills"}),
         ];
         let mut events = std::collections::BTreeSet::new();
         for sample in &samples {

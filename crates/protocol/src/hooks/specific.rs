@@ -380,3 +380,33 @@ pub struct MessageDisplayOutput {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+/// Output for `PreSkillShellCommand`. `allow` adds nothing (the command runs unless a hook
+/// refuses it); `deny`, `ask` and `defer` all keep it from running.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PreSkillShellCommandOutput {
+    /// Allow, deny, ask or defer.
+    #[serde(
+        rename = "permissionDecision",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub permission_decision: Option<HookPermissionDecision>,
+    /// Why.
+    #[serde(
+        rename = "permissionDecisionReason",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub permission_decision_reason: Option<String>,
+    /// Never applied: any value keeps the command from running.
+    #[serde(
+        rename = "updatedInput",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub updated_input: Option<Map<String, Value>>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}

@@ -188,6 +188,39 @@ pub struct SystemInit {
     /// Extra working directories (seen from CLI 2.1.330; not in the SDK types).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_directories: Option<Vec<String>>,
+    /// Whether tool calls may run in the sandbox (its settings enabled; seen from CLI 2.1.332;
+    /// not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_enabled: Option<bool>,
+    /// Whether usage analytics are off (seen from CLI 2.1.330; not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analytics_disabled: Option<bool>,
+    /// Whether product feedback prompts are off (seen from CLI 2.1.330; not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_feedback_disabled: Option<bool>,
+    /// The unix socket other local processes message this session through (seen from CLI
+    /// 2.1.330; not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messaging_socket_path: Option<String>,
+    /// Whether the effort level can change from one turn to the next (seen from CLI 2.1.330;
+    /// not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_turn_effort_active: Option<bool>,
+    /// Whether the API answering is Anthropic's own (seen from CLI 2.1.330; not in the SDK
+    /// types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_by_anthropic: Option<bool>,
+    /// Whether "ultrathink" raises the thinking budget on this model (seen from CLI 2.1.330;
+    /// not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ultrathink_available: Option<bool>,
+    /// Whether typing "ultrathink" in a prompt raises the effort (seen from CLI 2.1.330; not in
+    /// the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ultrathink_typed_raises: Option<bool>,
+    /// The user messages this turn answers (seen from CLI 2.1.330; not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuids: Option<Vec<String>>,
     /// Id of this message.
     #[serde(default)]
     pub uuid: String,

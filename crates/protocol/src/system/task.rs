@@ -254,6 +254,10 @@ pub struct TaskNotification {
     /// Summary of the outcome.
     #[serde(default)]
     pub summary: String,
+    /// Whether `summary` is the task's own final report rather than a line about it (seen
+    /// from CLI 2.1.330; not in the SDK types).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_is_report: Option<bool>,
     /// Final totals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<TaskUsage>,

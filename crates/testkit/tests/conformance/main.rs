@@ -20,6 +20,7 @@ mod control;
 mod hooks;
 mod mcp;
 mod mcp_servers;
+mod modes;
 mod output;
 mod permissions;
 mod sessions;
@@ -59,10 +60,23 @@ pub const STEP: Duration = Duration::from_secs(60);
 /// do not know; on them a shorter wait keeps the matrix quick (those scenarios are listed in
 /// `differences.json` and fail either way).
 pub fn control_timeout() -> Duration {
-    if cli_version() == PINNED_VERSION {
+    if !older_than_pinned(&cli_version()) {
         STEP
     } else {
         Duration::from_secs(10)
+    }
+}
+
+/// Whether `version` (`major.minor.patch`) is older than [`PINNED_VERSION`]; a version that
+/// does not parse counts as older.
+pub fn older_than_pinned(version: &str) -> bool {
+    let parse = |v: &str| -> Option<(u64, u64, u64)> {
+        let mut parts = v.split(['.', '-']).map(|p| p.parse::<u64>().ok());
+        Some((parts.next()??, parts.next()??, parts.next()??))
+    };
+    match (parse(version), parse(PINNED_VERSION)) {
+        (Some(version), Some(pinned)) => version < pinned,
+        _ => true,
     }
 }
 

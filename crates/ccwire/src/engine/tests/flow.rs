@@ -126,18 +126,7 @@ struct Slow {
     dropped: Arc<AtomicUsize>,
 }
 
-impl ControlHandler for Slow {
-    fn handle(
-        &self,
-        request: ControlRequestBody,
-        cx: RequestContext,
-    ) -> BoxFuture<'static, crate::engine::Answer> {
-        Box::pin(futures::FutureExt::map(
-            self.serve(request, cx),
-            crate::engine::Answer::from,
-        ))
-    }
-}
+crate::engine::serving_handler!(Slow);
 
 impl Slow {
     fn serve(

@@ -45,6 +45,20 @@ impl Options {
             // On the command line (`--system-prompt-file`).
             SystemPrompt::File(_) => {}
         }
+        // Settings of the in-process servers (a per-call timeout), for those that have any.
+        let configs: std::collections::BTreeMap<_, _> = self
+            .mcp_servers
+            .values()
+            .filter_map(|server| match server {
+                super::McpServer::InProcess(server) if server.settings() != &Default::default() => {
+                    Some((server.name().to_owned(), server.settings().clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        if !configs.is_empty() {
+            request.sdk_mcp_server_configs = Some(configs);
+        }
         if self.plugin_delivery == Delivery::Initialize && !self.plugins.is_empty() {
             request.plugins = Some(self.plugins.clone());
         }

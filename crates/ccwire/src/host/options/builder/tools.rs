@@ -32,6 +32,17 @@ impl OptionsBuilder {
         self
     }
 
+    /// Sends the in-process servers' handshakes (their `initialize` and `tools/list` answers,
+    /// captured just before) ahead in `initialize.sdkMcpServerManifests`, as the TypeScript SDK
+    /// does: a CLI that uses them makes no `mcp_message` round trips before the first turn
+    /// (`Client::initialize_response()`'s `sdk_mcp_manifests_parked` says which it kept). Each
+    /// server has a second to answer; one that does not is handshaken over the control channel
+    /// as usual. Off by default.
+    pub fn sdk_mcp_manifests(mut self, send: bool) -> Self {
+        self.options.sdk_mcp_manifests = send;
+        self
+    }
+
     /// Replaces the MCP servers. An in-process server must be registered under its own name.
     pub fn mcp_servers<I, K>(mut self, servers: I) -> Self
     where

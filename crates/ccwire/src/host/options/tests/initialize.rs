@@ -160,6 +160,32 @@ fn in_process_servers_stay_off_the_command_line() {
 }
 
 #[test]
+fn an_in_process_servers_timeout_goes_in_sdk_mcp_server_configs() {
+    let options = Options::builder()
+        .sdk_mcp_server(
+            SdkMcpServer::builder("slow")
+                .timeout(Duration::from_secs(90))
+                .build(),
+        )
+        .sdk_mcp_server(SdkMcpServer::builder("calc").build())
+        .build()
+        .expect("valid");
+    let request = initialize_json(&options, None, vec!["calc".into(), "slow".into()]);
+    assert_eq!(
+        request["sdkMcpServerConfigs"],
+        json!({"slow": {"timeout": 90_000}}),
+        "{request}"
+    );
+    // Without settings there is no field at all.
+    let options = Options::builder()
+        .sdk_mcp_server(SdkMcpServer::builder("calc").build())
+        .build()
+        .expect("valid");
+    let request = initialize_json(&options, None, vec!["calc".into()]);
+    assert!(request.get("sdkMcpServerConfigs").is_none(), "{request}");
+}
+
+#[test]
 fn callbacks_decide_whether_stdin_waits_for_idle() {
     assert!(!Options::default().has_callbacks());
     let with_hook = Options::builder()
