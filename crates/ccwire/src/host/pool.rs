@@ -226,9 +226,14 @@ impl Shared {
             // Still good for a session of the pool's options.
             self.spares().push_front(spare);
             let client = self.start_cold(claim.as_ref()).await?;
-            let reason = "the spares cannot be claimed (a CLI without --await-claim, or a pool \
-                          not parked): this claim needs a CLI of its own"
-                .to_owned();
+            let reason = if self.config.parked {
+                "this Claude Code cannot park spares (it does not know --await-claim): the \
+                 claim needs a CLI of its own"
+            } else {
+                "the pool's spares are not parked (PoolConfig::parked): the claim needs a CLI \
+                 of its own"
+            }
+            .to_owned();
             return Ok((client, Start::Cold { reason }));
         }
         self.taken();
@@ -398,13 +403,23 @@ async fn keep_spares(pool: std::sync::Weak<Shared>) {
         if shared.closed.is_cancelled() {
             return;
         }
-        // Spares that died unused.
-        let died = {
+        // Spares that died unused; and parked ones started before the CLI showed it cannot
+        // be claimed (a claim refused while they started), which no session can use.
+        let (died, unusable) = {
             let mut spares = shared.spares();
             let before = spares.len();
             spares.retain(|spare| spare.client.exit_status().is_none());
-            before - spares.len()
+            let died = before - spares.len();
+            let cannot_park = shared.cannot_park.load(Ordering::SeqCst);
+            let (unusable, usable) = spares
+                .drain(..)
+                .partition::<Vec<_>, _>(|spare| spare.parked && cannot_park);
+            spares.extend(usable);
+            (died, unusable)
         };
+        for spare in unusable {
+            spare.let_go();
+        }
         if died > 0 {
             shared
                 .counters
@@ -433,6 +448,10 @@ async fn keep_spares(pool: std::sync::Weak<Shared>) {
                     if shared.closed.is_cancelled() {
                         let _ = spare.client.close().await;
                         return;
+                    }
+                    if spare.parked && shared.cannot_park.load(Ordering::SeqCst) {
+                        spare.let_go();
+                        continue;
                     }
                     shared.spares().push_back(spare);
                     shared.log("spare ready");

@@ -1,6 +1,8 @@
 //! Parked spares claimed with per-session options (`--await-claim`, `claim_session`), and the
-//! cold start that serves a claim a spare cannot: on the pinned CLI the claim binds a parked
-//! spare; on a CLI without `--await-claim` every claim starts cold with its options.
+//! cold start that serves a claim a spare cannot. Claude Code 2.1.330 and newer park spares and
+//! take claims; older generations cannot park (`unknown option '--await-claim'`), so every claim
+//! there starts a CLI of its own with the claim in its options: the scenarios that check the
+//! claim itself are their expected differences, the one that checks what any claim gets is not.
 
 use std::path::Path;
 use std::time::Duration;
@@ -10,18 +12,16 @@ use ccwire::protocol::control::AgentDefinition;
 use ccwire::protocol::permission::PermissionMode;
 use serde_json::json;
 
-use crate::{cli_version, inits, kinds, script, the_result, turn, within, Scenario, PINNED_VERSION};
-
-/// Whether the CLI under test parks spares.
-fn parks() -> bool {
-    cli_version() == PINNED_VERSION
-}
+use crate::{inits, kinds, script, the_result, turn, within, Scenario};
 
 /// A pool of parked spares whose CLIs wait in `park` (never a session's folder).
 fn parked_pool(s: &Scenario, park: &Path) -> Pool {
     std::fs::create_dir_all(park).unwrap();
     let options = s.builder().cwd(park).build().unwrap();
-    Pool::new(options, PoolConfig::default().max_live(2).spares(1).parked(true))
+    Pool::new(
+        options,
+        PoolConfig::default().max_live(2).spares(1).parked(true),
+    )
 }
 
 async fn wait_for_a_spare(pool: &Pool, s: &Scenario) {
@@ -69,6 +69,31 @@ async fn a_parked_spare_takes_a_session_with_its_own_folder_model_mode_prompt_ti
         .settings(serde_json::from_value(json!({"effortLevel": "high"})).unwrap())
         .credential("CLAUDE_CODE_HOST_SESSION_ID", "host-7f3a");
     let session = within(pool.claim(claim)).await.unwrap();
+    // The parked process itself serves the session, bound to its folder.
+    let Some(claimed) = session.claimed() else {
+        panic!(
+            "the parked spare did not take the claim: {:?}",
+            session.start()
+        );
+    };
+    assert_eq!(session.client().pid(), Some(spare_pid));
+    assert!(claimed.not_applied.is_empty(), "{claimed:?}");
+    assert!(claimed.parked.is_some());
+    let agents = claimed
+        .initialize
+        .as_ref()
+        .expect("initialize")
+        .agents
+        .clone();
+    assert!(
+        agents
+            .unwrap_or_default()
+            .iter()
+            .any(|agent| agent.name == "reviewer-7f3a"),
+        "the claimed session's agents are not in the claim's answer"
+    );
+    assert_eq!(pool.metrics().claimed, 1);
+    assert_eq!(pool.metrics().refused, 0);
     let items = turn(session.client(), "hello from the claim").await;
     assert!(!the_result(&items).is_error, "{}", kinds(&items));
     let init = inits(&items)[0];
@@ -85,39 +110,23 @@ async fn a_parked_spare_takes_a_session_with_its_own_folder_model_mode_prompt_ti
         "the appended prompt is not in the system prompt: {}",
         request["system"]
     );
+    let agents = init.agents.clone().unwrap_or_default();
     assert!(
-        request["tools"].to_string().contains("reviewer-7f3a"),
-        "the claimed agent is not offered to the model"
+        agents.iter().any(|agent| agent == "reviewer-7f3a"),
+        "the claimed agent is not in the session: {agents:?}"
     );
     let settings = within(session.client().get_settings()).await.unwrap();
     assert_eq!(settings.effective.unwrap()["effortLevel"], "high");
-    if parks() {
-        // The parked process itself serves the session, bound to its folder.
-        assert_eq!(session.client().pid(), Some(spare_pid));
-        let claimed = session.claimed().expect("claimed");
-        assert!(claimed.not_applied.is_empty(), "{claimed:?}");
-        assert!(claimed.parked.is_some());
-        let agents = claimed.initialize.as_ref().expect("initialize").agents.clone();
-        assert!(
-            agents
-                .unwrap_or_default()
-                .iter()
-                .any(|agent| agent.name == "reviewer-7f3a"),
-            "the claimed session's agents are not in the claim's answer"
-        );
-        assert_eq!(pool.metrics().claimed, 1);
-        assert_eq!(pool.metrics().refused, 0);
-    } else {
-        let Start::Cold { reason } = session.start() else {
-            panic!("a CLI without --await-claim cannot be claimed: {:?}", session.start());
-        };
-        assert!(reason.contains("--await-claim"), "{reason}");
-        assert_ne!(session.client().pid(), Some(spare_pid));
-    }
+    assert_eq!(claimed.session_id, init.session_id);
     // The session's transcript is the claimed folder's, under the session id of the init.
     let transcript = project_dir(&s, &s.work()).join(format!("{}.jsonl", init.session_id));
     within(session.close()).await.unwrap();
-    assert!(transcript.is_file(), "no transcript at {}", transcript.display());
+    let written = std::fs::read_to_string(&transcript)
+        .unwrap_or_else(|err| panic!("no transcript at {}: {err}", transcript.display()));
+    assert!(
+        written.contains("Claimed title 7f3a"),
+        "the claim's title is not in the transcript"
+    );
     pool.shutdown().await;
 }
 
@@ -129,7 +138,7 @@ async fn a_claim_the_cli_refuses_starts_the_session_cold_in_that_folder() {
     std::fs::create_dir_all(folder.join(".claude")).unwrap();
     std::fs::write(
         folder.join(".claude/settings.json"),
-        r#"{"model": "claude-opus-4-1"}"#,
+        r#"{"model": "claude-haiku-4-5"}"#,
     )
     .unwrap();
     let pool = parked_pool(&s, &s.home().join("park"));
@@ -138,13 +147,11 @@ async fn a_claim_the_cli_refuses_starts_the_session_cold_in_that_folder() {
     let Start::Cold { reason } = session.start() else {
         panic!("a refused claim must start cold: {:?}", session.start());
     };
-    if parks() {
-        assert!(
-            reason.starts_with("project_settings_not_claimable"),
-            "{reason}"
-        );
-        assert_eq!(pool.metrics().refused, 1);
-    }
+    assert!(
+        reason.starts_with("project_settings_not_claimable"),
+        "{reason}"
+    );
+    assert_eq!(pool.metrics().refused, 1);
     let items = turn(session.client(), "hello in the pinned folder").await;
     assert!(!the_result(&items).is_error, "{}", kinds(&items));
     let init = inits(&items)[0];
@@ -152,7 +159,7 @@ async fn a_claim_the_cli_refuses_starts_the_session_cold_in_that_folder() {
         Path::new(&init.cwd).canonicalize().unwrap(),
         folder.canonicalize().unwrap()
     );
-    assert_eq!(init.model, "claude-opus-4-1");
+    assert_eq!(init.model, "claude-haiku-4-5");
     within(session.close()).await.unwrap();
     pool.shutdown().await;
 }
@@ -167,13 +174,49 @@ async fn a_plain_session_from_a_parked_pool_runs_in_the_pools_folder() {
     );
     wait_for_a_spare(&pool, &s).await;
     let session = within(pool.session()).await.unwrap();
-    assert!(session.prewarmed() || !parks(), "{:?}", session.start());
+    assert!(session.prewarmed(), "{:?}", session.start());
     let items = turn(session.client(), "hello plainly").await;
     assert!(!the_result(&items).is_error, "{}", kinds(&items));
     assert_eq!(
         Path::new(&inits(&items)[0].cwd).canonicalize().unwrap(),
         s.work().canonicalize().unwrap()
     );
+    within(session.close()).await.unwrap();
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_claim_gets_its_folder_model_and_permission_mode_however_the_session_starts() {
+    let s = Scenario::start(script(json!([]), json!({"echo": true}))).await;
+    let folder = s.work().join("claimed");
+    std::fs::create_dir_all(&folder).unwrap();
+    let pool = parked_pool(&s, &s.home().join("park"));
+    wait_for_a_spare(&pool, &s).await;
+    let claim = Claim::new(&folder)
+        .model("claude-haiku-4-5")
+        .permission_mode(PermissionMode::AcceptEdits);
+    let session = within(pool.claim(claim)).await.unwrap();
+    let items = turn(session.client(), "hello wherever").await;
+    assert!(!the_result(&items).is_error, "{}", kinds(&items));
+    let init = inits(&items)[0];
+    assert_eq!(
+        Path::new(&init.cwd).canonicalize().unwrap(),
+        folder.canonicalize().unwrap(),
+        "{:?}",
+        session.start()
+    );
+    assert_eq!(init.model, "claude-haiku-4-5");
+    assert_eq!(init.permission_mode, PermissionMode::AcceptEdits);
+    assert_eq!(
+        s.requests_for("hello wherever")[0]["model"],
+        "claude-haiku-4-5"
+    );
+    // However it started, the pool says how.
+    match session.start() {
+        Start::Claimed(claimed) => assert_eq!(claimed.session_id, init.session_id),
+        Start::Cold { reason } => assert!(!reason.is_empty()),
+        other => panic!("a spare of the pool's options cannot serve another folder: {other:?}"),
+    }
     within(session.close()).await.unwrap();
     pool.shutdown().await;
 }

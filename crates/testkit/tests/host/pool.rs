@@ -230,7 +230,7 @@ async fn a_claim_spares_cannot_take_starts_a_cli_with_the_claim_in_its_options()
     let Start::Cold { reason } = session.start() else {
         panic!("{:?}", session.start());
     };
-    assert!(reason.contains("cannot be claimed"), "{reason}");
+    assert!(reason.contains("not parked"), "{reason}");
     assert_ne!(session.client().pid(), Some(spare));
     assert_eq!(pool.spare_pids(), [spare], "the spare was kept for others");
     let init = first_init(&mut session).await;
@@ -243,7 +243,11 @@ async fn a_claim_spares_cannot_take_starts_a_cli_with_the_claim_in_its_options()
     // A claim that asks for nothing new takes the spare.
     let here = std::env::current_dir().unwrap();
     let session = within(20, pool.claim(Claim::new(here))).await.unwrap();
-    assert!(matches!(session.start(), Start::Spare), "{:?}", session.start());
+    assert!(
+        matches!(session.start(), Start::Spare),
+        "{:?}",
+        session.start()
+    );
     assert_eq!(session.client().pid(), Some(spare));
     session.close().await.unwrap();
     pool.shutdown().await;
@@ -289,7 +293,11 @@ async fn a_cli_that_does_not_know_claim_session_is_claimed_cold_and_parks_no_mor
     })
     .await;
     let session = within(20, pool.session()).await.unwrap();
-    assert!(matches!(session.start(), Start::Spare), "{:?}", session.start());
+    assert!(
+        matches!(session.start(), Start::Spare),
+        "{:?}",
+        session.start()
+    );
     session.close().await.unwrap();
     pool.shutdown().await;
 }
@@ -305,4 +313,167 @@ async fn a_claim_with_hook_settings_is_refused_before_anything_is_sent() {
         "{refused:?}"
     );
     assert_eq!(pool.metrics().started, 0);
+}
+
+/// A fake whose `claim_session` answer is scripted (fake-claude parks nothing: it ignores
+/// `--await-claim` and answers the claim as the script says), with a private HOME for the
+/// parking places.
+fn claimable(claim_session: serde_json::Value) -> (Fake, tempfile::TempDir, ccwire::Options) {
+    let mut script = echo_script();
+    script["requests"] = serde_json::json!({ "claim_session": claim_session });
+    let fake = Fake::new(script);
+    let home = tempfile::tempdir().unwrap();
+    let options = fake.builder().env("HOME", home.path()).build().unwrap();
+    (fake, home, options)
+}
+
+fn parking_places(home: &tempfile::TempDir) -> usize {
+    std::fs::read_dir(home.path().join(".claude/spares")).map_or(0, Iterator::count)
+}
+
+#[tokio::test]
+async fn a_parked_spare_serves_a_claim_in_one_round_trip_and_nothing_outlives_the_pool() {
+    let answer = serde_json::json!({"cwd": "/claimed", "session_id": "s-claimed", "parked_ms": 42});
+    let (fake, home, options) = claimable(serde_json::json!({ "payload": answer }));
+    let pool = Pool::new(
+        options,
+        PoolConfig::default().max_live(2).spares(1).parked(true),
+    );
+    wait_until("a parked spare", || pool.metrics().spare == 1).await;
+    let parked = pool.spare_pids()[0];
+    assert_eq!(parking_places(&home), 1);
+    let folder = tempfile::tempdir().unwrap();
+    let claim = Claim::new(folder.path())
+        .model("claude-claimed-model")
+        .permission_mode(ccwire::protocol::permission::PermissionMode::AcceptEdits)
+        .title("claimed title")
+        .append_system_prompt("appended")
+        .credential("CLAUDE_CODE_OAUTH_TOKEN", "token-1")
+        .add_dir("extra");
+    let session = within(20, pool.claim(claim)).await.unwrap();
+    assert_eq!(
+        session.client().pid(),
+        Some(parked),
+        "the parked process serves it"
+    );
+    let claimed = session.claimed().expect("claimed");
+    assert_eq!(claimed.session_id, "s-claimed");
+    assert_eq!(claimed.parked, Some(Duration::from_millis(42)));
+    assert!(claimed.not_applied.is_empty(), "{claimed:?}");
+    let sent = fake.received();
+    let claims: Vec<_> = sent
+        .iter()
+        .filter(|frame| frame["request"]["subtype"] == "claim_session")
+        .collect();
+    assert_eq!(claims.len(), 1, "one claim_session request");
+    let request = &claims[0]["request"];
+    assert_eq!(request["cwd"], folder.path().to_str().unwrap());
+    assert_eq!(request["permission_mode"], "acceptEdits");
+    assert_eq!(request["title"], "claimed title");
+    assert_eq!(request["append_system_prompt"], "appended");
+    assert_eq!(request["env"]["CLAUDE_CODE_OAUTH_TOKEN"], "token-1");
+    assert_eq!(
+        request["additional_directories"],
+        serde_json::json!(["extra"])
+    );
+    assert_eq!(request["include_initialize"], true);
+    assert!(
+        sent.iter()
+            .any(|frame| frame["request"]["subtype"] == "set_model"
+                && frame["request"]["model"] == "claude-claimed-model"),
+        "the model follows the claim"
+    );
+    assert_eq!(pool.metrics().claimed, 1);
+    // The claimed spare's parking place is gone; its replacement parks in a new one.
+    wait_until("a new parked spare", || {
+        let pids = pool.spare_pids();
+        pids.len() == 1 && pids[0] != parked
+    })
+    .await;
+    assert_eq!(parking_places(&home), 1);
+    let replacement = pool.spare_pids()[0];
+    session.close().await.unwrap();
+    pool.shutdown().await;
+    wait_until("no CLI left", || !alive(parked) && !alive(replacement)).await;
+    assert_eq!(parking_places(&home), 0);
+}
+
+#[tokio::test]
+async fn a_refused_claim_starts_cold_says_why_and_lets_the_spare_go() {
+    let refusal = "project_settings_not_claimable: the folder's settings choose a model";
+    let (_fake, home, options) =
+        claimable(serde_json::json!({"respond": "error", "error": refusal}));
+    let pool = Pool::new(
+        options,
+        PoolConfig::default().max_live(2).spares(1).parked(true),
+    );
+    wait_until("a parked spare", || pool.metrics().spare == 1).await;
+    let parked = pool.spare_pids()[0];
+    let folder = tempfile::tempdir().unwrap();
+    let mut session = within(20, pool.claim(Claim::new(folder.path()).model("m-cold")))
+        .await
+        .unwrap();
+    let Start::Cold { reason } = session.start() else {
+        panic!("{:?}", session.start());
+    };
+    assert_eq!(reason, refusal);
+    let cold = session.client().pid().unwrap();
+    assert_ne!(cold, parked);
+    let init = first_init(&mut session).await;
+    assert_eq!(init["model"], "m-cold");
+    assert_eq!(
+        std::path::Path::new(init["cwd"].as_str().unwrap()),
+        folder.path().canonicalize().unwrap()
+    );
+    assert_eq!(pool.metrics().refused, 1);
+    // The refusing spare is ended; a refusal of one folder does not stop the pool parking.
+    wait_until("the refusing spare ended", || !alive(parked)).await;
+    wait_until("a new parked spare", || {
+        let pids = pool.spare_pids();
+        pids.len() == 1 && pids[0] != parked
+    })
+    .await;
+    assert_eq!(parking_places(&home), 1);
+    let replacement = pool.spare_pids()[0];
+    session.close().await.unwrap();
+    pool.shutdown().await;
+    wait_until("no CLI left", || !alive(cold) && !alive(replacement)).await;
+    assert_eq!(parking_places(&home), 0);
+}
+
+#[tokio::test]
+async fn a_parked_spare_that_dies_is_replaced_and_its_parking_place_removed() {
+    let (_fake, home, options) = claimable(serde_json::json!({}));
+    let pool = Pool::new(
+        options,
+        PoolConfig::default().max_live(2).spares(1).parked(true),
+    );
+    wait_until("a parked spare", || pool.metrics().spare == 1).await;
+    let victim = pool.spare_pids()[0];
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(victim as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    wait_until("the dead spare replaced", || {
+        let pids = pool.spare_pids();
+        pids.len() == 1 && !pids.contains(&victim)
+    })
+    .await;
+    assert!(pool.metrics().failed >= 1);
+    assert_eq!(
+        parking_places(&home),
+        1,
+        "the dead spare's parking place is removed"
+    );
+    let folder = tempfile::tempdir().unwrap();
+    let session = within(20, pool.claim(Claim::new(folder.path())))
+        .await
+        .unwrap();
+    assert!(session.claimed().is_some(), "{:?}", session.start());
+    let pid = session.client().pid().unwrap();
+    session.close().await.unwrap();
+    pool.shutdown().await;
+    wait_until("no CLI left", || !alive(pid)).await;
+    wait_until("no spare left", || pool.spare_pids().is_empty()).await;
 }

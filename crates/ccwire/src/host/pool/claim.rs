@@ -207,7 +207,10 @@ impl Claim {
     /// `options` with this claim in them, for a session started cold; also the settings
     /// overlay when it cannot join the options' own (a settings file), to be applied once the
     /// CLI runs.
-    pub(super) fn merged_into(&self, options: &Options) -> Result<(Options, Option<Map<String, Value>>)> {
+    pub(super) fn merged_into(
+        &self,
+        options: &Options,
+    ) -> Result<(Options, Option<Map<String, Value>>)> {
         let mut builder = options.to_builder().cwd(absolute(&self.cwd)?);
         if let Some(model) = &self.model {
             builder = builder.model(model.clone());
@@ -232,11 +235,11 @@ impl Claim {
             builder = builder.env(key, value);
         }
         if !self.additional_directories.is_empty() {
-            let dirs = options
-                .add_dirs
-                .iter()
-                .cloned()
-                .chain(self.additional_directories.iter().map(|dir| self.cwd.join(dir)));
+            let dirs = options.add_dirs.iter().cloned().chain(
+                self.additional_directories
+                    .iter()
+                    .map(|dir| self.cwd.join(dir)),
+            );
             builder = builder.add_dirs(dirs.collect::<Vec<_>>());
         }
         let mut later = None;
@@ -372,7 +375,9 @@ pub(super) async fn claim(client: &Client, claim: &Claim) -> Result<Claimed, Ref
     let mut claimed = read_answer(answer.unwrap_or(Value::Null));
     for (what, outcome) in [("model", model), ("max_thinking_tokens", thinking)] {
         if let Err(err) = outcome {
-            claimed.not_applied.push(format!("{what}: {}", refused(err).reason));
+            claimed
+                .not_applied
+                .push(format!("{what}: {}", refused(err).reason));
         }
     }
     Ok(claimed)
@@ -384,7 +389,10 @@ fn claim_request(claim: &Claim, cwd: &Path) -> ControlRequestBody {
     raw.insert("subtype".into(), "claim_session".into());
     raw.insert("cwd".into(), cwd.to_string_lossy().into_owned().into());
     if !claim.env.is_empty() {
-        let env = claim.env.iter().map(|(k, v)| (k.clone(), Value::String(v.clone())));
+        let env = claim
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())));
         raw.insert("env".into(), Value::Object(env.collect()));
     }
     if !claim.additional_directories.is_empty() {
@@ -392,10 +400,16 @@ fn claim_request(claim: &Claim, cwd: &Path) -> ControlRequestBody {
             .additional_directories
             .iter()
             .map(|dir| Value::String(dir.to_string_lossy().into_owned()));
-        raw.insert("additional_directories".into(), Value::Array(dirs.collect()));
+        raw.insert(
+            "additional_directories".into(),
+            Value::Array(dirs.collect()),
+        );
     }
     if let Some(mode) = &claim.permission_mode {
-        raw.insert("permission_mode".into(), serde_json::to_value(mode).unwrap_or(Value::Null));
+        raw.insert(
+            "permission_mode".into(),
+            serde_json::to_value(mode).unwrap_or(Value::Null),
+        );
     }
     if let Some(text) = &claim.append_system_prompt {
         raw.insert("append_system_prompt".into(), text.clone().into());
@@ -404,7 +418,10 @@ fn claim_request(claim: &Claim, cwd: &Path) -> ControlRequestBody {
         raw.insert("title".into(), title.clone().into());
     }
     if !claim.agents.is_empty() {
-        raw.insert("agents".into(), serde_json::to_value(&claim.agents).unwrap_or(Value::Null));
+        raw.insert(
+            "agents".into(),
+            serde_json::to_value(&claim.agents).unwrap_or(Value::Null),
+        );
     }
     raw.insert("include_initialize".into(), claim.include_initialize.into());
     ControlRequestBody::Unknown(Unknown {
@@ -439,10 +456,11 @@ fn read_answer(answer: Value) -> Claimed {
     }
 }
 
+/// A flag-layer settings overlay.
+type Overlay = Map<String, Value>;
+
 /// The overlay split into what goes ahead of the claim and what goes behind it.
-fn split_overlay(
-    overlay: Option<&Map<String, Value>>,
-) -> (Option<Map<String, Value>>, Option<Map<String, Value>>) {
+fn split_overlay(overlay: Option<&Map<String, Value>>) -> (Option<Overlay>, Option<Overlay>) {
     let Some(overlay) = overlay else {
         return (None, None);
     };
@@ -520,16 +538,18 @@ mod tests {
         assert_eq!(merged.model.as_deref(), Some("m"));
         assert_eq!(merged.permission_mode, Some(PermissionMode::Plan));
         assert_eq!(merged.title.as_deref(), Some("t"));
-        assert_eq!(merged.add_dirs, [PathBuf::from("/base"), PathBuf::from("/w/more")]);
+        assert_eq!(
+            merged.add_dirs,
+            [PathBuf::from("/base"), PathBuf::from("/w/more")]
+        );
         assert_eq!(
             merged.settings,
             Some(Settings::Inline(serde_json::json!({"a": 1, "b": 2})))
         );
         assert_eq!(merged.initialize_extra["appendSystemPrompt"], "extra");
-        assert!(merged
-            .env
-            .iter()
-            .any(|(k, v)| k == "CLAUDE_CODE_OAUTH_TOKEN" && v.as_deref() == Some("secret".as_ref())));
+        assert!(merged.env.iter().any(
+            |(k, v)| k == "CLAUDE_CODE_OAUTH_TOKEN" && v.as_deref() == Some("secret".as_ref())
+        ));
         assert!(!claim.asks_nothing_beyond(&options));
         assert!(Claim::new("/w").asks_nothing_beyond(&merged));
     }

@@ -93,7 +93,11 @@ mod tests {
     #[test]
     fn a_spare_parks_under_the_configuration_directory_it_will_use() {
         let home = tempfile::tempdir().unwrap();
-        let options = Options::builder().env("HOME", home.path()).env_remove("CLAUDE_CONFIG_DIR").build().unwrap();
+        let options = Options::builder()
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .build()
+            .unwrap();
         let (parked, made) = parked_options(&options).unwrap().unwrap();
         let made = made.unwrap();
         assert!(made.path().starts_with(home.path().join(".claude/spares")));
