@@ -28,8 +28,8 @@ impl Drop for Slot {
     }
 }
 
-/// A session from a [`Pool`], under its budget. Dropping it ends the CLI at once and frees its
-/// slot; [`PooledClient::close`] ends it gracefully first.
+/// A session from a [`Pool`](super::Pool), under its budget. Dropping it ends the CLI at once
+/// and frees its slot; [`PooledClient::close`] ends it gracefully first.
 pub struct PooledClient {
     client: Client,
     start: Start,
