@@ -14,14 +14,21 @@ use serde_json::json;
 
 use crate::{inits, kinds, script, the_result, turn, within, Scenario};
 
+/// One parked spare, not replaced once taken: each scenario starts the same CLIs every run
+/// (the recordings depend on it).
+fn one_spare() -> PoolConfig {
+    PoolConfig::default()
+        .max_live(2)
+        .spares(1)
+        .parked(true)
+        .refill_delay(Duration::from_secs(3600))
+}
+
 /// A pool of parked spares whose CLIs wait in `park` (never a session's folder).
 fn parked_pool(s: &Scenario, park: &Path) -> Pool {
     std::fs::create_dir_all(park).unwrap();
     let options = s.builder().cwd(park).build().unwrap();
-    Pool::new(
-        options,
-        PoolConfig::default().max_live(2).spares(1).parked(true),
-    )
+    Pool::new(options, one_spare())
 }
 
 async fn wait_for_a_spare(pool: &Pool, s: &Scenario) {
@@ -168,10 +175,7 @@ async fn a_claim_the_cli_refuses_starts_the_session_cold_in_that_folder() {
 async fn a_plain_session_from_a_parked_pool_runs_in_the_pools_folder() {
     let s = Scenario::start(script(json!([]), json!({"echo": true}))).await;
     let options = s.builder().build().unwrap();
-    let pool = Pool::new(
-        options,
-        PoolConfig::default().max_live(2).spares(1).parked(true),
-    );
+    let pool = Pool::new(options, one_spare());
     wait_for_a_spare(&pool, &s).await;
     let session = within(pool.session()).await.unwrap();
     assert!(session.prewarmed(), "{:?}", session.start());
