@@ -1,5 +1,5 @@
-//! [`Pool`]: many sessions of the same options, with a limit, a fair queue, prewarmed spares
-//! and per-session budgets.
+//! [`Pool`]: many sessions of the same options, with a limit, a fair queue, prewarmed or parked
+//! spares claimed with per-session options, and per-session budgets.
 //!
 //! - **Limit**: at most `max_live` sessions are checked out at once; more callers of
 //!   [`Pool::session`] wait in a first-come, first-served queue (a fair semaphore).
@@ -14,22 +14,43 @@
 //! - **Metrics**: [`Pool::metrics`] (live, spare, queued, started, completed, failed), also
 //!   logged with `tracing` at debug level on every change.
 //!
-//! Every session of a pool runs with the same [`Options`] (a spare is started before its
-//! prompt is known). Run one pool per distinct set of options.
+//! - **Claims**: with [`PoolConfig::parked`], spares are started with `--await-claim` (Claude
+//!   Code 2.1.330 and newer) and park, past the process start, the module load, tools, MCP
+//!   handshakes and `initialize`; [`Pool::claim`] then binds one to a session with a
+//!   [`Claim`]: its working directory, model, permission mode, settings overlay, agents,
+//!   appended prompt, title and credentials, in one `claim_session` round trip (the
+//!   TypeScript SDK's `prewarm()` and `SpareProcess.claim()`). Where a spare cannot serve a
+//!   claim (a CLI without `--await-claim`, a refusal such as a folder whose project settings
+//!   set `model`, a credential the CLI reads only at start-up), the session is started cold
+//!   with the claim merged into the pool's options, and [`PooledClient::start`] says why:
+//!   a claim always gets the session it asked for, or an error.
+//!
+//! Everything but a claim's fields is the pool's [`Options`] (the executable, hooks, MCP
+//! servers, callbacks, tools, the environment read at start-up): run one pool per distinct set
+//! of those.
+
+mod claim;
+mod config;
+mod session;
+mod spare;
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use ccwire_protocol::content::UserContent;
-use ccwire_protocol::Message;
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
+
+pub use claim::{Claim, Claimed, Start, HOOK_SETTINGS_KEYS};
+pub use config::{Budget, PoolConfig, PoolMetrics};
+pub use session::PooledClient;
 
 use super::Client;
 use crate::error::{Error, Result};
 use crate::host::options::Options;
+use session::Slot;
+use spare::Spare;
 
 /// How often the spare keeper looks for spares that died.
 const SPARE_CHECK: Duration = Duration::from_millis(250);
@@ -38,116 +59,6 @@ const SPARE_CHECK: Duration = Duration::from_millis(250);
 const RETRY_FIRST: Duration = Duration::from_millis(500);
 const RETRY_MAX: Duration = Duration::from_secs(30);
 
-/// Limits of one pooled session; `None` is no limit.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-#[non_exhaustive]
-pub struct Budget {
-    /// Prompts sent.
-    pub max_turns: Option<u32>,
-    /// The session's cost in US dollars, as the CLI reports it.
-    pub max_cost_usd: Option<f64>,
-    /// Time from checkout.
-    pub max_wall: Option<Duration>,
-}
-
-/// A pool's sizes: `PoolConfig::default().max_live(8).spares(2)`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
-pub struct PoolConfig {
-    /// Sessions checked out at once.
-    pub max_live: usize,
-    /// CLIs kept started and initialized, ready for the next session.
-    pub spares: usize,
-    /// Every session's budget.
-    pub budget: Budget,
-    /// After a spare is taken, how long the pool waits before starting its replacement: a
-    /// CLI starting takes a core for a good part of a second, which the session that took the
-    /// spare needs for its first answer on a small machine. Zero: at once.
-    pub refill_delay: Duration,
-}
-
-impl Budget {
-    /// At most `n` prompts.
-    #[must_use]
-    pub fn max_turns(mut self, n: u32) -> Self {
-        self.max_turns = Some(n);
-        self
-    }
-
-    /// At most this cost in US dollars.
-    #[must_use]
-    pub fn max_cost_usd(mut self, usd: f64) -> Self {
-        self.max_cost_usd = Some(usd);
-        self
-    }
-
-    /// At most this long from checkout.
-    #[must_use]
-    pub fn max_wall(mut self, wall: Duration) -> Self {
-        self.max_wall = Some(wall);
-        self
-    }
-}
-
-impl PoolConfig {
-    /// Sessions checked out at once.
-    #[must_use]
-    pub fn max_live(mut self, n: usize) -> Self {
-        self.max_live = n;
-        self
-    }
-
-    /// Spares kept ready.
-    #[must_use]
-    pub fn spares(mut self, n: usize) -> Self {
-        self.spares = n;
-        self
-    }
-
-    /// Every session's budget.
-    #[must_use]
-    pub fn budget(mut self, budget: Budget) -> Self {
-        self.budget = budget;
-        self
-    }
-
-    /// How long to wait before replacing a spare that was taken.
-    #[must_use]
-    pub fn refill_delay(mut self, delay: Duration) -> Self {
-        self.refill_delay = delay;
-        self
-    }
-}
-
-impl Default for PoolConfig {
-    fn default() -> Self {
-        Self {
-            max_live: 16,
-            spares: 1,
-            budget: Budget::default(),
-            refill_delay: Duration::ZERO,
-        }
-    }
-}
-
-/// A snapshot of a pool.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct PoolMetrics {
-    /// Sessions checked out now.
-    pub live: u64,
-    /// Spares ready now.
-    pub spare: u64,
-    /// Callers waiting for a session.
-    pub queued: u64,
-    /// CLIs started (spares and cold starts).
-    pub started: u64,
-    /// Sessions returned (closed or dropped).
-    pub completed: u64,
-    /// CLIs that failed to start, and spares that died unused.
-    pub failed: u64,
-}
-
 #[derive(Default)]
 struct Counters {
     live: AtomicU64,
@@ -155,14 +66,19 @@ struct Counters {
     started: AtomicU64,
     completed: AtomicU64,
     failed: AtomicU64,
+    claimed: AtomicU64,
+    refused: AtomicU64,
 }
 
-struct Shared {
+pub(super) struct Shared {
     options: Options,
     config: PoolConfig,
     slots: Arc<Semaphore>,
-    spares: Mutex<VecDeque<Client>>,
+    spares: Mutex<VecDeque<Spare>>,
     counters: Counters,
+    /// Set once the CLI has shown it cannot park (it refused `--await-claim`, or does not
+    /// know `claim_session`): spares then start with the options as they are.
+    cannot_park: AtomicBool,
     /// Wakes the spare keeper (a spare was taken).
     wanted: Notify,
     /// When a spare was last taken.
@@ -171,7 +87,7 @@ struct Shared {
 }
 
 impl Shared {
-    fn spares(&self) -> std::sync::MutexGuard<'_, VecDeque<Client>> {
+    fn spares(&self) -> std::sync::MutexGuard<'_, VecDeque<Spare>> {
         self.spares
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -186,6 +102,8 @@ impl Shared {
             started: c.started.load(Ordering::SeqCst),
             completed: c.completed.load(Ordering::SeqCst),
             failed: c.failed.load(Ordering::SeqCst),
+            claimed: c.claimed.load(Ordering::SeqCst),
+            refused: c.refused.load(Ordering::SeqCst),
         }
     }
 
@@ -199,19 +117,165 @@ impl Shared {
             started = m.started,
             completed = m.completed,
             failed = m.failed,
+            claimed = m.claimed,
+            refused = m.refused,
             "pool"
         );
     }
 
-    async fn start_client(&self) -> Result<Client> {
+    async fn start_client(&self, options: Options) -> Result<Client> {
         self.counters.started.fetch_add(1, Ordering::SeqCst);
-        match Client::connect(self.options.clone()).await {
+        match Client::connect(options).await {
             Ok(client) => Ok(client),
             Err(err) => {
                 self.counters.failed.fetch_add(1, Ordering::SeqCst);
                 Err(err)
             }
         }
+    }
+
+    /// A new spare: parked when the pool parks and the CLI can, else started as the options
+    /// say. A CLI that refuses `--await-claim` is remembered, and the spare started again
+    /// without it.
+    async fn start_spare(&self) -> Result<Spare> {
+        if self.config.parked && !self.cannot_park.load(Ordering::SeqCst) {
+            if let Some((options, parking)) = spare::parked_options(&self.options)? {
+                match self.start_client(options).await {
+                    Ok(client) => {
+                        return Ok(Spare {
+                            client,
+                            parked: true,
+                            parking,
+                        })
+                    }
+                    Err(err) if spare::refuses_await_claim(&err) => {
+                        tracing::info!(
+                            "this Claude Code cannot park spares (no --await-claim): spares \
+                             start with the pool's options, and claims start cold"
+                        );
+                        self.cannot_park.store(true, Ordering::SeqCst);
+                    }
+                    Err(err) => return Err(err),
+                }
+            }
+        }
+        Ok(Spare {
+            client: self.start_client(self.options.clone()).await?,
+            parked: false,
+            parking: None,
+        })
+    }
+
+    /// The next spare that is alive and can still be used; the dead ones are counted failed,
+    /// parked ones are let go once the CLI is known not to take claims.
+    fn take_spare(&self) -> Option<Spare> {
+        loop {
+            let spare = self.spares().pop_front()?;
+            if spare.client.exit_status().is_some() {
+                self.counters.failed.fetch_add(1, Ordering::SeqCst);
+            } else if spare.parked && self.cannot_park.load(Ordering::SeqCst) {
+                spare.let_go();
+            } else {
+                return Some(spare);
+            }
+        }
+    }
+
+    /// A CLI for one session: the pool's options, with the claim in them if there is one; a
+    /// settings overlay that could not join the options' own (a settings file) is applied
+    /// before the session is handed out.
+    async fn start_cold(&self, claim: Option<&Claim>) -> Result<Client> {
+        let Some(claim) = claim else {
+            return self.start_client(self.options.clone()).await;
+        };
+        let (options, overlay) = claim.merged_into(&self.options)?;
+        let client = self.start_client(options).await?;
+        if let Some(overlay) = overlay {
+            if let Err(err) = client.apply_flag_settings(overlay).await {
+                let _ = client.close().await;
+                return Err(err);
+            }
+        }
+        Ok(client)
+    }
+
+    /// The claim of a plain checkout from a parked spare: the options' folder, nothing else.
+    fn default_claim(&self) -> Result<Claim> {
+        let cwd = match &self.options.cwd {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir()?,
+        };
+        Ok(Claim::new(cwd))
+    }
+
+    /// A session's CLI: a spare when one can serve it, else a cold start; and how it started.
+    async fn open(&self, claim: Option<Claim>) -> Result<(Client, Start)> {
+        let Some(spare) = self.take_spare() else {
+            let client = self.start_cold(claim.as_ref()).await?;
+            let reason = "no spare was ready".to_owned();
+            return Ok((client, Start::Cold { reason }));
+        };
+        if !spare.parked {
+            if claim
+                .as_ref()
+                .is_none_or(|claim| claim.asks_nothing_beyond(&self.options))
+            {
+                self.taken();
+                return Ok((spare.client, Start::Spare));
+            }
+            // Still good for a session of the pool's options.
+            self.spares().push_front(spare);
+            let client = self.start_cold(claim.as_ref()).await?;
+            let reason = if self.config.parked {
+                "this Claude Code cannot park spares (it does not know --await-claim): the \
+                 claim needs a CLI of its own"
+            } else {
+                "the pool's spares are not parked (PoolConfig::parked): the claim needs a CLI \
+                 of its own"
+            }
+            .to_owned();
+            return Ok((client, Start::Cold { reason }));
+        }
+        self.taken();
+        let claim = match claim {
+            Some(claim) => claim,
+            None => self.default_claim()?,
+        };
+        match claim::claim(&spare.client, &claim).await {
+            Ok(claimed) => {
+                self.counters.claimed.fetch_add(1, Ordering::SeqCst);
+                // The CLI has moved to the session's folder: the parking place can go.
+                drop(spare.parking);
+                Ok((spare.client, Start::Claimed(claimed)))
+            }
+            Err(refusal) => {
+                self.counters.refused.fetch_add(1, Ordering::SeqCst);
+                if refusal.unsupported {
+                    self.cannot_park.store(true, Ordering::SeqCst);
+                }
+                tracing::info!(
+                    reason = %refusal.reason,
+                    "a parked spare refused its claim; the session starts cold"
+                );
+                spare.let_go();
+                let client = self.start_cold(Some(&claim)).await?;
+                Ok((
+                    client,
+                    Start::Cold {
+                        reason: refusal.reason,
+                    },
+                ))
+            }
+        }
+    }
+
+    /// Notes that a spare was taken, for the refill delay.
+    fn taken(&self) {
+        *self
+            .last_taken
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(tokio::time::Instant::now());
+        self.wanted.notify_one();
     }
 }
 
@@ -241,6 +305,7 @@ impl Pool {
             config,
             spares: Mutex::new(VecDeque::new()),
             counters: Counters::default(),
+            cannot_park: AtomicBool::new(false),
             wanted: Notify::new(),
             last_taken: Mutex::new(None),
             closed: CancellationToken::new(),
@@ -251,9 +316,34 @@ impl Pool {
         Self { shared }
     }
 
-    /// A session: waits for a free slot (first come, first served), then takes a spare, or
-    /// starts a CLI when none is ready.
+    /// A session of the pool's options: waits for a free slot (first come, first served), then
+    /// takes a spare (a parked one is claimed for the options' working directory), or starts a
+    /// CLI when none is ready.
     pub async fn session(&self) -> Result<PooledClient> {
+        self.checkout(None).await
+    }
+
+    /// A session of the pool's options with `claim`'s in them: waits for a free slot, then
+    /// binds a parked spare to it, or starts a CLI with the claim merged into the options
+    /// when no spare can serve it ([`PooledClient::start`] says which, and why).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidOptions`] for a settings overlay with keys that govern hooks
+    /// ([`HOOK_SETTINGS_KEYS`]: hooks are registered when the CLI starts; give them to the
+    /// pool's options), before anything is sent; the errors of a cold start otherwise.
+    pub async fn claim(&self, claim: Claim) -> Result<PooledClient> {
+        let hooks = claim.hook_settings();
+        if !hooks.is_empty() {
+            return Err(Error::InvalidOptions(format!(
+                "a claim cannot set hook settings ({}): give them to the pool's options",
+                hooks.join(", ")
+            )));
+        }
+        self.checkout(Some(claim)).await
+    }
+
+    async fn checkout(&self, claim: Option<Claim>) -> Result<PooledClient> {
         let shared = &self.shared;
         if shared.closed.is_cancelled() {
             return Err(Error::Closed);
@@ -262,49 +352,20 @@ impl Pool {
         let permit = Arc::clone(&shared.slots).acquire_owned().await;
         shared.counters.queued.fetch_sub(1, Ordering::SeqCst);
         let permit = permit.map_err(|_| Error::Closed)?;
-        let spare = loop {
-            let Some(client) = shared.spares().pop_front() else {
-                break None;
-            };
-            if client.exit_status().is_none() {
-                break Some(client);
-            }
-            shared.counters.failed.fetch_add(1, Ordering::SeqCst);
-        };
-        if spare.is_some() {
-            *shared
-                .last_taken
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) =
-                Some(tokio::time::Instant::now());
-        }
+        let opened = shared.open(claim).await;
         shared.wanted.notify_one();
-        let (client, prewarmed) = match spare {
-            Some(client) => (client, true),
-            None => (shared.start_client().await?, false),
-        };
+        let (client, start) = opened?;
         shared.counters.live.fetch_add(1, Ordering::SeqCst);
-        shared.log(if prewarmed {
-            "checkout (spare)"
-        } else {
-            "checkout (cold)"
+        shared.log(match &start {
+            Start::Spare => "checkout (spare)",
+            Start::Claimed(_) => "checkout (claimed)",
+            Start::Cold { .. } => "checkout (cold)",
         });
-        let budget = shared.config.budget;
-        Ok(PooledClient {
-            client,
-            prewarmed,
-            budget,
-            deadline: budget
-                .max_wall
-                .map(|wall| tokio::time::Instant::now() + wall),
-            turns: 0,
-            cost_usd: 0.0,
-            checked_out: Instant::now(),
-            slot: Some(Slot {
-                shared: Arc::clone(shared),
-                _permit: permit,
-            }),
-        })
+        let slot = Slot {
+            shared: Arc::clone(shared),
+            _permit: permit,
+        };
+        Ok(PooledClient::new(client, start, shared.config.budget, slot))
     }
 
     /// The pool's figures now.
@@ -317,7 +378,7 @@ impl Pool {
         self.shared
             .spares()
             .iter()
-            .filter_map(Client::pid)
+            .filter_map(|spare| spare.client.pid())
             .collect()
     }
 
@@ -326,9 +387,9 @@ impl Pool {
     pub async fn shutdown(&self) {
         self.shared.closed.cancel();
         self.shared.slots.close();
-        let spares: Vec<Client> = self.shared.spares().drain(..).collect();
+        let spares: Vec<Spare> = self.shared.spares().drain(..).collect();
         for spare in spares {
-            let _ = spare.close().await;
+            let _ = spare.client.close().await;
         }
     }
 }
@@ -342,13 +403,23 @@ async fn keep_spares(pool: std::sync::Weak<Shared>) {
         if shared.closed.is_cancelled() {
             return;
         }
-        // Spares that died unused.
-        let died = {
+        // Spares that died unused; and parked ones started before the CLI showed it cannot
+        // be claimed (a claim refused while they started), which no session can use.
+        let (died, unusable) = {
             let mut spares = shared.spares();
             let before = spares.len();
-            spares.retain(|client| client.exit_status().is_none());
-            before - spares.len()
+            spares.retain(|spare| spare.client.exit_status().is_none());
+            let died = before - spares.len();
+            let cannot_park = shared.cannot_park.load(Ordering::SeqCst);
+            let (unusable, usable) = spares
+                .drain(..)
+                .partition::<Vec<_>, _>(|spare| spare.parked && cannot_park);
+            spares.extend(usable);
+            (died, unusable)
         };
+        for spare in unusable {
+            spare.let_go();
+        }
         if died > 0 {
             shared
                 .counters
@@ -371,14 +442,18 @@ async fn keep_spares(pool: std::sync::Weak<Shared>) {
             continue;
         }
         if shared.spares().len() < shared.config.spares {
-            match shared.start_client().await {
-                Ok(client) => {
+            match shared.start_spare().await {
+                Ok(spare) => {
                     retry = RETRY_FIRST;
                     if shared.closed.is_cancelled() {
-                        let _ = client.close().await;
+                        let _ = spare.client.close().await;
                         return;
                     }
-                    shared.spares().push_back(client);
+                    if spare.parked && shared.cannot_park.load(Ordering::SeqCst) {
+                        spare.let_go();
+                        continue;
+                    }
+                    shared.spares().push_back(spare);
                     shared.log("spare ready");
                     continue;
                 }
@@ -402,142 +477,6 @@ async fn keep_spares(pool: std::sync::Weak<Shared>) {
             () = shared.wanted.notified() => {}
             () = tokio::time::sleep(SPARE_CHECK) => {}
             () = closed.cancelled() => return,
-        }
-    }
-}
-
-/// A checked-out session's place in the pool, given back on drop.
-struct Slot {
-    shared: Arc<Shared>,
-    _permit: OwnedSemaphorePermit,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let counters = &self.shared.counters;
-        counters.live.fetch_sub(1, Ordering::SeqCst);
-        counters.completed.fetch_add(1, Ordering::SeqCst);
-        self.shared.log("returned");
-    }
-}
-
-/// A session from a [`Pool`], under its budget. Dropping it ends the CLI at once and frees its
-/// slot; [`PooledClient::close`] ends it gracefully first.
-pub struct PooledClient {
-    client: Client,
-    prewarmed: bool,
-    budget: Budget,
-    deadline: Option<tokio::time::Instant>,
-    turns: u32,
-    cost_usd: f64,
-    checked_out: Instant,
-    slot: Option<Slot>,
-}
-
-impl std::fmt::Debug for PooledClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PooledClient")
-            .field("client", &self.client)
-            .field("prewarmed", &self.prewarmed)
-            .field("turns", &self.turns)
-            .field("cost_usd", &self.cost_usd)
-            .finish_non_exhaustive()
-    }
-}
-
-impl PooledClient {
-    /// The client, for the whole control plane. Prompts sent through it directly are not
-    /// counted against the budget.
-    pub fn client(&self) -> &Client {
-        &self.client
-    }
-
-    /// Whether this session took a prewarmed spare.
-    pub fn prewarmed(&self) -> bool {
-        self.prewarmed
-    }
-
-    /// How long ago it was checked out.
-    pub fn age(&self) -> Duration {
-        self.checked_out.elapsed()
-    }
-
-    /// Sends a prompt, unless a budget is spent.
-    pub async fn send(&mut self, prompt: impl Into<UserContent>) -> Result<()> {
-        self.check_budget(true)?;
-        self.client.send(prompt).await?;
-        self.turns += 1;
-        Ok(())
-    }
-
-    /// The next message; past the wall-time budget, interrupts the turn and returns
-    /// [`Error::BudgetExceeded`].
-    pub async fn receive(&mut self) -> Option<Result<Message>> {
-        let next = match self.deadline {
-            Some(deadline) => {
-                match tokio::time::timeout_at(deadline, self.client.receive()).await {
-                    Ok(next) => next,
-                    Err(_) => {
-                        let client = self.client.clone();
-                        tokio::spawn(async move {
-                            let _ =
-                                tokio::time::timeout(Duration::from_secs(5), client.interrupt())
-                                    .await;
-                        });
-                        return Some(Err(self.exceeded("wall time")));
-                    }
-                }
-            }
-            None => self.client.receive().await,
-        };
-        if let Some(Ok(Message::Result(result))) = &next {
-            self.cost_usd = result.total_cost_usd;
-        }
-        next
-    }
-
-    /// The session's cost so far (the CLI's running total, from its last result).
-    pub fn cost_usd(&self) -> f64 {
-        self.cost_usd
-    }
-
-    /// Prompts sent through [`PooledClient::send`].
-    pub fn turns(&self) -> u32 {
-        self.turns
-    }
-
-    /// Ends the session gracefully (stdin, then signals) and frees its slot.
-    pub async fn close(mut self) -> Result<()> {
-        let closed = self.client.close().await;
-        self.slot.take();
-        closed.map(drop)
-    }
-
-    fn check_budget(&self, sending: bool) -> Result<()> {
-        if let Some(max) = self.budget.max_turns {
-            if sending && self.turns >= max {
-                return Err(self.exceeded("turns"));
-            }
-        }
-        if let Some(max) = self.budget.max_cost_usd {
-            if self.cost_usd >= max {
-                return Err(self.exceeded("cost"));
-            }
-        }
-        if let Some(deadline) = self.deadline {
-            if tokio::time::Instant::now() >= deadline {
-                return Err(self.exceeded("wall time"));
-            }
-        }
-        Ok(())
-    }
-
-    fn exceeded(&self, what: &'static str) -> Error {
-        Error::BudgetExceeded {
-            what,
-            turns: self.turns,
-            cost_usd: self.cost_usd,
-            elapsed: self.checked_out.elapsed(),
         }
     }
 }

@@ -15,6 +15,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod basics;
+mod claims;
 mod control;
 mod hooks;
 mod mcp;

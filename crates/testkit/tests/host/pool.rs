@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ccwire::host::pool::{Budget, Pool, PoolConfig};
+use ccwire::host::pool::{Budget, Claim, Pool, PoolConfig, Start};
 use ccwire::Error;
 
 use super::*;
@@ -197,4 +197,283 @@ async fn budgets_stop_a_session() {
     assert!(started.elapsed() < Duration::from_secs(5));
     drop(session);
     assert_eq!(pool.metrics().live, 0);
+}
+
+/// The `system/init` of a session's first turn.
+async fn first_init(session: &mut ccwire::host::PooledClient) -> serde_json::Value {
+    session.send("hi").await.unwrap();
+    let mut init = None;
+    while let Some(message) = within(20, session.receive()).await {
+        let message = message.unwrap();
+        let value = message.to_value();
+        if value["type"] == "system" && value["subtype"] == "init" {
+            init = Some(value);
+        }
+        if message.result_is_error().is_some() {
+            break;
+        }
+    }
+    init.expect("a system/init")
+}
+
+#[tokio::test]
+async fn a_claim_spares_cannot_take_starts_a_cli_with_the_claim_in_its_options() {
+    let fake = Fake::new(echo_script());
+    let folder = tempfile::tempdir().unwrap();
+    // Spares started as the options say (not parked): the claim's folder and model need a CLI
+    // of their own; the spare stays for a session of the pool's options.
+    let pool = Pool::new(fake.options(), PoolConfig::default().max_live(2).spares(1));
+    wait_until("a spare", || pool.metrics().spare == 1).await;
+    let spare = pool.spare_pids()[0];
+    let claim = Claim::new(folder.path()).model("claude-claimed-model");
+    let mut session = within(20, pool.claim(claim)).await.unwrap();
+    let Start::Cold { reason } = session.start() else {
+        panic!("{:?}", session.start());
+    };
+    assert!(reason.contains("not parked"), "{reason}");
+    assert_ne!(session.client().pid(), Some(spare));
+    assert_eq!(pool.spare_pids(), [spare], "the spare was kept for others");
+    let init = first_init(&mut session).await;
+    assert_eq!(init["model"], "claude-claimed-model");
+    assert_eq!(
+        std::path::Path::new(init["cwd"].as_str().unwrap()),
+        folder.path().canonicalize().unwrap()
+    );
+    session.close().await.unwrap();
+    // A claim that asks for nothing new takes the spare.
+    let here = std::env::current_dir().unwrap();
+    let session = within(20, pool.claim(Claim::new(here))).await.unwrap();
+    assert!(
+        matches!(session.start(), Start::Spare),
+        "{:?}",
+        session.start()
+    );
+    assert_eq!(session.client().pid(), Some(spare));
+    session.close().await.unwrap();
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_cli_that_does_not_know_claim_session_is_claimed_cold_and_parks_no_more() {
+    // fake-claude ignores `--await-claim` and answers `claim_session` "unsupported".
+    let fake = Fake::new(echo_script());
+    let folder = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let options = fake.builder().env("HOME", home.path()).build().unwrap();
+    let pool = Pool::new(
+        options,
+        PoolConfig::default().max_live(2).spares(1).parked(true),
+    );
+    wait_until("a parked spare", || pool.metrics().spare == 1).await;
+    let parked = pool.spare_pids()[0];
+    let spares_dir = home.path().join(".claude/spares");
+    assert_eq!(std::fs::read_dir(&spares_dir).unwrap().count(), 1);
+    let claim = Claim::new(folder.path()).title("t");
+    let mut session = within(20, pool.claim(claim)).await.unwrap();
+    let Start::Cold { reason } = session.start() else {
+        panic!("{:?}", session.start());
+    };
+    assert!(reason.contains("claim_session"), "{reason}");
+    assert_ne!(session.client().pid(), Some(parked));
+    let init = first_init(&mut session).await;
+    assert_eq!(
+        std::path::Path::new(init["cwd"].as_str().unwrap()),
+        folder.path().canonicalize().unwrap()
+    );
+    session.close().await.unwrap();
+    assert_eq!(pool.metrics().refused, 1);
+    // The next spare is an ordinary one, and the parking place is gone.
+    wait_until("an ordinary spare", || {
+        let pids = pool.spare_pids();
+        pids.len() == 1 && pids[0] != parked
+    })
+    .await;
+    wait_until("the parking place removed", || {
+        std::fs::read_dir(&spares_dir).unwrap().count() == 0
+    })
+    .await;
+    let session = within(20, pool.session()).await.unwrap();
+    assert!(
+        matches!(session.start(), Start::Spare),
+        "{:?}",
+        session.start()
+    );
+    session.close().await.unwrap();
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_claim_with_hook_settings_is_refused_before_anything_is_sent() {
+    let fake = Fake::new(echo_script());
+    let pool = Pool::new(fake.options(), PoolConfig::default().spares(0));
+    let settings = serde_json::from_value(serde_json::json!({"disableAllHooks": true})).unwrap();
+    let refused = pool.claim(Claim::new("/").settings(settings)).await;
+    assert!(
+        matches!(&refused, Err(Error::InvalidOptions(why)) if why.contains("disableAllHooks")),
+        "{refused:?}"
+    );
+    assert_eq!(pool.metrics().started, 0);
+}
+
+/// A fake whose `claim_session` answer is scripted (fake-claude parks nothing: it ignores
+/// `--await-claim` and answers the claim as the script says), with a private HOME for the
+/// parking places.
+fn claimable(claim_session: serde_json::Value) -> (Fake, tempfile::TempDir, ccwire::Options) {
+    let mut script = echo_script();
+    script["requests"] = serde_json::json!({ "claim_session": claim_session });
+    let fake = Fake::new(script);
+    let home = tempfile::tempdir().unwrap();
+    let options = fake.builder().env("HOME", home.path()).build().unwrap();
+    (fake, home, options)
+}
+
+fn parking_places(home: &tempfile::TempDir) -> usize {
+    std::fs::read_dir(home.path().join(".claude/spares")).map_or(0, Iterator::count)
+}
+
+#[tokio::test]
+async fn a_parked_spare_serves_a_claim_in_one_round_trip_and_nothing_outlives_the_pool() {
+    let answer = serde_json::json!({"cwd": "/claimed", "session_id": "s-claimed", "parked_ms": 42});
+    let (fake, home, options) = claimable(serde_json::json!({ "payload": answer }));
+    let pool = Pool::new(
+        options,
+        PoolConfig::default().max_live(2).spares(1).parked(true),
+    );
+    wait_until("a parked spare", || pool.metrics().spare == 1).await;
+    let parked = pool.spare_pids()[0];
+    assert_eq!(parking_places(&home), 1);
+    let folder = tempfile::tempdir().unwrap();
+    let claim = Claim::new(folder.path())
+        .model("claude-claimed-model")
+        .permission_mode(ccwire::protocol::permission::PermissionMode::AcceptEdits)
+        .title("claimed title")
+        .append_system_prompt("appended")
+        .credential("CLAUDE_CODE_OAUTH_TOKEN", "token-1")
+        .add_dir("extra");
+    let session = within(20, pool.claim(claim)).await.unwrap();
+    assert_eq!(
+        session.client().pid(),
+        Some(parked),
+        "the parked process serves it"
+    );
+    let claimed = session.claimed().expect("claimed");
+    assert_eq!(claimed.session_id, "s-claimed");
+    assert_eq!(claimed.parked, Some(Duration::from_millis(42)));
+    assert!(claimed.not_applied.is_empty(), "{claimed:?}");
+    let sent = fake.received();
+    let claims: Vec<_> = sent
+        .iter()
+        .filter(|frame| frame["request"]["subtype"] == "claim_session")
+        .collect();
+    assert_eq!(claims.len(), 1, "one claim_session request");
+    let request = &claims[0]["request"];
+    assert_eq!(request["cwd"], folder.path().to_str().unwrap());
+    assert_eq!(request["permission_mode"], "acceptEdits");
+    assert_eq!(request["title"], "claimed title");
+    assert_eq!(request["append_system_prompt"], "appended");
+    assert_eq!(request["env"]["CLAUDE_CODE_OAUTH_TOKEN"], "token-1");
+    assert_eq!(
+        request["additional_directories"],
+        serde_json::json!(["extra"])
+    );
+    assert_eq!(request["include_initialize"], true);
+    assert!(
+        sent.iter()
+            .any(|frame| frame["request"]["subtype"] == "set_model"
+                && frame["request"]["model"] == "claude-claimed-model"),
+        "the model follows the claim"
+    );
+    assert_eq!(pool.metrics().claimed, 1);
+    // The claimed spare's parking place is gone; its replacement parks in a new one.
+    wait_until("a new parked spare", || {
+        let pids = pool.spare_pids();
+        pids.len() == 1 && pids[0] != parked
+    })
+    .await;
+    assert_eq!(parking_places(&home), 1);
+    let replacement = pool.spare_pids()[0];
+    session.close().await.unwrap();
+    pool.shutdown().await;
+    wait_until("no CLI left", || !alive(parked) && !alive(replacement)).await;
+    assert_eq!(parking_places(&home), 0);
+}
+
+#[tokio::test]
+async fn a_refused_claim_starts_cold_says_why_and_lets_the_spare_go() {
+    let refusal = "project_settings_not_claimable: the folder's settings choose a model";
+    let (_fake, home, options) =
+        claimable(serde_json::json!({"respond": "error", "error": refusal}));
+    let pool = Pool::new(
+        options,
+        PoolConfig::default().max_live(2).spares(1).parked(true),
+    );
+    wait_until("a parked spare", || pool.metrics().spare == 1).await;
+    let parked = pool.spare_pids()[0];
+    let folder = tempfile::tempdir().unwrap();
+    let mut session = within(20, pool.claim(Claim::new(folder.path()).model("m-cold")))
+        .await
+        .unwrap();
+    let Start::Cold { reason } = session.start() else {
+        panic!("{:?}", session.start());
+    };
+    assert_eq!(reason, refusal);
+    let cold = session.client().pid().unwrap();
+    assert_ne!(cold, parked);
+    let init = first_init(&mut session).await;
+    assert_eq!(init["model"], "m-cold");
+    assert_eq!(
+        std::path::Path::new(init["cwd"].as_str().unwrap()),
+        folder.path().canonicalize().unwrap()
+    );
+    assert_eq!(pool.metrics().refused, 1);
+    // The refusing spare is ended; a refusal of one folder does not stop the pool parking.
+    wait_until("the refusing spare ended", || !alive(parked)).await;
+    wait_until("a new parked spare", || {
+        let pids = pool.spare_pids();
+        pids.len() == 1 && pids[0] != parked
+    })
+    .await;
+    assert_eq!(parking_places(&home), 1);
+    let replacement = pool.spare_pids()[0];
+    session.close().await.unwrap();
+    pool.shutdown().await;
+    wait_until("no CLI left", || !alive(cold) && !alive(replacement)).await;
+    assert_eq!(parking_places(&home), 0);
+}
+
+#[tokio::test]
+async fn a_parked_spare_that_dies_is_replaced_and_its_parking_place_removed() {
+    let (_fake, home, options) = claimable(serde_json::json!({}));
+    let pool = Pool::new(
+        options,
+        PoolConfig::default().max_live(2).spares(1).parked(true),
+    );
+    wait_until("a parked spare", || pool.metrics().spare == 1).await;
+    let victim = pool.spare_pids()[0];
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(victim as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    wait_until("the dead spare replaced", || {
+        let pids = pool.spare_pids();
+        pids.len() == 1 && !pids.contains(&victim)
+    })
+    .await;
+    assert!(pool.metrics().failed >= 1);
+    assert_eq!(
+        parking_places(&home),
+        1,
+        "the dead spare's parking place is removed"
+    );
+    let folder = tempfile::tempdir().unwrap();
+    let session = within(20, pool.claim(Claim::new(folder.path())))
+        .await
+        .unwrap();
+    assert!(session.claimed().is_some(), "{:?}", session.start());
+    let pid = session.client().pid().unwrap();
+    session.close().await.unwrap();
+    pool.shutdown().await;
+    wait_until("no CLI left", || !alive(pid)).await;
+    wait_until("no spare left", || pool.spare_pids().is_empty()).await;
 }
