@@ -138,3 +138,52 @@ async fn a_pre_tool_use_hook_denies_the_tool() {
         .any(|body| request_tool_results(body).contains("the hook says no shell"));
     assert!(told, "the hook's reason reached the model");
 }
+
+/// `SessionStart` and `SessionEnd` hooks registered from code (in `initialize`) are never
+/// called: the session has started before `initialize` registers them, and at its end the CLI
+/// sends no callback. ccwire sends them as the official SDKs do; a settings file's hooks are
+/// the way to run code at these events. The session is not harmed. Should a CLI start calling
+/// them, this fails and says so.
+#[tokio::test]
+async fn session_start_and_end_hooks_from_code_are_never_called() {
+    let s = Scenario::start(script(json!([]), json!({"text": "ok"}))).await;
+    let log = Log::default();
+    let with_context = |input: &HookInput| match input {
+        HookInput::SessionStart(_) => {
+            HookOutput::proceed().with_specific(ccwire::protocol::hooks::SessionStartOutput {
+                additional_context: Some("The password is PELICAN-4411.".to_owned()),
+                ..Default::default()
+            })
+        }
+        _ => HookOutput::proceed(),
+    };
+    let options = s
+        .builder()
+        .hook(
+            HookEvent::SessionStart,
+            HookMatcher::all(logging(&log, with_context)),
+        )
+        .hook(
+            HookEvent::SessionEnd,
+            HookMatcher::all(logging(&log, |_| HookOutput::proceed())),
+        )
+        // Called, so the callbacks work in this session: only the two are not.
+        .hook(
+            HookEvent::UserPromptSubmit,
+            HookMatcher::all(logging(&log, |_| HookOutput::proceed())),
+        )
+        .build()
+        .unwrap();
+    // `query` ends the input after the turn and waits for the CLI to exit: SessionEnd's time.
+    let items = collect(query("hello there", options)).await;
+    let result = the_result(&items);
+    assert!(!result.is_error, "{result:?}\nstderr:\n{}", s.stderr());
+    assert_eq!(result.text(), Some("ok"));
+    let requests = s.requests_for("hello there");
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert!(
+        !requests[0].to_string().contains("PELICAN-4411"),
+        "a SessionStart hook from code was called and its context reached the model"
+    );
+    assert_eq!(*log.lock().unwrap(), ["UserPromptSubmit"]);
+}
