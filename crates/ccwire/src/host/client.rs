@@ -256,9 +256,18 @@ impl Client {
         self.inner.connection.request_body(request, timeout).await
     }
 
-    /// Stops the current turn.
+    /// Stops the current turn. The CLI answers an interrupt with no turn running as it answers
+    /// any other (nothing happens): ask [`Client::is_turn_running`] first to know whether there
+    /// is one. An interrupt the CLI never answers ends with [`Error::Timeout`] after the
+    /// request time limit.
     pub async fn interrupt(&self) -> Result<InterruptResponse> {
         self.request(InterruptRequest::default()).await
+    }
+
+    /// Whether a turn is running: a user message was sent and the CLI has not yet written the
+    /// `result` that ends it (as read by the reader, before the user takes it).
+    pub fn is_turn_running(&self) -> bool {
+        self.inner.progress.borrow().awaiting_result
     }
 
     /// Switches the model for the next API requests (`None`: the default model).

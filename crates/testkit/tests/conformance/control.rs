@@ -3,6 +3,7 @@
 
 use ccwire::protocol::control::ControlRequestBody;
 use ccwire::protocol::Message;
+use futures::StreamExt;
 use serde_json::json;
 
 use crate::{kinds, script, the_result, turn, within, Scenario};
@@ -152,6 +153,58 @@ async fn set_max_thinking_tokens_reaches_the_next_request() {
         after[0]["thinking"]["budget_tokens"], 4096,
         "{}",
         after[0]["thinking"]
+    );
+    within(client.close()).await.unwrap();
+}
+
+/// An interrupt with no turn running is answered and changes nothing (and the host can tell
+/// there was none); one sent at once after a prompt, before the CLI has begun the turn, still
+/// ends that turn; the session goes on.
+#[tokio::test]
+async fn an_interrupt_when_idle_or_at_once_is_answered_and_the_session_goes_on() {
+    let s = Scenario::start(script(
+        json!([
+            {"when": {"last_user_text_contains": "fresh question"}, "reply": {"text": "fresh answer"}},
+            {"when": {"last_user_text_contains": "tell a long story"},
+             "reply": {"slow_text": {"text": "once upon a time there was a very long story that went on and on",
+                                     "deltas": 40, "delay_ms": 100}}}
+        ]),
+        json!({"text": "unexpected"}),
+    ))
+    .await;
+    let client = s.connect(s.builder().build().unwrap()).await;
+    assert!(!client.is_turn_running());
+    within(client.interrupt())
+        .await
+        .unwrap_or_else(|err| panic!("an idle interrupt: {err}\nstderr:\n{}", s.stderr()));
+    assert!(!client.is_turn_running());
+
+    within(client.send("tell a long story")).await.unwrap();
+    assert!(client.is_turn_running());
+    within(client.interrupt())
+        .await
+        .unwrap_or_else(|err| panic!("an interrupt at once: {err}\nstderr:\n{}", s.stderr()));
+    let items = within(client.receive_response().collect::<Vec<_>>()).await;
+    let result = the_result(&items);
+    assert_eq!(
+        result.subtype.as_str(),
+        "error_during_execution",
+        "{}: {result:?}",
+        kinds(&items)
+    );
+    assert!(
+        !format!("{items:?}").contains("went on and on"),
+        "the story was told: {}",
+        kinds(&items)
+    );
+    assert!(!client.is_turn_running());
+
+    let items = turn(&client, "fresh question").await;
+    assert_eq!(
+        the_result(&items).text(),
+        Some("fresh answer"),
+        "{}",
+        kinds(&items)
     );
     within(client.close()).await.unwrap();
 }
