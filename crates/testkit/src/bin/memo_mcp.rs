@@ -1,17 +1,19 @@
 //! `memo-mcp`: a small MCP server on stdio, for the scenarios that need a server the CLI
 //! starts itself (reconnect, enable/disable, dynamic servers, resources).
 //!
-//! It offers one tool, `note` (answers `memo: <text>` plus the server's label), and one
-//! resource, `memo://note`, whose text is `$MEMO_TEXT` (default `a memo`). `$MEMO_LABEL` names
-//! the server in answers, so a scenario can tell two instances apart.
+//! It offers two tools, `note` (answers `memo: <text>` plus the server's label) and `ask`
+//! (asks the user through an MCP elicitation for a `name`, and answers with what came back),
+//! and one resource, `memo://note`, whose text is `$MEMO_TEXT` (default `a memo`).
+//! `$MEMO_LABEL` names the server in answers, so a scenario can tell two instances apart.
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
+    ElicitRequestParams, ElicitationSchema, Implementation, InputRequest, InputRequests,
+    InputRequiredResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -51,18 +53,24 @@ impl ServerHandler for Memo {
         let serde_json::Value::Object(schema) = schema else {
             unreachable!("an object literal")
         };
-        Ok(ListToolsResult::with_all_items(vec![Tool::new(
-            "note",
-            "Echoes a note",
-            Arc::new(schema),
-        )]))
+        let ask_schema = json!({"type": "object", "properties": {}});
+        let serde_json::Value::Object(ask_schema) = ask_schema else {
+            unreachable!("an object literal")
+        };
+        Ok(ListToolsResult::with_all_items(vec![
+            Tool::new("note", "Echoes a note", Arc::new(schema)),
+            Tool::new("ask", "Asks the user for a name", Arc::new(ask_schema)),
+        ]))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == "ask" {
+            return Ok(ask(&request, &context).await);
+        }
         let text = request
             .arguments
             .as_ref()
@@ -99,6 +107,55 @@ impl ServerHandler for Memo {
         Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
             vec![contents],
         )))
+    }
+}
+
+/// Asks the client for a name with a form elicitation, and answers `asked: accept
+/// {"name":…}`, `asked: decline`, … or `asked: failed: <why>`. On protocol 2026-07-28 and later
+/// (stateless: a server may not call the client) the question goes back in the tool's answer
+/// (`input_required`) and the client calls again with the answer; before, it is a request to the
+/// client in the middle of the call.
+async fn ask(
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> CallToolResponse {
+    let done = |text: String| {
+        CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
+    };
+    if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get("name")) {
+        return done(said(answer));
+    }
+    let schema = match ElicitationSchema::builder().required_string("name").build() {
+        Ok(schema) => schema,
+        Err(err) => return done(format!("asked: failed: {err}")),
+    };
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: "What is your name?".to_owned(),
+        requested_schema: schema,
+    };
+    let stateless = context
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+    if stateless {
+        let question = InputRequest::Elicitation(ElicitRequest::new(params));
+        let questions = InputRequests::from([("name".to_owned(), question)]);
+        return CallToolResponse::InputRequired(InputRequiredResult::from_input_requests(
+            questions,
+        ));
+    }
+    match context.peer.create_elicitation(params).await {
+        Ok(result) => done(said(&serde_json::to_value(&result).unwrap_or_default())),
+        Err(err) => done(format!("asked: failed: {err}")),
+    }
+}
+
+/// `asked: <action> <content>` of an elicitation's result.
+fn said(answer: &serde_json::Value) -> String {
+    let action = answer["action"].as_str().unwrap_or("?");
+    match answer.get("content") {
+        Some(content) if !content.is_null() => format!("asked: {action} {content}"),
+        _ => format!("asked: {action}"),
     }
 }
 

@@ -1,5 +1,6 @@
 //! MCP servers the CLI starts itself (`memo-mcp` on stdio), managed over the control
-//! channel: status, enable/disable, reconnect, replacing the dynamic set, reading a resource.
+//! channel: status, enable/disable, reconnect, replacing the dynamic set, reading a resource;
+//! and a server's elicitation answered by the host.
 
 use std::collections::BTreeMap;
 
@@ -158,6 +159,80 @@ async fn set_servers_adds_and_removes_dynamic_servers() {
             .iter()
             .all(|server| server.name != "extra"),
         "{status:?}"
+    );
+    within(client.close()).await.unwrap();
+}
+
+/// A model that calls `mcp__memo__ask` (which elicits a name) when asked.
+fn ask_script() -> ccwire_model_server::ModelScript {
+    script(
+        json!([
+            {"when": {"last_is_tool_result": true}, "reply": {"text": "asked"}},
+            {"when": {"last_user_text_contains": "ask my name"},
+             "reply": {"tool_use": {"name": "mcp__memo__ask", "input": {}}}}
+        ]),
+        json!({"text": "ok"}),
+    )
+}
+
+/// An MCP server the CLI started asks the user through an elicitation: the CLI forwards it to
+/// the host as an `elicitation` request, the host's callback answers, and the answer reaches
+/// the server (its tool result says what came back). Without a callback, the host declines.
+#[tokio::test]
+async fn an_mcp_servers_elicitation_is_answered_by_the_host() {
+    use std::sync::{Arc, Mutex};
+
+    use ccwire::host::callbacks::on_elicitation;
+    use ccwire::protocol::control::ElicitationResponse;
+
+    let s = Scenario::start(ask_script()).await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let asked = Arc::clone(&seen);
+    let options = s
+        .builder()
+        .mcp_server("memo", memo("first", "the note"))
+        .allowed_tools(["mcp__memo__ask"])
+        .on_elicitation(on_elicitation(move |request, _cancel| {
+            asked
+                .lock()
+                .unwrap()
+                .push(format!("{}: {}", request.mcp_server_name, request.message));
+            async move {
+                Ok(serde_json::from_value::<ElicitationResponse>(
+                    json!({"action": "accept", "content": {"name": "Ada"}}),
+                )?)
+            }
+        }))
+        .build()
+        .unwrap();
+    let client = s.connect(options).await;
+    let items = turn(&client, "ask my name").await;
+    assert_eq!(the_result(&items).text(), Some("asked"), "{}", s.stderr());
+    assert_eq!(*seen.lock().unwrap(), ["memo: What is your name?"]);
+    let results = s.tool_results_sent();
+    assert!(
+        results
+            .iter()
+            .any(|r| r.contains(r#"asked: accept {\"name\":\"Ada\"}"#)),
+        "{results:?}"
+    );
+    within(client.close()).await.unwrap();
+
+    // No callback: the host declines for the user.
+    let s = Scenario::start(ask_script()).await;
+    let options = s
+        .builder()
+        .mcp_server("memo", memo("first", "the note"))
+        .allowed_tools(["mcp__memo__ask"])
+        .build()
+        .unwrap();
+    let client = s.connect(options).await;
+    let items = turn(&client, "ask my name").await;
+    assert_eq!(the_result(&items).text(), Some("asked"), "{}", s.stderr());
+    let results = s.tool_results_sent();
+    assert!(
+        results.iter().any(|r| r.contains("asked: decline")),
+        "{results:?}"
     );
     within(client.close()).await.unwrap();
 }
