@@ -275,11 +275,14 @@ mod tests {
         assert_eq!(text.matches("npm install").count(), 1, "{text}");
     }
 
-    /// The order candidates are tried in, by recording what discovery asks about.
+    /// The order candidates are tried in, by recording what discovery asks about, with `/`
+    /// between their parts (Windows joins with `\\`).
     fn tried(search: &Search) -> Vec<String> {
         let asked = std::cell::RefCell::new(Vec::new());
         let _ = discover_in(search, |path| {
-            asked.borrow_mut().push(path.display().to_string());
+            asked
+                .borrow_mut()
+                .push(path.display().to_string().replace('\\', "/"));
             false
         });
         asked.into_inner()
