@@ -1,7 +1,7 @@
 //! Programs some tests drive, from Debian's packages: Chromium for the browser test of
 //! `ccwire view`, tmux as the terminal of the `ccwire chat` test, sshd for the launcher tests,
 //! strace and bubblewrap for the differential test of the permission rules, the C compilers of
-//! the checks for Windows and macOS (`cargo xtask platforms`). Each is found at
+//! the checks for Windows and macOS and Wine for the Windows tests (`cargo xtask platforms`). Each is found at
 //! its environment variable, else on `PATH`, else installed with `apt-get` (as root; the
 //! machine's package cache keeps it between runs).
 
@@ -108,9 +108,18 @@ pub const LLVM_AR: Program = Program {
     side_effects: "",
 };
 
+/// Wine, which runs the Windows unit tests of the process code.
+pub const WINE: Program = Program {
+    binary: "wine",
+    package: "wine",
+    env: "CCWIRE_WINE",
+    purpose: "the Windows unit tests",
+    side_effects: "",
+};
+
 /// Every program `cargo xtask test` needs from Debian.
-pub const ALL: [Program; 9] = [
-    CHROMIUM, TMUX, SSHD, STRACE, BWRAP, SOCAT, MINGW, CLANG, LLVM_AR,
+pub const ALL: [Program; 10] = [
+    CHROMIUM, TMUX, SSHD, STRACE, BWRAP, SOCAT, MINGW, CLANG, LLVM_AR, WINE,
 ];
 
 impl Program {
