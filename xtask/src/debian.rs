@@ -1,6 +1,7 @@
 //! Programs some tests drive, from Debian's packages: Chromium for the browser test of
 //! `ccwire view`, tmux as the terminal of the `ccwire chat` test, sshd for the launcher tests,
-//! strace and bubblewrap for the differential test of the permission rules. Each is found at
+//! strace and bubblewrap for the differential test of the permission rules, the C compilers of
+//! the checks for Windows and macOS and Wine for the Windows tests (`cargo xtask platforms`). Each is found at
 //! its environment variable, else on `PATH`, else installed with `apt-get` (as root; the
 //! machine's package cache keeps it between runs).
 
@@ -80,8 +81,46 @@ pub const SOCAT: Program = Program {
     side_effects: "",
 };
 
+/// The MinGW C compiler, for the C in build scripts (ring) when checking for Windows.
+pub const MINGW: Program = Program {
+    binary: "x86_64-w64-mingw32-gcc",
+    package: "gcc-mingw-w64-x86-64",
+    env: "CCWIRE_MINGW_GCC",
+    purpose: "the C compiler of the Windows check",
+    side_effects: "",
+};
+
+/// clang, for the C in build scripts (ring, psm) when checking for macOS.
+pub const CLANG: Program = Program {
+    binary: "clang",
+    package: "clang",
+    env: "CCWIRE_CLANG",
+    purpose: "the C compiler of the macOS checks",
+    side_effects: "",
+};
+
+/// llvm-ar, the archiver that goes with clang for the macOS checks.
+pub const LLVM_AR: Program = Program {
+    binary: "llvm-ar",
+    package: "llvm",
+    env: "CCWIRE_LLVM_AR",
+    purpose: "the archiver of the macOS checks",
+    side_effects: "",
+};
+
+/// Wine, which runs the Windows unit tests of the process code.
+pub const WINE: Program = Program {
+    binary: "wine",
+    package: "wine",
+    env: "CCWIRE_WINE",
+    purpose: "the Windows unit tests",
+    side_effects: "",
+};
+
 /// Every program `cargo xtask test` needs from Debian.
-pub const ALL: [Program; 6] = [CHROMIUM, TMUX, SSHD, STRACE, BWRAP, SOCAT];
+pub const ALL: [Program; 10] = [
+    CHROMIUM, TMUX, SSHD, STRACE, BWRAP, SOCAT, MINGW, CLANG, LLVM_AR, WINE,
+];
 
 impl Program {
     /// Finds the program, installing its package first if needed.

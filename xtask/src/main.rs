@@ -4,7 +4,9 @@
 //!   tests), a run of the `ccwire` binary over the recorded transcripts, the conformance suite
 //!   against the real pinned Claude Code CLI (installed first if needed), the peers suite (the
 //!   official SDKs through `ccwire tap`, against `fake-claude` and against `ccwire replay`;
-//!   installed first if needed), then `bench --quick`.
+//!   installed first if needed), `platforms`, then `bench --quick`.
+//! - `platforms`: clippy (`-D warnings`) on every published crate for Windows and macOS (see
+//!   `platforms.rs` and docs/platforms.md).
 //! - `record [--version V]…`: run the conformance suite on each CLI generation (and the peers
 //!   suite on the pinned one) through `ccwire tap` and write the normalized recordings to
 //!   `tests/fixtures/transcripts/claude-<version>/`.
@@ -35,6 +37,7 @@ mod install;
 mod normalize;
 mod peers;
 mod plan;
+mod platforms;
 mod sdks;
 
 use std::path::{Path, PathBuf};
@@ -73,8 +76,11 @@ enum Task {
     /// Run every test: unit, transcript, property and process tests, `ccwire check` over the
     /// recorded transcripts, the conformance suite against the real pinned CLI, the peers suite
     /// (the official SDKs as clients of `ccwire tap`, `fake-claude` and `ccwire replay`), then
-    /// `bench --quick`.
+    /// the checks for Windows and macOS (`platforms`), then `bench --quick`.
     Test,
+    /// Lint every published crate with clippy (`-D warnings`) for x86_64-pc-windows-gnu,
+    /// aarch64-apple-darwin and x86_64-apple-darwin (see docs/platforms.md).
+    Platforms,
     /// Record the conformance scenarios on each CLI generation (default: all four) and the
     /// peers scenarios on the pinned one, through `ccwire tap`, into
     /// `tests/fixtures/transcripts/claude-<version>/`, normalized so that recording again gives
@@ -147,6 +153,7 @@ enum Task {
 fn main() -> Result<()> {
     match Args::parse().task {
         Task::Test => test(),
+        Task::Platforms => platforms::check(&workspace_root()),
         Task::Record { version, check } => record(&version, check),
         Task::Drift { version } => {
             let root = workspace_root();
@@ -309,6 +316,7 @@ fn test() -> Result<()> {
             "check",
         ])
         .arg(conformance::fixtures_dir(&root)))?;
+    platforms::check(&root)?;
     let tap = build_tap(&root)?;
     let differences = conformance::differences(&root)?;
     let mut failures = Vec::new();

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::conformance::GENERATIONS;
-use crate::{debian, install, sdks};
+use crate::{debian, install, platforms, sdks};
 
 /// Prints the plan to stderr: each item, where it goes, and whether it is there already.
 pub fn print(root: &Path) -> Result<()> {
@@ -33,6 +33,10 @@ pub fn print(root: &Path) -> Result<()> {
          ~/.npm)",
         sdks::TS_SDK_VERSION,
         sdk_dir.join("node").display()
+    ));
+    lines.push(format!(
+        "  the Rust standard library for {} (rustup target add, for `cargo xtask platforms`)",
+        platforms::TARGETS.map(|t| t.triple).join(", ")
     ));
     for program in debian::ALL {
         let state = match program.present()? {

@@ -306,6 +306,7 @@ fn resolve(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn paths_are_judged_after_links_and_dots() {
         let dir = tempfile::tempdir().unwrap();

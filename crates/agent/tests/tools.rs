@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+#[cfg(unix)]
 use std::time::Duration;
 
 use ccwire_agent::config::Limits;
@@ -379,14 +380,17 @@ async fn bash_keeps_its_working_directory_between_calls() {
 }
 
 /// Whether a process is alive (signal 0).
+#[cfg(unix)]
 fn alive(pid: i32) -> bool {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
 }
 
+#[cfg(unix)]
 fn pid_in(bench: &Bench, name: &str) -> i32 {
     bench.read(name).trim().parse().unwrap()
 }
 
+#[cfg(unix)]
 #[tokio::test]
 async fn bash_kills_the_whole_process_group_at_its_time_limit() {
     let bench = Bench::new();
@@ -417,6 +421,7 @@ async fn bash_kills_the_whole_process_group_at_its_time_limit() {
     );
 }
 
+#[cfg(unix)]
 #[tokio::test]
 async fn bash_stops_when_the_turn_is_interrupted() {
     let bench = Bench::new();

@@ -120,16 +120,23 @@ pub fn sessions_dir() -> Option<PathBuf> {
 /// Creates `dir` (and its missing parents) readable by the user only, and narrows it to that
 /// if it exists: transcripts hold whole conversations.
 fn private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let mode = std::fs::metadata(dir)?.permissions().mode();
-    if mode & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        let mode = std::fs::metadata(dir)?.permissions().mode();
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        }
+        Ok(())
     }
-    Ok(())
+    // Elsewhere the directory inherits the access list of the user's profile, where the state
+    // directory lives (docs/platforms.md).
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(dir)
 }
 
 /// Reads a model script; an error names the file and where the format is described.

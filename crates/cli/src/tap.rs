@@ -291,7 +291,7 @@ fn exit_code(status: Option<std::process::ExitStatus>) -> u8 {
     1
 }
 
-/// On SIGTERM, SIGINT or SIGHUP: end the CLI gracefully (SIGTERM to its group, SIGKILL after
+/// On SIGTERM, SIGINT or SIGHUP (Ctrl-C on Windows): end the CLI gracefully (SIGTERM to its group, SIGKILL after
 /// 5 s); the relays then finish on their own.
 async fn forward_signals(process: Arc<ChildProcess>) {
     #[cfg(unix)]
@@ -309,14 +309,18 @@ async fn forward_signals(process: Arc<ChildProcess>) {
             _ = int.recv() => {}
             _ = hup.recv() => {}
         }
-        let timeouts = ShutdownTimeouts {
-            after_close: Duration::ZERO,
-            after_term: Duration::from_secs(5),
-        };
-        process.shutdown(timeouts).await;
     }
+    // Windows: Ctrl-C or Ctrl-Break at the console (the CLI, in a console process group of
+    // its own, does not get them itself).
     #[cfg(not(unix))]
-    let _ = process;
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    let timeouts = ShutdownTimeouts {
+        after_close: Duration::ZERO,
+        after_term: Duration::from_secs(5),
+    };
+    process.shutdown(timeouts).await;
 }
 
 /// Reads once into the decoder's buffer; 0 at end of input.

@@ -275,15 +275,18 @@ impl State {
 
 /// Creates or truncates `path` with mode `0600`, and narrows an existing file to it.
 pub fn private_file(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    Ok(file)
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let file = options.mode(0o600).open(path)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        Ok(file)
+    }
+    // Elsewhere the file inherits its directory's access list (docs/platforms.md).
+    #[cfg(not(unix))]
+    options.open(path)
 }
 
 /// One `in` or `out` line of a recording.

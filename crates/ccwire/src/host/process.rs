@@ -4,7 +4,8 @@
 //! - [`ChildProcess::spawn`] starts it with its own process group, stderr always drained (a
 //!   per-line callback plus a tail of the last bytes kept for error messages), and on Linux a
 //!   parent-death signal so that it dies with the host process (forked from a thread that lives
-//!   as long as the process: see `spawner`).
+//!   as long as the process: see `spawner`); on macOS and the BSDs a watcher process does the
+//!   same (see `watcher`), on Windows a Job Object with kill-on-close (see `group`).
 //! - [`ChildProcess::shutdown`] closes it gracefully: the caller closes its stdin, then this
 //!   waits, sends SIGTERM to the process group, waits, and sends SIGKILL. Dropping a
 //!   [`ChildProcess`] that is still running kills its process group at once; `kill_on_drop` is
@@ -23,11 +24,14 @@
 //! that a runtime that goes away leaves the wrapper its ladder (its input ends then).
 
 mod discovery;
+mod group;
 #[cfg(target_os = "linux")]
 mod spawner;
 mod stderr;
 #[cfg(target_os = "linux")]
 mod stdout_watch;
+#[cfg(unix)]
+mod watcher;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -44,6 +48,7 @@ pub use stderr::{StderrCallback, StderrTail, MAX_LINE_PIECE, TAIL_BYTES};
 pub use stdout_watch::QUIET_CHECK;
 
 use crate::error::{Error, Result};
+use group::{Group, Signal};
 
 /// How to start the child.
 #[derive(Clone)]
@@ -84,6 +89,8 @@ impl Default for ShutdownTimeouts {
 #[derive(Debug)]
 pub struct ChildProcess {
     pid: Option<u32>,
+    /// What the stop ladder reaches: its process group, or its job on Windows.
+    group: Group,
     /// How long it may take to exit once its stdout ended (see [`ChildProcess::output_ended`]).
     exit_grace: Duration,
     exit: watch::Receiver<Option<ExitStatus>>,
@@ -156,6 +163,7 @@ impl ChildProcess {
                 .ok_or_else(|| Error::InvalidOptions(format!("no such user: {user}")))?;
             command.uid(found.uid.as_raw()).gid(found.gid.as_raw());
         }
+        Group::prepare(&mut command);
         #[cfg(unix)]
         {
             // Its own process group, so that shutdown reaches the tools it started too.
@@ -183,6 +191,13 @@ impl ChildProcess {
             }
         })?;
         let pid = child.id();
+        let group = Group::of(
+            &child,
+            match role {
+                Role::Cli => Signal::Kill,
+                Role::Launcher { .. } => Signal::Term,
+            },
+        );
         let (stdin, stdout, stderr) =
             match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
                 (Some(stdin), Some(stdout), Some(stderr)) => (stdin, stdout, stderr),
@@ -210,24 +225,19 @@ impl ChildProcess {
                 )
             }
         };
+        let wait_group = group.clone();
         tokio::spawn(async move {
             let status = match stop_asked {
                 None => child.wait().await,
-                Some((asked, ladder)) => wait_or_escalate(&mut child, pid, asked, ladder).await,
+                Some((asked, ladder)) => {
+                    wait_or_escalate(&mut child, &wait_group, asked, ladder).await
+                }
             };
             match status {
                 Ok(status) => {
                     tracing::debug!(?pid, %status, "CLI exited");
-                    // Whatever it started and left in its process group goes with it. The
-                    // group is certainly still ours at this moment: it was led by the child
-                    // just reaped, and its number stays taken while a member lives.
-                    #[cfg(unix)]
-                    if let Some(group) = pid.and_then(|pid| i32::try_from(pid).ok()) {
-                        use nix::sys::signal::{killpg, Signal as Sig};
-                        if killpg(nix::unistd::Pid::from_raw(group), Sig::SIGKILL).is_ok() {
-                            tracing::debug!(?pid, "killed what the CLI left in its process group");
-                        }
-                    }
+                    // Whatever it started and left in its group goes with it.
+                    wait_group.after_exit();
                     let _ = exit_tx.send(Some(status));
                 }
                 Err(err) => tracing::warn!(?pid, %err, "could not wait for the CLI"),
@@ -237,6 +247,7 @@ impl ChildProcess {
         Ok((
             ChildProcess {
                 pid,
+                group,
                 exit_grace: EXIT_GRACE,
                 exit: exit_rx,
                 stderr,
@@ -312,6 +323,7 @@ impl ChildProcess {
         let exit = self.exit.clone();
         let stderr = self.stderr.clone();
         let pid = self.pid;
+        let group = self.group.clone();
         let grace = self.exit_grace;
         let launcher = self.launcher.as_ref().map(|l| l.program.clone());
         let ladder = self.ladder();
@@ -324,7 +336,7 @@ impl ChildProcess {
                 );
                 let exit = exit.clone();
                 tokio::spawn(async move {
-                    stop(pid, &exit, timeouts, ladder).await;
+                    stop(&group, &exit, timeouts, ladder).await;
                 });
                 stderr.wait_drained(Duration::from_millis(100)).await;
             } else {
@@ -341,7 +353,7 @@ impl ChildProcess {
     /// Ends the child gracefully; the caller has already closed its stdin. Returns its exit
     /// status.
     pub async fn shutdown(&self, timeouts: ShutdownTimeouts) -> Option<ExitStatus> {
-        stop(self.pid, &self.exit, timeouts, self.ladder()).await
+        stop(&self.group, &self.exit, timeouts, self.ladder()).await
     }
 
     /// Kills the process group at once, if the child still runs. A launcher's program gets
@@ -352,9 +364,9 @@ impl ChildProcess {
             return;
         }
         match &self.launcher {
-            None => signal_group(self.pid, Signal::Kill),
+            None => self.group.signal(Signal::Kill),
             Some(launcher) => {
-                signal_group(self.pid, Signal::Term);
+                self.group.signal(Signal::Term);
                 launcher.stop_asked.send_replace(true);
             }
         }
@@ -381,7 +393,7 @@ impl ChildProcess {
 /// SIGKILLs its process group.
 async fn wait_or_escalate(
     child: &mut tokio::process::Child,
-    pid: Option<u32>,
+    group: &Group,
     mut asked: watch::Receiver<bool>,
     ladder: Duration,
 ) -> std::io::Result<ExitStatus> {
@@ -394,10 +406,10 @@ async fn wait_or_escalate(
         return status;
     }
     tracing::warn!(
-        ?pid,
+        pid = ?group.pid(),
         "the launcher's program outlived its stop ladder: SIGKILL"
     );
-    signal_group(pid, Signal::Kill);
+    group.signal(Signal::Kill);
     child.wait().await
 }
 
@@ -448,7 +460,7 @@ async fn wait_exit(
 /// is first given the time of the wrapper's own ladder (`ladder`), which its input's end
 /// started.
 async fn stop(
-    pid: Option<u32>,
+    group: &Group,
     exit: &watch::Receiver<Option<ExitStatus>>,
     timeouts: ShutdownTimeouts,
     ladder: Option<Duration>,
@@ -456,35 +468,15 @@ async fn stop(
     if let Some(status) = wait_exit(exit, ladder.unwrap_or(timeouts.after_close)).await {
         return Some(status);
     }
+    let pid = group.pid();
     tracing::debug!(?pid, "CLI still running after stdin closed: SIGTERM");
-    signal_group(pid, Signal::Term);
+    group.signal(Signal::Term);
     if let Some(status) = wait_exit(exit, timeouts.after_term).await {
         return Some(status);
     }
     tracing::warn!(?pid, "CLI ignored SIGTERM: SIGKILL");
-    signal_group(pid, Signal::Kill);
+    group.signal(Signal::Kill);
     wait_exit(exit, Duration::from_secs(5)).await
-}
-
-fn signal_group(pid: Option<u32>, signal: Signal) {
-    {
-        // Signalled only while the child has not been seen to exit (callers check), so the
-        // group is its own.
-        #[cfg(unix)]
-        if let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
-            use nix::sys::signal::{killpg, Signal as Sig};
-            use nix::unistd::Pid;
-            let sig = match signal {
-                Signal::Term => Sig::SIGTERM,
-                Signal::Kill => Sig::SIGKILL,
-            };
-            if let Err(err) = killpg(Pid::from_raw(pid), sig) {
-                tracing::debug!(pid, %err, "could not signal the CLI's process group");
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = (pid, signal);
-    }
 }
 
 impl Drop for ChildProcess {
@@ -492,12 +484,6 @@ impl Drop for ChildProcess {
         // Synchronous on purpose: no task is spawned from `drop`.
         self.kill();
     }
-}
-
-#[derive(Clone, Copy)]
-enum Signal {
-    Term,
-    Kill,
 }
 
 /// The error for a child that ended with `status`, for `reason`.
@@ -547,5 +533,7 @@ fn die_with_parent(command: &mut Command, signal: Signal) {
     }
 }
 
+/// Elsewhere on Unix there is no parent-death signal: a watcher process does its work, started
+/// once the child runs (see `watcher`).
 #[cfg(all(unix, not(target_os = "linux")))]
 fn die_with_parent(_command: &mut Command, _signal: Signal) {}

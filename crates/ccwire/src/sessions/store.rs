@@ -184,7 +184,20 @@ fn home_dir() -> PathBuf {
 /// A working directory as the CLI names its project: symbolic links resolved, NFC.
 pub(crate) fn canonicalize(directory: &Path) -> String {
     let resolved = std::fs::canonicalize(directory).unwrap_or_else(|_| directory.to_owned());
-    resolved.to_string_lossy().nfc().collect()
+    let resolved = resolved.to_string_lossy();
+    without_verbatim_prefix(&resolved).nfc().collect()
+}
+
+/// Windows' resolved paths are verbatim (`\\?\C:\…`, `\\?\UNC\server\…`); the CLI (node's
+/// `realpath`) names a project from the usual form (`C:\…`, `\\server\…`), so the prefix goes.
+fn without_verbatim_prefix(path: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(share) = path.strip_prefix(r"\\?\UNC\") {
+        return format!(r"\\{share}").into();
+    }
+    match path.strip_prefix(r"\\?\") {
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest.into(),
+        _ => path.into(),
+    }
 }
 
 /// The directory name of a project: every character but ASCII letters and digits becomes
@@ -290,6 +303,36 @@ mod tests {
         // is 96354, "96354".toString(36) is "22ci".
         assert_eq!(simple_hash("abc"), "22ci");
         assert_eq!(simple_hash(""), "0");
+    }
+
+    #[test]
+    fn windows_project_names_drop_the_verbatim_prefix() {
+        assert_eq!(
+            sanitize_path(&without_verbatim_prefix(r"\\?\C:\Users\me\proj")),
+            "C--Users-me-proj"
+        );
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\UNC\server\share\x"),
+            r"\\server\share\x"
+        );
+        assert_eq!(
+            without_verbatim_prefix(r"\\?\Volume{x}\a"),
+            r"\\?\Volume{x}\a"
+        );
+        assert_eq!(without_verbatim_prefix("/tmp/x"), "/tmp/x");
+    }
+
+    /// On Windows, a real directory resolved as the CLI resolves it: a drive letter first.
+    #[cfg(windows)]
+    #[test]
+    fn a_resolved_windows_directory_is_named_from_its_drive() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = sanitize_path(&canonicalize(dir.path()));
+        let bytes = name.as_bytes();
+        assert!(
+            bytes.first().is_some_and(u8::is_ascii_alphabetic) && bytes.get(1..3) == Some(b"--"),
+            "{name}"
+        );
     }
 
     #[test]

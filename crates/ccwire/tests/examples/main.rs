@@ -4,6 +4,9 @@
 //! prints (so that its callbacks, hooks, tools and interrupts really happened), that it exits
 //! 0, that the HOME it was given stays empty and that no process is left.
 
+// The harness stops the examples with process-group signals.
+#![cfg(unix)]
+
 mod harness;
 
 use harness::{interrupt_offline, run_offline, run_runner};

@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::future::Future;
 use std::io;
+#[cfg(unix)]
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -17,6 +18,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+#[cfg(unix)]
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use reedline::{
     FileBackedHistory, Prompt, PromptEditMode, PromptHistorySearch, PromptHistorySearchStatus,
@@ -34,6 +36,7 @@ pub const HISTORY_ENTRIES: usize = 1000;
 const MAX_ANSWER: usize = 4096;
 
 /// How often a pending answer checks whether its question was withdrawn.
+#[cfg(unix)]
 const ANSWER_POLL: Duration = Duration::from_millis(50);
 
 /// What the prompt read.
@@ -126,6 +129,7 @@ impl AnswerSource for Terminal {
     fn start_question(&self) {
         self.spinner.hide();
         // Lines typed during the turn, before the question, are not answers to it.
+        #[cfg(unix)]
         let _ =
             nix::sys::termios::tcflush(io::stdin().as_fd(), nix::sys::termios::FlushArg::TCIFLUSH);
     }
@@ -146,6 +150,7 @@ impl AnswerSource for Terminal {
 
 /// Reads a line from stdin in the terminal's normal (line) mode, checking `cancel` between
 /// polls.
+#[cfg(unix)]
 fn read_answer(cancel: &CancellationToken) -> Typed {
     let stdin = io::stdin();
     let mut line = Vec::new();
@@ -174,6 +179,26 @@ fn read_answer(cancel: &CancellationToken) -> Typed {
             }
             Err(nix::errno::Errno::EINTR | nix::errno::Errno::EAGAIN) => {}
             Err(_) => return Typed::Closed,
+        }
+    }
+}
+
+/// Reads a line from stdin in the console's line mode. Without `poll` on a console the read
+/// blocks: a question withdrawn meanwhile is noticed once the line arrives (docs/platforms.md).
+#[cfg(not(unix))]
+fn read_answer(cancel: &CancellationToken) -> Typed {
+    use std::io::{BufRead, Read};
+    if cancel.is_cancelled() {
+        return Typed::Withdrawn;
+    }
+    let mut line = Vec::new();
+    let limit = u64::try_from(MAX_ANSWER).unwrap_or(u64::MAX);
+    match io::stdin().lock().take(limit).read_until(b'\n', &mut line) {
+        Ok(0) | Err(_) => Typed::Closed,
+        Ok(_) if cancel.is_cancelled() => Typed::Withdrawn,
+        Ok(_) => {
+            let text = String::from_utf8_lossy(&line);
+            Typed::Line(text.trim_end_matches(['\r', '\n']).to_owned())
         }
     }
 }

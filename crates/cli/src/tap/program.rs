@@ -57,6 +57,7 @@ fn why(program: &Path, err: &io::Error) -> String {
             None => found("something it needs to start was not found (its loader?)"),
         },
         io::ErrorKind::PermissionDenied => found("permission denied"),
+        #[cfg(unix)]
         _ if err.raw_os_error() == Some(nix::errno::Errno::ENOEXEC as i32) => {
             found("not a program this system can run (no `#!` line, not a binary for it)")
         }

@@ -43,6 +43,7 @@ pub(crate) fn stderr_line(text: &str) {
 }
 
 /// Point stdout at /dev/null: the host reads the end of its pipe while the process lives on.
+#[cfg(unix)]
 pub(crate) fn close_stdout() {
     match File::open("/dev/null") {
         Ok(null) => {
@@ -51,6 +52,29 @@ pub(crate) fn close_stdout() {
             }
         }
         Err(err) => stderr_line(&format!("fake-claude: no /dev/null: {err}")),
+    }
+}
+
+/// Point stdout at NUL and close the pipe's handle: the host reads the end of its pipe while
+/// the process lives on. (The standard library looks the handle up at each write.)
+#[cfg(windows)]
+#[allow(unsafe_code)]
+pub(crate) fn close_stdout() {
+    use std::os::windows::io::IntoRawHandle;
+    use windows_sys::Win32::Foundation::CloseHandle;
+    use windows_sys::Win32::System::Console::{GetStdHandle, SetStdHandle, STD_OUTPUT_HANDLE};
+    let null = match std::fs::OpenOptions::new().write(true).open("NUL") {
+        Ok(null) => null.into_raw_handle(),
+        Err(err) => return stderr_line(&format!("fake-claude: no NUL: {err}")),
+    };
+    // SAFETY: plain calls on the process's standard handle; the old one is closed once, after
+    // the standard handle no longer names it, and NUL's handle stays open as the new stdout.
+    unsafe {
+        let old = GetStdHandle(STD_OUTPUT_HANDLE);
+        if SetStdHandle(STD_OUTPUT_HANDLE, null) == 0 {
+            return stderr_line("fake-claude: could not close stdout");
+        }
+        CloseHandle(old);
     }
 }
 

@@ -11,7 +11,9 @@ use ccwire::{query, Client, EndReason, Error, Options};
 use futures::StreamExt;
 use serde_json::json;
 
-use crate::{alive, collect, left_running, within, Fake};
+#[cfg(target_os = "linux")]
+use crate::left_running;
+use crate::{alive, collect, within, Fake};
 
 fn short_shutdown() -> ShutdownTimeouts {
     ShutdownTimeouts {

@@ -186,8 +186,18 @@ fn unusable_reason(path: &Path) -> Option<&'static str> {
     (!is_executable(path)).then_some("it is not executable")
 }
 
+/// `$HOME`; on Windows, where it is usually unset, `%USERPROFILE%` after it.
 fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME").map(PathBuf::from)
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    var("HOME")
+        .or_else(|| {
+            if cfg!(windows) {
+                var("USERPROFILE")
+            } else {
+                None
+            }
+        })
+        .map(PathBuf::from)
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -204,8 +214,15 @@ fn is_executable(path: &Path) -> bool {
         path.extension().is_some_and(|e| e == "js" || e == "mjs")
             || meta.permissions().mode() & 0o111 != 0
     }
+    // Windows runs what its extension says it can: an `.exe`, a `.cmd`/`.bat` shim (which
+    // the standard library runs through `cmd.exe`, quoting the arguments for it, and refusing
+    // any it cannot quote safely), or a `.js` bundle through node.
     #[cfg(not(unix))]
-    true
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["exe", "cmd", "bat", "com", "js", "mjs"]
+            .iter()
+            .any(|x| e.eq_ignore_ascii_case(x))
+    })
 }
 
 #[cfg(test)]
@@ -222,6 +239,7 @@ mod tests {
         assert_eq!(text.matches("cli_path").count(), 1, "{text}");
     }
 
+    #[cfg(unix)]
     #[test]
     fn an_explicit_path_that_cannot_run_says_why() {
         use std::os::unix::fs::PermissionsExt;
@@ -257,11 +275,14 @@ mod tests {
         assert_eq!(text.matches("npm install").count(), 1, "{text}");
     }
 
-    /// The order candidates are tried in, by recording what discovery asks about.
+    /// The order candidates are tried in, by recording what discovery asks about, with `/`
+    /// between their parts (Windows joins with `\\`).
     fn tried(search: &Search) -> Vec<String> {
         let asked = std::cell::RefCell::new(Vec::new());
         let _ = discover_in(search, |path| {
-            asked.borrow_mut().push(path.display().to_string());
+            asked
+                .borrow_mut()
+                .push(path.display().to_string().replace('\\', "/"));
             false
         });
         asked.into_inner()
@@ -323,6 +344,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_real_executable_on_path_is_found() {
         use std::os::unix::fs::PermissionsExt;
