@@ -7,7 +7,9 @@
 // Run by `cargo xtask bench-prewarm` beside ccwire's `ccwire-prewarm`, with the SDK's
 // `sdk.mjs` in CCWIRE_BENCH_TS_SDK and the CLI's environment (a fake's script, or the real
 // CLI's private HOME and model server) in this process's. Prints one JSON line:
-// {"cold_ms", "warm_ms", "cold_result_ms", "warm_result_ms": [...]}.
+// {"cold_ms", "warm_ms", "cold_result_ms", "warm_result_ms", "claimed_ms",
+// "claimed_result_ms": [...], "claims_served": N}. With CCWIRE_BENCH_CLAIM_DIR set, ROUNDS more
+// sessions from a `prewarm()` spare claimed for that folder with their own model.
 
 import { pathToFileURL } from "node:url";
 
@@ -44,6 +46,20 @@ for (let i = 0; i < rounds; i++) {
   [first, result] = await timedTurn(handle.query("go"), start);
   out.warm_ms.push(first);
   out.warm_result_ms.push(result);
+}
+out.claimed_ms = [];
+out.claimed_result_ms = [];
+out.claims_served = 0;
+const claimDir = process.env.CCWIRE_BENCH_CLAIM_DIR;
+for (let i = 0; claimDir && i < rounds; i++) {
+  const spare = await sdk.prewarm({ options: options() });
+  const start = performance.now();
+  const query = spare.claim({ prompt: "go", options: { cwd: claimDir, model: "claude-haiku-4-5" } });
+  const served = spare.claimed.then(() => 1, () => 0);
+  const [first, result] = await timedTurn(query, start);
+  out.claimed_ms.push(first);
+  out.claimed_result_ms.push(result);
+  out.claims_served += await served;
 }
 console.log(JSON.stringify(out));
 process.exit(0);

@@ -2,7 +2,9 @@
 //! prewarmed process, for ccwire (`Client::connect` against a `Pool` spare) and the official
 //! TypeScript SDK (`query()` against `startup()`), on `fake-claude` and on the real pinned CLI
 //! offline (the scripted model server, a private HOME); plus sessions per second through a
-//! pool. Hosts alternate, round by round, in one run; prints a Markdown section.
+//! pool; and on the real CLI, a session claimed from a parked spare for a folder of its own
+//! (`Pool::claim` against the TypeScript SDK's `prewarm()` and `SpareProcess.claim()`). Hosts
+//! alternate, round by round, in one run; prints a Markdown section.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -30,6 +32,8 @@ struct Target {
     cli: PathBuf,
     env: Vec<(String, String)>,
     pooled: usize,
+    /// Whether the CLI parks (`--await-claim`): then claims are timed too.
+    claims: bool,
 }
 
 /// The samples of one host on one target.
@@ -39,6 +43,10 @@ struct Samples {
     warm: Vec<f64>,
     cold_result: Vec<f64>,
     warm_result: Vec<f64>,
+    claimed: Vec<f64>,
+    claimed_result: Vec<f64>,
+    /// Claims a parked spare really served (the others started cold).
+    served: usize,
     pool_rates: Vec<f64>,
 }
 
@@ -54,6 +62,9 @@ impl Samples {
         self.warm.extend(take("warm_ms"));
         self.cold_result.extend(take("cold_result_ms"));
         self.warm_result.extend(take("warm_result_ms"));
+        self.claimed.extend(take("claimed_ms"));
+        self.claimed_result.extend(take("claimed_result_ms"));
+        self.served += report["claims_served"].as_u64().unwrap_or(0) as usize;
         if let (Some(n), Some(s)) = (
             report["pool_sessions"].as_f64(),
             report["pool_seconds"].as_f64(),
@@ -127,6 +138,7 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
                 fake_script.display().to_string(),
             )],
             pooled: 200,
+            claims: false,
         },
         Target {
             name: "Claude Code 2.1.330, offline",
@@ -143,6 +155,7 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
                 ("DISABLE_AUTOUPDATER".into(), "1".into()),
             ],
             pooled: 8,
+            claims: true,
         },
     ];
     let mut md = format!(
@@ -155,6 +168,19 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
         args.rounds * args.reps,
         crate::bench::today()
     );
+    let claim_dir = dir.join("claimed-project");
+    std::fs::create_dir_all(&claim_dir)?;
+    let claim_env = |target: &Target| -> Vec<(String, String)> {
+        let mut env = target.env.clone();
+        if target.claims {
+            env.push((
+                "CCWIRE_BENCH_CLAIM_DIR".into(),
+                claim_dir.display().to_string(),
+            ));
+        }
+        env
+    };
+    let mut claims_md = String::new();
     let mut rates = Vec::new();
     for target in &targets {
         let (mut ccwire, mut delayed, mut ts) =
@@ -167,7 +193,7 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
                     .arg(&target.cli)
                     .arg(args.reps.to_string())
                     .arg(pooled.to_string()),
-                &target.env,
+                &claim_env(target),
             )?);
             delayed.add(&host(
                 Command::new(release.join("ccwire-prewarm"))
@@ -183,7 +209,7 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
                     .arg(&target.cli)
                     .arg(args.reps.to_string())
                     .env("CCWIRE_BENCH_TS_SDK", &sdks.ts_sdk),
-                &target.env,
+                &claim_env(target),
             )?);
         }
         for (figure, pick) in [("first message", 0usize), ("result of the first turn", 1)] {
@@ -210,6 +236,40 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
                 spare / ts_warm,
             ));
         }
+        if target.claims {
+            for (figure, ours, theirs, cold, ts_cold) in [
+                (
+                    "first message",
+                    &ccwire.claimed,
+                    &ts.claimed,
+                    &ccwire.cold,
+                    &ts.cold,
+                ),
+                (
+                    "result of the first turn",
+                    &ccwire.claimed_result,
+                    &ts.claimed_result,
+                    &ccwire.cold_result,
+                    &ts.cold_result,
+                ),
+            ] {
+                let (ours, theirs, cold, ts_cold) =
+                    (median(ours), median(theirs), median(cold), median(ts_cold));
+                claims_md.push_str(&format!(
+                    "| {} | {figure} | {cold:.1} ms | {ours:.1} ms | {ts_cold:.1} ms | {theirs:.1} ms | {:.2} | {:.2} |\n",
+                    target.name,
+                    ours / cold,
+                    ours / theirs,
+                ));
+            }
+            claims_md.push_str(&format!(
+                "\nClaims a parked spare served: ccwire {} of {}, TypeScript {} of {}.\n",
+                ccwire.served,
+                ccwire.claimed.len(),
+                ts.served,
+                ts.claimed.len()
+            ));
+        }
         rates.push((target.name, target.pooled, median(&ccwire.pool_rates)));
     }
     md.push_str(
@@ -219,6 +279,16 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
         md.push_str(&format!(
             "- {name}: {sessions} sessions, {rate:.1} sessions/s\n"
         ));
+    }
+    if !claims_md.is_empty() {
+        md.push_str(
+            "\nClaimed from a parked spare (`--await-claim`) for a folder of its own with its own \
+             model: ccwire's `Pool::claim` (a parked pool) against the TypeScript SDK's \
+             `prewarm()` then `claim()`, the clock started once the spare is parked:\n\n\
+             | CLI | figure | ccwire cold | ccwire claimed | TS `query()` | TS `prewarm().claim()` | claimed / cold | ccwire claimed / TS claimed |\n\
+             |---|---|---|---|---|---|---|---|\n",
+        );
+        md.push_str(&claims_md);
     }
     let _ = server.kill();
     let _ = server.wait();

@@ -2,17 +2,19 @@
 //! the result of a session's first turn, started cold (`Client::connect`, then the prompt) and
 //! from a prewarmed spare of a `Pool` (the spare is ready before the clock starts),
 //! alternating, ROUNDS of each; then POOL_SESSIONS one-turn
-//! sessions through a pool (8 live, 2 spares). The CLI's environment (a fake's script, or the
-//! real CLI's private HOME and model server) comes from this process's. Prints one JSON line:
-//! `{"cold_ms", "warm_ms", "cold_result_ms", "warm_result_ms": [...], "pool_sessions": N,
-//! "pool_seconds": S}`.
+//! sessions through a pool (8 live, 2 spares). With `CCWIRE_BENCH_CLAIM_DIR` set, ROUNDS more
+//! sessions claimed from a parked spare (`PoolConfig::parked`, `Pool::claim` with that folder and
+//! a model), counting how many the spare really served. The CLI's environment (a fake's script,
+//! or the real CLI's private HOME and model server) comes from this process's. Prints one JSON
+//! line: `{"cold_ms", "warm_ms", "cold_result_ms", "warm_result_ms", "claimed_ms",
+//! "claimed_result_ms": [...], "claims_served": N, "pool_sessions": N, "pool_seconds": S}`.
 
 // A benchmark binary: its report goes to stdout, its diagnostics to stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::time::{Duration, Instant};
 
-use ccwire::host::pool::{Pool, PoolConfig};
+use ccwire::host::pool::{Claim, Pool, PoolConfig, Start};
 use ccwire::{Client, Options};
 
 fn main() {
@@ -119,14 +121,57 @@ async fn run(cli: &str, rounds: usize, pooled: usize) -> ccwire::Result<serde_js
     }
     let pool_seconds = start.elapsed().as_secs_f64();
     pool.shutdown().await;
+    let (claimed_ms, claimed_result_ms, claims_served) =
+        match std::env::var_os("CCWIRE_BENCH_CLAIM_DIR") {
+            Some(dir) => claimed(cli, rounds, dir.into()).await?,
+            None => (Vec::new(), Vec::new(), 0),
+        };
     Ok(serde_json::json!({
         "cold_ms": cold_ms,
         "warm_ms": warm_ms,
         "cold_result_ms": cold_result_ms,
         "warm_result_ms": warm_result_ms,
+        "claimed_ms": claimed_ms,
+        "claimed_result_ms": claimed_result_ms,
+        "claims_served": claims_served,
         "pool_sessions": pooled,
         "pool_seconds": pool_seconds,
     }))
+}
+
+/// `rounds` sessions claimed from a parked spare for folder `dir` with their own model: the
+/// times to the first message and to the result, and how many a parked spare served (the
+/// others started cold).
+async fn claimed(
+    cli: &str,
+    rounds: usize,
+    dir: std::path::PathBuf,
+) -> ccwire::Result<(Vec<f64>, Vec<f64>, usize)> {
+    let pool = Pool::new(
+        options(cli)?,
+        PoolConfig::default()
+            .max_live(1)
+            .spares(1)
+            .parked(true)
+            .refill_delay(refill_delay()),
+    );
+    let (mut first, mut result, mut served) = (Vec::new(), Vec::new(), 0);
+    for _ in 0..rounds {
+        while pool.metrics().spare < 1 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let start = Instant::now();
+        let session = pool
+            .claim(Claim::new(&dir).model("claude-haiku-4-5"))
+            .await?;
+        let (init, done) = timed_turn(session.client(), start).await?;
+        first.push(init);
+        result.push(done);
+        served += usize::from(matches!(session.start(), Start::Claimed(_)));
+        session.close().await?;
+    }
+    pool.shutdown().await;
+    Ok((first, result, served))
 }
 
 /// `CCWIRE_BENCH_REFILL_DELAY_MS` (default 0: the replacement starts at once, competing for
