@@ -94,10 +94,17 @@ fn every_recorded_frame_parses_and_round_trips() {
             }
         }
     }
+    // One version per generation directory (`claude-<version>`): each is covered.
+    let generations = std::fs::read_dir(transcripts_dir())
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("claude-"))
+        .count();
+    assert!(generations >= 5, "{generations} generation directories");
     assert_eq!(
         versions.len(),
-        4,
-        "all four CLI versions are covered: {versions:?}"
+        generations,
+        "every CLI generation is covered: {versions:?}"
     );
     assert!(
         failures.is_empty(),
