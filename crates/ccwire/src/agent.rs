@@ -196,17 +196,28 @@ where
     let agent: Arc<dyn Agent> = Arc::new(agent);
     let output = reply::OutputState::new();
     let state = state::AgentState::new(Arc::clone(&agent), Arc::clone(&output));
-    let (connection, mut inbound) = Connection::start::<AgentSide, _, _>(
+    // Counts each user message as the reader reads it, in order with the requests it
+    // dispatches: an interrupt read after a prompt stops that prompt's turn.
+    let counter = Arc::clone(&state);
+    let (connection, mut inbound) = Connection::start_observed::<AgentSide, _, _>(
         reader,
         reply::WatchedOutput::new(writer, output),
         Arc::new(control::AgentControl::new(Arc::clone(&state))),
         config,
         Box::new(|_| Box::pin(async { Error::Closed })),
+        Some(Box::new(move |message: &InputMessage, _| {
+            if matches!(message, InputMessage::User(_)) {
+                counter.user_read();
+            }
+        })),
     );
     state.attach(connection.clone());
     while let Some(item) = inbound.recv().await {
         match item {
-            Ok(InputMessage::User(message)) => turns::user_message(&state, *message),
+            Ok(InputMessage::User(message)) => {
+                turns::user_message(&state, *message);
+                state.user_taken();
+            }
             Ok(InputMessage::Malformed(malformed)) => {
                 tracing::warn!(%malformed, "a host frame that could not be read");
                 if state.framing() == Framing::Managed {

@@ -33,12 +33,34 @@ impl ControlHandler for AgentControl {
         request: ControlRequestBody,
         cx: RequestContext,
     ) -> BoxFuture<'static, Answer> {
+        // The reader dispatches a request as it reads it, while the user messages read before
+        // it may still wait for `serve` to start their turn: an interrupt waits for them, so
+        // that it stops the turn of a prompt sent just before it.
+        if matches!(request, ControlRequestBody::Interrupt(_)) {
+            let read = self.state.users_read();
+            let state = Arc::clone(&self.state);
+            return Box::pin(async move {
+                state.users_taken(read).await;
+                AgentControl { state }.answer(request, cx).await
+            });
+        }
+        self.answer(request, cx)
+    }
+}
+
+impl AgentControl {
+    /// Answers `request` now.
+    fn answer(
+        &self,
+        request: ControlRequestBody,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Answer> {
         let Some(connection) = self.state.connection().cloned() else {
             // Served as soon as `serve` has attached the connection.
             let state = Arc::clone(&self.state);
             return Box::pin(async move {
                 state.attached().await;
-                AgentControl { state }.handle(request, cx).await
+                AgentControl { state }.answer(request, cx).await
             });
         };
         // Effects that happen however the request is answered. The turn an interrupt stops is

@@ -34,6 +34,11 @@ pub(crate) struct AgentState {
     /// How many tasks started with `Peer::spawn` are running.
     background: watch::Sender<usize>,
     pub(crate) resolved_tool_uses: Mutex<Bounded>,
+    /// User messages the reader has read (counted as it reads them, in order with the
+    /// requests it dispatches) and those `serve` has handed to the turns: an interrupt waits
+    /// until every user message read before it has started its turn or joined the queue.
+    users_read: std::sync::atomic::AtomicU64,
+    users_taken: watch::Sender<u64>,
 }
 
 /// The turn running, the messages waiting for it, and what the host set.
@@ -60,6 +65,8 @@ impl AgentState {
             busy: watch::channel(false).0,
             background: watch::channel(0).0,
             resolved_tool_uses: Mutex::new(Bounded::new(RESOLVED_TOOL_USES)),
+            users_read: std::sync::atomic::AtomicU64::new(0),
+            users_taken: watch::channel(0).0,
         })
     }
 
@@ -151,6 +158,28 @@ impl AgentState {
                 return;
             }
         }
+    }
+
+    /// The reader read a user message.
+    pub(crate) fn user_read(&self) {
+        self.users_read
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// `serve` handed a user message to the turns.
+    pub(crate) fn user_taken(&self) {
+        self.users_taken.send_modify(|taken| *taken += 1);
+    }
+
+    /// How many user messages the reader has read so far.
+    pub(crate) fn users_read(&self) -> u64 {
+        self.users_read.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Waits until the first `count` user messages read have been handed to the turns.
+    pub(crate) async fn users_taken(&self, count: u64) {
+        let mut taken = self.users_taken.subscribe();
+        let _ = taken.wait_for(|taken| *taken >= count).await;
     }
 
     /// The receipt of an interrupt, and the running turn it is to cancel.

@@ -262,6 +262,35 @@ async fn interrupt_cancels_the_running_turn_and_the_next_turn_works() {
     assert_eq!(frames.last().unwrap().to_value()["result"], "quick");
 }
 
+#[tokio::test]
+async fn an_interrupt_right_behind_a_prompt_stops_that_prompts_turn() {
+    let agent = agent(|turn: Turn, session: Peer| async move {
+        if turn.text() == "forever" {
+            std::future::pending::<()>().await;
+        }
+        session.success("quick")
+    });
+    let mut host = start(agent, permissions(Duration::ZERO, "allow"));
+    // Both lines are read together: the interrupt is dispatched while the prompt still waits
+    // for `serve` to start its turn.
+    host.send("forever");
+    host.connection
+        .request(InterruptRequest::default())
+        .await
+        .unwrap();
+    let frames = host.turn().await;
+    let kinds = kinds(&frames);
+    assert_eq!(
+        kinds.last().map(String::as_str),
+        Some("result/error_during_execution"),
+        "{kinds:?}"
+    );
+    host.next().await; // idle
+    host.send("again");
+    let frames = host.turn().await;
+    assert_eq!(frames.last().unwrap().to_value()["result"], "quick");
+}
+
 fn permission_request(tool_use_id: &str) -> CanUseToolRequest {
     serde_json::from_value(json!({
         "tool_name": "Bash", "input": {"command": "touch x"}, "tool_use_id": tool_use_id,
