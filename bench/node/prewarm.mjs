@@ -24,12 +24,18 @@ const options = () => ({
 });
 
 // Iterates the query to its result; returns the milliseconds from `start` to its first
-// message (the turn's `system/init`) and to its result.
-async function timedTurn(query, start) {
+// message (the turn's `system/init`) and to its result. With `initOnly`, the first message
+// counted is the `system/init` itself (a claimed spare's query yields messages of its own
+// before the CLI's).
+async function timedTurn(query, start, initOnly = false) {
   let first = null;
   for await (const message of query) {
-    if (first === null) first = performance.now() - start;
-    if (message.type === "result") return [first, performance.now() - start];
+    const counts = !initOnly || (message.type === "system" && message.subtype === "init");
+    if (first === null && counts) first = performance.now() - start;
+    if (message.type === "result") {
+      const done = performance.now() - start;
+      return [first ?? done, done];
+    }
   }
   throw new Error("no result");
 }
@@ -56,7 +62,7 @@ for (let i = 0; claimDir && i < rounds; i++) {
   const start = performance.now();
   const query = spare.claim({ prompt: "go", options: { cwd: claimDir, model: "claude-haiku-4-5" } });
   const served = spare.claimed.then(() => 1, () => 0);
-  const [first, result] = await timedTurn(query, start);
+  const [first, result] = await timedTurn(query, start, true);
   out.claimed_ms.push(first);
   out.claimed_result_ms.push(result);
   out.claims_served += await served;
