@@ -148,10 +148,12 @@ pub fn resolve_settings(options: &ResolveOptions) -> ResolvedSettings {
         .clone()
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_default();
-    let config_dir = options
-        .config_dir
-        .clone()
-        .unwrap_or_else(default_config_dir);
+    // The configuration directory as the CLI finds it (the one saved sessions use).
+    let config_dir = options.config_dir.clone().unwrap_or_else(|| {
+        crate::sessions::SavedSessions::from_env()
+            .config_dir()
+            .to_owned()
+    });
     let wanted = |source: &SettingSource| {
         options
             .setting_sources
@@ -230,17 +232,6 @@ fn policy(options: &ResolveOptions) -> Option<(&'static str, Map<String, Value>)
     }
     let parent = non_empty(&options.managed_settings).map(|map| restrictive::keep(&map))?;
     (!parent.is_empty()).then_some(("parent", parent))
-}
-
-/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-fn default_config_dir() -> PathBuf {
-    match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default()
-            .join(".claude"),
-    }
 }
 
 /// The JSON object in `path`, or `None` when it is missing, too large, unreadable or not an
