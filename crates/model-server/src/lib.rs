@@ -97,7 +97,10 @@
 //! Anthropic's error body; the type defaults from the status, e.g. 529 →
 //! `overloaded_error`); `{"slow_text": {"text", "deltas"?: 20, "delay_ms"?: 50}}` (exactly
 //! `deltas` text deltas with `delay_ms` between them); `{"json": V}` (text that is V
-//! serialized); `{"echo": true}` (`You said: <last prompt>`, see `last_prompt_contains`).
+//! serialized); `{"echo": true}` (`You said: <last prompt>`, see `last_prompt_contains`);
+//! `{"refusal": {"text", "category"?, "explanation"?}}` (the text, then `stop_reason:
+//! "refusal"` with `stop_details: {"type": "refusal", "category", "explanation"}`, in
+//! `message_delta` when streamed, beside `stop_reason` otherwise).
 
 mod conversation;
 mod response;
@@ -114,7 +117,9 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub use script::{ErrorReply, ModelScript, Reply, Rule, SlowTextReply, ToolUseReply, When};
+pub use script::{
+    ErrorReply, ModelScript, RefusalReply, Reply, Rule, SlowTextReply, ToolUseReply, When,
+};
 
 use service::ServerState;
 

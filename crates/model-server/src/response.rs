@@ -37,6 +37,8 @@ pub(crate) struct Message {
     pub model: String,
     /// The content blocks.
     pub blocks: Vec<Block>,
+    /// `stop_details` of a refused message: its stop reason is then `refusal`.
+    pub refusal: Option<Value>,
 }
 
 /// How text is cut into `text_delta` events.
@@ -55,12 +57,23 @@ impl Message {
             id: new_id("msg_fake_", 20),
             model,
             blocks,
+            refusal: None,
         }
     }
 
-    /// `tool_use` when the message calls a tool, else `end_turn`.
+    /// The same message stopped by the API's safeguards, with these `stop_details`.
+    #[must_use]
+    pub fn refused(mut self, stop_details: Value) -> Self {
+        self.refusal = Some(stop_details);
+        self
+    }
+
+    /// `refusal` for a refused message, `tool_use` when the message calls a tool, else
+    /// `end_turn`.
     pub fn stop_reason(&self) -> &'static str {
-        if self
+        if self.refusal.is_some() {
+            "refusal"
+        } else if self
             .blocks
             .iter()
             .any(|b| matches!(b, Block::ToolUse { .. }))
@@ -76,6 +89,9 @@ impl Message {
         let mut message = self.envelope(OUTPUT_TOKENS);
         message["content"] = self.blocks.iter().map(Block::to_json).collect();
         message["stop_reason"] = json!(self.stop_reason());
+        if let Some(details) = &self.refusal {
+            message["stop_details"] = details.clone();
+        }
         message
     }
 
@@ -147,13 +163,17 @@ impl Message {
                 ),
             ));
         }
+        let mut delta = json!({"stop_reason": self.stop_reason(), "stop_sequence": null});
+        if let Some(details) = &self.refusal {
+            delta["stop_details"] = details.clone();
+        }
         events.push((
             Duration::ZERO,
             sse(
                 "message_delta",
                 &json!({
                     "type": "message_delta",
-                    "delta": {"stop_reason": self.stop_reason(), "stop_sequence": null},
+                    "delta": delta,
                     "usage": {"output_tokens": OUTPUT_TOKENS},
                 }),
             ),

@@ -105,6 +105,9 @@ pub enum Reply {
     /// A text reply `You said: <last prompt>`, the prompt being the last user message's last
     /// text block besides system reminders (the value is ignored; write `true`).
     Echo(bool),
+    /// A text reply the API's safeguards stopped: `stop_reason: "refusal"` with `stop_details`
+    /// (the CLI may retry, fall back to another model, or ask the host first).
+    Refusal(RefusalReply),
 }
 
 /// The payload of [`Reply::ToolUse`].
@@ -132,6 +135,19 @@ pub struct ErrorReply {
     /// The error's `message`; when absent, `fake <status> <type>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+}
+
+/// The payload of [`Reply::Refusal`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RefusalReply {
+    /// The text streamed before the stop.
+    pub text: String,
+    /// `stop_details.category`, e.g. `cyber` or `bio`; `null` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// `stop_details.explanation`; `null` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
 }
 
 /// The payload of [`Reply::SlowText`].
@@ -284,6 +300,17 @@ impl Reply {
     }
 }
 
+impl RefusalReply {
+    /// The `stop_details` object the API sends with `stop_reason: "refusal"`.
+    pub fn stop_details(&self) -> Value {
+        json!({
+            "type": "refusal",
+            "category": self.category,
+            "explanation": self.explanation,
+        })
+    }
+}
+
 impl ErrorReply {
     /// The error `type` sent: the given one, else the one Anthropic uses for the status.
     pub fn error_type(&self) -> &str {
@@ -344,12 +371,21 @@ mod tests {
                 {"when": {"max_tokens_at_most": 1}, "reply": {"text": "."}},
                 {"when": {"tool_result_is_error": true}, "reply": {"text": "no"}},
                 {"when": {"last_prompt_contains": "x"}, "reply": {"text": "x"}},
-                {"when": {"conversation_contains": "42"}, "reply": {"text": "42"}}
+                {"when": {"conversation_contains": "42"}, "reply": {"text": "42"}},
+                {"when": {"model_is": "claude-opus-5"},
+                 "reply": {"refusal": {"text": "no", "category": "cyber"}}}
               ]
             }"#,
         )
         .unwrap();
-        assert_eq!(script.rules.len(), 10);
+        assert_eq!(script.rules.len(), 11);
+        let Reply::Refusal(refusal) = &script.rules[10].reply else {
+            panic!("not a refusal: {:?}", script.rules[10].reply);
+        };
+        assert_eq!(
+            refusal.stop_details(),
+            json!({"type": "refusal", "category": "cyber", "explanation": null})
+        );
         assert_eq!(
             script.rules[9].when,
             When::ConversationContains("42".into())

@@ -140,6 +140,7 @@ async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
         deltas: None,
         delay: Duration::ZERO,
     };
+    let mut stop_details = None;
     let blocks = match reply {
         Reply::Text(text) => vec![Block::Text(text)],
         Reply::Json(value) => vec![Block::Text(value.to_string())],
@@ -159,6 +160,10 @@ async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
             };
             vec![Block::Text(slow.text)]
         }
+        Reply::Refusal(refusal) => {
+            stop_details = Some(refusal.stop_details());
+            vec![Block::Text(refusal.text)]
+        }
         Reply::Error(error) => {
             let status = StatusCode::from_u16(error.status).unwrap_or_else(|_| {
                 tracing::warn!(
@@ -171,7 +176,10 @@ async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
             return json_response(status, &body);
         }
     };
-    let message = Message::new(model, blocks);
+    let mut message = Message::new(model, blocks);
+    if let Some(details) = stop_details {
+        message = message.refused(details);
+    }
 
     if conversation.stream {
         return sse_response(message.to_events(pacing));

@@ -529,6 +529,56 @@ mod model_server {
     }
 
     #[tokio::test]
+    async fn a_refusal_stops_with_its_reason_and_details_streamed_or_not() {
+        let script = ModelScript::new(Reply::text("fine")).rule(Rule::new(
+            When::ModelIs("claude-opus-5-5".into()),
+            serde_json::from_value(json!({"refusal": {
+                "text": "I can't help with that.",
+                "category": "cyber",
+                "explanation": "flagged by a test"
+            }}))
+            .unwrap(),
+        ));
+        let server = ModelServer::start(script).await.unwrap();
+        let details =
+            json!({"type": "refusal", "category": "cyber", "explanation": "flagged by a test"});
+
+        let events = stream(&server, &user_turn("scan that host", true)).await;
+        assert_eq!(streamed_text(&events), "I can't help with that.");
+        let delta = &events[events.len() - 2].1["delta"];
+        assert_eq!(delta["stop_reason"], "refusal");
+        assert_eq!(delta["stop_details"], details);
+
+        let message: Value = post(&server, "/v1/messages", &user_turn("again", false))
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(message["stop_reason"], "refusal");
+        assert_eq!(message["stop_details"], details);
+        assert_eq!(
+            message["content"],
+            json!([{"type": "text", "text": "I can't help with that."}])
+        );
+
+        // Another model is served as usual, without stop details; a refusal without a
+        // category sends nulls.
+        let mut other = user_turn("scan that host", true);
+        other["model"] = json!("claude-opus-4-8");
+        let events = stream(&server, &other).await;
+        let delta = &events[events.len() - 2].1["delta"];
+        assert_eq!(delta["stop_reason"], "end_turn");
+        assert!(delta.get("stop_details").is_none(), "{delta}");
+        let bare: Reply = serde_json::from_value(json!({"refusal": {"text": "no"}})).unwrap();
+        let server = ModelServer::start(ModelScript::new(bare)).await.unwrap();
+        let events = stream(&server, &user_turn("x", true)).await;
+        assert_eq!(
+            events[events.len() - 2].1["delta"]["stop_details"],
+            json!({"type": "refusal", "category": null, "explanation": null})
+        );
+    }
+
+    #[tokio::test]
     async fn shutdown_and_drop_stop_the_server() {
         let server = ModelServer::start(ModelScript::default()).await.unwrap();
         let url = server.url();
