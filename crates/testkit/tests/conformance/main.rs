@@ -17,6 +17,7 @@
 mod basics;
 mod claims;
 mod control;
+mod dialogs;
 mod hooks;
 mod mcp;
 mod mcp_servers;
