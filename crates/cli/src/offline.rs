@@ -189,6 +189,7 @@ const SCRIPT_HELP: &str = r#"MODEL SCRIPT (JSON):
     slow_text {"text", "deltas", "delay_ms"}   text streamed in pieces (to interrupt)
     json VALUE                    a text answer that is VALUE serialized
     echo true                     "You said: <the last prompt>"
+    refusal {"text", "category", "explanation"}   text the safeguards stop (stop_reason refusal)
 
 EXAMPLE (a Bash call for a prompt with TOUCH, then a text once its result is back):
   {"rules": [

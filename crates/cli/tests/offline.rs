@@ -311,6 +311,7 @@ fn the_model_script_format_is_in_the_help_and_its_example_works() {
         "slow_text {",
         "json VALUE",
         "echo true",
+        "refusal {",
     ] {
         assert!(server_help.contains(word), "{word} not in:\n{server_help}");
     }
