@@ -2,11 +2,13 @@
 //! `on_user_dialog`: the refusal fallback prompt. When the API's safeguards refuse a reply of
 //! `claude-opus-5` twice (the CLI retries once on the same model), a CLI whose host declared
 //! the kind, with `switchModelsOnFlag` off (else it switches without asking), asks whether to
-//! retry on the fallback model; the answer decides the next model request.
+//! retry on the fallback model; the answer decides the next model request. Without the kind
+//! declared it asks nothing.
 
 use std::sync::{Arc, Mutex};
 
 use ccwire::host::callbacks::on_user_dialog;
+use ccwire::options::OptionsBuilder;
 use ccwire::protocol::control::{
     RequestUserDialogRequest, UserDialogCancelled, UserDialogCompleted, UserDialogResponse,
 };
@@ -44,18 +46,28 @@ fn options(
     seen: &Arc<Mutex<Vec<RequestUserDialogRequest>>>,
     answer: UserDialogResponse,
 ) -> Options {
+    answering(s, seen, answer)
+        .supported_dialog_kinds(["refusal_fallback_prompt"])
+        .build()
+        .unwrap()
+}
+
+/// The refusing model, `switchModelsOnFlag` off, and a callback that answers every dialog
+/// with `answer`, recording each request in `seen`; no dialog kind declared.
+fn answering(
+    s: &Scenario,
+    seen: &Arc<Mutex<Vec<RequestUserDialogRequest>>>,
+    answer: UserDialogResponse,
+) -> OptionsBuilder {
     let asked = Arc::clone(seen);
     s.builder()
         .model(REFUSING_MODEL)
         .settings(json!({"switchModelsOnFlag": false}))
-        .supported_dialog_kinds(["refusal_fallback_prompt"])
         .on_user_dialog(on_user_dialog(move |request, _cancel| {
             asked.lock().unwrap().push(request);
             let answer = answer.clone();
             async move { Ok(answer) }
         }))
-        .build()
-        .unwrap()
 }
 
 /// The `model` of every request of the flagged conversation to the refusing or the fallback
@@ -140,5 +152,33 @@ async fn a_refusal_prompt_the_host_cancels_ends_the_turn_on_the_refusing_model()
     );
     let result = the_result(&items);
     assert!(result.is_error, "{result:?}");
+    within(client.close()).await.unwrap();
+}
+
+#[tokio::test]
+async fn without_the_declared_kind_a_refusal_asks_nothing_and_stays_on_the_refusing_model() {
+    // The CLI fails closed: a host that answers dialogs but did not declare this kind gets no
+    // dialog, and the turn ends with the refusal instead of falling back.
+    let s = Scenario::start(refusing_script()).await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let retry = UserDialogResponse::Completed(UserDialogCompleted {
+        result: json!("retry_fallback"),
+        ..UserDialogCompleted::default()
+    });
+    let options = answering(&s, &seen, retry).build().unwrap();
+    let client = s.connect(options).await;
+    let items = turn(&client, FLAGGED_PROMPT).await;
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "{:?}",
+        seen.lock().unwrap()
+    );
+    let models = flagged_request_models(&s);
+    assert!(!models.is_empty(), "no model request");
+    assert!(
+        models.iter().all(|m| m == REFUSING_MODEL),
+        "the fallback model was asked: {models:?}"
+    );
+    assert!(the_result(&items).is_error, "{}", crate::kinds(&items));
     within(client.close()).await.unwrap();
 }
