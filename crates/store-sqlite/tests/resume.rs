@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used)]
+
 //! Sessions of the real CLI (offline, against `ccwire-model-server`) mirrored into a store and
 //! resumed from it alone: the first HOME is deleted, the resume runs with an empty one, and
 //! the model's request for the next turn still holds the first turn's prompt. With the
