@@ -23,8 +23,16 @@ use serde_json::{json, Value};
 /// Generous: the machine may be busy; a hang still ends.
 const TURN_LIMIT: Duration = Duration::from_secs(180);
 
+/// An echo, and a subagent for AGENT (which lists files and says so).
 fn script() -> ModelScript {
-    serde_json::from_value(json!({"rules": [], "default": {"echo": true}})).expect("a script")
+    serde_json::from_value(json!({"rules": [
+        {"when": {"last_is_tool_result": true}, "reply": {"text": "Done with the tool."}},
+        {"when": {"last_user_text_contains": "AGENT"}, "times": 1,
+         "reply": {"tool_use": {"name": "Task", "text": "Delegating.",
+                                "input": {"description": "look around", "prompt": "List files SUB",
+                                          "subagent_type": "general-purpose"}}}}
+    ], "default": {"echo": true}}))
+    .expect("a script")
 }
 
 /// Options for the real CLI offline: `home` as HOME, the model server at `url`.
@@ -191,5 +199,41 @@ async fn a_batch_the_store_refuses_comes_as_a_mirror_error_message() {
     assert_eq!(error.key.session_id, session_id);
     assert!(!error.uuid.is_empty());
     client.close().await.unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subagents_transcript_is_mirrored_and_read_back_from_the_sqlite_store() {
+    let root = tempfile::tempdir().unwrap();
+    let (home, work, tmp) = (
+        root.path().join("home"),
+        root.path().join("work"),
+        root.path().join("tmp"),
+    );
+    for dir in [&home, &work, &tmp] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let db = root.path().join("sessions.db");
+    let server = ModelServer::start(script()).await.unwrap();
+    let options = offline(&work, &home, &tmp, &server.url())
+        .allowed_tools(["Task"])
+        .transcript_store(Arc::new(SqliteTranscriptStore::open(&db).unwrap()))
+        .build()
+        .unwrap();
+    let client = ccwire::Client::connect(options).await.unwrap();
+    let session_id = turn(&client, "Please AGENT").await;
+    client.close().await.unwrap();
+    std::fs::remove_dir_all(&home).unwrap();
+
+    let store: Arc<dyn TranscriptStore> = Arc::new(SqliteTranscriptStore::open(&db).unwrap());
+    let sessions = StoreSessions::new(store);
+    let agents = sessions.subagents(&session_id, &work).await.unwrap();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    let messages = sessions
+        .subagent_messages(&session_id, &agents[0], &work, &MessagesOptions::default())
+        .await
+        .unwrap();
+    let text = serde_json::to_string(&messages).unwrap();
+    assert!(text.contains("List files SUB"), "{text}");
     server.shutdown().await;
 }
