@@ -32,6 +32,9 @@ use ccwire::sessions::stores::{
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 
+/// The layout's version (SQLite's `user_version`).
+const SCHEMA_VERSION: i64 = 1;
+
 /// The tables. `subpath` is `''` for a session's main transcript (a primary key cannot hold
 /// NULL); `seq` keeps the order of entries across appends.
 const SCHEMA: &str = "
@@ -89,7 +92,18 @@ impl SqliteTranscriptStore {
     }
 
     fn with_connection(connection: Connection) -> rusqlite::Result<Self> {
+        // A file written by a later layout is refused rather than misread.
+        let version: i64 = connection.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        if version > SCHEMA_VERSION {
+            return Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
+                Some(format!(
+                    "the database's layout is version {version}; this store reads up to {SCHEMA_VERSION}"
+                )),
+            ));
+        }
         connection.execute_batch(SCHEMA)?;
+        connection.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
         })
@@ -347,6 +361,19 @@ mod tests {
         drop(store);
         let reopened = SqliteTranscriptStore::open(&path).unwrap();
         assert_eq!(reopened.load(key).await.unwrap().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_database_of_a_later_layout_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        drop(SqliteTranscriptStore::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        let err = SqliteTranscriptStore::open(&path).unwrap_err();
+        assert!(err.to_string().contains("layout is version 2"), "{err}");
     }
 
     #[tokio::test]
