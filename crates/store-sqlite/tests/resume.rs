@@ -237,3 +237,54 @@ async fn a_subagents_transcript_is_mirrored_and_read_back_from_the_sqlite_store(
     assert!(text.contains("List files SUB"), "{text}");
     server.shutdown().await;
 }
+
+/// `continue` with a store: the store's newest session (not a subagent's) is restored and
+/// resumed by its id, on an empty HOME.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continue_picks_the_newest_session_of_the_sqlite_store() {
+    let root = tempfile::tempdir().unwrap();
+    let (home, work, tmp) = (
+        root.path().join("home"),
+        root.path().join("work"),
+        root.path().join("tmp"),
+    );
+    for dir in [&home, &work, &tmp] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let db = root.path().join("sessions.db");
+    let server = ModelServer::start(script()).await.unwrap();
+    let mut ids = Vec::new();
+    for prompt in ["The older one, OSTRICH", "The newer one, FLAMINGO"] {
+        let options = offline(&work, &home, &tmp, &server.url())
+            .transcript_store(Arc::new(SqliteTranscriptStore::open(&db).unwrap()))
+            .build()
+            .unwrap();
+        let client = ccwire::Client::connect(options).await.unwrap();
+        ids.push(turn(&client, prompt).await);
+        client.close().await.unwrap();
+    }
+    std::fs::remove_dir_all(&home).unwrap();
+    let empty = root.path().join("empty-home");
+    std::fs::create_dir_all(&empty).unwrap();
+    let options = offline(&work, &empty, &tmp, &server.url())
+        .continue_conversation(true)
+        .transcript_store(Arc::new(SqliteTranscriptStore::open(&db).unwrap()))
+        .build()
+        .unwrap();
+    let asked_before = server.message_requests().len();
+    let client = ccwire::Client::connect(options).await.unwrap();
+    let continued = turn(&client, "Which one was this?").await;
+    client.close().await.unwrap();
+    assert_eq!(continued, ids[1], "the newest session goes on");
+    let requests = server.message_requests();
+    let body = requests[asked_before..]
+        .iter()
+        .map(Value::to_string)
+        .find(|body| body.contains("Which one was this?"))
+        .expect("the continued turn's request");
+    assert!(
+        body.contains("FLAMINGO") && !body.contains("OSTRICH"),
+        "{body}"
+    );
+    server.shutdown().await;
+}

@@ -32,6 +32,7 @@ use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
 use crate::sessions::mirror::{self, MirrorEvent};
+use crate::sessions::restore;
 
 /// How long `close` waits for the transcript mirror's last batch.
 const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
@@ -722,13 +723,17 @@ async fn initialize(
     Ok(initialize)
 }
 
-/// With a transcript store and `resume`, writes the stored session into a temporary
-/// configuration directory for the CLI (see [`crate::sessions::restore`]). Only for a local
-/// CLI: through a launcher, the far side's disk is not ours to write.
+/// With a transcript store and `resume` (or `continue`: the store's newest session, then
+/// resumed by its id), writes the stored session into a temporary configuration directory for
+/// the CLI (see [`crate::sessions::restore`]). Only for a local CLI: through a launcher, the
+/// far side's disk is not ours to write.
 async fn restore_from_store(options: &mut Options) -> Result<Option<tempfile::TempDir>> {
-    let (Some(store), Some(session)) = (&options.transcript_store, &options.resume) else {
+    let Some(store) = options.transcript_store.clone() else {
         return Ok(None);
     };
+    if options.resume.is_none() && !options.continue_conversation {
+        return Ok(None);
+    }
     if !matches!(options.launcher, launch::Launcher::Local) {
         tracing::warn!(
             "a store-backed resume needs a local CLI: resuming from the CLI's own files"
@@ -741,14 +746,22 @@ async fn restore_from_store(options: &mut Options) -> Result<Option<tempfile::Te
     };
     let projects = options.cli_projects_dir();
     let config_dir = projects.parent().unwrap_or(&projects).to_owned();
-    let restored = crate::sessions::restore::restore(
-        store.as_ref(),
-        session,
-        &cwd,
-        &config_dir,
-        options.transcript_store_load_timeout,
-    )
-    .await
+    let timeout = options.transcript_store_load_timeout;
+    let restored = match options.resume.clone() {
+        Some(session) => {
+            restore::restore(store.as_ref(), &session, &cwd, &config_dir, timeout).await
+        }
+        None => restore::restore_newest(store.as_ref(), &cwd, &config_dir, timeout)
+            .await
+            .map(|found| {
+                found.map(|(session, dir)| {
+                    // `--continue` is resolved: the CLI resumes that session by its id.
+                    options.resume = Some(session);
+                    options.continue_conversation = false;
+                    dir
+                })
+            }),
+    }
     .map_err(std::io::Error::other)?;
     if let Some(dir) = &restored {
         options

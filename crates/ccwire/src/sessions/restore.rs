@@ -38,13 +38,69 @@ pub(crate) async fn restore(
     timeout: Duration,
 ) -> Result<Option<tempfile::TempDir>, StoreError> {
     let key = SessionKey::main(sanitize_path(&canonicalize(cwd)), session_id);
+    let Some(entries) = load_nonempty(store, &key, timeout).await? else {
+        return Ok(None);
+    };
+    write_restored(store, &key, entries, config_dir, timeout)
+        .await
+        .map(Some)
+}
+
+/// For `continue`: the project's newest session in the store that is not a subagent's
+/// (walked newest first by the store's times, as the SDKs do), restored as [`restore`] does;
+/// its id and directory. `Ok(None)` when the store has none (the CLI continues from its own
+/// files, or starts a new session). A store without `list_sessions` fails.
+pub(crate) async fn restore_newest(
+    store: &dyn TranscriptStore,
+    cwd: &Path,
+    config_dir: &Path,
+    timeout: Duration,
+) -> Result<Option<(String, tempfile::TempDir)>, StoreError> {
+    let project_key = sanitize_path(&canonicalize(cwd));
+    let mut sessions = with_timeout(store.list_sessions(project_key.clone()), timeout, || {
+        "listing the transcript store's sessions".to_owned()
+    })
+    .await?;
+    sessions.sort_by_key(|s| std::cmp::Reverse(s.mtime));
+    for session in sessions {
+        if !super::store::is_uuid(&session.session_id) {
+            continue;
+        }
+        let key = SessionKey::main(&project_key, &session.session_id);
+        let Some(entries) = load_nonempty(store, &key, timeout).await? else {
+            continue;
+        };
+        if entries[0]["isSidechain"] == Value::Bool(true) {
+            continue;
+        }
+        let dir = write_restored(store, &key, entries, config_dir, timeout).await?;
+        return Ok(Some((session.session_id, dir)));
+    }
+    Ok(None)
+}
+
+async fn load_nonempty(
+    store: &dyn TranscriptStore,
+    key: &SessionKey,
+    timeout: Duration,
+) -> Result<Option<Vec<Value>>, StoreError> {
+    let session_id = &key.session_id;
     let loaded = with_timeout(store.load(key.clone()), timeout, || {
         format!("loading session {session_id} from the transcript store")
     })
     .await?;
-    let Some(entries) = loaded.filter(|entries| !entries.is_empty()) else {
-        return Ok(None);
-    };
+    Ok(loaded.filter(|entries| !entries.is_empty()))
+}
+
+/// Writes a loaded session (and its subagents) into a new temporary configuration directory.
+async fn write_restored(
+    store: &dyn TranscriptStore,
+    key: &SessionKey,
+    entries: Vec<Value>,
+    config_dir: &Path,
+    timeout: Duration,
+) -> Result<tempfile::TempDir, StoreError> {
+    let session_id = key.session_id.as_str();
     let temp = tempfile::Builder::new()
         .prefix("ccwire-resume-")
         .tempdir()?;
@@ -59,14 +115,14 @@ pub(crate) async fn restore(
             write_private(&temp.path().join(name), &bytes)?;
         }
     }
-    restore_subkeys(store, &key, &project.join(session_id), timeout).await?;
+    restore_subkeys(store, key, &project.join(session_id), timeout).await?;
     tracing::debug!(
         session_id,
         entries = entries.len(),
         dir = %temp.path().display(),
         "restored a session from the transcript store"
     );
-    Ok(Some(temp))
+    Ok(temp)
 }
 
 /// Writes the session's subagent transcripts (and their `.meta.json`) under `session_dir`. A
