@@ -126,8 +126,15 @@ impl SqliteTranscriptStore {
     }
 }
 
-fn subpath(key: &SessionKey) -> String {
-    key.subpath.clone().unwrap_or_default()
+/// The `subpath` column of a key: `''` for the main transcript. An empty subpath would name
+/// the main transcript too, so it is refused.
+fn subpath(key: &SessionKey) -> rusqlite::Result<String> {
+    match key.subpath.as_deref() {
+        Some("") => Err(rusqlite::Error::InvalidParameterName(
+            "an empty subpath (the main transcript has none)".into(),
+        )),
+        other => Ok(other.unwrap_or_default().to_owned()),
+    }
 }
 
 /// A stored text that is not JSON (the file was changed by hand) is a clear error, not a
@@ -148,7 +155,7 @@ impl TranscriptStore for SqliteTranscriptStore {
             return Box::pin(async { Ok(()) });
         }
         self.blocking(move |connection| {
-            let sub = subpath(&key);
+            let sub = subpath(&key)?;
             // One transaction: the entries, the time and the summary change together.
             let tx = connection.transaction()?;
             let mtime = store_clock_millis();
@@ -210,7 +217,7 @@ impl TranscriptStore for SqliteTranscriptStore {
 
     fn load(&self, key: SessionKey) -> StoreFuture<Option<Vec<Value>>> {
         self.blocking(move |connection| {
-            let sub = subpath(&key);
+            let sub = subpath(&key)?;
             let known = connection
                 .query_row(
                     "SELECT 1 FROM transcripts WHERE project_key = ?1 AND session_id = ?2 AND subpath = ?3",
@@ -293,7 +300,8 @@ impl TranscriptStore for SqliteTranscriptStore {
                         )?;
                     }
                 }
-                Some(sub) => {
+                Some(_) => {
+                    let sub = subpath(&key)?;
                     for table in ["entries", "transcripts"] {
                         tx.execute(
                             &format!(
@@ -361,6 +369,18 @@ mod tests {
         drop(store);
         let reopened = SqliteTranscriptStore::open(&path).unwrap();
         assert_eq!(reopened.load(key).await.unwrap().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn an_empty_subpath_is_refused_rather_than_mixed_with_the_main_transcript() {
+        let store = SqliteTranscriptStore::in_memory().unwrap();
+        let key = SessionKey::main("p", "s");
+        let entry = || vec![serde_json::json!({"type": "user"})];
+        store.append(key.clone(), entry()).await.unwrap();
+        assert!(store.append(key.sub(""), entry()).await.is_err());
+        assert!(store.load(key.sub("")).await.is_err());
+        assert!(store.delete(key.sub("")).await.is_err());
+        assert_eq!(store.load(key).await.unwrap().unwrap().len(), 1);
     }
 
     #[test]
