@@ -41,8 +41,11 @@ mod reader;
 pub(crate) mod restore;
 mod skipped;
 mod store;
+pub mod store_conformance;
+pub mod stores;
 #[cfg(test)]
 mod tests;
+mod via_store;
 
 use std::path::{Path, PathBuf};
 
@@ -55,8 +58,10 @@ pub use lines::DEFAULT_MAX_LINE_BYTES;
 pub use mutate::Forked;
 pub use reader::MessageReader;
 use reader::View;
+pub use restore::LOAD_TIMEOUT;
 pub use skipped::Skipped;
 pub use store::{sanitize_path, SavedSessions};
+pub use via_store::{project_key_for_directory, ImportOptions, StoreSessions};
 
 /// A session's summary (`SDKSessionInfo` of the official SDKs; the same JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

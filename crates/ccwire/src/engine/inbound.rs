@@ -122,6 +122,8 @@ impl<T> Batch<T> {
 /// for an answer). Dropping it lets the reader go on, discarding the data plane.
 pub struct Inbound<T> {
     rx: mpsc::UnboundedReceiver<Batch<T>>,
+    /// Items the host itself adds to the stream (see [`Inbound::with_side_channel`]).
+    side: Option<mpsc::UnboundedReceiver<T>>,
     current: Option<Batch<T>>,
     decode: fn(&str) -> std::result::Result<T, DecodeError>,
     shared: Arc<ConnectionState>,
@@ -162,10 +164,19 @@ impl<T> Inbound<T> {
     ) -> Self {
         Self {
             rx,
+            side: None,
             current: None,
             decode,
             shared,
         }
+    }
+
+    /// Adds to the stream what the host itself reports (e.g. a transcript store's failure):
+    /// each item comes between two reads of the peer, and once the peer's output has ended,
+    /// the stream ends only when every sender of `side` is gone.
+    pub(crate) fn with_side_channel(mut self, side: mpsc::UnboundedReceiver<T>) -> Self {
+        self.side = Some(side);
+        self
     }
 
     /// The next item, or `None` at the end.
@@ -193,9 +204,18 @@ impl<T> Inbound<T> {
                     }
                 }
             }
+            if let Some(Poll::Ready(Some(item))) = self.side.as_mut().map(|s| s.poll_recv(cx)) {
+                return Poll::Ready(Some(Ok(item)));
+            }
             match self.rx.poll_recv(cx) {
                 Poll::Ready(Some(batch)) => self.current = Some(batch),
-                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Ready(None) => {
+                    return match self.side.as_mut().map(|s| s.poll_recv(cx)) {
+                        Some(Poll::Ready(Some(item))) => Poll::Ready(Some(Ok(item))),
+                        Some(Poll::Pending) => Poll::Pending,
+                        Some(Poll::Ready(None)) | None => Poll::Ready(None),
+                    }
+                }
                 Poll::Pending => return Poll::Pending,
             }
         }

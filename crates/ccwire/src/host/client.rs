@@ -32,6 +32,7 @@ use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
 use crate::sessions::mirror::{self, MirrorEvent};
+use crate::sessions::restore;
 
 /// How long `close` waits for the transcript mirror's last batch.
 const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
@@ -111,7 +112,7 @@ impl Client {
         } = launch::start(options.launch_plan()).await?;
         // Runs only once the CLI's stdout has ended (an async block waits until polled).
         let output_ended = process.output_ended(options.shutdown);
-        let (mirror, mirror_task) = Mirror::start(&options);
+        let (mirror, mirror_task, mirror_failures) = Mirror::start(&options);
         let progress = Arc::new(watch::channel(Progress::default()).0);
         let seen = progress.subscribe();
         let mut config = options.engine_config();
@@ -125,6 +126,10 @@ impl Client {
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
             Some(watcher(&options, Arc::clone(&progress), mirror)),
         );
+        let inbound = match mirror_failures {
+            Some(failures) => inbound.with_side_channel(failures),
+            None => inbound,
+        };
         let mut initialize_request = options.initialize_request(hooks, servers.names);
         if let (true, Some(router)) = (options.sdk_mcp_manifests, &servers.router) {
             let manifests = router.manifests(MANIFEST_WAIT).await;
@@ -591,26 +596,58 @@ impl InProcessServers {
 }
 
 /// The transcript mirror: a task that batches the CLI's `transcript_mirror` frames into the
-/// options' store; it ends (after a last flush) when the reader drops its sender.
+/// options' store; it ends (after a last flush) when the reader drops its sender. A batch it
+/// has to drop comes into the session's stream as a `system/mirror_error` message.
 struct Mirror;
 
+type MirrorStarted = (
+    Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
+    Option<tokio::task::JoinHandle<()>>,
+    Option<tokio::sync::mpsc::UnboundedReceiver<Message>>,
+);
+
 impl Mirror {
-    fn start(
-        options: &Options,
-    ) -> (
-        Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
-        Option<tokio::task::JoinHandle<()>>,
-    ) {
-        match &options.transcript_store {
-            Some(store) => {
-                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-                let projects = options.cli_projects_dir();
-                let task = tokio::spawn(mirror::run(Arc::clone(store), projects, rx));
-                (Some(tx), Some(task))
-            }
-            None => (None, None),
-        }
+    fn start(options: &Options) -> MirrorStarted {
+        let Some(store) = &options.transcript_store else {
+            return (None, None, None);
+        };
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (failures_tx, failures_rx) = tokio::sync::mpsc::unbounded_channel();
+        let projects = options.cli_projects_dir();
+        let config = mirror::MirrorConfig {
+            flush: options.transcript_store_flush,
+            ..mirror::MirrorConfig::default()
+        };
+        let on_failure: mirror::OnFailure = Box::new(move |failure| {
+            let _ = failures_tx.send(mirror_error(failure));
+        });
+        let task = tokio::spawn(mirror::run(
+            Arc::clone(store),
+            projects,
+            rx,
+            config,
+            on_failure,
+        ));
+        (Some(tx), Some(task), Some(failures_rx))
     }
+}
+
+/// The `system/mirror_error` message the official SDKs deliver for a dropped batch.
+fn mirror_error(failure: mirror::MirrorFailure) -> Message {
+    use ccwire_protocol::system::{MirrorError, MirrorKey, SystemMessage};
+    let key = failure.key;
+    Message::System(Box::new(SystemMessage::MirrorError(MirrorError {
+        error: failure.error,
+        session_id: key.session_id.clone(),
+        key: MirrorKey {
+            project_key: key.project_key,
+            session_id: key.session_id,
+            subpath: key.subpath,
+            extra: Default::default(),
+        },
+        uuid: uuid::Uuid::new_v4().to_string(),
+        extra: Default::default(),
+    })))
 }
 
 /// What the reader watches in the CLI's output before the user reads it: whether the CLI
@@ -686,13 +723,17 @@ async fn initialize(
     Ok(initialize)
 }
 
-/// With a transcript store and `resume`, writes the stored session into a temporary
-/// configuration directory for the CLI (see [`crate::sessions::restore`]). Only for a local
-/// CLI: through a launcher, the far side's disk is not ours to write.
+/// With a transcript store and `resume` (or `continue`: the store's newest session, then
+/// resumed by its id), writes the stored session into a temporary configuration directory for
+/// the CLI (see [`crate::sessions::restore`]). Only for a local CLI: through a launcher, the
+/// far side's disk is not ours to write.
 async fn restore_from_store(options: &mut Options) -> Result<Option<tempfile::TempDir>> {
-    let (Some(store), Some(session)) = (&options.transcript_store, &options.resume) else {
+    let Some(store) = options.transcript_store.clone() else {
         return Ok(None);
     };
+    if options.resume.is_none() && !options.continue_conversation {
+        return Ok(None);
+    }
     if !matches!(options.launcher, launch::Launcher::Local) {
         tracing::warn!(
             "a store-backed resume needs a local CLI: resuming from the CLI's own files"
@@ -705,8 +746,23 @@ async fn restore_from_store(options: &mut Options) -> Result<Option<tempfile::Te
     };
     let projects = options.cli_projects_dir();
     let config_dir = projects.parent().unwrap_or(&projects).to_owned();
-    let restored =
-        crate::sessions::restore::restore(store.as_ref(), session, &cwd, &config_dir).await?;
+    let timeout = options.transcript_store_load_timeout;
+    let restored = match options.resume.clone() {
+        Some(session) => {
+            restore::restore(store.as_ref(), &session, &cwd, &config_dir, timeout).await
+        }
+        None => restore::restore_newest(store.as_ref(), &cwd, &config_dir, timeout)
+            .await
+            .map(|found| {
+                found.map(|(session, dir)| {
+                    // `--continue` is resolved: the CLI resumes that session by its id.
+                    options.resume = Some(session);
+                    options.continue_conversation = false;
+                    dir
+                })
+            }),
+    }
+    .map_err(std::io::Error::other)?;
     if let Some(dir) = &restored {
         options
             .env

@@ -145,6 +145,10 @@ pub struct Options {
     pub(crate) minimum_cli_version: Option<String>,
     /// Mirrors the transcript into this store (`--session-mirror`).
     pub(crate) transcript_store: Option<Arc<dyn crate::sessions::mirror::TranscriptStore>>,
+    /// When the mirror appends (TS `sessionStoreFlush`).
+    pub(crate) transcript_store_flush: crate::sessions::mirror::StoreFlush,
+    /// How long each store call of a store-backed resume may take (TS `loadTimeoutMs`).
+    pub(crate) transcript_store_load_timeout: std::time::Duration,
 
     // --- MCP -------------------------------------------------------------------------------
     /// MCP servers by name: configs for the CLI to run and servers in this process.
@@ -304,6 +308,8 @@ impl Default for Options {
             hooks: Vec::new(),
             supported_dialog_kinds: Vec::new(),
             transcript_store: None,
+            transcript_store_flush: crate::sessions::mirror::StoreFlush::Batched,
+            transcript_store_load_timeout: crate::sessions::restore::LOAD_TIMEOUT,
             minimum_cli_version: std::env::var_os(SKIP_VERSION_CHECK_ENV)
                 .filter(|v| !v.is_empty())
                 .is_none()
@@ -495,6 +501,11 @@ impl fmt::Debug for Options {
             .field(
                 "transcript_store",
                 &self.transcript_store.as_ref().map(|_| "<store>"),
+            )
+            .field("transcript_store_flush", &self.transcript_store_flush)
+            .field(
+                "transcript_store_load_timeout",
+                &self.transcript_store_load_timeout,
             )
             .field("mcp_servers", &self.mcp_servers)
             .field("mcp_config_files", &self.mcp_config_files)

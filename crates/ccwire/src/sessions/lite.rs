@@ -162,35 +162,67 @@ pub(crate) fn first_prompt(head: &str) -> Option<String> {
         let Ok(entry) = serde_json::from_str::<Value>(line) else {
             continue;
         };
-        if entry["type"] != "user" {
-            continue;
+        let found = prompt_in_entry(&entry);
+        if let Some(prompt) = found.prompt {
+            return Some(prompt);
         }
-        let texts: Vec<&str> = match &entry["message"]["content"] {
-            Value::String(text) => vec![text.as_str()],
-            Value::Array(blocks) => blocks
-                .iter()
-                .filter(|b| b["type"] == "text")
-                .filter_map(|b| b["text"].as_str())
-                .collect(),
-            _ => continue,
-        };
-        for raw in texts {
-            let text = raw.replace('\n', " ");
-            let text = text.trim();
-            if text.is_empty() {
-                continue;
-            }
-            if let Some(name) = command_name(text) {
-                command_fallback.get_or_insert(name);
-                continue;
-            }
-            if is_generated_prompt(text) {
-                continue;
-            }
-            return Some(cut(text));
+        if command_fallback.is_none() {
+            command_fallback = found.command;
         }
     }
     command_fallback
+}
+
+/// What one transcript entry offers as the session's first prompt.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct PromptFound {
+    /// The user's own words (folded, cut), if the entry has them.
+    pub(crate) prompt: Option<String>,
+    /// The first slash command's name in it, before any prompt.
+    pub(crate) command: Option<String>,
+}
+
+/// The first prompt of one entry, by the rules of [`first_prompt`]: nothing for an entry
+/// that is not the user's, a meta or compaction entry, or one carrying tool results.
+pub(crate) fn prompt_in_entry(entry: &Value) -> PromptFound {
+    let mut found = PromptFound::default();
+    if entry["type"] != "user"
+        || entry["isMeta"] == Value::Bool(true)
+        || entry["isCompactSummary"] == Value::Bool(true)
+    {
+        return found;
+    }
+    let texts: Vec<&str> = match &entry["message"]["content"] {
+        Value::String(text) => vec![text.as_str()],
+        Value::Array(blocks) => {
+            if blocks.iter().any(|b| b["type"] == "tool_result") {
+                return found;
+            }
+            blocks
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .filter_map(|b| b["text"].as_str())
+                .collect()
+        }
+        _ => return found,
+    };
+    for raw in texts {
+        let text = raw.replace('\n', " ");
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if let Some(name) = command_name(text) {
+            found.command.get_or_insert(name);
+            continue;
+        }
+        if is_generated_prompt(text) {
+            continue;
+        }
+        found.prompt = Some(cut(text));
+        return found;
+    }
+    found
 }
 
 fn command_name(text: &str) -> Option<String> {

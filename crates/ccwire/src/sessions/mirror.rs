@@ -4,222 +4,63 @@
 //! a `transcript_mirror` frame too; the host batches them and appends them to the store, per
 //! turn (at each result) or sooner when 500 entries or 1 MiB are waiting, and once more when
 //! the session ends. A store that fails never fails the session (the CLI's own file is
-//! durable): the batch is retried twice, then dropped with a warning.
+//! durable): the batch is retried twice (a timed-out append is not retried), then dropped with
+//! a warning and a `system/mirror_error` message in the session's stream ([`MirrorFailure`]).
+//! With [`StoreFlush::Eager`] each frame is appended as it arrives.
 
 use std::collections::HashMap;
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Duration;
 
-use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::config_dir::{ConfigDir, PROJECTS};
-use super::SessionError;
+pub use super::stores::{
+    DirectoryTranscriptStore, InMemoryTranscriptStore, SessionKey, StoreError, TranscriptStore,
+};
 
-/// Where one transcript goes in a store: the project directory's name, the session, and for a
-/// subagent's transcript its path under the session (`subagents/agent-<id>`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SessionKey {
-    /// The project's directory name under `projects/` (the sanitized working directory).
-    pub project_key: String,
-    /// The session id.
-    pub session_id: String,
-    /// A subagent transcript's path under the session directory, without `.jsonl`.
-    pub subpath: Option<String>,
+/// When the mirror writes what it has to the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum StoreFlush {
+    /// At the end of each turn, or sooner when 500 entries or 1 MiB are waiting.
+    #[default]
+    Batched,
+    /// As soon as each `transcript_mirror` frame arrives (more appends, less to lose).
+    Eager,
 }
 
-impl SessionKey {
-    /// The key of a transcript file the CLI names in a `transcript_mirror` frame:
-    /// `<projects>/<project>/<session>.jsonl` or
-    /// `<projects>/<project>/<session>/subagents/agent-<id>.jsonl`. `None` outside `projects`.
-    pub fn for_path(file_path: &Path, projects_dir: &Path) -> Option<SessionKey> {
-        let relative = file_path.strip_prefix(projects_dir).ok()?;
-        let parts: Vec<String> = relative
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        if parts.iter().any(|p| p == "..") {
-            return None;
-        }
-        match parts.as_slice() {
-            [project, file] => Some(SessionKey {
-                project_key: project.clone(),
-                session_id: file.strip_suffix(".jsonl")?.to_owned(),
-                subpath: None,
-            }),
-            [project, session, rest @ ..] if rest.len() >= 2 => {
-                let mut sub: Vec<String> = rest.to_vec();
-                let last = sub.pop()?;
-                sub.push(last.strip_suffix(".jsonl").unwrap_or(&last).to_owned());
-                Some(SessionKey {
-                    project_key: project.clone(),
-                    session_id: session.clone(),
-                    subpath: Some(sub.join("/")),
-                })
-            }
-            _ => None,
-        }
-    }
+/// How long one append may take before the batch is given up (not retried: the append may
+/// still land, and a retry could write it twice).
+pub const APPEND_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A batch the mirror could not write: it is dropped, and the host is told (as a
+/// `system/mirror_error` message in the session's stream).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorFailure {
+    /// The transcript the batch was for.
+    pub key: SessionKey,
+    /// The store's last error.
+    pub error: String,
+    /// How many entries were dropped.
+    pub entries: usize,
 }
 
-/// A store for transcripts: what the host's mirror appends to. Entries are opaque JSON objects,
-/// appended in order; a retried batch may repeat entries (deduplicate by `uuid` if it
-/// matters).
-pub trait TranscriptStore: Send + Sync + 'static {
-    /// Appends entries to one transcript.
-    fn append(
-        &self,
-        key: SessionKey,
-        entries: Vec<Value>,
-    ) -> BoxFuture<'static, Result<(), String>>;
-
-    /// Every entry of one transcript, in order; `None` when the store has none.
-    fn load(&self, key: SessionKey) -> BoxFuture<'static, Result<Option<Vec<Value>>, String>>;
-}
-
-/// A store in memory, for tests and short-lived hosts.
-#[derive(Debug, Clone, Default)]
-pub struct InMemoryTranscriptStore {
-    transcripts: Arc<Mutex<HashMap<SessionKey, Vec<Value>>>>,
-}
-
-impl InMemoryTranscriptStore {
-    /// An empty store.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The keys stored, sorted.
-    pub fn keys(&self) -> Vec<SessionKey> {
-        let mut keys: Vec<SessionKey> = self.locked().keys().cloned().collect();
-        keys.sort();
-        keys
-    }
-
-    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<SessionKey, Vec<Value>>> {
-        self.transcripts
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
-impl TranscriptStore for InMemoryTranscriptStore {
-    fn append(
-        &self,
-        key: SessionKey,
-        entries: Vec<Value>,
-    ) -> BoxFuture<'static, Result<(), String>> {
-        self.locked().entry(key).or_default().extend(entries);
-        Box::pin(async { Ok(()) })
-    }
-
-    fn load(&self, key: SessionKey) -> BoxFuture<'static, Result<Option<Vec<Value>>, String>> {
-        let entries = self.locked().get(&key).cloned();
-        Box::pin(async move { Ok(entries) })
-    }
-}
-
-/// A store in a directory laid out like the CLI's config directory
-/// (`<dir>/projects/<project>/<session>.jsonl`), so that
-/// [`SavedSessions::at(dir)`](super::SavedSessions::at) and the official SDKs (with
-/// `CLAUDE_CONFIG_DIR=<dir>`) read the mirrored sessions like local ones. Appends are one
-/// `O_APPEND` write per batch; files are created `0600`.
+/// How the mirror runs.
 #[derive(Debug, Clone)]
-pub struct DirectoryTranscriptStore {
-    dir: PathBuf,
+pub(crate) struct MirrorConfig {
+    pub(crate) flush: StoreFlush,
+    pub(crate) append_timeout: Duration,
 }
 
-impl DirectoryTranscriptStore {
-    /// A store under `dir` (created as needed).
-    pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into() }
-    }
-
-    /// The file of `key`, relative to the store's directory.
-    fn path(key: &SessionKey) -> Option<PathBuf> {
-        let safe = |part: &str| {
-            !part.is_empty() && !part.contains(['/', '\\']) && part != ".." && part != "."
-        };
-        if !safe(&key.project_key) || !safe(&key.session_id) {
-            return None;
-        }
-        let project = Path::new(PROJECTS).join(&key.project_key);
-        match &key.subpath {
-            None => Some(project.join(format!("{}.jsonl", key.session_id))),
-            Some(sub) => {
-                if !sub.split('/').all(safe) {
-                    return None;
-                }
-                Some(project.join(&key.session_id).join(format!("{sub}.jsonl")))
-            }
+impl Default for MirrorConfig {
+    fn default() -> Self {
+        Self {
+            flush: StoreFlush::Batched,
+            append_timeout: APPEND_TIMEOUT,
         }
     }
-}
-
-impl TranscriptStore for DirectoryTranscriptStore {
-    fn append(
-        &self,
-        key: SessionKey,
-        entries: Vec<Value>,
-    ) -> BoxFuture<'static, Result<(), String>> {
-        let path = Self::path(&key);
-        let dir = self.dir.clone();
-        Box::pin(async move {
-            let path = path.ok_or_else(|| format!("{key:?} does not name a file"))?;
-            let text: String = entries.iter().map(|e| format!("{e}\n")).collect();
-            tokio::task::spawn_blocking(move || append_private(&dir, &path, &text))
-                .await
-                .map_err(|e| e.to_string())?
-                .map_err(|e| e.to_string())
-        })
-    }
-
-    fn load(&self, key: SessionKey) -> BoxFuture<'static, Result<Option<Vec<Value>>, String>> {
-        let path = Self::path(&key);
-        let dir = self.dir.clone();
-        Box::pin(async move {
-            let Some(path) = path else { return Ok(None) };
-            tokio::task::spawn_blocking(move || load_lines(&dir, &path))
-                .await
-                .map_err(|e| e.to_string())?
-        })
-    }
-}
-
-/// Appends to `<dir>/<path>`, opened beneath `dir` (a link never leads out of it).
-fn append_private(dir: &Path, path: &Path, text: &str) -> Result<(), SessionError> {
-    std::fs::create_dir_all(dir)?;
-    let root = ConfigDir::open(dir)?;
-    if let Some(parent) = path.parent() {
-        root.create_dirs(parent)?;
-    }
-    root.append_or_create(path, text.as_bytes())
-}
-
-/// The entries of `<dir>/<path>` (a line that is not JSON is left out, the rest kept).
-fn load_lines(dir: &Path, path: &Path) -> Result<Option<Vec<Value>>, String> {
-    let root = match ConfigDir::open(dir) {
-        Ok(root) => root,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err.to_string()),
-    };
-    let file = match root.open_read(path) {
-        Ok(file) => file,
-        Err(SessionError::Io(err)) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(None)
-        }
-        Err(err) => return Err(err.to_string()),
-    };
-    let mut entries = Vec::new();
-    for line in std::io::BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| e.to_string())?;
-        if let Ok(entry) = serde_json::from_slice(&line) {
-            entries.push(entry);
-        }
-    }
-    Ok(Some(entries))
 }
 
 /// Batching thresholds, as the official SDKs.
@@ -239,12 +80,25 @@ pub(crate) enum MirrorEvent {
 }
 
 /// Runs the mirror: batches what arrives and appends it to `store`, until the channel closes
-/// (the session's output ended), then flushes what is left.
+/// (the session's output ended), then flushes what is left. A batch that cannot be written is
+/// reported to `on_failure` and dropped.
 pub(crate) async fn run(
     store: Arc<dyn TranscriptStore>,
     projects_dir: PathBuf,
     mut events: mpsc::UnboundedReceiver<MirrorEvent>,
+    config: MirrorConfig,
+    on_failure: OnFailure,
 ) {
+    let (max_entries, max_bytes) = match config.flush {
+        StoreFlush::Batched => (MAX_PENDING_ENTRIES, MAX_PENDING_BYTES),
+        StoreFlush::Eager => (0, 0),
+    };
+    let writer = Writer {
+        store,
+        projects_dir,
+        append_timeout: config.append_timeout,
+        on_failure,
+    };
     let mut pending: Vec<(String, Vec<Value>)> = Vec::new();
     let (mut count, mut bytes) = (0usize, 0usize);
     while let Some(event) = events.recv().await {
@@ -253,162 +107,239 @@ pub(crate) async fn run(
                 count += entries.len();
                 bytes += entries.iter().map(|e| e.to_string().len()).sum::<usize>();
                 pending.push((file_path, entries));
-                if count > MAX_PENDING_ENTRIES || bytes > MAX_PENDING_BYTES {
-                    flush(&store, &projects_dir, std::mem::take(&mut pending)).await;
+                if count > max_entries || bytes > max_bytes {
+                    writer.flush(std::mem::take(&mut pending)).await;
                     (count, bytes) = (0, 0);
                 }
             }
             MirrorEvent::Flush => {
-                flush(&store, &projects_dir, std::mem::take(&mut pending)).await;
+                writer.flush(std::mem::take(&mut pending)).await;
                 (count, bytes) = (0, 0);
             }
         }
     }
-    flush(&store, &projects_dir, pending).await;
+    writer.flush(pending).await;
 }
 
-async fn flush(
-    store: &Arc<dyn TranscriptStore>,
-    projects_dir: &Path,
-    batch: Vec<(String, Vec<Value>)>,
-) {
-    // One append per transcript, in the order the transcripts first appeared.
-    let mut order: Vec<String> = Vec::new();
-    let mut by_path: HashMap<String, Vec<Value>> = HashMap::new();
-    for (path, entries) in batch {
-        if !by_path.contains_key(&path) {
-            order.push(path.clone());
+struct Writer {
+    store: Arc<dyn TranscriptStore>,
+    projects_dir: PathBuf,
+    append_timeout: Duration,
+    on_failure: OnFailure,
+}
+
+/// What the mirror does with a batch it had to drop (besides a warning).
+pub(crate) type OnFailure = Box<dyn Fn(MirrorFailure) + Send + Sync>;
+
+impl Writer {
+    async fn flush(&self, batch: Vec<(String, Vec<Value>)>) {
+        // One append per transcript, in the order the transcripts first appeared.
+        let mut order: Vec<String> = Vec::new();
+        let mut by_path: HashMap<String, Vec<Value>> = HashMap::new();
+        for (path, entries) in batch {
+            if !by_path.contains_key(&path) {
+                order.push(path.clone());
+            }
+            by_path.entry(path).or_default().extend(entries);
         }
-        by_path.entry(path).or_default().extend(entries);
+        for path in order {
+            let entries = by_path.remove(&path).unwrap_or_default();
+            if entries.is_empty() {
+                continue;
+            }
+            let Some(key) = SessionKey::for_path(Path::new(&path), &self.projects_dir) else {
+                tracing::warn!(
+                    path,
+                    "transcript_mirror for a file outside the projects directory: not mirrored"
+                );
+                continue;
+            };
+            if let Err(error) = self.append(&key, &entries).await {
+                tracing::warn!(
+                    ?key,
+                    %error,
+                    entries = entries.len(),
+                    "the transcript store failed: entries dropped"
+                );
+                (self.on_failure)(MirrorFailure {
+                    key,
+                    error: error.to_string(),
+                    entries: entries.len(),
+                });
+            }
+        }
     }
-    for path in order {
-        let entries = by_path.remove(&path).unwrap_or_default();
-        let Some(key) = SessionKey::for_path(Path::new(&path), projects_dir) else {
-            tracing::warn!(
-                path,
-                "transcript_mirror for a file outside the projects directory: not mirrored"
-            );
-            continue;
-        };
-        let mut last_error = String::new();
-        let mut stored = false;
+
+    /// Appends with retries (200 ms, then 800 ms apart, as the SDKs); a timeout is final.
+    async fn append(&self, key: &SessionKey, entries: &[Value]) -> Result<(), StoreError> {
+        let mut last_error = StoreError::Backend(String::new());
         for attempt in 0..ATTEMPTS {
-            match store.append(key.clone(), entries.clone()).await {
-                Ok(()) => {
-                    stored = true;
-                    break;
-                }
+            if attempt > 0 {
+                tokio::time::sleep(BACKOFF[attempt - 1]).await;
+            }
+            let call = self.store.append(key.clone(), entries.to_vec());
+            match super::stores::with_timeout(call, self.append_timeout, || {
+                format!("appending to the transcript store ({key:?})")
+            })
+            .await
+            {
+                Ok(()) => return Ok(()),
+                Err(err @ StoreError::TimedOut { .. }) => return Err(err),
                 Err(err) => last_error = err,
             }
-            tokio::time::sleep(std::time::Duration::from_millis(200 * (attempt as u64 + 1))).await;
         }
-        if !stored {
-            tracing::warn!(
-                ?key,
-                error = last_error,
-                entries = entries.len(),
-                "the transcript store failed: entries dropped"
-            );
-        }
+        Err(last_error)
     }
 }
+
+const BACKOFF: [Duration; ATTEMPTS - 1] = [Duration::from_millis(200), Duration::from_millis(800)];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sessions::stores::StoreFuture;
 
-    #[test]
-    fn keys_of_transcript_paths() {
-        let projects = Path::new("/h/.claude/projects");
-        let key = |p: &str| SessionKey::for_path(Path::new(p), projects);
-        assert_eq!(
-            key("/h/.claude/projects/-w/abc.jsonl"),
-            Some(SessionKey {
-                project_key: "-w".into(),
-                session_id: "abc".into(),
-                subpath: None
-            })
-        );
-        assert_eq!(
-            key("/h/.claude/projects/-w/abc/subagents/agent-1.jsonl"),
-            Some(SessionKey {
-                project_key: "-w".into(),
-                session_id: "abc".into(),
-                subpath: Some("subagents/agent-1".into())
-            })
-        );
-        assert_eq!(key("/elsewhere/x.jsonl"), None);
-        assert_eq!(key("/h/.claude/projects/-w"), None);
+    fn entries(n: usize) -> Vec<Value> {
+        (0..n)
+            .map(|i| serde_json::json!({"type": "user", "n": i}))
+            .collect()
+    }
+
+    fn frame(path: &str, n: usize) -> MirrorEvent {
+        MirrorEvent::Entries {
+            file_path: path.into(),
+            entries: entries(n),
+        }
     }
 
     #[tokio::test]
     async fn batches_reach_the_store_grouped_by_transcript() {
         let store = InMemoryTranscriptStore::new();
         let (tx, rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(run(Arc::new(store.clone()), "/p".into(), rx));
-        let entries = |n: usize| {
-            (0..n)
-                .map(|i| serde_json::json!({"type": "user", "n": i}))
-                .collect::<Vec<_>>()
-        };
-        tx.send(MirrorEvent::Entries {
-            file_path: "/p/k/s.jsonl".into(),
-            entries: entries(2),
-        })
-        .unwrap();
-        tx.send(MirrorEvent::Entries {
-            file_path: "/p/k/s/subagents/agent-a.jsonl".into(),
-            entries: entries(1),
-        })
-        .unwrap();
-        tx.send(MirrorEvent::Entries {
-            file_path: "/p/k/s.jsonl".into(),
-            entries: entries(1),
-        })
-        .unwrap();
+        let task = tokio::spawn(run(
+            Arc::new(store.clone()),
+            "/p".into(),
+            rx,
+            MirrorConfig::default(),
+            Box::new(|_| {}),
+        ));
+        tx.send(frame("/p/k/s.jsonl", 2)).unwrap();
+        tx.send(frame("/p/k/s/subagents/agent-a.jsonl", 1)).unwrap();
+        tx.send(frame("/p/k/s.jsonl", 1)).unwrap();
         tx.send(MirrorEvent::Flush).unwrap();
         // More than 500 waiting entries flush without a result.
-        tx.send(MirrorEvent::Entries {
-            file_path: "/p/k/t.jsonl".into(),
-            entries: entries(501),
-        })
-        .unwrap();
+        tx.send(frame("/p/k/t.jsonl", 501)).unwrap();
         drop(tx);
         task.await.unwrap();
-        let main = SessionKey {
-            project_key: "k".into(),
-            session_id: "s".into(),
-            subpath: None,
-        };
+        let main = SessionKey::main("k", "s");
         assert_eq!(store.load(main).await.unwrap().unwrap().len(), 3);
         assert_eq!(store.keys().len(), 3);
     }
 
     #[tokio::test]
-    async fn a_directory_store_refuses_keys_that_escape_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = DirectoryTranscriptStore::new(dir.path());
-        let bad = SessionKey {
-            project_key: "..".into(),
-            session_id: "x".into(),
-            subpath: None,
+    async fn eager_flushing_writes_each_frame_before_the_turn_ends() {
+        let store = InMemoryTranscriptStore::new();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let config = MirrorConfig {
+            flush: StoreFlush::Eager,
+            ..MirrorConfig::default()
         };
-        assert!(store.append(bad, vec![]).await.is_err());
-        let sneaky = SessionKey {
-            project_key: "p".into(),
-            session_id: "s".into(),
-            subpath: Some("../../x".into()),
+        let task = tokio::spawn(run(
+            Arc::new(store.clone()),
+            "/p".into(),
+            rx,
+            config,
+            Box::new(|_| {}),
+        ));
+        tx.send(frame("/p/k/s.jsonl", 1)).unwrap();
+        let key = SessionKey::main("k", "s");
+        // No result yet: the entry is in the store all the same (bounded wait).
+        let mut stored = None;
+        for _ in 0..500 {
+            stored = store.load(key.clone()).await.unwrap();
+            if stored.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(stored.map(|e| e.len()), Some(1));
+        drop(tx);
+        task.await.unwrap();
+    }
+
+    /// A store whose appends fail (or never finish).
+    struct Broken {
+        hang: bool,
+        calls: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl TranscriptStore for Broken {
+        fn append(&self, _key: SessionKey, _entries: Vec<Value>) -> StoreFuture<()> {
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let hang = self.hang;
+            Box::pin(async move {
+                if hang {
+                    std::future::pending::<()>().await;
+                }
+                Err(StoreError::Backend("disk on fire".into()))
+            })
+        }
+        fn load(&self, _key: SessionKey) -> StoreFuture<Option<Vec<Value>>> {
+            Box::pin(async { Ok(None) })
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_batch_that_cannot_be_written_is_reported_after_three_attempts() {
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let store = Broken {
+            hang: false,
+            calls: Arc::clone(&calls),
         };
-        assert!(store.append(sneaky, vec![]).await.is_err());
-        let good = SessionKey {
-            project_key: "p".into(),
-            session_id: "s".into(),
-            subpath: None,
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (failures_tx, mut failures) = mpsc::unbounded_channel();
+        let task = tokio::spawn(run(
+            Arc::new(store),
+            "/p".into(),
+            rx,
+            MirrorConfig::default(),
+            Box::new(move |failure| {
+                let _ = failures_tx.send(failure);
+            }),
+        ));
+        tx.send(frame("/p/k/s.jsonl", 2)).unwrap();
+        drop(tx);
+        task.await.unwrap();
+        let failure = failures.recv().await.unwrap();
+        assert_eq!(failure.key, SessionKey::main("k", "s"));
+        assert_eq!(failure.error, "disk on fire");
+        assert_eq!(failure.entries, 2);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_append_that_hangs_is_given_up_once_without_a_retry() {
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let store = Broken {
+            hang: true,
+            calls: Arc::clone(&calls),
         };
-        store
-            .append(good.clone(), vec![serde_json::json!({"type": "user"})])
-            .await
-            .unwrap();
-        assert_eq!(store.load(good).await.unwrap().unwrap().len(), 1);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (failures_tx, mut failures) = mpsc::unbounded_channel();
+        let task = tokio::spawn(run(
+            Arc::new(store),
+            "/p".into(),
+            rx,
+            MirrorConfig::default(),
+            Box::new(move |failure| {
+                let _ = failures_tx.send(failure);
+            }),
+        ));
+        tx.send(frame("/p/k/s.jsonl", 1)).unwrap();
+        drop(tx);
+        task.await.unwrap();
+        let failure = failures.recv().await.unwrap();
+        assert!(failure.error.contains("timed out"), "{}", failure.error);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 }

@@ -4,6 +4,7 @@ mod differential;
 mod oracle;
 mod oracle_fork;
 mod scale;
+mod via_store;
 
 use std::path::Path;
 

@@ -37,6 +37,7 @@ mod redact;
 mod scenarios;
 mod sessions;
 mod settings;
+mod stores;
 mod tools;
 mod witness;
 mod world;

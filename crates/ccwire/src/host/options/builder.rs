@@ -302,6 +302,20 @@ impl OptionsBuilder {
         self
     }
 
+    /// When the transcript mirror appends to the store (TS `sessionStoreFlush`): per turn
+    /// (the default) or as each frame arrives ([`StoreFlush::Eager`](crate::sessions::mirror::StoreFlush)).
+    pub fn transcript_store_flush(mut self, flush: crate::sessions::mirror::StoreFlush) -> Self {
+        self.options.transcript_store_flush = flush;
+        self
+    }
+
+    /// How long each store call of a store-backed resume may take (TS `loadTimeoutMs`,
+    /// default 60 s): a store that hangs fails `connect` with a timeout error.
+    pub fn transcript_store_load_timeout(mut self, limit: std::time::Duration) -> Self {
+        self.options.transcript_store_load_timeout = limit;
+        self
+    }
+
     // --- Pass-through ----------------------------------------------------------------------
 
     /// Adds a field to the `initialize` request as given, e.g. `supportedDialogKinds` or a
