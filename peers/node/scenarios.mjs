@@ -359,6 +359,69 @@ async function threeTurns(check) {
   }
 }
 
+// The text of a message's content: a string, or its text blocks joined.
+const contentText = (message) =>
+  typeof message?.content === "string"
+    ? message.content
+    : (message?.content ?? []).map((b) => b.text ?? "").join("");
+
+// Three processes on one saved session: a first query, a second that resumes it (the model
+// answers from the earlier conversation, which the suite checks in the model's requests), a
+// third that forks it under a new id; then the SDK's own session functions read the files.
+async function resume(check, report) {
+  const first = await collect("remember the word PELICAN", options(), "the first query");
+  const firstResult = theResult(check, first);
+  succeeded(check, firstResult, "noted");
+  const id = firstResult.session_id;
+  check.that(Boolean(id), "the first query has a session id", firstResult);
+
+  const second = await collect("what was the word?", options({ resume: id }), "the resumed query");
+  const secondResult = theResult(check, second);
+  succeeded(check, secondResult, "the word was PELICAN");
+  check.equal(secondResult.session_id, id, "the resumed query's session id");
+
+  const third = await collect(
+    "fork question",
+    options({ resume: id, forkSession: true }),
+    "the forked query",
+  );
+  const thirdResult = theResult(check, third);
+  succeeded(check, thirdResult, "forked with PELICAN");
+  const forked = thirdResult.session_id;
+  check.that(Boolean(forked) && forked !== id, "the fork has a new session id", forked);
+
+  const listed = await within(sdk.listSessions({ dir: process.cwd() }), "listSessions");
+  const ids = listed.map((info) => info.sessionId).sort();
+  check.equal(ids, [id, forked].sort(), "listSessions: the session and its fork");
+
+  const texts = async (session) =>
+    (await within(sdk.getSessionMessages(session, { dir: process.cwd() }), "getSessionMessages"))
+      .map((m) => `${m.type}: ${contentText(m.message)}`);
+  check.equal(
+    await texts(id),
+    [
+      "user: remember the word PELICAN",
+      "assistant: noted",
+      "user: what was the word?",
+      "assistant: the word was PELICAN",
+    ],
+    "getSessionMessages of the resumed session",
+  );
+  check.equal(
+    await texts(forked),
+    [
+      "user: remember the word PELICAN",
+      "assistant: noted",
+      "user: what was the word?",
+      "assistant: the word was PELICAN",
+      "user: fork question",
+      "assistant: forked with PELICAN",
+    ],
+    "getSessionMessages of the fork",
+  );
+  report.sessions = ids.length;
+}
+
 // Against a Rust agent served by ccwire (its examples/echo_agent), not Claude Code.
 async function echoAgent(check) {
   let messages = await collect("hello agent", options(), "the echo turn");
@@ -378,6 +441,7 @@ const SCENARIOS = {
   mcp,
   interrupt,
   three_turns: threeTurns,
+  resume,
   echo_agent: echoAgent,
 };
 

@@ -32,6 +32,8 @@ from claude_agent_sdk import (
     ToolResultBlock,
     UserMessage,
     create_sdk_mcp_server,
+    get_session_messages,
+    list_sessions,
     query,
     tool,
 )
@@ -314,6 +316,62 @@ async def within_scenario(awaitable):
         raise CheckFailed(f"the scenario ran past {SCENARIO_S:.0f} s") from None
 
 
+def content_text(message):
+    """The text of a message's content: a string, or its text blocks joined."""
+    content = (message or {}).get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content or [])
+
+
+async def resume(check, report):
+    """Three processes on one saved session: a first query, a second that resumes it (the
+    model answers from the earlier conversation, which the suite checks in the model's
+    requests), a third that forks it under a new id; then the SDK's own session functions
+    read the files."""
+    first = await collect("remember the word PELICAN", options(), "the first query")
+    first_result = the_result(check, first)
+    succeeded(check, first_result, "noted")
+    session = first_result.session_id
+    check.that(bool(session), "the first query has a session id", first_result)
+
+    second = await collect(
+        "what was the word?", options(resume=session), "the resumed query"
+    )
+    second_result = the_result(check, second)
+    succeeded(check, second_result, "the word was PELICAN")
+    check.equal(second_result.session_id, session, "the resumed query's session id")
+
+    third = await collect(
+        "fork question", options(resume=session, fork_session=True), "the forked query"
+    )
+    third_result = the_result(check, third)
+    succeeded(check, third_result, "forked with PELICAN")
+    forked = third_result.session_id
+    check.that(bool(forked) and forked != session, "the fork has a new session id", forked)
+
+    listed = sorted(info.session_id for info in list_sessions(directory=os.getcwd()))
+    check.equal(listed, sorted([session, forked]), "list_sessions: the session and its fork")
+
+    def texts(session_id):
+        messages = get_session_messages(session_id, directory=os.getcwd())
+        return [f"{m.type}: {content_text(m.message)}" for m in messages]
+
+    earlier = [
+        "user: remember the word PELICAN",
+        "assistant: noted",
+        "user: what was the word?",
+        "assistant: the word was PELICAN",
+    ]
+    check.equal(texts(session), earlier, "get_session_messages of the resumed session")
+    check.equal(
+        texts(forked),
+        earlier + ["user: fork question", "assistant: forked with PELICAN"],
+        "get_session_messages of the fork",
+    )
+    report["sessions"] = len(listed)
+
+
 async def echo_agent(check, report):
     """Against a Rust agent served by ccwire (its examples/echo_agent), not Claude Code."""
     messages = await collect("hello agent", options(), "the echo turn")
@@ -335,6 +393,7 @@ SCENARIOS = {
     "mcp": mcp,
     "interrupt": interrupt,
     "three_turns": three_turns,
+    "resume": resume,
     "echo_agent": echo_agent,
 }
 

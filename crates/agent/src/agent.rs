@@ -186,6 +186,10 @@ impl Agent for CodingAgent {
     fn framing(&self) -> Framing {
         Framing::Raw
     }
+
+    fn input_ended(&self, session: Peer) -> BoxFuture<'static, ()> {
+        Box::pin(crate::session_end::fire(Arc::clone(&self.shared), session))
+    }
 }
 
 /// Locks a mutex, whatever a panicking holder left (the state stays usable).

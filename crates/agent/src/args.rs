@@ -34,8 +34,6 @@ pub const IGNORED: &[&str] = &[
     "resume-drops-turn",
     "sdk-url",
     "session-mirror",
-    "setting-sources",
-    "settings",
     "task-budget",
     "thinking-display",
 ];
@@ -229,11 +227,12 @@ pub struct Args {
     #[arg(long = "session-mirror", hide = true)]
     #[doc(hidden)]
     pub session_mirror: bool,
+    /// Which settings files are read: `user`, `project`, `local`, joined by commas (the
+    /// SessionEnd hooks are read from them).
     #[arg(long = "setting-sources", hide = true)]
-    #[doc(hidden)]
     pub setting_sources: Option<String>,
+    /// Settings over the files': JSON, or a file holding it.
     #[arg(long = "settings", hide = true)]
-    #[doc(hidden)]
     pub settings: Option<String>,
     #[arg(long = "task-budget", hide = true)]
     #[doc(hidden)]
@@ -272,8 +271,6 @@ impl Args {
             ("resume-drops-turn", self.resume_drops_turn),
             ("sdk-url", self.sdk_url.is_some()),
             ("session-mirror", self.session_mirror),
-            ("setting-sources", self.setting_sources.is_some()),
-            ("settings", self.settings.is_some()),
             ("task-budget", self.task_budget.is_some()),
             ("thinking-display", self.thinking_display.is_some()),
         ];
@@ -362,7 +359,8 @@ mod tests {
             split_rules(&args.allowed_tools),
             vec!["Bash(git log:*)", "Read"]
         );
-        assert_eq!(args.ignored(), vec!["debug", "setting-sources"]);
+        assert_eq!(args.ignored(), vec!["debug"]);
+        assert_eq!(args.setting_sources.as_deref(), Some(""));
     }
 
     #[test]

@@ -122,6 +122,11 @@ pub struct Config {
     pub env: BTreeMap<String, String>,
     /// Bounds on tools.
     pub limits: Limits,
+    /// Which settings files are read (`--setting-sources`: `user`, `project`, `local`);
+    /// `None`: all three.
+    pub setting_sources: Option<Vec<String>>,
+    /// Settings given on the command line (`--settings`, JSON or a file), over the files'.
+    pub settings: Option<Value>,
 }
 
 impl Default for Config {
@@ -151,6 +156,8 @@ impl Default for Config {
             prompt: None,
             env: BTreeMap::new(),
             limits: Limits::default(),
+            setting_sources: None,
+            settings: None,
         }
     }
 }
@@ -282,12 +289,34 @@ impl Config {
             prompt: args.prompt.clone().filter(|p| !p.is_empty()),
             env,
             limits: Limits::default(),
+            setting_sources: args.setting_sources.as_deref().map(|list| {
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            }),
+            settings: args.settings.as_deref().map(read_settings).transpose()?,
         })
     }
 
     /// A variable of the session's environment.
     pub fn var(&self, name: &str) -> Option<String> {
         self.env.get(name).cloned()
+    }
+}
+
+/// `--settings`: a JSON object, or the path of a file holding one.
+fn read_settings(text: &str) -> Result<Value, ConfigError> {
+    let json = if text.trim_start().starts_with('{') {
+        text.to_owned()
+    } else {
+        read_text(Path::new(text))?
+    };
+    match serde_json::from_str(&json) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(_) => Err(ConfigError(format!("--settings {text}: not a JSON object"))),
+        Err(err) => Err(ConfigError(format!("--settings {text}: {err}"))),
     }
 }
 

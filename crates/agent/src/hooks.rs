@@ -3,7 +3,8 @@
 //!
 //! Events fired: `SessionStart` (before the first turn), `UserPromptSubmit` (each prompt),
 //! `PreToolUse` and `PostToolUse` / `PostToolUseFailure` (around each tool call), `Stop`
-//! (when the model ends a turn). A matcher is a tool name, names joined with `|`, a regular
+//! (when the model ends a turn), `SessionEnd` (after the host's input ended: see
+//! [`crate::session_end`], which also runs the settings files' command hooks). A matcher is a tool name, names joined with `|`, a regular
 //! expression, or empty / `*` for every call. A callback that fails or does not answer in
 //! its matcher's `timeout` (60 s by default) is reported and ignored, or blocks when its
 //! matcher says `onFailure: block`.
@@ -49,6 +50,26 @@ impl Hooks {
     /// Whether any callback is registered for `event`.
     pub fn has(&self, event: &str) -> bool {
         self.by_event.get(event).is_some_and(|m| !m.is_empty())
+    }
+
+    /// The ids of the callbacks registered for `event` whose matcher takes `subject`, in
+    /// order.
+    pub fn callback_ids(&self, event: &str, subject: Option<&str>) -> Vec<String> {
+        let matchers = self
+            .by_event
+            .get(event)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        matchers
+            .iter()
+            .filter(|m| {
+                matches(
+                    m.matcher.clone().flatten().unwrap_or_default().as_str(),
+                    subject,
+                )
+            })
+            .flat_map(|m| m.hook_callback_ids.iter().cloned())
+            .collect()
     }
 
     /// Calls every callback registered for `event` whose matcher takes `subject` (a tool
@@ -141,7 +162,7 @@ fn absorb(report: &mut HookReport, output: &Value) {
 }
 
 /// Whether a matcher takes `subject`.
-fn matches(pattern: &str, subject: Option<&str>) -> bool {
+pub(crate) fn matches(pattern: &str, subject: Option<&str>) -> bool {
     let pattern = pattern.trim();
     if pattern.is_empty() || pattern == "*" {
         return true;

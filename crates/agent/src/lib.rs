@@ -15,6 +15,7 @@ pub mod in_process;
 pub mod model;
 pub mod permissions;
 pub mod prompt;
+pub mod session_end;
 pub mod tools;
 pub mod transcript;
 

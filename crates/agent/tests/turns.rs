@@ -555,3 +555,34 @@ async fn an_initialize_written_with_the_first_prompt_applies_to_its_turn() {
     assert!(hooked, "the UserPromptSubmit hook was called");
     assert_eq!(result["result"], "You said: hi");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_end_callbacks_are_called_when_the_hosts_input_ends() {
+    let world = World::new(json!({"rules": [], "default": text("ok")})).await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let end_hook = hook(move |input, _cx| {
+        let log = Arc::clone(&log);
+        async move {
+            if let HookInput::SessionEnd(end) = &input {
+                log.lock()
+                    .unwrap()
+                    .push(format!("{}:{}", input.tag(), end.reason));
+            }
+            Ok(HookOutput::proceed())
+        }
+    });
+    let options = world
+        .options()
+        .hook(HookEvent::SessionEnd, HookMatcher::all(end_hook))
+        .build()
+        .unwrap();
+    let client = Client::connect(options).await.unwrap();
+    client.send("hello").await.unwrap();
+    assert_eq!(result(&turn(&client).await).result.as_deref(), Some("ok"));
+    assert!(seen.lock().unwrap().is_empty(), "SessionEnd before the end");
+    // Closing the input is the end: the agent calls the callback (it cannot wait for the
+    // answer, the host's input being closed) and exits.
+    client.close().await.unwrap();
+    assert_eq!(*seen.lock().unwrap(), ["SessionEnd:other"]);
+}

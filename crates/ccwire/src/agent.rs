@@ -146,6 +146,17 @@ pub trait Agent: Send + Sync + 'static {
     fn framing(&self) -> Framing {
         Framing::Managed
     }
+
+    /// The host's input ended (it closed the agent's stdin, as the SDKs do when a session is
+    /// over) and the last turn and the work started with [`Peer::spawn`] are done; the output
+    /// is still open, and closes when the returned work is done. The place for what Claude
+    /// Code does before it exits, such as its `SessionEnd` hooks. The host can no longer
+    /// answer a request: write frames or [`Peer::hook_without_answer`], never wait for a
+    /// reply. The work should bound its own time: the server waits for it. The mirror of the
+    /// host side's end of the CLI's output ([`crate::engine::OutputEnd`]). Default: nothing.
+    fn input_ended(&self, _session: Peer) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// Any async closure from a turn to its outcome is an [`Agent`] with the defaults for
@@ -182,7 +193,8 @@ pub async fn serve_stdio(agent: impl Agent) -> Result<()> {
 }
 
 /// Serves the protocol over any pipe pair until the host's input ends, the last turn and the
-/// work started with [`Peer::spawn`] are done, and every frame is written.
+/// work started with [`Peer::spawn`] are done, [`Agent::input_ended`] is done, and every
+/// frame is written.
 pub async fn serve<R, W>(
     reader: R,
     writer: W,
@@ -241,6 +253,13 @@ where
             }
         }
     }
+    state.finish().await;
+    let session = Peer::new(
+        Arc::clone(&state),
+        tokio_util::sync::CancellationToken::new(),
+    );
+    state.agent.input_ended(session).await;
+    // What the agent did at the end may have started work of its own.
     state.finish().await;
     // Returning while frames are still queued would lose them when the caller exits.
     state.close_output().await;

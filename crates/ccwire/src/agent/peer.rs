@@ -2,12 +2,13 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use ccwire_protocol::control::{
-    CanUseToolRequest, ControlRequestBody, ControlRequestKind, ElicitationRequest,
-    ElicitationResponse, HookCallbackRequest, McpMessageRequest,
+    CanUseToolRequest, ControlFrame, ControlRequest, ControlRequestBody, ControlRequestKind,
+    ElicitationRequest, ElicitationResponse, HookCallbackRequest, McpMessageRequest, RequestId,
 };
 use ccwire_protocol::hooks::{HookInput, HookOutput};
 use ccwire_protocol::permission::PermissionResult;
@@ -218,6 +219,30 @@ impl Peer {
             extra: Default::default(),
         };
         self.request(request).await
+    }
+
+    /// Calls a hook callback without waiting for an answer: for a host that can no longer
+    /// answer (its input ended, see [`super::Agent::input_ended`]) but still reads, so that
+    /// its callback runs. The request gets an id of its own (`end_N`), never awaited.
+    pub fn hook_without_answer(
+        &self,
+        callback_id: &str,
+        input: HookInput,
+        tool_use_id: Option<String>,
+    ) -> Result<()> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let request = HookCallbackRequest {
+            callback_id: callback_id.to_owned(),
+            input,
+            tool_use_id,
+            extra: Default::default(),
+        };
+        let id = RequestId::Text(format!("end_{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+        let frame = ControlFrame::Request(ControlRequest::new(
+            id,
+            ControlRequestBody::HookCallback(Box::new(request)),
+        ));
+        self.connection()?.send(&frame)
     }
 
     /// Sends a JSON-RPC message to one of the host's in-process MCP servers; returns its

@@ -629,3 +629,67 @@ async fn a_partial_initialize_from_a_minimal_host_starts_the_session() {
     }
     assert_eq!(texts, [json!("echo: hello")]);
 }
+
+/// An agent that, once the host's input has ended, says goodbye and calls the host's
+/// `SessionEnd` callback without waiting for an answer.
+struct SaysGoodbye;
+
+impl Agent for SaysGoodbye {
+    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
+        Box::pin(async move { session.success(&format!("echo: {}", turn.text())) })
+    }
+
+    fn input_ended(&self, session: Peer) -> BoxFuture<'static, ()> {
+        Box::pin(async move {
+            // The turn before is done: its result is already written.
+            let input = serde_json::from_value(json!({
+                "hook_event_name": "SessionEnd", "reason": "other",
+                "session_id": session.session_id(), "transcript_path": "", "cwd": "/"
+            }))
+            .unwrap();
+            session.hook_without_answer("hook_0", input, None).unwrap();
+            session.say("goodbye").unwrap();
+        })
+    }
+}
+
+#[tokio::test]
+async fn the_end_of_the_hosts_input_is_told_to_the_agent_while_its_output_is_open() {
+    let mut host = RawHost::start(SaysGoodbye);
+    host.write(r#"{"type":"user","message":{"role":"user","content":"hello"}}"#)
+        .await;
+    // The host closes the agent's input at once, before the turn has ended.
+    host.writer.shutdown().await.unwrap();
+    let mut kinds = Vec::new();
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(5), host.lines.next_line())
+            .await
+            .expect("the agent wrote nothing within 5 s")
+            .unwrap();
+        let Some(line) = line else { break };
+        let frame: Value = serde_json::from_str(&line).unwrap();
+        match frame["type"].as_str() {
+            Some("control_request") => {
+                assert_eq!(frame["request"]["subtype"], "hook_callback", "{frame}");
+                assert_eq!(frame["request"]["callback_id"], "hook_0", "{frame}");
+                assert_eq!(frame["request"]["input"]["reason"], "other", "{frame}");
+                kinds.push("hook_callback".to_owned());
+            }
+            Some("assistant") => kinds.push(format!(
+                "assistant:{}",
+                frame["message"]["content"][0]["text"]
+            )),
+            // session_state_changed and init, around the turn.
+            Some("system") => {}
+            Some(other) => kinds.push(other.to_owned()),
+            None => panic!("a frame without a type: {frame}"),
+        }
+    }
+    // The turn ran to its result first; then the end, then the output closed.
+    let from_result = kinds.iter().position(|k| k == "result").expect("a result");
+    assert_eq!(
+        kinds[from_result..],
+        ["result", "hook_callback", "assistant:\"goodbye\""],
+        "{kinds:?}"
+    );
+}

@@ -156,7 +156,7 @@ fn run_tap(sdk: Sdk, scenario: Scenario) -> TapRun {
             Ok(code) => Err(format!("the tap exited with {code}")),
             Err(err) => Err(err),
         })
-        .and_then(|()| one_spawn(&world))
+        .and_then(|()| spawned(&world, scenario.spawns()))
         .and_then(|()| {
             let (input, output) = (world.read("witness.in"), world.read("witness.out"));
             witness::check(&recording, &input, &output, &world.read("witness.env"))
@@ -255,7 +255,7 @@ fn check_replay(sdk: &str, scenario: &str) {
             0 => Ok(()),
             code => Err(format!("the replay exited with {code}")),
         })
-        .and_then(|()| one_spawn(&world))
+        .and_then(|()| spawned(&world, scenario.spawns()))
         .map_err(|why| {
             format!(
                 "{why}\n--- replay stderr\n{}",
@@ -298,11 +298,12 @@ fn check_agent(sdk: &str) {
     }
 }
 
-/// Every scenario runs on one CLI process (`three_turns` depends on it).
-fn one_spawn(world: &World) -> Result<(), String> {
+/// The SDK started its CLI as often as the scenario says: once for every scenario but
+/// `resume` (`three_turns` depends on it).
+fn spawned(world: &World, expected: usize) -> Result<(), String> {
     match world.spawns() {
-        1 => Ok(()),
-        n => Err(format!("the SDK started its CLI {n} times, not once")),
+        n if n == expected => Ok(()),
+        n => Err(format!("the SDK started its CLI {n} times, not {expected}")),
     }
 }
 
@@ -368,6 +369,34 @@ macro_rules! peers {
 peers! {
     python: [text, permission_allow, permission_deny, hooks, mcp, interrupt, three_turns],
     node: [text, permission_allow, permission_deny, hooks, mcp, interrupt, three_turns],
+}
+
+/// `SDK::SCENARIO::{tap, coding_agent}`: scenarios of saved sessions across processes, which
+/// `fake-claude` (no sessions) and a replay (one process) cannot play.
+macro_rules! peers_across_processes {
+    ($($sdk:ident: [$($scenario:ident),* $(,)?]),* $(,)?) => {$(
+        mod $sdk {$(
+            mod $scenario {
+                #[test]
+                fn tap() {
+                    crate::check_tap(stringify!($sdk), stringify!($scenario));
+                }
+
+                #[test]
+                fn coding_agent() {
+                    crate::coding_agent::check(stringify!($sdk), stringify!($scenario));
+                }
+            }
+        )*}
+    )*};
+}
+
+/// Under `sessions::` (the module names of `peers!` are taken).
+mod sessions_across_processes {
+    peers_across_processes! {
+        python: [resume],
+        node: [resume],
+    }
 }
 
 /// Mode (d), once per SDK: `agent::python`, `agent::node`.

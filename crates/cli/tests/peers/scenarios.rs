@@ -26,6 +26,10 @@ pub enum Scenario {
     Mcp,
     Interrupt,
     ThreeTurns,
+    /// Three processes: a query, one that resumes its session, one that forks it; then the
+    /// SDK's session functions. Runs in modes (a) and (e) only: `fake-claude` keeps no
+    /// sessions, and a replay plays one process.
+    Resume,
 }
 
 impl Scenario {
@@ -38,6 +42,7 @@ impl Scenario {
             "mcp" => Self::Mcp,
             "interrupt" => Self::Interrupt,
             "three_turns" => Self::ThreeTurns,
+            "resume" => Self::Resume,
             other => panic!("no scenario `{other}`"),
         }
     }
@@ -51,6 +56,15 @@ impl Scenario {
             Self::Mcp => "mcp",
             Self::Interrupt => "interrupt",
             Self::ThreeTurns => "three_turns",
+            Self::Resume => "resume",
+        }
+    }
+
+    /// How many times the SDK starts its CLI in this scenario.
+    pub fn spawns(self) -> usize {
+        match self {
+            Self::Resume => 3,
+            _ => 1,
         }
     }
 
@@ -98,6 +112,17 @@ impl Scenario {
                 {"when": {"last_user_text_contains": "second question"}, "reply": text("two")},
                 {"when": {"last_user_text_contains": "third question"}, "reply": text("three")}
             ]),
+            // The answers after the first need the earlier conversation in the request.
+            Self::Resume => json!([
+                {"when": {"last_user_text_contains": "remember the word PELICAN"},
+                 "reply": text("noted")},
+                {"when": {"all": [{"last_user_text_contains": "what was the word?"},
+                                  {"conversation_contains": "remember the word PELICAN"}]},
+                 "reply": text("the word was PELICAN")},
+                {"when": {"all": [{"last_user_text_contains": "fork question"},
+                                  {"conversation_contains": "the word was PELICAN"}]},
+                 "reply": text("forked with PELICAN")}
+            ]),
         };
         serde_json::from_value(
             json!({"rules": rules, "default": text("unexpected"), "model": null}),
@@ -139,6 +164,8 @@ impl Scenario {
                 {"steps": [{"text": "two"}]},
                 {"steps": [{"text": "three"}]}
             ]),
+            // Not run in mode (b) (see the variant): one process's first turn.
+            Self::Resume => json!([{"steps": [{"text": "noted"}]}]),
         };
         json!({ "turns": turns })
     }
@@ -185,6 +212,29 @@ impl Scenario {
                 )
             }
             Self::Mcp => expect(told("sum=42"), "the MCP tool's output reached the model"),
+            Self::Resume => {
+                let asked = |prompt: &str, earlier: &[&str]| {
+                    requests.iter().any(|request| {
+                        let conversation = request["messages"].to_string();
+                        conversation.contains(prompt)
+                            && earlier.iter().all(|text| conversation.contains(text))
+                    })
+                };
+                expect(
+                    asked(
+                        "what was the word?",
+                        &["remember the word PELICAN", "noted"],
+                    ),
+                    "the resumed turn's request carries the first prompt and reply",
+                )?;
+                expect(
+                    asked(
+                        "fork question",
+                        &["remember the word PELICAN", "the word was PELICAN"],
+                    ),
+                    "the forked turn's request carries the session's history",
+                )
+            }
         }
     }
 }

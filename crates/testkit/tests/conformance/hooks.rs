@@ -187,3 +187,54 @@ async fn session_start_and_end_hooks_from_code_are_never_called() {
     );
     assert_eq!(*log.lock().unwrap(), ["UserPromptSubmit"]);
 }
+
+/// A `SessionEnd` hook from a settings file runs when the host's input ends (`query` closes it
+/// after the turn), with `reason: "other"` and the session's id, cwd and transcript; a second
+/// one that would hang is stopped within the CLI's time budget (1.5 s), killed with what it
+/// started, and the session still ends.
+#[tokio::test]
+async fn a_settings_file_session_end_hook_runs_when_the_input_ends() {
+    let s = Scenario::start(script(json!([]), json!({"text": "ok"}))).await;
+    let root = s.work().parent().unwrap().to_owned();
+    let (seen, hung) = (root.join("session-end.json"), root.join("hung.pid"));
+    let quoted = |path: &std::path::Path| format!("'{}'", path.display());
+    let settings = json!({"hooks": {"SessionEnd": [{"hooks": [
+        {"type": "command", "command": format!("cat > {}", quoted(&seen))},
+        {"type": "command", "command": format!("echo $$ > {}; exec sleep 600", quoted(&hung))}
+    ]}]}});
+    std::fs::create_dir_all(s.work().join(".claude")).unwrap();
+    std::fs::write(s.work().join(".claude/settings.json"), settings.to_string()).unwrap();
+    let items = collect(query("hello there", s.options())).await;
+    let result = the_result(&items);
+    assert!(!result.is_error, "{result:?}\nstderr:\n{}", s.stderr());
+    let text = std::fs::read_to_string(&seen).unwrap_or_else(|err| {
+        panic!(
+            "the SessionEnd hook wrote nothing ({err}); stderr:\n{}",
+            s.stderr()
+        )
+    });
+    let input: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(input["hook_event_name"], "SessionEnd", "{input}");
+    assert_eq!(input["reason"], "other", "{input}");
+    assert_eq!(input["session_id"], result.session_id.as_str(), "{input}");
+    assert_eq!(input["cwd"], s.work().display().to_string(), "{input}");
+    let transcript = input["transcript_path"].as_str().unwrap_or_default();
+    assert!(
+        transcript.ends_with(&format!("{}.jsonl", result.session_id)),
+        "{input}"
+    );
+    // The hook that would have slept ten minutes started and is gone (or a zombie waiting
+    // for its reaper): the CLI did not wait for it, nor leave it behind.
+    let pid = std::fs::read_to_string(&hung).expect("the hanging hook started");
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let state = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .next();
+    assert!(
+        matches!(state, None | Some("Z" | "X")),
+        "the hanging SessionEnd hook is still running: {stat}"
+    );
+}
