@@ -53,7 +53,8 @@ pub mod paths;
 mod policy;
 mod rule;
 pub mod shell;
+pub mod winpath;
 
-pub use paths::Base;
+pub use paths::{Base, Case};
 pub use policy::{Decision, PermissionPolicy, Reason};
 pub use rule::{known_tools, Rule, RuleError};
