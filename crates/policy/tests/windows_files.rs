@@ -177,3 +177,41 @@ fn shares_and_streams_are_never_allowed() {
         );
     }
 }
+
+#[test]
+fn a_file_made_through_another_case_is_the_denied_file() {
+    let project = project();
+    // Not there yet: nothing on disk gives its case, only the rule's text does.
+    let denied = format!(r"{}\.env", project.proj);
+    let policy = policy(&["Edit"], &[&format!("Edit({denied})")], Path::new(&project.proj));
+    for (n, name) in [".ENV", ".Env", ".env.", ".eNv "].into_iter().enumerate() {
+        let path = format!(r"{}\{name}", project.proj);
+        let decision = policy.decide("Write", &json!({ "file_path": path, "content": "x" }));
+        // The file system: a file made through that spelling is the denied file.
+        let written = format!("written {n}");
+        std::fs::write(&path, &written).unwrap();
+        assert_eq!(contents(&denied).as_deref(), Some(written.as_str()), "{path}");
+        std::fs::remove_file(&denied).unwrap();
+        assert!(matches!(decision, Decision::Deny(_)), "{path}: {decision:?}");
+    }
+}
+
+#[test]
+fn a_deny_glob_matches_names_in_any_case() {
+    let project = project();
+    std::fs::write(format!(r"{}\KEY.PEM", project.proj), "key").unwrap();
+    let policy = policy(
+        &["Read"],
+        &[&format!(r"Read({}\**\*.pem)", project.proj)],
+        Path::new(&project.proj),
+    );
+    for name in ["KEY.PEM", "key.pem", "Key.Pem"] {
+        let path = format!(r"{}\{name}", project.proj);
+        assert_eq!(contents(&path).as_deref(), Some("key"), "{path}");
+        assert!(
+            matches!(read(&policy, &path), Decision::Deny(_)),
+            "{path}: {:?}",
+            read(&policy, &path)
+        );
+    }
+}
