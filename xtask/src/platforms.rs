@@ -226,7 +226,10 @@ fn wine_tests(root: &Path, mingw: &Path) -> Result<()> {
         .env("WINEPREFIX", &prefix)
         .status()
     {
-        eprintln!("platforms: could not run wineserver -k for {}: {err}", prefix.display());
+        eprintln!(
+            "platforms: could not run wineserver -k for {}: {err}",
+            prefix.display()
+        );
     }
     outcome?;
     eprintln!(

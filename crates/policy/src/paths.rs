@@ -144,6 +144,10 @@ impl Base {
                 Err(why) => refused = Some(why),
             }
         }
+        // `/c/x` is `C:\x` to the Bash tool's shell: judged that way too.
+        if cfg!(windows) {
+            forms.extend(crate::winpath::msys_form(path).map(PathBuf::from));
+        }
         let written = matchable(&self.absolute(path));
         if let Err(why) = &written {
             refused = Some(why);

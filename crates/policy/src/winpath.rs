@@ -100,6 +100,21 @@ fn verbatim(rest: &str) -> WinPath {
     WinPath::Drive(posix(letter, &names))
 }
 
+/// `/c/x` as the Bash tool's shell on Windows (Git Bash, MSYS) reads it: `C:\x`, in the form
+/// rules match. The file tools read the same text as `\c\x` on the session's drive, so a
+/// path of this shape is judged both ways. `None` for a path of another shape.
+pub fn msys_form(text: &str) -> Option<String> {
+    let rest = text.strip_prefix('/')?;
+    let (letter, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    if letter.len() != 1 || !letter.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    match parse(&format!("{letter}:/{tail}")) {
+        WinPath::Drive(form) => Some(form),
+        _ => None,
+    }
+}
+
 /// The drive letter of `C:…`, in lower case.
 fn drive_letter(text: &str) -> Option<char> {
     let mut chars = text.chars();
@@ -118,8 +133,9 @@ fn posix(letter: char, names: &[&str]) -> String {
 
 /// A rule's path pattern written for Windows, in the form paths are matched in: `\` is a
 /// separator (Windows names cannot hold the characters it would escape), `C:\x` and `C:/x`
-/// are `/c/x`, the drive of `//C/x` is written in lower case. `None` for a pattern of another
-/// shape (relative, `~`), whose separators are still made `/`.
+/// are `/c/x`, the drive of `//C/x` is written in lower case; with `true`. A pattern of
+/// another shape (relative, `~`, one leading `/`) comes back with `false`, its separators
+/// made `/`.
 pub fn rule_pattern(pattern: &str) -> (String, bool) {
     let slashed = pattern.replace('\\', "/");
     if let Some(letter) = drive_letter(&slashed) {
@@ -216,6 +232,21 @@ mod tests {
         assert_eq!(parse(r"src\main.rs"), WinPath::Other);
         assert_eq!(parse(r"\proj\x"), WinPath::Other);
         assert_eq!(parse("/c/proj"), WinPath::Other);
+    }
+
+    #[test]
+    fn a_posix_drive_path_is_read_as_the_bash_tool_reads_it() {
+        assert_eq!(
+            msys_form("/c/proj/secret").as_deref(),
+            Some("/c/proj/secret")
+        );
+        assert_eq!(
+            msys_form("/C/proj/../secret.").as_deref(),
+            Some("/c/secret")
+        );
+        assert_eq!(msys_form("/c").as_deref(), Some("/c"));
+        assert_eq!(msys_form("/proj/secret"), None);
+        assert_eq!(msys_form("c/proj"), None);
     }
 
     #[test]

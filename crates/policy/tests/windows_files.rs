@@ -183,16 +183,27 @@ fn a_file_made_through_another_case_is_the_denied_file() {
     let project = project();
     // Not there yet: nothing on disk gives its case, only the rule's text does.
     let denied = format!(r"{}\.env", project.proj);
-    let policy = policy(&["Edit"], &[&format!("Edit({denied})")], Path::new(&project.proj));
+    let policy = policy(
+        &["Edit"],
+        &[&format!("Edit({denied})")],
+        Path::new(&project.proj),
+    );
     for (n, name) in [".ENV", ".Env", ".env.", ".eNv "].into_iter().enumerate() {
         let path = format!(r"{}\{name}", project.proj);
         let decision = policy.decide("Write", &json!({ "file_path": path, "content": "x" }));
         // The file system: a file made through that spelling is the denied file.
         let written = format!("written {n}");
         std::fs::write(&path, &written).unwrap();
-        assert_eq!(contents(&denied).as_deref(), Some(written.as_str()), "{path}");
+        assert_eq!(
+            contents(&denied).as_deref(),
+            Some(written.as_str()),
+            "{path}"
+        );
         std::fs::remove_file(&denied).unwrap();
-        assert!(matches!(decision, Decision::Deny(_)), "{path}: {decision:?}");
+        assert!(
+            matches!(decision, Decision::Deny(_)),
+            "{path}: {decision:?}"
+        );
     }
 }
 
@@ -212,6 +223,30 @@ fn a_deny_glob_matches_names_in_any_case() {
             matches!(read(&policy, &path), Decision::Deny(_)),
             "{path}: {:?}",
             read(&policy, &path)
+        );
+    }
+}
+
+#[test]
+fn a_redirection_to_the_bash_tools_drive_path_is_a_write_of_that_file() {
+    let project = project();
+    let secret = format!(r"{}\Secret.txt", project.proj);
+    let policy = policy(
+        &["Bash", "Edit"],
+        &[&format!("Edit({secret})")],
+        Path::new(&project.proj),
+    );
+    // Git Bash, the Bash tool's shell on Windows, writes `/c/…` to `C:\…`.
+    let posix = format!(
+        "/{}{}",
+        secret[..1].to_ascii_lowercase(),
+        secret[2..].replace('\\', "/")
+    );
+    for target in [posix.clone(), posix.to_ascii_uppercase()] {
+        let decision = policy.decide("Bash", &json!({ "command": format!("echo x > {target}") }));
+        assert!(
+            matches!(decision, Decision::Deny(_)),
+            "{target}: {decision:?}"
         );
     }
 }
