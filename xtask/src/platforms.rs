@@ -10,8 +10,11 @@
 //! `TargetConditionals.h`, which a four-line stand-in gives.
 //! Nothing built this way is linked: a check needs the objects to exist, not to run.
 //!
-//! Then the Windows unit tests that matter most run under Wine: the protocol crate's, and the
-//! SDK's process code (the Job Object, the stop ladder, discovery) and session names. Rust's
+//! Then the Windows tests that matter most run under Wine: the protocol crate's unit tests, the
+//! SDK's process code (the Job Object, the stop ladder, discovery) and session names, the
+//! permission rules' Windows paths against Wine's file system, and the host driving
+//! `fake-claude.exe` (a session, a crash, the stop ladder, the job, a `claude.cmd` shim).
+//! Wine's server outlives the programs it ran: the prefix's is stopped at the end. Rust's
 //! standard library wants `ProcessPrng` from `bcryptprimitives.dll`, which Debian's Wine (8)
 //! lacks: a stand-in built from ten lines of C with MinGW, calling `RtlGenRandom`, is put
 //! beside the test programs.
@@ -116,10 +119,38 @@ pub fn check(root: &Path) -> Result<()> {
     wine_tests(root, &mingw)
 }
 
-/// The Windows unit tests run under Wine (see the module docs).
-const WINE_TESTS: [(&str, &[&str]); 2] = [
-    ("ccwire-protocol", &[]),
-    ("ccwire", &["host::process", "sessions::store"]),
+/// A test run under Wine: a package, Cargo's selection of its test targets, the filters.
+struct WineTest {
+    package: &'static str,
+    targets: &'static [&'static str],
+    filters: &'static [&'static str],
+}
+
+/// The Windows tests run under Wine (see the module docs): the protocol crate's unit tests,
+/// ccwire's process code and session names, the permission rules' Windows paths against
+/// Wine's case-insensitive drive, and the host against `fake-claude.exe` (the process tests
+/// that matter on Windows: a session, a crash, the stop ladder, the job, a `claude.cmd` shim).
+const WINE_TESTS: [WineTest; 4] = [
+    WineTest {
+        package: "ccwire-protocol",
+        targets: &["--lib"],
+        filters: &[],
+    },
+    WineTest {
+        package: "ccwire",
+        targets: &["--lib"],
+        filters: &["host::process", "sessions::store"],
+    },
+    WineTest {
+        package: "ccwire-policy",
+        targets: &["--lib", "--test", "case", "--test", "windows_files"],
+        filters: &[],
+    },
+    WineTest {
+        package: "ccwire-testkit",
+        targets: &["--test", "host"],
+        filters: &["windows::"],
+    },
 ];
 
 /// `ProcessPrng` for Wines that lack it (see the module docs).
@@ -157,27 +188,65 @@ fn wine_tests(root: &Path, mingw: &Path) -> Result<()> {
         .arg(&definitions)
         .arg("-ladvapi32"))
     .context("building the ProcessPrng stand-in")?;
-    for (package, filters) in WINE_TESTS {
-        eprintln!("platforms: {package}'s unit tests under Wine");
-        run(Command::new(cargo())
+    // Beside the programs the tests start too (`fake-claude.exe`).
+    let programs = deps.parent().unwrap_or(&deps).join("bcryptprimitives.dll");
+    std::fs::copy(deps.join("bcryptprimitives.dll"), &programs)
+        .with_context(|| format!("copying the ProcessPrng stand-in to {}", programs.display()))?;
+    let prefix = work.join("wine");
+    let mut outcome = Ok(());
+    for test in &WINE_TESTS {
+        let package = test.package;
+        eprintln!(
+            "platforms: {package}'s tests under Wine ({})",
+            test.targets.join(" ")
+        );
+        let ran = run(Command::new(cargo())
             .current_dir(root)
             .env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER", &wine)
             .env("CC_x86_64_pc_windows_gnu", mingw)
             // Less to write: no debug info for these builds.
             .env("CARGO_PROFILE_DEV_DEBUG", "0")
-            .env("WINEPREFIX", work.join("wine"))
+            .env("WINEPREFIX", &prefix)
             .env("WINEDEBUG", "-all")
-            .args([
-                "test", "--locked", "--target", target, "-p", package, "--lib", "--",
-            ])
-            .args(filters.iter()))
-        .with_context(|| format!("{package}'s unit tests under Wine"))?;
+            .args(["test", "--locked", "--target", target, "-p", package])
+            .args(test.targets)
+            .arg("--")
+            .args(test.filters))
+        .with_context(|| format!("{package}'s tests under Wine"));
+        if ran.is_err() {
+            outcome = ran;
+            break;
+        }
     }
+    // Wine's server outlives the programs it ran (and holds what they left): stop this
+    // prefix's, whatever the tests did.
+    // (It fails when the server has already gone by itself: only not starting it is news.)
+    if let Err(err) = Command::new(wineserver(&wine))
+        .arg("-k")
+        .env("WINEPREFIX", &prefix)
+        .status()
+    {
+        eprintln!(
+            "platforms: could not run wineserver -k for {}: {err}",
+            prefix.display()
+        );
+    }
+    outcome?;
     eprintln!(
-        "platforms: Windows unit tests passed under Wine in {:.0?}",
+        "platforms: Windows tests passed under Wine in {:.0?}",
         started.elapsed()
     );
     Ok(())
+}
+
+/// Wine's server beside `wine` (Debian installs both in `/usr/bin`), else the one on `PATH`.
+fn wineserver(wine: &Path) -> std::path::PathBuf {
+    let beside = wine.with_file_name("wineserver");
+    if beside.is_file() {
+        beside
+    } else {
+        "wineserver".into()
+    }
 }
 
 /// Adds the Rust targets rustup does not have yet (the standard library for each).

@@ -13,6 +13,7 @@
 //! | `Read(./src/**)`, `Edit(src/*.rs)` | a path relative to the session's directory |
 //! | `Read(~/notes/*)`, `Edit(//etc/hosts)` | a path under `HOME`; an absolute path |
 //! | `Write(/tmp/*)` | an absolute path (see below) |
+//! | `Edit(C:\proj\**)`, `Read(C:/proj/**)`, `Read(//c/proj/**)` | on Windows, a path on drive `C:` |
 //! | `Read(*.env)` | a file name in any directory (no `/` in the pattern) |
 //! | `WebFetch(domain:example.com)` | a fetch of that host |
 //!
@@ -39,6 +40,15 @@
 //!   as written, lexically normalized as the tools do, with every symbolic link followed
 //!   (a dangling one too), and as the kernel resolves the written form. An allow needs every
 //!   form inside the rule, a deny any; every path field of the input is judged.
+//! - **Windows paths** are matched in the POSIX form Claude Code matches them in (`C:\proj`
+//!   is `/c/proj`; [`winpath`]): `\` and `/` alike, the drive letter in either case, `.`,
+//!   `..` and the dots and spaces ending a name taken out as Win32 does. A path whose file
+//!   cannot be told from its text (a network share, a device, a stream such as
+//!   `secret::$DATA`, a verbatim `\\?\` path with names Win32 would change) is never allowed.
+//! - **Case**: where the file system folds case ([`Case`]: Windows and macOS by default, set
+//!   [`Base::case`] otherwise or from [`Case::probe`]), a deny rule matches its names in any
+//!   case; an allow rule never does (a name in another case is asked about), as case
+//!   sensitivity can differ per volume and, on Windows, per directory.
 //! - **Tool names** match exactly; a name with characters no tool has is never allowed.
 //!
 //! Where this differs from Claude Code: `Write(/tmp/*)` (one leading slash) is absolute here,
@@ -53,7 +63,8 @@ pub mod paths;
 mod policy;
 mod rule;
 pub mod shell;
+pub mod winpath;
 
-pub use paths::Base;
+pub use paths::{Base, Case};
 pub use policy::{Decision, PermissionPolicy, Reason};
 pub use rule::{known_tools, Rule, RuleError};

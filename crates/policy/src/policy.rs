@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::paths::{rule_globs, Base, Reading};
+use crate::paths::{rule_globs, Base, Reading, Unmatchable};
 use crate::rule::{is_tool_char, Content, Rule, RuleError, EDIT_TOOLS, READ_TOOLS};
 use crate::shell::{self, base_name, Analysis, Command, Unproven};
 
@@ -50,6 +50,14 @@ pub enum Reason {
     BadToolName,
     /// A path's links cannot be followed to an end (a loop).
     Unresolvable(String),
+    /// A path whose file cannot be told from its text (on Windows: a network share, a
+    /// device, a stream, a verbatim path with names the system would change).
+    UnprovenPath {
+        /// The path, as the tool got it.
+        path: String,
+        /// Why.
+        why: &'static str,
+    },
     /// Nothing to decide on: an empty command, no path for a path rule.
     Empty,
 }
@@ -72,6 +80,7 @@ impl fmt::Display for Reason {
             Reason::Unresolvable(path) => {
                 write!(f, "the links of `{path}` cannot be followed to an end")
             }
+            Reason::UnprovenPath { path, why } => write!(f, "`{path}`: {why}"),
             Reason::Empty => f.write_str("there is nothing the rules could allow"),
         }
     }
@@ -166,8 +175,18 @@ impl PermissionPolicy {
             return Decision::Ask(Reason::BadToolName);
         }
         for path in call.paths() {
-            if self.base.forms(path).is_none() {
-                return Decision::Ask(Reason::Unresolvable((*path).to_owned()));
+            match self.base.match_forms(path) {
+                Err(Unmatchable::Loop) => {
+                    return Decision::Ask(Reason::Unresolvable((*path).to_owned()));
+                }
+                Ok(forms) => {
+                    if let Some(why) = forms.refused {
+                        return Decision::Ask(Reason::UnprovenPath {
+                            path: (*path).to_owned(),
+                            why,
+                        });
+                    }
+                }
             }
         }
         match self.allow.iter().find(|r| self.allows(r, &call)) {
@@ -455,16 +474,19 @@ impl PermissionPolicy {
         };
         let globs = rule_globs(pattern, &self.base, reading);
         let inside = |p: &std::path::Path| globs.iter().any(|glob| glob.is_match(p));
-        let Some(forms) = self.base.forms(path) else {
+        let Ok(forms) = self.base.match_forms(path) else {
             // Links that never end: a write through them fails; allow nothing, deny.
             return reading == Reading::Deny;
         };
         match reading {
-            Reading::Allow => forms.iter().all(|form| inside(form)),
+            // Every form, and none that cannot be named.
+            Reading::Allow => forms.refused.is_none() && forms.forms.iter().all(|f| inside(f)),
             // As written too: a deny of `/etc/**` covers `/etc/../x` whatever it leads to.
-            Reading::Deny => {
-                forms.iter().any(|form| inside(form)) || inside(&self.base.absolute(path))
-            }
+            Reading::Deny => forms
+                .forms
+                .iter()
+                .chain(&forms.written)
+                .any(|form| inside(form)),
         }
     }
 

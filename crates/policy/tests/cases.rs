@@ -15,6 +15,7 @@ fn base() -> Base {
     Base {
         cwd: "/srv/app".into(),
         home: Some("/home/u".into()),
+        case: ccwire_policy::Case::Sensitive,
     }
 }
 

@@ -77,6 +77,7 @@ fn check(tree: &Tree, cases: &[Case]) {
     let base = Base {
         cwd: tree.work.clone(),
         home: Some(tree.root.join("home")),
+        case: ccwire_policy::Case::Sensitive,
     };
     let mut failures = Vec::new();
     for (allow, deny, tool, input, want, why) in cases {
@@ -146,6 +147,7 @@ fn every_form_of_a_path_is_where_the_file_system_goes() {
     let base = Base {
         cwd: t.work.clone(),
         home: None,
+        case: ccwire_policy::Case::Sensitive,
     };
     let forms = base.forms("src/missing/../escape/key").unwrap();
     assert!(forms.contains(&t.secret.join("key")), "{forms:?}");

@@ -3,14 +3,21 @@
 //! kinds, stray responses, cancellations, panicking callbacks, a host that walks away).
 #![allow(clippy::unwrap_used)]
 
+// These drive Unix signals, modes and shells.
+#[cfg(unix)]
 mod causes;
 mod faults;
 mod features;
+#[cfg(unix)]
 mod launchers;
 mod liberal;
+#[cfg(unix)]
 mod lifecycle;
 mod mutated;
+#[cfg(unix)]
 mod pool;
+#[cfg(windows)]
+mod windows;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
