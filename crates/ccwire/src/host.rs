@@ -23,6 +23,7 @@ pub mod pool;
 pub mod process;
 mod progress;
 mod query;
+mod spans;
 
 pub use callbacks::PermissionRequest;
 pub use client::{Client, Messages, Reinitialized};

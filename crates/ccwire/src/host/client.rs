@@ -29,9 +29,12 @@ use tokio::sync::{watch, Mutex};
 use super::control::HostControl;
 use super::launch::{self, Carrier, Started};
 use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
+use super::spans::SessionSpans;
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
 use crate::sessions::mirror::{self, MirrorEvent};
+use crate::trace;
+use tracing::Instrument;
 
 /// How long `close` waits for the transcript mirror's last batch.
 const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
@@ -79,6 +82,8 @@ struct Inner {
     /// The transcript mirror's task, awaited by `close` so its last batch is stored.
     mirror: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
     options: Options,
+    /// The session's spans: the session, its turns and tool uses.
+    spans: Arc<SessionSpans>,
 }
 
 impl std::fmt::Debug for Client {
@@ -96,19 +101,31 @@ impl Client {
     /// the engine started with what it watches, and `initialize` answered.
     pub async fn connect(options: Options) -> Result<Self> {
         let mut options = options;
-        let restored = restore_from_store(&mut options).await?;
+        let spans = Arc::new(SessionSpans::start(options.model.as_deref()));
+        let session = spans.session();
+        let restored = restore_from_store(&mut options)
+            .instrument(session.clone())
+            .await
+            .inspect_err(|err| spans.close(Some(trace::error_type(err))))?;
         let servers = InProcessServers::of(&options);
         let (control, hooks) = HostControl::new(
             options.host(),
             options.permission_timeout,
             &options.hooks,
             servers.router.clone(),
+            Arc::clone(&spans),
         );
+        let mut plan = options.launch_plan();
+        // First, so that the options' own `TRACEPARENT`/`TRACESTATE`, which come later, win.
+        plan.env.splice(0..0, trace::context_env(&session));
         let Started {
             carrier: process,
             reader: stdout,
             writer: stdin,
-        } = launch::start(options.launch_plan()).await?;
+        } = launch::start(plan)
+            .instrument(session.clone())
+            .await
+            .inspect_err(|err| spans.close(Some(trace::error_type(err))))?;
         // Runs only once the CLI's stdout has ended (an async block waits until polled).
         let output_ended = process.output_ended(options.shutdown);
         let (mirror, mirror_task) = Mirror::start(&options);
@@ -117,24 +134,31 @@ impl Client {
         let mut config = options.engine_config();
         // Off until system/init names a CLI that accepts `control_cancel_request`.
         config.withdraw_abandoned = false;
-        let (connection, inbound) = Connection::start_observed::<HostSide, _, _>(
+        let (connection, inbound) = Connection::start_tapped::<HostSide, _, _>(
             stdout,
             stdin,
             Arc::new(control),
             config,
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
-            Some(watcher(&options, Arc::clone(&progress), mirror)),
+            Some(watcher(&options, Arc::clone(&progress), mirror, &spans)),
+            spans.tap(),
         );
+        connection.trace_under(session.clone());
         let mut initialize_request = options.initialize_request(hooks, servers.names);
         if let (true, Some(router)) = (options.sdk_mcp_manifests, &servers.router) {
             let manifests = router.manifests(MANIFEST_WAIT).await;
             initialize_request.sdk_mcp_server_manifests =
                 (!manifests.is_empty()).then_some(manifests);
         }
-        let initialize = match initialize(&connection, &options, initialize_request.clone()).await {
+        let initialize = match initialize(&connection, &options, initialize_request.clone())
+            .instrument(session)
+            .await
+        {
             Ok(initialize) => initialize,
             Err(err) => {
                 process.kill();
+                connection.end_trace();
+                spans.close(Some(trace::error_type(&err)));
                 return Err(err);
             }
         };
@@ -150,6 +174,7 @@ impl Client {
                 mirror: std::sync::Mutex::new(mirror_task),
                 _restored: restored,
                 options,
+                spans,
             }),
         })
     }
@@ -175,6 +200,7 @@ impl Client {
             p.turn_sent = true;
             !std::mem::replace(&mut p.awaiting_result, true)
         });
+        self.inner.spans.turn_sent();
         let connection = &self.inner.connection;
         match connection.send(&ccwire_protocol::InputMessage::User(Box::new(message))) {
             Ok(()) => Ok(()),
@@ -462,6 +488,9 @@ impl Client {
                 tracing::warn!("the transcript store took too long: its last batch may be lost");
             }
         }
+        // The session's span ends here, not when the last clone of the client goes.
+        self.inner.connection.end_trace();
+        self.inner.spans.close(None);
         Ok(status)
     }
 
@@ -620,7 +649,9 @@ fn watcher(
     options: &Options,
     progress: Arc<watch::Sender<Progress>>,
     mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
+    spans: &Arc<SessionSpans>,
 ) -> crate::engine::Observer<Message> {
+    let spans = spans.enabled().then(|| Arc::clone(spans));
     let minimum = options.minimum_cli_version.clone();
     let warned = std::sync::atomic::AtomicBool::new(false);
     Box::new(
@@ -636,6 +667,9 @@ fn watcher(
                 }
             }
             observe(&progress, message);
+            if let Some(spans) = &spans {
+                spans.observe(message);
+            }
             if let Some(mirror) = &mirror {
                 match message {
                     Message::TranscriptMirror(frame) => {
