@@ -192,3 +192,6 @@ pub(crate) fn context_env(span: &Span) -> Vec<(std::ffi::OsString, Option<std::f
 pub(crate) fn context_env(_span: &Span) -> Vec<(std::ffi::OsString, Option<std::ffi::OsString>)> {
     Vec::new()
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

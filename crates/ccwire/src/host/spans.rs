@@ -243,3 +243,6 @@ impl SessionSpans {
 fn is_type(block: &Value, kind: &str) -> bool {
     block.get("type").and_then(Value::as_str) == Some(kind)
 }
+
+#[cfg(test)]
+mod tests;
