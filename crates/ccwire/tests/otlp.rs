@@ -162,6 +162,45 @@ async fn the_real_cli_gets_the_session_trace_context_in_its_tools() {
     assert_eq!(text(tool, "gen_ai.tool.name"), "Bash");
 }
 
+#[tokio::test]
+async fn a_trace_context_set_in_the_options_wins_over_the_sessions() {
+    use opentelemetry::trace::TracerProvider as _;
+    use tracing::Instrument as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    // An OpenTelemetry layer, so that the session's span has a context of its own to give.
+    let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let explicit = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let options = ccwire::Options::builder()
+        .cli_path(fake_claude())
+        .cwd(dir.path())
+        .env("CCWIRE_FAKE_RECORD", record.clone())
+        .env("TRACEPARENT", explicit)
+        .env("TRACESTATE", "mine=1")
+        .build()
+        .unwrap();
+    let client = ccwire::Client::connect(options)
+        .instrument(tracing::info_span!("root"))
+        .await
+        .unwrap();
+    client.close().await.unwrap();
+    let started: Value = serde_json::from_str(
+        std::fs::read_to_string(&record)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(started["env"]["TRACEPARENT"], explicit);
+    assert_eq!(started["env"]["TRACESTATE"], "mine=1");
+}
+
 /// Runs `command` with the receiver as its OTLP endpoint; returns its stdout once it exited 0.
 async fn run(command: &mut tokio::process::Command, receiver: &Receiver) -> String {
     command
