@@ -191,6 +191,10 @@ fn build(name: &str) -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = std::process::Command::new(cargo);
     build.args(["build", "--quiet", "-p", "ccwire", "--example", name]);
+    // With the features this runner was built with: `otlp` needs `opentelemetry`.
+    if cfg!(feature = "opentelemetry") {
+        build.args(["--features", "opentelemetry"]);
+    }
     // target/<profile>/examples/offline
     let profile = dir.parent().and_then(Path::file_name);
     if profile.is_some_and(|profile| profile == "release") {

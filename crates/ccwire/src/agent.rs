@@ -45,6 +45,7 @@ use ccwire_protocol::{InputMessage, UserMessage};
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tracing::Instrument;
 
 use crate::engine::{AgentSide, Connection, EngineConfig, HandlerError};
 use crate::error::{Error, Result};
@@ -205,6 +206,24 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // The session's span: from here until every frame is written.
+    let span = crate::trace::session("agent", None);
+    serve_session(reader, writer, agent, config, span.clone())
+        .instrument(span)
+        .await
+}
+
+async fn serve_session<R, W>(
+    reader: R,
+    writer: W,
+    agent: impl Agent,
+    config: EngineConfig,
+    span: tracing::Span,
+) -> Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let agent: Arc<dyn Agent> = Arc::new(agent);
     let output = reply::OutputState::new();
     let state = state::AgentState::new(Arc::clone(&agent), Arc::clone(&output));
@@ -223,6 +242,8 @@ where
             }
         })),
     );
+    span.record("gen_ai.conversation.id", state.session_id());
+    connection.trace_under(span);
     state.attach(connection.clone());
     while let Some(item) = inbound.recv().await {
         match item {
@@ -263,6 +284,7 @@ where
     state.finish().await;
     // Returning while frames are still queued would lose them when the caller exits.
     state.close_output().await;
+    connection.end_trace();
     Ok(())
 }
 

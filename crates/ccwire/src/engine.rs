@@ -49,8 +49,10 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, Result};
+use crate::trace;
 use budget::ByteBudget;
 use pending::Pending;
+use tracing::Instrument;
 use writer::Outbox;
 
 /// Settings of a [`Connection`].
@@ -308,6 +310,11 @@ pub struct OutputEnd {
 /// connection's [`Settings`] as it learns about the peer. Must be quick.
 pub type Observer<T> = Box<dyn FnMut(&T, &Settings<'_>) + Send>;
 
+/// Sees the text of each line the reader defers undecoded ([`Side::deferrable`]), in the
+/// reader task. Only installed while someone listens for ccwire's spans (the host's tool
+/// spans): without one, deferred lines cost no more than before.
+pub(crate) type LineTap = Box<dyn FnMut(&str) + Send>;
+
 /// What an [`Observer`] may change in its connection.
 pub struct Settings<'a> {
     shared: &'a ConnectionState,
@@ -353,6 +360,18 @@ pub(crate) struct ConnectionState {
     withdraw_abandoned: AtomicBool,
     /// Cancelled when the connection ends; parent of every incoming request's token.
     shutdown: CancellationToken,
+    /// The span the control round trips' spans go under (the session's); the caller's
+    /// current span when none is set.
+    trace_parent: Mutex<Option<tracing::Span>>,
+}
+
+impl ConnectionState {
+    /// The parent of a new control round trip's span.
+    pub(crate) fn trace_parent(&self) -> tracing::Span {
+        lock(&self.trace_parent)
+            .clone()
+            .unwrap_or_else(tracing::Span::current)
+    }
 }
 
 impl Drop for ConnectionState {
@@ -396,6 +415,24 @@ impl Connection {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        Self::start_tapped::<S, R, W>(reader, writer, handler, config, end_cause, observer, None)
+    }
+
+    /// Like [`Connection::start_observed`], with a tap on the deferred lines.
+    pub(crate) fn start_tapped<S, R, W>(
+        reader: R,
+        writer: W,
+        handler: Arc<dyn ControlHandler>,
+        config: EngineConfig,
+        end_cause: EndCause,
+        observer: Option<Observer<S::Inbound>>,
+        tap: Option<LineTap>,
+    ) -> (Connection, Inbound<S::Inbound>)
+    where
+        S: Side,
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let (outbox, writer_task) = Outbox::new(writer);
         let (data_tx, data_rx) = mpsc::unbounded_channel();
         let shared = Arc::new(ConnectionState {
@@ -409,6 +446,7 @@ impl Connection {
             closed: watch::channel(None).0,
             input_closed: AtomicBool::new(false),
             shutdown: CancellationToken::new(),
+            trace_parent: Mutex::new(None),
         });
         tokio::spawn(writer_task);
         tokio::spawn(reader::run::<S, R>(
@@ -418,6 +456,7 @@ impl Connection {
             data_tx,
             end_cause,
             observer,
+            tap,
         ));
         let inbound = Inbound::new(data_rx, S::decode, Arc::clone(&shared));
         (Connection { shared }, inbound)
@@ -465,6 +504,28 @@ impl Connection {
         body: ControlRequestBody,
         timeout: Duration,
     ) -> Result<ControlSuccess> {
+        let span = trace::control(
+            &self.shared.trace_parent(),
+            trace::Direction::Outgoing,
+            body.tag(),
+        );
+        let outcome = self
+            .send_request(body, timeout, &span)
+            .instrument(span.clone())
+            .await;
+        if let Err(err) = &outcome {
+            trace::record_error(&span, trace::error_type(err));
+        }
+        outcome
+    }
+
+    /// Sends a request and waits for its answer; `span` is its round trip's.
+    async fn send_request(
+        &self,
+        body: ControlRequestBody,
+        timeout: Duration,
+        span: &tracing::Span,
+    ) -> Result<ControlSuccess> {
         if let Some(cause) = self.closed_cause() {
             return Err(cause);
         }
@@ -473,6 +534,7 @@ impl Connection {
             "req_{}",
             self.shared.next_id.fetch_add(1, Ordering::Relaxed)
         ));
+        trace::record_request_id(span, &id);
         let (tx, rx) = tokio::sync::oneshot::channel();
         lock(&self.shared.pending).insert(id.clone(), tx);
         // A reader paused by a full budget reads on while a request waits for its answer.
@@ -565,6 +627,17 @@ impl Connection {
     /// How many of our requests are waiting for an answer.
     pub fn pending_requests(&self) -> usize {
         lock(&self.shared.pending).len()
+    }
+
+    /// Puts the spans of the control round trips from now on under `span` (the session's).
+    pub(crate) fn trace_under(&self, span: tracing::Span) {
+        *lock(&self.shared.trace_parent) = Some(span);
+    }
+
+    /// Lets go of the session's span, so that it ends when the session does and not when the
+    /// last handle on the connection is dropped.
+    pub(crate) fn end_trace(&self) {
+        *lock(&self.shared.trace_parent) = Some(tracing::Span::none());
     }
 }
 

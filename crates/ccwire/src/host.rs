@@ -23,6 +23,8 @@ pub mod pool;
 pub mod process;
 mod progress;
 mod query;
+mod spans;
+mod transcripts;
 
 pub use callbacks::PermissionRequest;
 pub use client::{Client, Messages, Reinitialized};

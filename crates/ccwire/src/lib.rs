@@ -81,6 +81,7 @@ pub mod mcp;
 pub mod policy;
 pub mod sessions;
 pub mod settings;
+mod trace;
 
 pub use ccwire_protocol as protocol;
 pub use error::{EndReason, Error, Result};

@@ -99,7 +99,12 @@ impl AgentControl {
                 Box::pin(async move {
                     let written = match standard.await {
                         Ok(payload) => reply.success(payload),
-                        Err(error) => reply.error(&error.message, error.code.as_deref()),
+                        Err(error) => {
+                            // Polled inside the engine's span of this round trip.
+                            let error_type = error.code.as_deref().unwrap_or("handler_error");
+                            crate::trace::record_error(&tracing::Span::current(), error_type);
+                            reply.error(&error.message, error.code.as_deref())
+                        }
                     };
                     if let Err(err) = written {
                         tracing::debug!(%err, "could not answer a host request");

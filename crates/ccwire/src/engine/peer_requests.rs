@@ -8,6 +8,9 @@ use std::sync::Arc;
 use ccwire_protocol::control::{ControlRequest, RequestId};
 use futures::FutureExt;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::trace::{self, Direction};
 
 use super::{
     frames, lock, unless_cancelled, Answer, ConnectionState, ControlHandler, HandlerError,
@@ -43,17 +46,23 @@ pub(crate) fn spawn(
         request_id: id.clone(),
         cancel: token.clone(),
     };
+    let span = trace::control(&shared.trace_parent(), Direction::Incoming, &subtype);
+    trace::record_request_id(&span, &id);
     // A handler may panic before it returns its future, as well as while it runs.
-    let mut future =
-        match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(request.request, cx))) {
-            Ok(future) => AssertUnwindSafe(future).catch_unwind(),
-            Err(panic) => {
-                answer(shared, id, &subtype, Some(Err(panic)));
-                return;
-            }
-        };
+    let handled = span.in_scope(|| {
+        std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(request.request, cx)))
+    });
+    let mut future = match handled {
+        Ok(future) => AssertUnwindSafe(future)
+            .catch_unwind()
+            .instrument(span.clone()),
+        Err(panic) => {
+            answer(shared, id, &subtype, Some(Err(panic)), &span);
+            return;
+        }
+    };
     if let Some(outcome) = (&mut future).now_or_never() {
-        answer(shared, id, &subtype, Some(outcome));
+        answer(shared, id, &subtype, Some(outcome), &span);
         return;
     }
     // Registered before the reader reads on, so a cancel that follows finds it.
@@ -62,7 +71,7 @@ pub(crate) fn spawn(
     tokio::spawn(async move {
         let outcome = unless_cancelled(&token, future).await;
         unregister(&shared, &id, serial);
-        answer(&shared, id, &subtype, outcome);
+        answer(&shared, id, &subtype, outcome, &span);
     });
 }
 
@@ -95,16 +104,28 @@ type Outcome = std::thread::Result<Answer>;
 
 /// Writes the answer to a request, or nothing if it was withdrawn (`None`) or the handler
 /// answered it itself.
-fn answer(shared: &ConnectionState, id: RequestId, subtype: &str, outcome: Option<Outcome>) {
+/// `span` is the request's round trip, told what went wrong.
+fn answer(
+    shared: &ConnectionState,
+    id: RequestId,
+    subtype: &str,
+    outcome: Option<Outcome>,
+    span: &tracing::Span,
+) {
     let line = match outcome {
         None => {
             tracing::debug!(%id, %subtype, "request withdrawn; not answering");
+            trace::record_error(span, "cancelled");
             return;
         }
         Some(Ok(Answer::AlreadyAnswered)) => return,
         Some(Ok(Answer::Respond(Ok(payload)))) => frames::success(id, payload),
-        Some(Ok(Answer::Respond(Err(error)))) => frames::failure(id, &error),
+        Some(Ok(Answer::Respond(Err(error)))) => {
+            trace::record_error(span, error.code.as_deref().unwrap_or("handler_error"));
+            frames::failure(id, &error)
+        }
         Some(Err(panic)) => {
+            trace::record_error(span, "panic");
             let message = format!(
                 "handler for `{subtype}` panicked: {}",
                 panic_message(&*panic)

@@ -11,8 +11,8 @@ use super::budget::decoded_cost;
 use super::inbound::{Batch, BatchBuilder};
 use super::pending::Resolution;
 use super::{
-    lock, peer_requests, ConnectionState, ControlHandler, EndCause, Observer, OutputEnd, Routed,
-    Side,
+    lock, peer_requests, ConnectionState, ControlHandler, EndCause, LineTap, Observer, OutputEnd,
+    Routed, Side,
 };
 use crate::error::Error;
 
@@ -25,6 +25,7 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
     data: mpsc::UnboundedSender<Batch<S::Inbound>>,
     end_cause: EndCause,
     observer: Option<Observer<S::Inbound>>,
+    tap: Option<LineTap>,
 ) {
     let mut decoder = LineDecoder::with_max_line_length(shared.config.max_line_length);
     let mut router = Router::<S> {
@@ -33,6 +34,7 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
         data: &data,
         batch: BatchBuilder::default(),
         observer,
+        tap,
     };
     let mut bytes_read: u64 = 0;
     loop {
@@ -94,6 +96,7 @@ struct Router<'a, S: Side> {
     /// Data-plane items of the current read, sent together by `flush`.
     batch: BatchBuilder<S::Inbound>,
     observer: Option<Observer<S::Inbound>>,
+    tap: Option<LineTap>,
 }
 
 impl<S: Side> Router<'_, S> {
@@ -108,6 +111,9 @@ impl<S: Side> Router<'_, S> {
         };
         let bytes = line.text.len();
         if ccwire_protocol::leading_type(line.text).is_some_and(S::deferrable) {
+            if let Some(tap) = &mut self.tap {
+                tap(line.text);
+            }
             self.batch.deferred(line.text, line.number);
             return;
         }

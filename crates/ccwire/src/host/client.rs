@@ -29,10 +29,13 @@ use tokio::sync::{watch, Mutex};
 use super::control::HostControl;
 use super::launch::{self, Carrier, Started};
 use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
+use super::spans::SessionSpans;
+use super::transcripts::{restore_from_store, Mirror};
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
-use crate::sessions::mirror::{self, MirrorEvent};
-use crate::sessions::restore;
+use crate::sessions::mirror::MirrorEvent;
+use crate::trace;
+use tracing::Instrument;
 
 /// How long `close` waits for the transcript mirror's last batch.
 const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
@@ -80,6 +83,8 @@ struct Inner {
     /// The transcript mirror's task, awaited by `close` so its last batch is stored.
     mirror: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
     options: Options,
+    /// The session's spans: the session, its turns and tool uses.
+    spans: Arc<SessionSpans>,
 }
 
 impl std::fmt::Debug for Client {
@@ -97,19 +102,31 @@ impl Client {
     /// the engine started with what it watches, and `initialize` answered.
     pub async fn connect(options: Options) -> Result<Self> {
         let mut options = options;
-        let restored = restore_from_store(&mut options).await?;
+        let spans = Arc::new(SessionSpans::start(options.model.as_deref()));
+        let session = spans.session();
+        let restored = restore_from_store(&mut options)
+            .instrument(session.clone())
+            .await
+            .inspect_err(|err| spans.close(Some(trace::error_type(err))))?;
         let servers = InProcessServers::of(&options);
         let (control, hooks) = HostControl::new(
             options.host(),
             options.permission_timeout,
             &options.hooks,
             servers.router.clone(),
+            Arc::clone(&spans),
         );
+        let mut plan = options.launch_plan();
+        // First, so that the options' own `TRACEPARENT`/`TRACESTATE`, which come later, win.
+        plan.env.splice(0..0, trace::context_env(&session));
         let Started {
             carrier: process,
             reader: stdout,
             writer: stdin,
-        } = launch::start(options.launch_plan()).await?;
+        } = launch::start(plan)
+            .instrument(session.clone())
+            .await
+            .inspect_err(|err| spans.close(Some(trace::error_type(err))))?;
         // Runs only once the CLI's stdout has ended (an async block waits until polled).
         let output_ended = process.output_ended(options.shutdown);
         let (mirror, mirror_task, mirror_failures) = Mirror::start(&options);
@@ -118,28 +135,35 @@ impl Client {
         let mut config = options.engine_config();
         // Off until system/init names a CLI that accepts `control_cancel_request`.
         config.withdraw_abandoned = false;
-        let (connection, inbound) = Connection::start_observed::<HostSide, _, _>(
+        let (connection, inbound) = Connection::start_tapped::<HostSide, _, _>(
             stdout,
             stdin,
             Arc::new(control),
             config,
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
-            Some(watcher(&options, Arc::clone(&progress), mirror)),
+            Some(watcher(&options, Arc::clone(&progress), mirror, &spans)),
+            spans.tap(),
         );
         let inbound = match mirror_failures {
             Some(failures) => inbound.with_side_channel(failures),
             None => inbound,
         };
+        connection.trace_under(session.clone());
         let mut initialize_request = options.initialize_request(hooks, servers.names);
         if let (true, Some(router)) = (options.sdk_mcp_manifests, &servers.router) {
             let manifests = router.manifests(MANIFEST_WAIT).await;
             initialize_request.sdk_mcp_server_manifests =
                 (!manifests.is_empty()).then_some(manifests);
         }
-        let initialize = match initialize(&connection, &options, initialize_request.clone()).await {
+        let initialize = match initialize(&connection, &options, initialize_request.clone())
+            .instrument(session)
+            .await
+        {
             Ok(initialize) => initialize,
             Err(err) => {
                 process.kill();
+                connection.end_trace();
+                spans.close(Some(trace::error_type(&err)));
                 return Err(err);
             }
         };
@@ -155,6 +179,7 @@ impl Client {
                 mirror: std::sync::Mutex::new(mirror_task),
                 _restored: restored,
                 options,
+                spans,
             }),
         })
     }
@@ -180,6 +205,7 @@ impl Client {
             p.turn_sent = true;
             !std::mem::replace(&mut p.awaiting_result, true)
         });
+        self.inner.spans.turn_sent();
         let connection = &self.inner.connection;
         match connection.send(&ccwire_protocol::InputMessage::User(Box::new(message))) {
             Ok(()) => Ok(()),
@@ -467,6 +493,9 @@ impl Client {
                 tracing::warn!("the transcript store took too long: its last batch may be lost");
             }
         }
+        // The session's span ends here, not when the last clone of the client goes.
+        self.inner.connection.end_trace();
+        self.inner.spans.close(None);
         Ok(status)
     }
 
@@ -595,61 +624,6 @@ impl InProcessServers {
     }
 }
 
-/// The transcript mirror: a task that batches the CLI's `transcript_mirror` frames into the
-/// options' store; it ends (after a last flush) when the reader drops its sender. A batch it
-/// has to drop comes into the session's stream as a `system/mirror_error` message.
-struct Mirror;
-
-type MirrorStarted = (
-    Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
-    Option<tokio::task::JoinHandle<()>>,
-    Option<tokio::sync::mpsc::UnboundedReceiver<Message>>,
-);
-
-impl Mirror {
-    fn start(options: &Options) -> MirrorStarted {
-        let Some(store) = &options.transcript_store else {
-            return (None, None, None);
-        };
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let (failures_tx, failures_rx) = tokio::sync::mpsc::unbounded_channel();
-        let projects = options.cli_projects_dir();
-        let config = mirror::MirrorConfig {
-            flush: options.transcript_store_flush,
-            ..mirror::MirrorConfig::default()
-        };
-        let on_failure: mirror::OnFailure = Box::new(move |failure| {
-            let _ = failures_tx.send(mirror_error(failure));
-        });
-        let task = tokio::spawn(mirror::run(
-            Arc::clone(store),
-            projects,
-            rx,
-            config,
-            on_failure,
-        ));
-        (Some(tx), Some(task), Some(failures_rx))
-    }
-}
-
-/// The `system/mirror_error` message the official SDKs deliver for a dropped batch.
-fn mirror_error(failure: mirror::MirrorFailure) -> Message {
-    use ccwire_protocol::system::{MirrorError, MirrorKey, SystemMessage};
-    let key = failure.key;
-    Message::System(Box::new(SystemMessage::MirrorError(MirrorError {
-        error: failure.error,
-        session_id: key.session_id.clone(),
-        key: MirrorKey {
-            project_key: key.project_key,
-            session_id: key.session_id,
-            subpath: key.subpath,
-            extra: Default::default(),
-        },
-        uuid: uuid::Uuid::new_v4().to_string(),
-        extra: Default::default(),
-    })))
-}
-
 /// What the reader watches in the CLI's output before the user reads it: whether the CLI
 /// accepts `control_cancel_request` (and whether it is older than the options accept), the
 /// session's progress, and the frames the transcript mirror stores.
@@ -657,7 +631,9 @@ fn watcher(
     options: &Options,
     progress: Arc<watch::Sender<Progress>>,
     mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
+    spans: &Arc<SessionSpans>,
 ) -> crate::engine::Observer<Message> {
+    let spans = spans.enabled().then(|| Arc::clone(spans));
     let minimum = options.minimum_cli_version.clone();
     let warned = std::sync::atomic::AtomicBool::new(false);
     Box::new(
@@ -673,6 +649,9 @@ fn watcher(
                 }
             }
             observe(&progress, message);
+            if let Some(spans) = &spans {
+                spans.observe(message);
+            }
             if let Some(mirror) = &mirror {
                 match message {
                     Message::TranscriptMirror(frame) => {
@@ -721,52 +700,4 @@ async fn initialize(
         }
     }
     Ok(initialize)
-}
-
-/// With a transcript store and `resume` (or `continue`: the store's newest session, then
-/// resumed by its id), writes the stored session into a temporary configuration directory for
-/// the CLI (see [`crate::sessions::restore`]). Only for a local CLI: through a launcher, the
-/// far side's disk is not ours to write.
-async fn restore_from_store(options: &mut Options) -> Result<Option<tempfile::TempDir>> {
-    let Some(store) = options.transcript_store.clone() else {
-        return Ok(None);
-    };
-    if options.resume.is_none() && !options.continue_conversation {
-        return Ok(None);
-    }
-    if !matches!(options.launcher, launch::Launcher::Local) {
-        tracing::warn!(
-            "a store-backed resume needs a local CLI: resuming from the CLI's own files"
-        );
-        return Ok(None);
-    }
-    let cwd = match &options.cwd {
-        Some(cwd) => cwd.clone(),
-        None => std::env::current_dir()?,
-    };
-    let projects = options.cli_projects_dir();
-    let config_dir = projects.parent().unwrap_or(&projects).to_owned();
-    let timeout = options.transcript_store_load_timeout;
-    let restored = match options.resume.clone() {
-        Some(session) => {
-            restore::restore(store.as_ref(), &session, &cwd, &config_dir, timeout).await
-        }
-        None => restore::restore_newest(store.as_ref(), &cwd, &config_dir, timeout)
-            .await
-            .map(|found| {
-                found.map(|(session, dir)| {
-                    // `--continue` is resolved: the CLI resumes that session by its id.
-                    options.resume = Some(session);
-                    options.continue_conversation = false;
-                    dir
-                })
-            }),
-    }
-    .map_err(std::io::Error::other)?;
-    if let Some(dir) = &restored {
-        options
-            .env
-            .push(("CLAUDE_CONFIG_DIR".into(), Some(dir.path().into())));
-    }
-    Ok(restored)
 }

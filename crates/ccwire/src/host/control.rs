@@ -31,6 +31,10 @@ use super::callbacks::{
 use super::handler::{cancelled, decline, HookCall, Host};
 use crate::engine::{Answer, ControlHandler, HandlerError, RequestContext};
 use crate::mcp::McpRouter;
+use crate::trace;
+use tracing::Instrument;
+
+use super::spans::SessionSpans;
 
 /// How long a hook callback may run when its matcher sets no timeout (the CLI's default).
 const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -48,6 +52,8 @@ pub(crate) struct HostControl {
     permission_timeout: Option<Duration>,
     hooks: HashMap<String, RegisteredHook>,
     mcp: Option<Arc<McpRouter>>,
+    /// Where the permission and hook spans go: under their tool use's.
+    spans: Arc<SessionSpans>,
 }
 
 impl HostControl {
@@ -58,6 +64,7 @@ impl HostControl {
         permission_timeout: Option<Duration>,
         hooks: &[(HookEvent, Vec<HookMatcher>)],
         mcp: Option<Arc<McpRouter>>,
+        spans: Arc<SessionSpans>,
     ) -> (Self, Option<HookMatchers>) {
         let mut registered = HashMap::new();
         let mut wire: HookMatchers = Default::default();
@@ -92,6 +99,7 @@ impl HostControl {
             permission_timeout,
             hooks: registered,
             mcp,
+            spans,
         };
         (control, wire)
     }
@@ -139,14 +147,19 @@ impl HostControl {
         let tool = request.tool_name.clone();
         let host = Arc::clone(&self.host);
         let timeout = self.permission_timeout;
+        let call_id = request.tool_use_id.as_deref();
+        let span = trace::permission(&self.spans.parent_for(call_id), &tool, call_id);
         // A Host may panic before it returns its future, as well as while it runs.
-        let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            host.can_use_tool(PermissionRequest {
-                request,
-                cancel: cx.cancel.clone(),
-            })
-        }));
-        Box::pin(async move {
+        let call = span.in_scope(|| {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                host.can_use_tool(PermissionRequest {
+                    request,
+                    cancel: cx.cancel.clone(),
+                })
+            }))
+        });
+        let traced = span.clone();
+        let answer = async move {
             let outcome = match call {
                 Ok(call) => guarded(call, timeout).await,
                 Err(panic) => Err(format!(
@@ -169,11 +182,14 @@ impl HostControl {
                 Ok(result) => result,
                 Err(reason) => {
                     tracing::warn!(%tool, %reason, "permission callback failed: denying");
+                    trace::record_error(&traced, "callback_failed");
                     PermissionResult::deny(format!("permission callback failed: {reason}"))
                 }
             };
+            traced.record("ccwire.permission.behavior", behavior(&result));
             to_payload(&result)
-        })
+        };
+        Box::pin(answer.instrument(span))
     }
 
     fn hook(
@@ -188,6 +204,13 @@ impl HostControl {
         let event = hook.event.clone();
         let failure = hook.failure;
         let timeout = hook.timeout;
+        let call_id = request.tool_use_id.as_deref();
+        let span = trace::hook(
+            &self.spans.parent_for(call_id),
+            event.as_str(),
+            &request.callback_id,
+            call_id,
+        );
         let call = HookCall {
             callback_id: request.callback_id,
             event: event.clone(),
@@ -198,8 +221,10 @@ impl HostControl {
             },
             registered: Some(Arc::clone(&hook.callback)),
         };
-        let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.host.hook(call)));
-        Box::pin(async move {
+        let call =
+            span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| self.host.hook(call))));
+        let traced = span.clone();
+        let answer = async move {
             let outcome = match call {
                 Ok(call) => guarded(call, Some(timeout)).await,
                 Err(panic) => Err(format!(
@@ -211,6 +236,7 @@ impl HostControl {
                 Ok(output) => to_payload(&output),
                 Err(reason) => {
                     tracing::warn!(event = %event, %reason, "hook callback failed");
+                    trace::record_error(&traced, "callback_failed");
                     match failure {
                         HookFailure::Block => to_payload(&blocking_output(&event, &reason)),
                         HookFailure::Continue => {
@@ -219,7 +245,8 @@ impl HostControl {
                     }
                 }
             }
-        })
+        };
+        Box::pin(answer.instrument(span))
     }
 
     /// An elicitation: the host's answer, or declined when it fails.
@@ -302,6 +329,16 @@ async fn guarded<T>(
             "panicked: {}",
             crate::engine::panic_message(&*panic)
         )),
+    }
+}
+
+/// The permission's behavior for its span: `allow`, `deny`, or what else it said.
+fn behavior(result: &PermissionResult) -> &str {
+    match result {
+        PermissionResult::Allow(_) => "allow",
+        PermissionResult::Deny(_) => "deny",
+        PermissionResult::Unknown(unknown) => &unknown.tag,
+        _ => "other",
     }
 }
 

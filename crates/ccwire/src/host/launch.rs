@@ -212,8 +212,9 @@ where
 /// Prefixes of the variables Claude Code reads, forwarded through a launcher.
 pub const FORWARDED_PREFIXES: [&str; 3] = ["ANTHROPIC_", "CLAUDE_", "DISABLE_"];
 
-/// Single variables forwarded through a launcher: proxies and certificate authorities.
-pub const FORWARDED_NAMES: [&str; 13] = [
+/// Single variables forwarded through a launcher: proxies, certificate authorities, and the
+/// W3C trace context (`TRACEPARENT`, `TRACESTATE`), which a local CLI inherits too.
+pub const FORWARDED_NAMES: [&str; 15] = [
     "HTTP_PROXY",
     "HTTPS_PROXY",
     "NO_PROXY",
@@ -227,6 +228,8 @@ pub const FORWARDED_NAMES: [&str; 13] = [
     "SSL_CERT_DIR",
     "REQUESTS_CA_BUNDLE",
     "CURL_CA_BUNDLE",
+    "TRACEPARENT",
+    "TRACESTATE",
 ];
 
 /// The environment sent through a launcher: of `local`, the variables Claude Code reads
@@ -266,6 +269,41 @@ pub fn forwarded_env(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hosts_trace_context_is_forwarded_unless_the_options_change_it() {
+        let local = [
+            (
+                "TRACEPARENT",
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            ),
+            ("TRACESTATE", "vendor=1"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = forwarded_env(local.clone(), &[]);
+        assert_eq!(
+            env,
+            [
+                (
+                    "TRACEPARENT".to_owned(),
+                    Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".to_owned())
+                ),
+                ("TRACESTATE".to_owned(), Some("vendor=1".to_owned())),
+            ]
+        );
+        let changes = vec![
+            (OsString::from("TRACEPARENT"), Some("00-mine".into())),
+            (OsString::from("TRACESTATE"), None),
+        ];
+        let env = forwarded_env(local, &changes);
+        assert_eq!(
+            env,
+            [
+                ("TRACEPARENT".to_owned(), Some("00-mine".to_owned())),
+                ("TRACESTATE".to_owned(), None),
+            ]
+        );
+    }
 
     #[test]
     fn only_what_claude_code_reads_is_forwarded() {

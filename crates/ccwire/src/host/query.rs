@@ -80,6 +80,9 @@ impl Prompt {
 pub fn query(prompt: impl Into<Prompt>, options: Options) -> MessageStream {
     let prompt = prompt.into();
     let starting = async move { start(prompt, options).await.map(Client::into_messages) };
+    // The session's span goes under the caller's span here, not under whichever span first
+    // polls the stream.
+    let starting = tracing::Instrument::in_current_span(starting);
     MessageStream {
         state: State::Starting(Box::pin(starting)),
     }
