@@ -21,6 +21,10 @@
 //! - `bench [--quick] [--reps N]`: ccwire against the official TypeScript and Python SDKs and
 //!   bare Rust loops on the same fake CLI; writes its section of `docs/benchmarks.md`.
 //! - `bench-agent`: the real CLI against `ccwire-agent` on the same session workloads.
+//! - `package [--allow-dirty]`: package every published crate as `cargo publish` would, check
+//!   their sizes, install `fake-claude` as docs/fake-claude.md says.
+//! - `msrv`: build the libraries and binaries with the declared `rust-version`.
+//! - `semver`: the library crates' public APIs against `xtask/semver-baseline`.
 
 // A command-line tool: stdout and stderr are its interface.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -34,11 +38,14 @@ mod debian;
 mod docs;
 mod drift;
 mod install;
+mod msrv;
 mod normalize;
 mod peers;
 mod plan;
 mod platforms;
+mod publish;
 mod sdks;
+mod semver;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -148,6 +155,20 @@ enum Task {
     /// The real CLI against ccwire-agent, offline, on the same session workloads (startup,
     /// first message, memory, sessions at once); writes its section of docs/benchmarks.md.
     BenchAgent(bench_agent::AgentBenchArgs),
+    /// Package every published crate as `cargo publish` would (in dependency order, each
+    /// built from its `.crate`), fail if one exceeds the size limit, and install `fake-claude`
+    /// the way docs/fake-claude.md says.
+    Package {
+        /// Package uncommitted changes too.
+        #[arg(long)]
+        allow_dirty: bool,
+    },
+    /// Install the declared rust-version's toolchain with rustup and build the libraries and
+    /// binaries with it.
+    Msrv,
+    /// Check every library crate's public API against the commit in xtask/semver-baseline
+    /// with cargo-semver-checks (installed once into ccwire's tool cache).
+    Semver,
 }
 
 fn main() -> Result<()> {
@@ -184,6 +205,9 @@ fn main() -> Result<()> {
             seed,
             release,
         } => fuzz(&workspace_root(), seconds, seed, release),
+        Task::Package { allow_dirty } => publish::package(&workspace_root(), allow_dirty),
+        Task::Msrv => msrv::check(&workspace_root()),
+        Task::Semver => semver::check(&workspace_root()),
     }
 }
 
