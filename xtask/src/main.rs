@@ -4,7 +4,8 @@
 //!   tests), a run of the `ccwire` binary over the recorded transcripts, the conformance suite
 //!   against the real pinned Claude Code CLI (installed first if needed), the peers suite (the
 //!   official SDKs through `ccwire tap`, against `fake-claude` and against `ccwire replay`;
-//!   installed first if needed), `platforms`, then `bench --quick`.
+//!   installed first if needed), `package`, `msrv`, `semver`, `platforms`, then
+//!   `bench --quick`.
 //! - `platforms`: clippy (`-D warnings`) on every published crate for Windows and macOS (see
 //!   `platforms.rs` and docs/platforms.md).
 //! - `record [--version V]…`: run the conformance suite on each CLI generation (and the peers
@@ -83,7 +84,8 @@ enum Task {
     /// Run every test: unit, transcript, property and process tests, `ccwire check` over the
     /// recorded transcripts, the conformance suite against the real pinned CLI, the peers suite
     /// (the official SDKs as clients of `ccwire tap`, `fake-claude` and `ccwire replay`), then
-    /// the checks for Windows and macOS (`platforms`), then `bench --quick`.
+    /// `package`, `msrv`, `semver`, the checks for Windows and macOS (`platforms`), then
+    /// `bench --quick`.
     Test,
     /// Lint every published crate with clippy (`-D warnings`) for x86_64-pc-windows-gnu,
     /// aarch64-apple-darwin and x86_64-apple-darwin (see docs/platforms.md).
@@ -303,6 +305,9 @@ fn test() -> Result<()> {
             "ccwire-testkit",
             "--exclude",
             "ccwire-cli",
+            // ccwire's `install` module (its unit tests), which only the cli crate turns on.
+            "--features",
+            "ccwire/install",
             "--all-targets",
             "--locked",
         ]))?;
@@ -340,6 +345,11 @@ fn test() -> Result<()> {
             "check",
         ])
         .arg(conformance::fixtures_dir(&root)))?;
+    // The packages as crates.io gets them (strict about a clean tree in CI, whose clone is
+    // fresh), the declared MSRV, and the public APIs against the release's base.
+    publish::package(&root, std::env::var_os("CI").is_none())?;
+    msrv::check(&root)?;
+    semver::check(&root)?;
     platforms::check(&root)?;
     let tap = build_tap(&root)?;
     let differences = conformance::differences(&root)?;

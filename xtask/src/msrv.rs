@@ -53,7 +53,7 @@ pub fn check(root: &Path) -> Result<()> {
 }
 
 /// `rust-version` of `[workspace.package]` in the root Cargo.toml.
-fn rust_version(root: &Path) -> Result<String> {
+pub fn rust_version(root: &Path) -> Result<String> {
     let manifest =
         std::fs::read_to_string(root.join("Cargo.toml")).context("reading Cargo.toml")?;
     let mut in_package = false;

@@ -15,8 +15,8 @@ use crate::sdks::target_dir;
 /// The packages that are not published (`publish = false`).
 const UNPUBLISHED: &[&str] = &["xtask", "ccwire-bench"];
 
-/// The largest `.crate` accepted. The largest today, the protocol crate with its schema, is
-/// about 250 KB; a package ten times that has picked up recordings or build output.
+/// The largest `.crate` accepted. The largest today, `ccwire`, is about 256 KB; a package four
+/// times that has picked up recordings or build output.
 pub const MAX_PACKAGE_BYTES: u64 = 1 << 20;
 
 /// How long the installed `fake-claude` may take to answer one message.

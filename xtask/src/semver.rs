@@ -65,15 +65,31 @@ fn baseline(root: &Path) -> Result<String> {
     Ok(id.to_owned())
 }
 
-/// `cargo install --locked cargo-semver-checks@VERSION` into the tool cache, once; returns the
-/// binary.
-fn install() -> Result<PathBuf> {
+/// The line of `cargo xtask test`'s plan: where cargo-semver-checks goes, whether it is there.
+pub fn plan() -> Result<String> {
+    let (root, binary) = location()?;
+    Ok(format!(
+        "cargo-semver-checks {SEMVER_CHECKS_VERSION} from crates.io (cargo install --locked) into {} ({})",
+        root.display(),
+        if binary.is_file() { "present" } else { "to install" }
+    ))
+}
+
+/// The install root and the binary in it.
+fn location() -> Result<(PathBuf, PathBuf)> {
     let root =
         crate::publish::tools_dir()?.join(format!("cargo-semver-checks-{SEMVER_CHECKS_VERSION}"));
     let binary = root.join("bin").join(format!(
         "cargo-semver-checks{}",
         std::env::consts::EXE_SUFFIX
     ));
+    Ok((root, binary))
+}
+
+/// `cargo install --locked cargo-semver-checks@VERSION` into the tool cache, once; returns the
+/// binary.
+fn install() -> Result<PathBuf> {
+    let (root, binary) = location()?;
     if binary.is_file() {
         return Ok(binary);
     }

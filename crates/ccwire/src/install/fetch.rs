@@ -168,3 +168,76 @@ fn describe(err: &reqwest::Error) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::net::TcpListener;
+
+    use super::*;
+
+    /// Serves `body` for every request (at most `requests`), as a registry's tarball URL.
+    fn serve(body: &'static [u8], requests: usize) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}/p.tgz", listener.local_addr().expect("addr"));
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(requests).flatten() {
+                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let mut stream = stream;
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(body);
+            }
+        });
+        url
+    }
+
+    const BODY: &[u8] = b"a tarball's bytes, 36 of them here..";
+
+    fn dist(url: String) -> Dist {
+        Dist {
+            package: "@scope/pkg".into(),
+            tarball: url,
+            sha512: base64::engine::general_purpose::STANDARD.encode(Sha512::digest(BODY)),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_matching_tarball_is_kept_and_a_larger_one_than_the_limit_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let client = client().expect("client");
+        let to = dir.path().join("p.tgz");
+        download(&client, &dist(serve(BODY, 1)), &to, 1 << 20)
+            .await
+            .expect("download");
+        assert_eq!(std::fs::read(&to).expect("read"), BODY);
+
+        let err = download(&client, &dist(serve(BODY, 1)), &to, 10)
+            .await
+            .expect_err("over the limit");
+        assert!(err.to_string().contains("larger than 10 bytes"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_tarball_with_another_sha512_is_an_integrity_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut wrong = dist(serve(BODY, 1));
+        wrong.sha512 = base64::engine::general_purpose::STANDARD.encode(Sha512::digest(b"other"));
+        let err = download(
+            &client().expect("client"),
+            &wrong,
+            &dir.path().join("p"),
+            1 << 20,
+        )
+        .await
+        .expect_err("mismatch");
+        assert!(err.is_integrity(), "{err}");
+    }
+}
