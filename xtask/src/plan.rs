@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::conformance::GENERATIONS;
-use crate::{debian, install, msrv, platforms, sdks, semver};
+use crate::{debian, install, msrv, platforms, sdks};
 
 /// Prints the plan to stderr: each item, where it goes, and whether it is there already.
 pub fn print(root: &Path) -> Result<()> {
@@ -42,7 +42,6 @@ pub fn print(root: &Path) -> Result<()> {
         "  Rust {} (rustup toolchain install, minimal profile, for `cargo xtask msrv`)",
         msrv::rust_version(root)?
     ));
-    lines.push(format!("  {}", semver::plan()?));
     for program in debian::ALL {
         let state = match program.present()? {
             Some(path) => format!("present: {}", path.display()),

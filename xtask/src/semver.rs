@@ -65,16 +65,6 @@ fn baseline(root: &Path) -> Result<String> {
     Ok(id.to_owned())
 }
 
-/// The line of `cargo xtask test`'s plan: where cargo-semver-checks goes, whether it is there.
-pub fn plan() -> Result<String> {
-    let (root, binary) = location()?;
-    Ok(format!(
-        "cargo-semver-checks {SEMVER_CHECKS_VERSION} from crates.io (cargo install --locked) into {} ({})",
-        root.display(),
-        if binary.is_file() { "present" } else { "to install" }
-    ))
-}
-
 /// The install root and the binary in it.
 fn location() -> Result<(PathBuf, PathBuf)> {
     let root =

@@ -32,7 +32,7 @@
 //! ```
 //!
 //! It runs the `claude` CLI (found on `PATH`, in the usual install locations, at
-//! `$CCWIRE_CLI_PATH`, or in ccwire's cache, where [`install`] with feature `install` and
+//! `$CCWIRE_CLI_PATH`, or in ccwire's cache, where `ccwire::install` (feature `install`) and
 //! `ccwire install-claude` put the pinned version) with your credentials, which is why the doc
 //! tests build this example but do not run it; `examples/offline.rs` runs the same code against
 //! a scripted model. More in the repository:
