@@ -346,7 +346,7 @@ fn test() -> Result<()> {
         .arg(conformance::fixtures_dir(&root)))?;
     // The packages as crates.io gets them (strict about a clean tree in CI, whose clone is
     // fresh) and the declared MSRV. `cargo xtask semver` is a step of its own: its rustdoc
-    // builds of every library, twice, cost more than the rest of the run can spare (see
+    // builds of every library, twice, took over 40 minutes cold, more than the run can spare (see
     // docs/publishing.md).
     publish::package(&root, std::env::var_os("CI").is_none())?;
     msrv::check(&root)?;
