@@ -21,10 +21,10 @@ use anyhow::{bail, Context, Result};
 
 use crate::cmd::run_quiet;
 
-/// The Claude Code version ccwire is tested against. Kept equal to
-/// `ccwire::host::process::PINNED_CLI_VERSION` by hand, so that xtask does not build ccwire (and
-/// tokio) just to read one constant.
-pub const PINNED_CLI_VERSION: &str = "2.1.330";
+/// The Claude Code version ccwire is tested against: ccwire-protocol's constant, which
+/// ccwire's discovery and `ccwire install-claude` read too (xtask depends on the protocol
+/// crate alone, so it builds no tokio to read it).
+pub const PINNED_CLI_VERSION: &str = ccwire_protocol::CLAUDE_CODE_VERSION;
 
 /// The first build shipped as a native executable; older ones are a `cli.js` bundle.
 const FIRST_NATIVE: (u64, u64, u64) = (2, 1, 113);
@@ -170,13 +170,18 @@ pub fn install_claude(version: &str) -> Result<PathBuf> {
 
 /// `pinned_cli_dir(version)` of ccwire's discovery, computed the same way.
 fn cli_dir(version: &str) -> Result<PathBuf> {
+    Ok(cache_base()?.join("claude-code").join(version))
+}
+
+/// ccwire's cache directory: `$CCWIRE_CACHE_DIR`, else `$XDG_CACHE_HOME/ccwire`, else
+/// `~/.cache/ccwire`.
+pub fn cache_base() -> Result<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    let base = var("CCWIRE_CACHE_DIR")
+    var("CCWIRE_CACHE_DIR")
         .map(PathBuf::from)
         .or_else(|| var("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("ccwire")))
         .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache/ccwire")))
-        .context("no cache directory: set CCWIRE_CACHE_DIR, XDG_CACHE_HOME or HOME")?;
-    Ok(base.join("claude-code").join(version))
+        .context("no cache directory: set CCWIRE_CACHE_DIR, XDG_CACHE_HOME or HOME")
 }
 
 /// Makes every ELF file under `dir` executable (a missing `dir` is nothing to do).

@@ -4,7 +4,7 @@
 //!   tests), a run of the `ccwire` binary over the recorded transcripts, the conformance suite
 //!   against the real pinned Claude Code CLI (installed first if needed), the peers suite (the
 //!   official SDKs through `ccwire tap`, against `fake-claude` and against `ccwire replay`;
-//!   installed first if needed), `platforms`, then `bench --quick`.
+//!   installed first if needed), `package`, `msrv`, `platforms`, then `bench --quick`.
 //! - `platforms`: clippy (`-D warnings`) on every published crate for Windows and macOS (see
 //!   `platforms.rs` and docs/platforms.md).
 //! - `record [--version V]…`: run the conformance suite on each CLI generation (and the peers
@@ -21,6 +21,10 @@
 //! - `bench [--quick] [--reps N]`: ccwire against the official TypeScript and Python SDKs and
 //!   bare Rust loops on the same fake CLI; writes its section of `docs/benchmarks.md`.
 //! - `bench-agent`: the real CLI against `ccwire-agent` on the same session workloads.
+//! - `package [--allow-dirty]`: package every published crate as `cargo publish` would, check
+//!   their sizes, install `fake-claude` as docs/fake-claude.md says.
+//! - `msrv`: build the libraries and binaries with the declared `rust-version`.
+//! - `semver`: the library crates' public APIs against `xtask/semver-baseline`.
 
 // A command-line tool: stdout and stderr are its interface.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -34,11 +38,14 @@ mod debian;
 mod docs;
 mod drift;
 mod install;
+mod msrv;
 mod normalize;
 mod peers;
 mod plan;
 mod platforms;
+mod publish;
 mod sdks;
+mod semver;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,7 +83,8 @@ enum Task {
     /// Run every test: unit, transcript, property and process tests, `ccwire check` over the
     /// recorded transcripts, the conformance suite against the real pinned CLI, the peers suite
     /// (the official SDKs as clients of `ccwire tap`, `fake-claude` and `ccwire replay`), then
-    /// the checks for Windows and macOS (`platforms`), then `bench --quick`.
+    /// `package`, `msrv`, the checks for Windows and macOS (`platforms`), then
+    /// `bench --quick`.
     Test,
     /// Lint every published crate with clippy (`-D warnings`) for x86_64-pc-windows-gnu,
     /// aarch64-apple-darwin and x86_64-apple-darwin (see docs/platforms.md).
@@ -148,6 +156,20 @@ enum Task {
     /// The real CLI against ccwire-agent, offline, on the same session workloads (startup,
     /// first message, memory, sessions at once); writes its section of docs/benchmarks.md.
     BenchAgent(bench_agent::AgentBenchArgs),
+    /// Package every published crate as `cargo publish` would (in dependency order, each
+    /// built from its `.crate`), fail if one exceeds the size limit, and install `fake-claude`
+    /// the way docs/fake-claude.md says.
+    Package {
+        /// Package uncommitted changes too.
+        #[arg(long)]
+        allow_dirty: bool,
+    },
+    /// Install the declared rust-version's toolchain with rustup and build the libraries and
+    /// binaries with it.
+    Msrv,
+    /// Check every library crate's public API against the commit in xtask/semver-baseline
+    /// with cargo-semver-checks (installed once into ccwire's tool cache).
+    Semver,
 }
 
 fn main() -> Result<()> {
@@ -184,6 +206,9 @@ fn main() -> Result<()> {
             seed,
             release,
         } => fuzz(&workspace_root(), seconds, seed, release),
+        Task::Package { allow_dirty } => publish::package(&workspace_root(), allow_dirty),
+        Task::Msrv => msrv::check(&workspace_root()),
+        Task::Semver => semver::check(&workspace_root()),
     }
 }
 
@@ -279,6 +304,9 @@ fn test() -> Result<()> {
             "ccwire-testkit",
             "--exclude",
             "ccwire-cli",
+            // ccwire's `install` module (its unit tests), which only the cli crate turns on.
+            "--features",
+            "ccwire/install",
             "--all-targets",
             "--locked",
         ]))?;
@@ -316,6 +344,12 @@ fn test() -> Result<()> {
             "check",
         ])
         .arg(conformance::fixtures_dir(&root)))?;
+    // The packages as crates.io gets them (strict about a clean tree in CI, whose clone is
+    // fresh) and the declared MSRV. `cargo xtask semver` is a step of its own: its rustdoc
+    // builds of every library, twice, took over 40 minutes cold, more than the run can spare (see
+    // docs/publishing.md).
+    publish::package(&root, std::env::var_os("CI").is_none())?;
+    msrv::check(&root)?;
     platforms::check(&root)?;
     let tap = build_tap(&root)?;
     let differences = conformance::differences(&root)?;

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::conformance::GENERATIONS;
-use crate::{debian, install, platforms, sdks};
+use crate::{debian, install, msrv, platforms, sdks};
 
 /// Prints the plan to stderr: each item, where it goes, and whether it is there already.
 pub fn print(root: &Path) -> Result<()> {
@@ -37,6 +37,10 @@ pub fn print(root: &Path) -> Result<()> {
     lines.push(format!(
         "  the Rust standard library for {} (rustup target add, for `cargo xtask platforms`)",
         platforms::TARGETS.map(|t| t.triple).join(", ")
+    ));
+    lines.push(format!(
+        "  Rust {} (rustup toolchain install, minimal profile, for `cargo xtask msrv`)",
+        msrv::rust_version(root)?
     ));
     for program in debian::ALL {
         let state = match program.present()? {

@@ -6,6 +6,23 @@
 //! ([`model`]), Claude Code's tools by the same names and input schemas ([`tools`]), the
 //! permission rules of `ccwire-policy` and the host's `can_use_tool`, the host's hooks, and
 //! sessions saved where and as Claude Code saves them.
+//!
+//! A session is configured from the command line a host gives `claude`, as the binary reads
+//! it; [`serve_stdio`] then serves it (not run here: it reads stdin and calls the model):
+//!
+//! ```
+//! use ccwire_agent::{Args, Config};
+//! use clap::Parser as _;
+//!
+//! let args = Args::try_parse_from([
+//!     "ccwire-agent", "--input-format", "stream-json", "--output-format", "stream-json",
+//!     "--model", "sonnet", "--max-turns", "3",
+//! ])?;
+//! let config = Config::from_args_in(&args, Default::default(), std::env::temp_dir())?;
+//! assert!(config.model.contains("sonnet"));
+//! assert_eq!(config.max_turns, Some(3));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod agent;
 pub mod args;

@@ -31,8 +31,11 @@
 //! }
 //! ```
 //!
-//! It runs the `claude` CLI (found on `PATH`, in the usual install locations, or at
-//! `$CCWIRE_CLI_PATH`) with your credentials. More in the repository:
+//! It runs the `claude` CLI (found on `PATH`, in the usual install locations, at
+//! `$CCWIRE_CLI_PATH`, or in ccwire's cache, where `ccwire::install` (feature `install`) and
+//! `ccwire install-claude` put the pinned version) with your credentials, which is why the doc
+//! tests build this example but do not run it; `examples/offline.rs` runs the same code against
+//! a scripted model. More in the repository:
 //!
 //! - `crates/ccwire/examples/`: `quickstart`, `streaming` (partial messages), `permissions`
 //!   (allow, rewrite, deny), `hooks`, `mcp_tool` (an in-process MCP tool), `multi_turn` (a
@@ -76,6 +79,8 @@ pub mod agent;
 pub mod engine;
 mod error;
 pub mod host;
+#[cfg(feature = "install")]
+pub mod install;
 pub mod mcp;
 #[cfg(feature = "policy")]
 pub mod policy;

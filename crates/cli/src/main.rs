@@ -8,6 +8,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 mod chat;
 mod check;
 mod connect;
+mod install;
 mod offline;
 mod pipe;
 mod replay;
@@ -57,6 +58,10 @@ enum Command {
     /// Play the CLI's side of a recording to a host and check that the host sends what the
     /// recording says. Exits 1 with a diff on the first divergence.
     Replay(replay::ReplayArgs),
+    /// Download Claude Code from the npm registry (its sha512 integrity checked) into ccwire's
+    /// cache, where the other subcommands find it when `claude` is not on PATH; a no-op when it
+    /// is there. Prints the executable's path.
+    InstallClaude(install::InstallArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => Ok(ExitCode::from(replay::run(args))),
         Command::Sessions(args) => printing(|out| sessions::run(&args, out)),
         Command::View(args) => printing(|out| view::run(&args, out)),
+        Command::InstallClaude(args) => printing(|out| install::run(&args, out)),
         Command::ModelServer(args) => {
             offline::model_server(&args, &mut std::io::stdout()).map(|()| ExitCode::SUCCESS)
         }

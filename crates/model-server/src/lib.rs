@@ -6,10 +6,11 @@
 //! the reply the script picks from the request's content. The server records every request
 //! ([`ModelServer::requests`]) so a test can check what the CLI asked.
 //!
-//! ```no_run
-//! # async fn demo() -> std::io::Result<()> {
+//! ```
 //! use ccwire_model_server::{ModelScript, ModelServer, Reply, Rule, When};
 //!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
 //! let script = ModelScript::new(Reply::text("Hello from the fake model."))
 //!     .rule(Rule::new(
 //!         When::LastUserTextContains("list files".into()),

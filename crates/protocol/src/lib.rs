@@ -73,6 +73,11 @@ pub mod union;
 pub mod usage;
 
 pub use error::{decode, decode_with_repairs, from_value, DecodeError};
+
+/// The Claude Code version this release is tested against: the one its schema is recorded
+/// from, the one `ccwire install-claude` installs by default and the one discovery looks for
+/// in ccwire's cache. One constant for the crates and the project's own tooling alike.
+pub const CLAUDE_CODE_VERSION: &str = "2.1.330";
 pub use lenient::{Decoded, Repair, RepairAction};
 pub use message::*;
 pub use union::{Malformed, Unknown};

@@ -33,6 +33,21 @@
 //! `set_max_thinking_tokens`, `mcp_status`, `get_context_usage` and a few others succeed; an
 //! unknown subtype gets an `unsupported_request` error. The process exits when stdin closes,
 //! after the current turn and any background steps, with 1 if the last result was an error.
+//!
+//! A script written from Rust is the JSON `fake-claude` reads (see [`script`]):
+//!
+//! ```
+//! use ccwire_testkit::script::Script;
+//!
+//! let script: Script = serde_json::from_str(
+//!     r#"{"turns": [{"steps": [{"text": "I read it."}, {"result": {"subtype": "success"}}]}]}"#,
+//! )?;
+//! assert_eq!(script.turns.len(), 1);
+//! // Written to a file named by CCWIRE_FAKE_SCRIPT for the `fake-claude` process to play.
+//! let json = serde_json::to_string(&script)?;
+//! assert!(json.contains("I read it."));
+//! # Ok::<(), serde_json::Error>(())
+//! ```
 
 pub mod fixtures;
 pub mod fuzz;

@@ -8,8 +8,9 @@ use crate::error::{Error, Result};
 /// The environment variable that names the CLI to run.
 pub const CLI_PATH_ENV: &str = "CCWIRE_CLI_PATH";
 
-/// The Claude Code version ccwire is tested against.
-pub const PINNED_CLI_VERSION: &str = "2.1.330";
+/// The Claude Code version ccwire is tested against
+/// ([`ccwire_protocol::CLAUDE_CODE_VERSION`]).
+pub const PINNED_CLI_VERSION: &str = ccwire_protocol::CLAUDE_CODE_VERSION;
 
 /// A program to run, with any arguments that must come first (`node cli.js` for the older
 /// JavaScript builds).
@@ -42,7 +43,7 @@ impl CliCommand {
     }
 }
 
-/// Where `cargo xtask install-claude` keeps the pinned CLI of `version`:
+/// Where `ccwire install-claude` (and `cargo xtask install-claude`) keeps the CLI of `version`:
 /// `$CCWIRE_CACHE_DIR`, else `$XDG_CACHE_HOME/ccwire`, else `~/.cache/ccwire`, then
 /// `claude-code/<version>`.
 pub fn pinned_cli_dir(version: &str) -> Option<PathBuf> {
