@@ -310,6 +310,33 @@ fn test() -> Result<()> {
             "--all-targets",
             "--locked",
         ]))?;
+    // The feature `opentelemetry` on its own (linted, and its OTLP test against the fake CLI
+    // and the real one): kept out of the run above so that the other tests see the default
+    // build's environment handling.
+    run(Command::new(cargo()).current_dir(&root).args([
+        "clippy",
+        "-p",
+        "ccwire",
+        "--all-features",
+        "--all-targets",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(Command::new(cargo())
+        .current_dir(&root)
+        .env(CLAUDE_PATH_ENV, &claude)
+        .args([
+            "test",
+            "-p",
+            "ccwire",
+            "--features",
+            "opentelemetry",
+            "--test",
+            "otlp",
+            "--locked",
+        ]))?;
     run(&mut package_tests_but(
         &root,
         "ccwire-testkit",
