@@ -14,8 +14,8 @@ use common::{build_ccwire_agent, ccwire, set_by_cargo_for_a_test};
 
 /// ccwire-agent's dependencies include ring, whose build script watches `CARGO_MANIFEST_DIR`
 /// and `CARGO_PKG_*`, which Cargo sets for this test but a shell does not have. After a build
-/// from a shell, the tests' own build must find everything fresh (it used to recompile ring,
-/// rustls, reqwest and ccwire-agent, and the shell's next build did it again).
+/// from a shell, the tests' own build must find everything fresh (with those variables it
+/// recompiles ring, rustls, reqwest and ccwire-agent, and the shell's next build does it again).
 #[test]
 fn ccwire_agent_built_by_the_tests_after_a_build_from_a_shell_is_not_relinked() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
