@@ -42,13 +42,16 @@ pub fn echo_agent() -> &'static Path {
 /// test run) so it is current.
 pub fn ccwire_agent() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let name = format!("ccwire-agent{}", std::env::consts::EXE_SUFFIX);
-        built(
-            ccwire().with_file_name(name),
-            &["-p", "ccwire-agent", "--bin", "ccwire-agent"],
-        )
-    })
+    PATH.get_or_init(build_ccwire_agent)
+}
+
+/// Builds `ccwire-agent` now (see [`ccwire_agent`], which does it once) and returns its path.
+pub fn build_ccwire_agent() -> PathBuf {
+    let name = format!("ccwire-agent{}", std::env::consts::EXE_SUFFIX);
+    built(
+        ccwire().with_file_name(name),
+        &["-p", "ccwire-agent", "--bin", "ccwire-agent"],
+    )
 }
 
 /// Runs `cargo build TARGET…` in the profile `ccwire` was built in and returns `path`, which
@@ -57,6 +60,16 @@ fn built(path: PathBuf, target: &[&str]) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
     build.arg("build").args(target);
+    // Without the variables Cargo set for this test. Build scripts may depend on them (ring's
+    // asks Cargo to rerun it when `CARGO_MANIFEST_DIR` or `CARGO_PKG_NAME` change), and Cargo
+    // compares them in its own environment: inherited, they would differ from those of a build
+    // from a shell, and each of the two builds would rebuild ring and everything above it
+    // (rustls, reqwest, ccwire-agent: half a minute) after the other.
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(set_by_cargo_for_a_test) {
+            build.env_remove(name);
+        }
+    }
     let profile = ccwire().parent().and_then(Path::file_name);
     if profile.is_some_and(|name| name == "release") {
         build.arg("--release");
@@ -69,6 +82,22 @@ fn built(path: PathBuf, target: &[&str]) -> PathBuf {
     );
     assert!(path.exists(), "no {} after the build", path.display());
     path
+}
+
+/// Whether `name` is one of the variables Cargo sets for the test (or program) it runs: those
+/// that describe that package and target, not the configuration of the build (`CARGO`,
+/// `CARGO_HOME`, `CARGO_TARGET_DIR`, `CARGO_INCREMENTAL`... are kept).
+pub fn set_by_cargo_for_a_test(name: &str) -> bool {
+    const PREFIXES: [&str; 3] = ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"];
+    const NAMES: [&str; 6] = [
+        "CARGO_CRATE_NAME",
+        "CARGO_BIN_NAME",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "CARGO_RUSTC_CURRENT_DIR",
+        "OUT_DIR",
+    ];
+    PREFIXES.iter().any(|prefix| name.starts_with(prefix)) || NAMES.contains(&name)
 }
 
 /// `path` quoted for `sh`.
