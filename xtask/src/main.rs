@@ -173,6 +173,8 @@ enum Task {
 }
 
 fn main() -> Result<()> {
+    workspace_root();
+    forget_cargo_run_variables();
     match Args::parse().task {
         Task::Test => test(),
         Task::Platforms => platforms::check(&workspace_root()),
@@ -271,6 +273,31 @@ fn fuzz(root: &Path, seconds: f64, seed: u64, release: bool) -> Result<()> {
             crashes.display()
         )
     })
+}
+
+/// Takes away the variables `cargo run` sets for xtask itself (`CARGO_MANIFEST_DIR`,
+/// `CARGO_PKG_*`, …) before any `cargo` starts from here: ring's build script watches them, so a
+/// build started here and one from a shell or a test would recompile ring, rustls, reqwest and
+/// ccwire-agent for each other. Called first, while xtask has one thread.
+fn forget_cargo_run_variables() {
+    let names: Vec<_> = std::env::vars_os()
+        .map(|(name, _)| name)
+        .filter(|name| {
+            let name = name.to_string_lossy();
+            ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
+                .iter()
+                .any(|prefix| name.starts_with(prefix))
+                || [
+                    "CARGO_CRATE_NAME",
+                    "CARGO_BIN_NAME",
+                    "CARGO_PRIMARY_PACKAGE",
+                ]
+                .contains(&name.as_ref())
+        })
+        .collect();
+    for name in names {
+        std::env::remove_var(name);
+    }
 }
 
 fn test() -> Result<()> {
@@ -539,15 +566,20 @@ fn test_targets(package_dir: &Path) -> Result<Vec<String>> {
 }
 
 fn workspace_root() -> PathBuf {
-    // `cargo xtask` (`cargo run -p xtask`) names the manifest directory at run time too; the
-    // one compiled in is only the fallback, as a binary built in another checkout has another.
-    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    manifest_dir
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        // `cargo xtask` (`cargo run -p xtask`) names the manifest directory at run time too;
+        // the one compiled in is only the fallback, as a binary built in another checkout has
+        // another. Read once, before `forget_cargo_run_variables` takes the variable away.
+        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+        manifest_dir
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."))
+    })
+    .clone()
 }
 
 fn cargo() -> String {
