@@ -4,7 +4,8 @@
 //!   tests), a run of the `ccwire` binary over the recorded transcripts, the conformance suite
 //!   against the real pinned Claude Code CLI (installed first if needed), the peers suite (the
 //!   official SDKs through `ccwire tap`, against `fake-claude` and against `ccwire replay`;
-//!   installed first if needed), `package`, `msrv`, `platforms`, then `bench --quick`.
+//!   installed first if needed), `package`, `msrv`, `platforms`, `bench --quick`, then
+//!   `semver` (its builds run beside the rest).
 //! - `platforms`: clippy (`-D warnings`) on every published crate for Windows and macOS (see
 //!   `platforms.rs` and docs/platforms.md).
 //! - `record [--version V]…`: run the conformance suite on each CLI generation (and the peers
@@ -168,7 +169,8 @@ enum Task {
     /// binaries with it.
     Msrv,
     /// Check every library crate's public API against the commit in xtask/semver-baseline
-    /// with cargo-semver-checks (installed once into ccwire's tool cache).
+    /// with cargo-semver-checks (installed once into ccwire's tool cache), on rustdoc JSON
+    /// built under target/semver.
     Semver,
 }
 
@@ -304,6 +306,13 @@ fn test() -> Result<()> {
     let root = workspace_root();
     // Everything the suites need, said first and installed before any suite runs.
     plan::print(&root)?;
+    // The semver check's builds (the tool's install, once per machine, and rustdoc JSON of
+    // every library at the baseline and now) run beside the suites at the lowest CPU priority,
+    // in the time the suites spend waiting on CLIs and downloads; the comparison comes last.
+    let semver = std::thread::spawn({
+        let root = root.clone();
+        move || semver::prepare(&root, true)
+    });
     for version in conformance::GENERATIONS {
         install_claude(version)?;
     }
@@ -399,9 +408,7 @@ fn test() -> Result<()> {
         ])
         .arg(conformance::fixtures_dir(&root)))?;
     // The packages as crates.io gets them (strict about a clean tree in CI, whose clone is
-    // fresh) and the declared MSRV. `cargo xtask semver` is a step of its own: its rustdoc
-    // builds of every library, twice, took over 40 minutes cold, more than the run can spare (see
-    // docs/publishing.md).
+    // fresh) and the declared MSRV.
     publish::package(&root, std::env::var_os("CI").is_none())?;
     msrv::check(&root)?;
     platforms::check(&root)?;
@@ -436,7 +443,16 @@ fn test() -> Result<()> {
     fuzz(&root, 10.0, 1, false)?;
     // Proves the benchmark harness works (tiny sizes, dev build): about a minute with the
     // one-time SDK installs, seconds after.
-    bench::bench(&root, &bench::BenchArgs::quick())
+    bench::bench(&root, &bench::BenchArgs::quick())?;
+    let waited = std::time::Instant::now();
+    let prepared = semver
+        .join()
+        .map_err(|_| anyhow::anyhow!("the semver builds panicked"))??;
+    eprintln!(
+        "semver: waited {:.0} s for its builds",
+        waited.elapsed().as_secs_f64()
+    );
+    prepared.compare()
 }
 
 /// `cargo xtask record`: see [`Task::Record`].

@@ -45,6 +45,7 @@ pub const IGNORED: &[&str] = &[
     about = "A coding agent that speaks Claude Code's stream-json protocol on stdin and stdout",
     disable_version_flag = true
 )]
+#[non_exhaustive]
 pub struct Args {
     /// A first prompt (with `-p`): sent as the session's first user message.
     pub prompt: Option<String>,

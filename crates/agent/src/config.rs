@@ -71,8 +71,9 @@ impl Default for Limits {
     }
 }
 
-/// What a session is started with.
+/// What a session is started with ([`Config::default`], then fields set; fields may be added).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Config {
     /// The session's working directory.
     pub cwd: PathBuf,

@@ -78,7 +78,10 @@ impl Case {
 }
 
 /// Where relative paths start and what `~` means.
+///
+/// Built with [`Base::new`], [`Base::current`] or [`Base::session`]; fields may be added.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Base {
     /// The session's working directory.
     pub cwd: PathBuf,
@@ -89,6 +92,22 @@ pub struct Base {
 }
 
 impl Base {
+    /// Paths relative to `cwd`, `~` from `home`, names compared as this system's file system
+    /// does by default ([`Case::default_for_system`]; [`Base::with_case`] to say otherwise).
+    pub fn new(cwd: impl Into<PathBuf>, home: Option<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            home,
+            case: Case::default_for_system(),
+        }
+    }
+
+    /// The same base, comparing names as `case` says.
+    pub fn with_case(mut self, case: Case) -> Self {
+        self.case = case;
+        self
+    }
+
     /// This process's working directory and `HOME`.
     pub fn current() -> Self {
         Self {

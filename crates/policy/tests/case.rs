@@ -13,11 +13,7 @@ fn policy(case: Case, allow: &[&str], deny: &[&str]) -> PermissionPolicy {
     };
     PermissionPolicy::parse(allow, deny)
         .unwrap()
-        .with_base(Base {
-            cwd: cwd.into(),
-            home: Some(home.into()),
-            case,
-        })
+        .with_base(Base::new(cwd, Some(home.into())).with_case(case))
 }
 
 fn read(policy: &PermissionPolicy, path: &str) -> Decision {

@@ -12,11 +12,7 @@ use serde_json::json;
 use support::*;
 
 fn base() -> Base {
-    Base {
-        cwd: "/srv/app".into(),
-        home: Some("/home/u".into()),
-        case: ccwire_policy::Case::Sensitive,
-    }
+    Base::new("/srv/app", Some("/home/u".into())).with_case(ccwire_policy::Case::Sensitive)
 }
 
 fn decide(case: &Case, base: &Base) -> Want {

@@ -74,11 +74,8 @@ type Case = (
 );
 
 fn check(tree: &Tree, cases: &[Case]) {
-    let base = Base {
-        cwd: tree.work.clone(),
-        home: Some(tree.root.join("home")),
-        case: ccwire_policy::Case::Sensitive,
-    };
+    let base = Base::new(tree.work.clone(), Some(tree.root.join("home")))
+        .with_case(ccwire_policy::Case::Sensitive);
     let mut failures = Vec::new();
     for (allow, deny, tool, input, want, why) in cases {
         let policy = PermissionPolicy::parse(allow, deny)
@@ -144,11 +141,7 @@ fn paths_on_a_real_tree() {
 #[test]
 fn every_form_of_a_path_is_where_the_file_system_goes() {
     let t = tree();
-    let base = Base {
-        cwd: t.work.clone(),
-        home: None,
-        case: ccwire_policy::Case::Sensitive,
-    };
+    let base = Base::new(t.work.clone(), None).with_case(ccwire_policy::Case::Sensitive);
     let forms = base.forms("src/missing/../escape/key").unwrap();
     assert!(forms.contains(&t.secret.join("key")), "{forms:?}");
     let forms = base.forms("src/dangling").unwrap();

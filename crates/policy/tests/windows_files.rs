@@ -60,11 +60,7 @@ fn contents(path: &str) -> Option<String> {
 fn policy(allow: &[&str], deny: &[&str], cwd: &Path) -> PermissionPolicy {
     PermissionPolicy::parse(allow, deny)
         .unwrap()
-        .with_base(Base {
-            cwd: cwd.to_path_buf(),
-            home: None,
-            case: Case::default_for_system(),
-        })
+        .with_base(Base::new(cwd, None))
 }
 
 fn read(policy: &PermissionPolicy, path: &str) -> Decision {
