@@ -3,7 +3,7 @@
 //     node host.mjs WORKLOAD FAKE SCRIPT N
 //
 // Started by `cargo xtask bench`, which installs the SDK under target/sdks/node and passes the
-// path of its `sdk.mjs` as CCWIRE_BENCH_TS_SDK. Drives `fake-claude` (FAKE, playing SCRIPT)
+// path of its `sdk.mjs` as TWINWIRE_BENCH_TS_SDK. Drives `fake-claude` (FAKE, playing SCRIPT)
 // through the SDK's public API only: `query({prompt, options: {pathToClaudeCodeExecutable,
 // canUseTool, env}})`. Prints one JSON line with the fields described in
 // crates/bench/src/lib.rs (`Report`).
@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const PROMPT = "go";
-const SCRIPT_ENV = "CCWIRE_FAKE_SCRIPT";
+const SCRIPT_ENV = "TWINWIRE_FAKE_SCRIPT";
 
 const now = () => process.hrtime.bigint();
 
@@ -169,8 +169,8 @@ async function main() {
   const report = { main_ns: MAIN_NS };
   try {
     const [workload, fake, script, n] = process.argv.slice(2);
-    const sdk = process.env.CCWIRE_BENCH_TS_SDK;
-    if (!sdk) throw new Error("CCWIRE_BENCH_TS_SDK is not set");
+    const sdk = process.env.TWINWIRE_BENCH_TS_SDK;
+    if (!sdk) throw new Error("TWINWIRE_BENCH_TS_SDK is not set");
     const { query } = await import(pathToFileURL(sdk).href);
     if (workload === "flood" || workload === "startup") {
       await drain(query, options(fake, script), report);

@@ -4,18 +4,18 @@
 //
 //     node prewarm.mjs CLI ROUNDS
 //
-// Run by `cargo xtask bench-prewarm` beside ccwire's `ccwire-prewarm`, with the SDK's
-// `sdk.mjs` in CCWIRE_BENCH_TS_SDK and the CLI's environment (a fake's script, or the real
+// Run by `cargo xtask bench-prewarm` beside twinwire's `twinwire-prewarm`, with the SDK's
+// `sdk.mjs` in TWINWIRE_BENCH_TS_SDK and the CLI's environment (a fake's script, or the real
 // CLI's private HOME and model server) in this process's. Prints one JSON line:
 // {"cold_ms", "warm_ms", "cold_result_ms", "warm_result_ms", "claimed_ms",
-// "claimed_result_ms": [...], "claims_served": N}. With CCWIRE_BENCH_CLAIM_DIR set, ROUNDS more
+// "claimed_result_ms": [...], "claims_served": N}. With TWINWIRE_BENCH_CLAIM_DIR set, ROUNDS more
 // sessions from a `prewarm()` spare claimed for that folder with their own model.
 
 import { pathToFileURL } from "node:url";
 
 const [cli, roundsText] = process.argv.slice(2);
 const rounds = Number(roundsText);
-const sdk = await import(pathToFileURL(process.env.CCWIRE_BENCH_TS_SDK).href);
+const sdk = await import(pathToFileURL(process.env.TWINWIRE_BENCH_TS_SDK).href);
 
 const options = () => ({
   pathToClaudeCodeExecutable: cli,
@@ -56,7 +56,7 @@ for (let i = 0; i < rounds; i++) {
 out.claimed_ms = [];
 out.claimed_result_ms = [];
 out.claims_served = 0;
-const claimDir = process.env.CCWIRE_BENCH_CLAIM_DIR;
+const claimDir = process.env.TWINWIRE_BENCH_CLAIM_DIR;
 for (let i = 0; claimDir && i < rounds; i++) {
   const spare = await sdk.prewarm({ options: options() });
   const start = performance.now();

@@ -28,7 +28,7 @@ from claude_agent_sdk import (  # noqa: E402
 )
 
 PROMPT = "go"
-SCRIPT_ENV = "CCWIRE_FAKE_SCRIPT"
+SCRIPT_ENV = "TWINWIRE_FAKE_SCRIPT"
 
 
 def proc_status_kib(field):

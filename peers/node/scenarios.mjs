@@ -4,11 +4,11 @@
 //     node scenarios.mjs SCENARIO
 //
 // Run by the peers suite (crates/cli/tests/peers). `cargo xtask test` installs the SDK under
-// target/sdks/node and the suite passes the path of its `sdk.mjs` as CCWIRE_PEERS_TS_SDK (the
+// target/sdks/node and the suite passes the path of its `sdk.mjs` as TWINWIRE_PEERS_TS_SDK (the
 // SDK is not on any module path, so it is imported by path, as is its `zod`). The CLI the SDK
-// runs is `$CCWIRE_PEERS_CLI`: a `ccwire tap` wrapper in front of the real CLI, `fake-claude`,
-// or a `ccwire replay` wrapper. Everything else the CLI needs (HOME, ANTHROPIC_BASE_URL,
-// CCWIRE_FAKE_SCRIPT, ...) is in this process's environment, which the SDK's child inherits.
+// runs is `$TWINWIRE_PEERS_CLI`: a `twinwire tap` wrapper in front of the real CLI, `fake-claude`,
+// or a `twinwire replay` wrapper. Everything else the CLI needs (HOME, ANTHROPIC_BASE_URL,
+// TWINWIRE_FAKE_SCRIPT, ...) is in this process's environment, which the SDK's child inherits.
 // Only the SDK's public API is used.
 //
 // Each scenario prints one JSON line on stdout, `{"sdk": "node", "scenario": ..., "ok": true,
@@ -62,8 +62,8 @@ function within(promise, what, ms = STEP_MS) {
 let sdk;
 
 function options(extra = {}) {
-  const cli = process.env.CCWIRE_PEERS_CLI;
-  if (!cli) throw new CheckFailed("$CCWIRE_PEERS_CLI is not set");
+  const cli = process.env.TWINWIRE_PEERS_CLI;
+  if (!cli) throw new CheckFailed("$TWINWIRE_PEERS_CLI is not set");
   // Without `permissionMode` the CLI may pick another starting mode; `default` keeps the
   // decisions with canUseTool.
   return { pathToClaudeCodeExecutable: cli, permissionMode: "default", ...extra };
@@ -422,7 +422,7 @@ async function resume(check, report) {
   report.sessions = ids.length;
 }
 
-// Against a Rust agent served by ccwire (its examples/echo_agent), not Claude Code.
+// Against a Rust agent served by twinwire (its examples/echo_agent), not Claude Code.
 async function echoAgent(check) {
   let messages = await collect("hello agent", options(), "the echo turn");
   check.equal(assistantText(messages), "You said: hello agent", "assistant text");
@@ -446,8 +446,8 @@ const SCENARIOS = {
 };
 
 function sdkPath() {
-  const path = process.env.CCWIRE_PEERS_TS_SDK;
-  if (!path) throw new CheckFailed("$CCWIRE_PEERS_TS_SDK is not set (run `cargo xtask test`)");
+  const path = process.env.TWINWIRE_PEERS_TS_SDK;
+  if (!path) throw new CheckFailed("$TWINWIRE_PEERS_TS_SDK is not set (run `cargo xtask test`)");
   return path;
 }
 

@@ -1,5 +1,5 @@
 // The official TypeScript SDK's session functions, for the peers suite to compare with
-// `ccwire sessions` on the same files. Prints one JSON value.
+// `twinwire sessions` on the same files. Prints one JSON value.
 //
 //   node sessions.mjs list [DIR]            listSessions({dir}) (all projects without DIR)
 //   node sessions.mjs show ID               getSessionInfo, getSessionMessages, listSubagents
@@ -7,8 +7,8 @@
 //   node sessions.mjs rename ID TITLE | tag ID TAG|- | archive ID | unarchive ID
 //                 | delete ID | fork ID [UP_TO]
 //
-// The SDK is imported from $CCWIRE_PEERS_TS_SDK; the sessions are under $CLAUDE_CONFIG_DIR.
-const sdk = await import(process.env.CCWIRE_PEERS_TS_SDK);
+// The SDK is imported from $TWINWIRE_PEERS_TS_SDK; the sessions are under $CLAUDE_CONFIG_DIR.
+const sdk = await import(process.env.TWINWIRE_PEERS_TS_SDK);
 const [op, id, arg] = process.argv.slice(2);
 let out;
 switch (op) {

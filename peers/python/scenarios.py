@@ -3,9 +3,9 @@
     python scenarios.py SCENARIO
 
 Run by the peers suite (crates/cli/tests/peers) with the venv's interpreter that `cargo xtask
-test` installs. The CLI the SDK runs is `$CCWIRE_PEERS_CLI`: a `ccwire tap` wrapper in front of
-the real CLI, `fake-claude`, or a `ccwire replay` wrapper. Everything else the CLI needs (HOME,
-ANTHROPIC_BASE_URL, CCWIRE_FAKE_SCRIPT, ...) is in this process's environment, which the SDK
+test` installs. The CLI the SDK runs is `$TWINWIRE_PEERS_CLI`: a `twinwire tap` wrapper in front of
+the real CLI, `fake-claude`, or a `twinwire replay` wrapper. Everything else the CLI needs (HOME,
+ANTHROPIC_BASE_URL, TWINWIRE_FAKE_SCRIPT, ...) is in this process's environment, which the SDK
 passes on. Only the SDK's public API is used.
 
 Each scenario prints one JSON line on stdout, `{"sdk": "python", "scenario": ..., "ok": true,
@@ -42,7 +42,7 @@ from claude_agent_sdk import (
 STEP_S = 30.0
 SCENARIO_S = 3 * STEP_S
 
-CLI_ENV = "CCWIRE_PEERS_CLI"
+CLI_ENV = "TWINWIRE_PEERS_CLI"
 DENIAL = "not on my watch"
 HOOK_REASON = "the hook says no shell"
 # The real CLI hands this to the model; the suite looks for it in the model's requests.
@@ -373,7 +373,7 @@ async def resume(check, report):
 
 
 async def echo_agent(check, report):
-    """Against a Rust agent served by ccwire (its examples/echo_agent), not Claude Code."""
+    """Against a Rust agent served by twinwire (its examples/echo_agent), not Claude Code."""
     messages = await collect("hello agent", options(), "the echo turn")
     check.equal(assistant_text(messages), "You said: hello agent", "assistant text")
     succeeded(check, the_result(check, messages), "You said: hello agent")

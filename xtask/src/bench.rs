@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: ccwire measured side by side with the official TypeScript and Python
+//! `cargo xtask bench`: twinwire measured side by side with the official TypeScript and Python
 //! SDKs, and with bare Rust loops, on the same fake CLI, in one run.
 //!
 //! 1. Build `fake-claude` and the Rust hosts (release), install the official SDKs under

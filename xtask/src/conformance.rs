@@ -1,5 +1,5 @@
 //! The conformance suite (`crates/testkit/tests/conformance`) run against each CLI generation,
-//! every run recorded through `ccwire tap`, and the recordings compared with (or written to)
+//! every run recorded through `twinwire tap`, and the recordings compared with (or written to)
 //! `tests/fixtures/transcripts/claude-<version>/`.
 //!
 //! The pinned CLI must pass every scenario. Any other generation, older or newer, must pass
@@ -53,7 +53,7 @@ pub struct Run {
 }
 
 impl Run {
-    /// `claude 2.1.330`, or `ccwire-agent`.
+    /// `claude 2.1.330`, or `twinwire-agent`.
     fn label(&self) -> String {
         if self.version == AGENT_COLUMN {
             self.version.clone()
@@ -168,18 +168,18 @@ impl Run {
     }
 }
 
-/// Runs the suite against `claude` (version `version`), every CLI behind `ccwire tap` (`tap`).
+/// Runs the suite against `claude` (version `version`), every CLI behind `twinwire tap` (`tap`).
 pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Result<Run> {
     // Build first, so that the time reported is the suite's, not the compiler's.
     run(suite_command(root).arg("--no-run"))?;
     let scratch = scratch_dir(root, version)?;
-    // The suite's CLI path when it records: the tap in front of `$CCWIRE_TAP_CLI`, recording
-    // into `$CCWIRE_TAP_RECORD`. Written here, before any test runs.
+    // The suite's CLI path when it records: the tap in front of `$TWINWIRE_TAP_CLI`, recording
+    // into `$TWINWIRE_TAP_RECORD`. Written here, before any test runs.
     let wrapper = scratch.join("claude-tap");
     std::fs::write(
         &wrapper,
         format!(
-            "#!/bin/sh\nexec '{}' tap -- \"$CCWIRE_TAP_CLI\" \"$@\"\n",
+            "#!/bin/sh\nexec '{}' tap -- \"$TWINWIRE_TAP_CLI\" \"$@\"\n",
             tap.display().to_string().replace('\'', r"'\''")
         ),
     )?;
@@ -187,9 +187,9 @@ pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Resul
     let started = Instant::now();
     let mut child = suite_command(root)
         .env(CLAUDE_PATH_ENV, claude)
-        .env("CCWIRE_CLI_VERSION", version)
-        .env("CCWIRE_RECORD_DIR", &scratch)
-        .env("CCWIRE_TAP_WRAPPER", &wrapper)
+        .env("TWINWIRE_CLI_VERSION", version)
+        .env("TWINWIRE_RECORD_DIR", &scratch)
+        .env("TWINWIRE_TAP_WRAPPER", &wrapper)
         .args(["--", "--color", "never", "--test-threads", SUITE_THREADS])
         .stdout(Stdio::piped())
         .spawn()
@@ -215,12 +215,12 @@ pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Resul
     })
 }
 
-/// The column of the matrix that is not a CLI: `ccwire-agent` (crates/agent) in the CLI's
+/// The column of the matrix that is not a CLI: `twinwire-agent` (crates/agent) in the CLI's
 /// place, held like any generation to its entry in `differences.json`. Its runs are not
 /// compared with recordings: the agent's frames are its own.
-pub const AGENT_COLUMN: &str = "ccwire-agent";
+pub const AGENT_COLUMN: &str = "twinwire-agent";
 
-/// Builds `ccwire-agent` and runs the suite against it. The suite expects `system/init` to
+/// Builds `twinwire-agent` and runs the suite against it. The suite expects `system/init` to
 /// name the version under test: the agent names itself and its version there.
 pub fn run_agent_column(root: &Path, tap: &Path) -> Result<Run> {
     run(Command::new(cargo()).current_dir(root).args([
@@ -238,7 +238,7 @@ pub fn run_agent_column(root: &Path, tap: &Path) -> Result<Run> {
         .arg("--version")
         .output()
         .with_context(|| format!("running {} --version", agent.display()))?;
-    // `0.1.0 (ccwire-agent)`, as `claude --version` prints `2.1.330 (Claude Code)`.
+    // `0.1.0 (twinwire-agent)`, as `claude --version` prints `2.1.330 (Claude Code)`.
     let printed = String::from_utf8_lossy(&output.stdout);
     let version = printed
         .split_whitespace()
@@ -253,13 +253,13 @@ pub fn run_agent_column(root: &Path, tap: &Path) -> Result<Run> {
 /// cores: the older generations leave some requests unanswered until their time limit.
 const SUITE_THREADS: &str = "6";
 
-/// `cargo test -p ccwire-testkit --test conformance --locked`, in `root`.
+/// `cargo test -p twinwire-testkit --test conformance --locked`, in `root`.
 fn suite_command(root: &Path) -> Command {
     let mut command = Command::new(cargo());
     command.current_dir(root).args([
         "test",
         "-p",
-        "ccwire-testkit",
+        "twinwire-testkit",
         "--test",
         CONFORMANCE_TEST,
         "--locked",

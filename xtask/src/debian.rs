@@ -1,5 +1,5 @@
 //! Programs some tests drive, from Debian's packages: Chromium for the browser test of
-//! `ccwire view`, tmux as the terminal of the `ccwire chat` test, sshd for the launcher tests,
+//! `twinwire view`, tmux as the terminal of the `twinwire chat` test, sshd for the launcher tests,
 //! strace and bubblewrap for the differential test of the permission rules, the C compilers of
 //! the checks for Windows and macOS and Wine for the Windows tests (`cargo xtask platforms`). Each is found at
 //! its environment variable, else on `PATH`, else installed with `apt-get` (as root; the
@@ -24,21 +24,21 @@ pub struct Program {
     pub side_effects: &'static str,
 }
 
-/// Chromium, for the browser test of `ccwire view`.
+/// Chromium, for the browser test of `twinwire view`.
 pub const CHROMIUM: Program = Program {
     binary: "chromium",
     package: "chromium",
-    env: "CCWIRE_CHROMIUM",
-    purpose: "the browser of the `ccwire view` test",
+    env: "TWINWIRE_CHROMIUM",
+    purpose: "the browser of the `twinwire view` test",
     side_effects: "",
 };
 
-/// tmux, a real terminal for the `ccwire chat` test.
+/// tmux, a real terminal for the `twinwire chat` test.
 pub const TMUX: Program = Program {
     binary: "tmux",
     package: "tmux",
-    env: "CCWIRE_TMUX",
-    purpose: "the terminal of the `ccwire chat` test",
+    env: "TWINWIRE_TMUX",
+    purpose: "the terminal of the `twinwire chat` test",
     side_effects: "",
 };
 
@@ -46,7 +46,7 @@ pub const TMUX: Program = Program {
 pub const SSHD: Program = Program {
     binary: "sshd",
     package: "openssh-server",
-    env: "CCWIRE_SSHD",
+    env: "TWINWIRE_SSHD",
     purpose: "the private sshd of the launcher tests",
     side_effects:
         "the package writes /etc/ssh and host keys and may start a system sshd; the tests \
@@ -57,7 +57,7 @@ pub const SSHD: Program = Program {
 pub const STRACE: Program = Program {
     binary: "strace",
     package: "strace",
-    env: "CCWIRE_STRACE",
+    env: "TWINWIRE_STRACE",
     purpose: "the tracer of the permission rules' differential test",
     side_effects: "",
 };
@@ -67,7 +67,7 @@ pub const STRACE: Program = Program {
 pub const BWRAP: Program = Program {
     binary: "bwrap",
     package: "bubblewrap",
-    env: "CCWIRE_BWRAP",
+    env: "TWINWIRE_BWRAP",
     purpose: "the sandbox of the permission rules' differential test",
     side_effects: "",
 };
@@ -76,7 +76,7 @@ pub const BWRAP: Program = Program {
 pub const SOCAT: Program = Program {
     binary: "socat",
     package: "socat",
-    env: "CCWIRE_SOCAT",
+    env: "TWINWIRE_SOCAT",
     purpose: "Claude Code's sandbox in the conformance scenario that shows it",
     side_effects: "",
 };
@@ -85,7 +85,7 @@ pub const SOCAT: Program = Program {
 pub const MINGW: Program = Program {
     binary: "x86_64-w64-mingw32-gcc",
     package: "gcc-mingw-w64-x86-64",
-    env: "CCWIRE_MINGW_GCC",
+    env: "TWINWIRE_MINGW_GCC",
     purpose: "the C compiler of the Windows check",
     side_effects: "",
 };
@@ -94,7 +94,7 @@ pub const MINGW: Program = Program {
 pub const CLANG: Program = Program {
     binary: "clang",
     package: "clang",
-    env: "CCWIRE_CLANG",
+    env: "TWINWIRE_CLANG",
     purpose: "the C compiler of the macOS checks",
     side_effects: "",
 };
@@ -103,7 +103,7 @@ pub const CLANG: Program = Program {
 pub const LLVM_AR: Program = Program {
     binary: "llvm-ar",
     package: "llvm",
-    env: "CCWIRE_LLVM_AR",
+    env: "TWINWIRE_LLVM_AR",
     purpose: "the archiver of the macOS checks",
     side_effects: "",
 };
@@ -112,7 +112,7 @@ pub const LLVM_AR: Program = Program {
 pub const WINE: Program = Program {
     binary: "wine",
     package: "wine",
-    env: "CCWIRE_WINE",
+    env: "TWINWIRE_WINE",
     purpose: "the Windows unit tests",
     side_effects: "",
 };

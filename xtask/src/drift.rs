@@ -1,7 +1,7 @@
 //! `cargo xtask drift --version X`: what a CLI build says that the typed schema does not know.
 //!
-//! Installs CLI X, runs the conformance scenarios against it through `ccwire tap`, and runs
-//! `ccwire check --coverage` over those recordings and over the committed recordings of the
+//! Installs CLI X, runs the conformance scenarios against it through `twinwire tap`, and runs
+//! `twinwire check --coverage` over those recordings and over the committed recordings of the
 //! pinned CLI. It prints what X has that the schema does not type: unknown message kinds and
 //! control subtypes, hook events the schema does not name, and fields kept only in `extra` maps
 //! or as raw JSON, each with its count and marked `new` when the pinned CLI's recordings do not
@@ -101,7 +101,7 @@ pub fn drift(root: &Path, version: &str, tap: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `ccwire check --coverage --json` of `dir`.
+/// `twinwire check --coverage --json` of `dir`.
 fn coverage(tap: &Path, dir: &Path) -> Result<Value> {
     let output = Command::new(tap)
         .args(["check", "--coverage", "--json"])

@@ -1,7 +1,7 @@
-//! `cargo xtask install-claude`: fetch a Claude Code CLI build from npm into ccwire's cache.
+//! `cargo xtask install-claude`: fetch a Claude Code CLI build from npm into twinwire's cache.
 //!
-//! The cache layout is the one `ccwire::host::process::pinned_cli_dir` reads:
-//! `$CCWIRE_CACHE_DIR`, else `$XDG_CACHE_HOME/ccwire`, else `~/.cache/ccwire`, then
+//! The cache layout is the one `twinwire::host::process::pinned_cli_dir` reads:
+//! `$TWINWIRE_CACHE_DIR`, else `$XDG_CACHE_HOME/twinwire`, else `~/.cache/twinwire`, then
 //! `claude-code/<version>/`. Native builds (2.1.113 and newer) leave one executable,
 //! `claude`, there; the older JavaScript builds leave the npm package's files with `cli.js`,
 //! run with `node`.
@@ -21,10 +21,10 @@ use anyhow::{bail, Context, Result};
 
 use crate::cmd::run_quiet;
 
-/// The Claude Code version ccwire is tested against: ccwire-protocol's constant, which
-/// ccwire's discovery and `ccwire install-claude` read too (xtask depends on the protocol
+/// The Claude Code version twinwire is tested against: twinwire-protocol's constant, which
+/// twinwire's discovery and `twinwire install-claude` read too (xtask depends on the protocol
 /// crate alone, so it builds no tokio to read it).
-pub const PINNED_CLI_VERSION: &str = ccwire_protocol::CLAUDE_CODE_VERSION;
+pub const PINNED_CLI_VERSION: &str = twinwire_protocol::CLAUDE_CODE_VERSION;
 
 /// The first build shipped as a native executable; older ones are a `cli.js` bundle.
 const FIRST_NATIVE: (u64, u64, u64) = (2, 1, 113);
@@ -168,20 +168,20 @@ pub fn install_claude(version: &str) -> Result<PathBuf> {
     Ok(entry)
 }
 
-/// `pinned_cli_dir(version)` of ccwire's discovery, computed the same way.
+/// `pinned_cli_dir(version)` of twinwire's discovery, computed the same way.
 fn cli_dir(version: &str) -> Result<PathBuf> {
     Ok(cache_base()?.join("claude-code").join(version))
 }
 
-/// ccwire's cache directory: `$CCWIRE_CACHE_DIR`, else `$XDG_CACHE_HOME/ccwire`, else
-/// `~/.cache/ccwire`.
+/// twinwire's cache directory: `$TWINWIRE_CACHE_DIR`, else `$XDG_CACHE_HOME/twinwire`, else
+/// `~/.cache/twinwire`.
 pub fn cache_base() -> Result<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    var("CCWIRE_CACHE_DIR")
+    var("TWINWIRE_CACHE_DIR")
         .map(PathBuf::from)
-        .or_else(|| var("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("ccwire")))
-        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache/ccwire")))
-        .context("no cache directory: set CCWIRE_CACHE_DIR, XDG_CACHE_HOME or HOME")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("twinwire")))
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache/twinwire")))
+        .context("no cache directory: set TWINWIRE_CACHE_DIR, XDG_CACHE_HOME or HOME")
 }
 
 /// Makes every ELF file under `dir` executable (a missing `dir` is nothing to do).

@@ -1,27 +1,27 @@
 //! Project tasks, run as `cargo xtask <task>`.
 //!
 //! - `test`: everything CI proves: the workspace's tests (unit, transcript, property, process
-//!   tests), a run of the `ccwire` binary over the recorded transcripts, the conformance suite
+//!   tests), a run of the `twinwire` binary over the recorded transcripts, the conformance suite
 //!   against the real pinned Claude Code CLI (installed first if needed), the peers suite (the
-//!   official SDKs through `ccwire tap`, against `fake-claude` and against `ccwire replay`;
+//!   official SDKs through `twinwire tap`, against `fake-claude` and against `twinwire replay`;
 //!   installed first if needed), `package`, `msrv`, `platforms`, `bench --quick`, then
 //!   `semver` (its builds run beside the rest).
 //! - `platforms`: clippy (`-D warnings`) on every published crate for Windows and macOS (see
 //!   `platforms.rs` and docs/platforms.md).
 //! - `record [--version V]…`: run the conformance suite on each CLI generation (and the peers
-//!   suite on the pinned one) through `ccwire tap` and write the normalized recordings to
+//!   suite on the pinned one) through `twinwire tap` and write the normalized recordings to
 //!   `tests/fixtures/transcripts/claude-<version>/`.
-//! - `drift --version V`: run the conformance scenarios on CLI V through `ccwire tap` and print
+//! - `drift --version V`: run the conformance scenarios on CLI V through `twinwire tap` and print
 //!   what the typed schema does not know yet (see `drift.rs`).
 //! - `fuzz-rules [--seconds N] [--seed S]`: the differential test of the permission rules
 //!   for a while (generated commands in real bash, under strace, in a sandbox).
-//! - `install-claude [--version V]`: download a Claude Code build from npm into ccwire's cache
+//! - `install-claude [--version V]`: download a Claude Code build from npm into twinwire's cache
 //!   and print the path of its executable.
 //! - `install-sdks`: install the official Python and TypeScript SDKs under `target/sdks` and
 //!   print the environment the peers suite reads.
-//! - `bench [--quick] [--reps N]`: ccwire against the official TypeScript and Python SDKs and
+//! - `bench [--quick] [--reps N]`: twinwire against the official TypeScript and Python SDKs and
 //!   bare Rust loops on the same fake CLI; writes its section of `docs/benchmarks.md`.
-//! - `bench-agent`: the real CLI against `ccwire-agent` on the same session workloads.
+//! - `bench-agent`: the real CLI against `twinwire-agent` on the same session workloads.
 //! - `package [--allow-dirty]`: package every published crate as `cargo publish` would, check
 //!   their sizes, install `fake-claude` as docs/fake-claude.md says.
 //! - `msrv`: build the libraries and binaries with the declared `rust-version`.
@@ -58,7 +58,7 @@ use cmd::run;
 use install::{install_claude, PINNED_CLI_VERSION};
 
 /// The environment variable that gives the conformance and peers suites the CLI to drive.
-const CLAUDE_PATH_ENV: &str = "CCWIRE_CLAUDE_PATH";
+const CLAUDE_PATH_ENV: &str = "TWINWIRE_CLAUDE_PATH";
 
 /// The test target of `crates/testkit` that drives the real CLI.
 const CONFORMANCE_TEST: &str = "conformance";
@@ -67,10 +67,10 @@ const CONFORMANCE_TEST: &str = "conformance";
 const PEERS_TEST: &str = "peers";
 
 /// The environment variable that gives the peers suite the Python SDK's venv interpreter.
-const PYTHON_ENV: &str = "CCWIRE_PEERS_PYTHON";
+const PYTHON_ENV: &str = "TWINWIRE_PEERS_PYTHON";
 
 /// The environment variable that gives the peers suite the TypeScript SDK's `sdk.mjs`.
-const TS_SDK_ENV: &str = "CCWIRE_PEERS_TS_SDK";
+const TS_SDK_ENV: &str = "TWINWIRE_PEERS_TS_SDK";
 
 #[derive(Debug, Parser)]
 #[command(name = "xtask")]
@@ -81,9 +81,9 @@ struct Args {
 
 #[derive(Debug, Subcommand)]
 enum Task {
-    /// Run every test: unit, transcript, property and process tests, `ccwire check` over the
+    /// Run every test: unit, transcript, property and process tests, `twinwire check` over the
     /// recorded transcripts, the conformance suite against the real pinned CLI, the peers suite
-    /// (the official SDKs as clients of `ccwire tap`, `fake-claude` and `ccwire replay`), then
+    /// (the official SDKs as clients of `twinwire tap`, `fake-claude` and `twinwire replay`), then
     /// `package`, `msrv`, the checks for Windows and macOS (`platforms`), then
     /// `bench --quick`.
     Test,
@@ -91,7 +91,7 @@ enum Task {
     /// aarch64-apple-darwin and x86_64-apple-darwin (see docs/platforms.md).
     Platforms,
     /// Record the conformance scenarios on each CLI generation (default: all four) and the
-    /// peers scenarios on the pinned one, through `ccwire tap`, into
+    /// peers scenarios on the pinned one, through `twinwire tap`, into
     /// `tests/fixtures/transcripts/claude-<version>/`, normalized so that recording again gives
     /// the same bytes.
     Record {
@@ -102,14 +102,14 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
-    /// Run the conformance scenarios on a CLI build through `ccwire tap` and print what the
+    /// Run the conformance scenarios on a CLI build through `twinwire tap` and print what the
     /// typed schema does not know yet: kinds, control subtypes, hook events, untyped fields.
     Drift {
         /// The CLI version to examine.
         #[arg(long)]
         version: String,
     },
-    /// Fuzz the three places the wire enters ccwire (framing, a CLI's stdout frame, a host's
+    /// Fuzz the three places the wire enters twinwire (framing, a CLI's stdout frame, a host's
     /// frame on the agent side) with inputs grown from the recorded sessions; fails if any input
     /// panics or breaks an invariant (each such input is saved under `target/fuzz/crashes`).
     Fuzz {
@@ -137,7 +137,7 @@ enum Task {
         #[arg(long, default_value_t = 5_000)]
         cases: u64,
     },
-    /// Download a Claude Code CLI build from npm into ccwire's cache (a no-op when it is
+    /// Download a Claude Code CLI build from npm into twinwire's cache (a no-op when it is
     /// already there) and print the path of its executable as the last line of stdout.
     InstallClaude {
         /// The version to install.
@@ -147,14 +147,14 @@ enum Task {
     /// Install the official Python and TypeScript SDKs under `target/sdks` (a no-op when the
     /// pinned versions are there) and print the environment the peers suite reads.
     InstallSdks,
-    /// Measure ccwire against the official TypeScript and Python SDKs and bare Rust loops on
+    /// Measure twinwire against the official TypeScript and Python SDKs and bare Rust loops on
     /// the same fake CLI, and rewrite its section of docs/benchmarks.md (see docs/benchmarks.md).
     Bench(bench::BenchArgs),
-    /// Time to the first message, cold and from a prewarmed process: ccwire's Pool spares
+    /// Time to the first message, cold and from a prewarmed process: twinwire's Pool spares
     /// against the TypeScript SDK's startup(), on fake-claude and the real CLI offline; prints
     /// a section for docs/benchmarks.md.
     BenchPrewarm(bench::prewarm::PrewarmArgs),
-    /// The real CLI against ccwire-agent, offline, on the same session workloads (startup,
+    /// The real CLI against twinwire-agent, offline, on the same session workloads (startup,
     /// first message, memory, sessions at once); writes its section of docs/benchmarks.md.
     BenchAgent(bench_agent::AgentBenchArgs),
     /// Package every published crate as `cargo publish` would (in dependency order, each
@@ -169,7 +169,7 @@ enum Task {
     /// binaries with it.
     Msrv,
     /// Check every library crate's public API against the commit in xtask/semver-baseline
-    /// with cargo-semver-checks (installed once into ccwire's tool cache), on rustdoc JSON
+    /// with cargo-semver-checks (installed once into twinwire's tool cache), on rustdoc JSON
     /// built under target/semver.
     Semver,
 }
@@ -224,15 +224,15 @@ fn fuzz_rules(root: &Path, seconds: u64, seed: u64, cases: u64) -> Result<()> {
         .current_dir(root)
         .env(debian::STRACE.env, &strace)
         .env(debian::BWRAP.env, &bwrap)
-        .env("CCWIRE_RULES_SECONDS", seconds.to_string())
-        .env("CCWIRE_RULES_SEED", seed.to_string())
-        .env("CCWIRE_RULES_CASES", cases.to_string())
+        .env("TWINWIRE_RULES_SECONDS", seconds.to_string())
+        .env("TWINWIRE_RULES_SEED", seed.to_string())
+        .env("TWINWIRE_RULES_CASES", cases.to_string())
         .args([
             "test",
             "--release",
             "--locked",
             "-p",
-            "ccwire-policy",
+            "twinwire-policy",
             "--test",
             "differential",
             "generated",
@@ -250,9 +250,9 @@ fn fuzz(root: &Path, seconds: f64, seed: u64, release: bool) -> Result<()> {
         "--quiet",
         "--locked",
         "-p",
-        "ccwire-testkit",
+        "twinwire-testkit",
         "--bin",
-        "ccwire-fuzz",
+        "twinwire-fuzz",
     ]);
     if release {
         command.arg("--release");
@@ -271,7 +271,7 @@ fn fuzz(root: &Path, seconds: f64, seed: u64, release: bool) -> Result<()> {
     run(&mut command).with_context(|| {
         format!(
             "the fuzz run found inputs that fail (saved in {}; replay one with \
-             `ccwire-fuzz --replay FILE TARGET`)",
+             `twinwire-fuzz --replay FILE TARGET`)",
             crashes.display()
         )
     })
@@ -280,7 +280,7 @@ fn fuzz(root: &Path, seconds: f64, seed: u64, release: bool) -> Result<()> {
 /// Takes away the variables `cargo run` sets for xtask itself (`CARGO_MANIFEST_DIR`,
 /// `CARGO_PKG_*`, …) before any `cargo` starts from here: ring's build script watches them, so a
 /// build started here and one from a shell or a test would recompile ring, rustls, reqwest and
-/// ccwire-agent for each other. Called first, while xtask has one thread.
+/// twinwire-agent for each other. Called first, while xtask has one thread.
 fn forget_cargo_run_variables() {
     let names: Vec<_> = std::env::vars_os()
         .map(|(name, _)| name)
@@ -337,12 +337,12 @@ fn test() -> Result<()> {
             "test",
             "--workspace",
             "--exclude",
-            "ccwire-testkit",
+            "twinwire-testkit",
             "--exclude",
-            "ccwire-cli",
-            // ccwire's `install` module (its unit tests), which only the cli crate turns on.
+            "twinwire-cli",
+            // twinwire's `install` module (its unit tests), which only the cli crate turns on.
             "--features",
-            "ccwire/install",
+            "twinwire/install",
             "--all-targets",
             "--locked",
         ]))?;
@@ -352,7 +352,7 @@ fn test() -> Result<()> {
     run(Command::new(cargo()).current_dir(&root).args([
         "clippy",
         "-p",
-        "ccwire",
+        "twinwire",
         "--all-features",
         "--all-targets",
         "--locked",
@@ -366,7 +366,7 @@ fn test() -> Result<()> {
         .args([
             "test",
             "-p",
-            "ccwire",
+            "twinwire",
             "--features",
             "opentelemetry",
             "--test",
@@ -375,14 +375,14 @@ fn test() -> Result<()> {
         ]))?;
     run(&mut package_tests_but(
         &root,
-        "ccwire-testkit",
+        "twinwire-testkit",
         &["--lib", "--bins", "--examples", "--benches"],
         CONFORMANCE_TEST,
     )?)?;
-    // The `ccwire` binary's crate has no library.
+    // The `twinwire` binary's crate has no library.
     run(package_tests_but(
         &root,
-        "ccwire-cli",
+        "twinwire-cli",
         &["--bins", "--examples", "--benches"],
         PEERS_TEST,
     )?
@@ -402,7 +402,7 @@ fn test() -> Result<()> {
             "--quiet",
             "--locked",
             "-p",
-            "ccwire-cli",
+            "twinwire-cli",
             "--",
             "check",
         ])
@@ -512,24 +512,24 @@ fn record_generation(
     Ok(suite)
 }
 
-/// Builds the `ccwire` binary and returns its path: the tap the suites record through.
+/// Builds the `twinwire` binary and returns its path: the tap the suites record through.
 fn build_tap(root: &Path) -> Result<PathBuf> {
     run(Command::new(cargo()).current_dir(root).args([
         "build",
         "-p",
-        "ccwire-cli",
+        "twinwire-cli",
         "--bin",
-        "ccwire",
+        "twinwire",
         "--locked",
     ]))?;
-    Ok(sdks::target_dir(root).join("debug/ccwire"))
+    Ok(sdks::target_dir(root).join("debug/twinwire"))
 }
 
 /// `cargo test -p PACKAGE` of the target kinds in `kinds` and every integration test target of
-/// the package but `except`. The package's directory is `crates/<name without ccwire->`, or
-/// `crates/ccwire` for `ccwire`.
+/// the package but `except`. The package's directory is `crates/<name without twinwire->`, or
+/// `crates/twinwire` for `twinwire`.
 fn package_tests_but(root: &Path, package: &str, kinds: &[&str], except: &str) -> Result<Command> {
-    let dir = match package.strip_prefix("ccwire-") {
+    let dir = match package.strip_prefix("twinwire-") {
         Some(short) => root.join("crates").join(short),
         None => root.join("crates").join(package),
     };

@@ -1,4 +1,4 @@
-//! Makes a recording of `ccwire tap` reproducible: what changes from run to run (uuids,
+//! Makes a recording of `twinwire tap` reproducible: what changes from run to run (uuids,
 //! timestamps, durations, temporary paths, ports, the machine's environment, the random ids the
 //! model server gives its messages) is replaced by stable values, so that recording the same
 //! scenario twice gives the same bytes.
@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use anyhow::{bail, Context, Result};
-use ccwire_protocol::recording;
 use regex::{Captures, Regex};
 use serde_json::{Map, Value};
+use twinwire_protocol::recording;
 
 /// The placeholder the scenario's private directory (home, temp and work directories) becomes.
 const SCENARIO_ROOT: &str = "/scenario";
@@ -48,7 +48,7 @@ pattern! {
 
 pattern! {
     /// Request ids an SDK draws at random (TypeScript: `f3d2pcnvlk`; Python: `req_1_9afde8c4`).
-    /// ccwire's `req_N` and the model server's `req_fake_N` are counters and stay.
+    /// twinwire's `req_N` and the model server's `req_fake_N` are counters and stay.
     REQUEST_ID = r#"("request_id":\s*")([^"\\]+)""#
 }
 
@@ -115,7 +115,7 @@ pub fn directions(recording: &str) -> [Vec<&str>; 2] {
     split
 }
 
-/// Rewrites one recording (the text of a `.jsonl` file `ccwire tap` wrote).
+/// Rewrites one recording (the text of a `.jsonl` file `twinwire tap` wrote).
 pub fn normalize(recording: &str) -> Result<String> {
     let lines: Vec<&str> = recording
         .lines()

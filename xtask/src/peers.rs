@@ -1,6 +1,6 @@
 //! The peers suite of `cargo xtask test`: the official Python and TypeScript SDKs run their
-//! scenario programs (`peers/`) through `ccwire tap` to the real CLI, against `fake-claude`, and
-//! against `ccwire replay` (the test target `peers` of `crates/cli`; see docs/peers.md).
+//! scenario programs (`peers/`) through `twinwire tap` to the real CLI, against `fake-claude`, and
+//! against `twinwire replay` (the test target `peers` of `crates/cli`; see docs/peers.md).
 //!
 //! Each run appends a line to a report file; from it this prints a table of every SDK,
 //! scenario and mode with its time, and a summary line.
@@ -31,7 +31,7 @@ pub fn run_suite(root: &Path, claude: &Path, sdks: &Sdks, record: &Path) -> Resu
     run(Command::new(cargo()).current_dir(root).args([
         "build",
         "-p",
-        "ccwire-testkit",
+        "twinwire-testkit",
         "--bin",
         "fake-claude",
         "--locked",
@@ -39,7 +39,7 @@ pub fn run_suite(root: &Path, claude: &Path, sdks: &Sdks, record: &Path) -> Resu
     run(Command::new(cargo()).current_dir(root).args([
         "test",
         "-p",
-        "ccwire-cli",
+        "twinwire-cli",
         "--test",
         PEERS_TEST,
         "--locked",
@@ -55,12 +55,12 @@ pub fn run_suite(root: &Path, claude: &Path, sdks: &Sdks, record: &Path) -> Resu
         .env(CLAUDE_PATH_ENV, claude)
         .env(PYTHON_ENV, &sdks.python)
         .env(TS_SDK_ENV, &sdks.ts_sdk)
-        .env("CCWIRE_PEERS_REPORT", &report)
-        .env("CCWIRE_RECORD_DIR", record)
+        .env("TWINWIRE_PEERS_REPORT", &report)
+        .env("TWINWIRE_RECORD_DIR", record)
         .args([
             "test",
             "-p",
-            "ccwire-cli",
+            "twinwire-cli",
             "--test",
             PEERS_TEST,
             "--locked",

@@ -1,5 +1,5 @@
 //! What `cargo xtask test` needs from outside the repository, said before anything is
-//! installed: the Claude Code builds (npm, into ccwire's cache), the official SDKs (PyPI and
+//! installed: the Claude Code builds (npm, into twinwire's cache), the official SDKs (PyPI and
 //! npm, into the target directory) and the Debian programs some tests drive (`apt-get`, as
 //! root, unless their variables name existing programs).
 

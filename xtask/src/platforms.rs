@@ -30,13 +30,13 @@ use crate::{cargo, debian};
 /// The crates published from the workspace: what users build (bench and xtask are tools of
 /// this repository, Linux only).
 pub const PACKAGES: [&str; 7] = [
-    "ccwire-protocol",
-    "ccwire-policy",
-    "ccwire",
-    "ccwire-model-server",
-    "ccwire-cli",
-    "ccwire-testkit",
-    "ccwire-agent",
+    "twinwire-protocol",
+    "twinwire-policy",
+    "twinwire",
+    "twinwire-model-server",
+    "twinwire-cli",
+    "twinwire-testkit",
+    "twinwire-agent",
 ];
 
 /// A target and which of its build targets are checked.
@@ -127,27 +127,27 @@ struct WineTest {
 }
 
 /// The Windows tests run under Wine (see the module docs): the protocol crate's unit tests,
-/// ccwire's process code and session names, the permission rules' Windows paths against
+/// twinwire's process code and session names, the permission rules' Windows paths against
 /// Wine's case-insensitive drive, and the host against `fake-claude.exe` (the process tests
 /// that matter on Windows: a session, a crash, the stop ladder, the job, a `claude.cmd` shim).
 const WINE_TESTS: [WineTest; 4] = [
     WineTest {
-        package: "ccwire-protocol",
+        package: "twinwire-protocol",
         targets: &["--lib"],
         filters: &[],
     },
     WineTest {
-        package: "ccwire",
+        package: "twinwire",
         targets: &["--lib"],
         filters: &["host::process", "sessions::store"],
     },
     WineTest {
-        package: "ccwire-policy",
+        package: "twinwire-policy",
         targets: &["--lib", "--test", "case", "--test", "windows_files"],
         filters: &[],
     },
     WineTest {
-        package: "ccwire-testkit",
+        package: "twinwire-testkit",
         targets: &["--test", "host"],
         filters: &["windows::"],
     },

@@ -13,9 +13,9 @@ use crate::cmd::run;
 use crate::sdks::target_dir;
 
 /// The packages that are not published (`publish = false`).
-const UNPUBLISHED: &[&str] = &["xtask", "ccwire-bench"];
+const UNPUBLISHED: &[&str] = &["xtask", "twinwire-bench"];
 
-/// The largest `.crate` accepted. The largest today, `ccwire`, is about 256 KB; a package four
+/// The largest `.crate` accepted. The largest today, `twinwire`, is about 256 KB; a package four
 /// times that has picked up recordings or build output.
 pub const MAX_PACKAGE_BYTES: u64 = 1 << 20;
 

@@ -1,6 +1,6 @@
 //! The official Claude Agent SDKs, installed from their registries into the target directory
 //! once and reused: the benchmarks measure them, and the peers suite runs them as real clients
-//! of `ccwire tap`, `fake-claude` and `ccwire replay`.
+//! of `twinwire tap`, `fake-claude` and `twinwire replay`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

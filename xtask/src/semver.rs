@@ -1,6 +1,6 @@
 //! `cargo xtask semver`: every library crate's public API against the release's base
 //! (`xtask/semver-baseline`, a commit id, so that a clone without tags has it), with
-//! cargo-semver-checks installed at a pinned version into ccwire's tool cache.
+//! cargo-semver-checks installed at a pinned version into twinwire's tool cache.
 //!
 //! The tool's own `--baseline-rev` builds rustdoc JSON twice per crate, each time with every
 //! dependency (43 minutes cold for six crates). Here the baseline's sources come from `git
@@ -24,16 +24,16 @@ use crate::cmd::run;
 /// The cargo-semver-checks release used (its rustdoc JSON support follows Rust releases).
 const SEMVER_CHECKS_VERSION: &str = "0.51.0";
 
-/// The crates with a public library API. `ccwire-cli` is a binary; xtask and the benchmark
+/// The crates with a public library API. `twinwire-cli` is a binary; xtask and the benchmark
 /// hosts are not published.
 pub const LIBRARIES: &[&str] = &[
-    "ccwire-protocol",
-    "ccwire-policy",
-    "ccwire",
-    "ccwire-model-server",
-    "ccwire-testkit",
-    "ccwire-agent",
-    "ccwire-store-sqlite",
+    "twinwire-protocol",
+    "twinwire-policy",
+    "twinwire",
+    "twinwire-model-server",
+    "twinwire-testkit",
+    "twinwire-agent",
+    "twinwire-store-sqlite",
 ];
 
 /// The rustdoc JSON of every library on both sides, ready to compare.

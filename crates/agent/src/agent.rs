@@ -1,6 +1,6 @@
-//! [`CodingAgent`]: the agent behind ccwire's agent side. It writes every frame itself
+//! [`CodingAgent`]: the agent behind twinwire's agent side. It writes every frame itself
 //! ([`Framing::Raw`]) so that `system/init`, the results and the session id are the agent's
-//! own; ccwire's engine does the wire (framing, control requests both ways, the queue of
+//! own; twinwire's engine does the wire (framing, control requests both ways, the queue of
 //! messages that arrive during a turn, interrupts).
 
 mod control;
@@ -14,12 +14,12 @@ mod turn;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ccwire::agent::{Agent, Framing, Peer, Reply, Turn, TurnOutcome};
-use ccwire::engine::EngineConfig;
-use ccwire::sessions::SavedSessions;
-use ccwire_protocol::control::ControlRequestBody;
 use futures::future::BoxFuture;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use twinwire::agent::{Agent, Framing, Peer, Reply, Turn, TurnOutcome};
+use twinwire::engine::EngineConfig;
+use twinwire::sessions::SavedSessions;
+use twinwire_protocol::control::ControlRequestBody;
 
 use crate::config::Config;
 use crate::model::{ModelClient, ModelError};
@@ -46,7 +46,7 @@ pub enum StartError {
     Resume(String),
     /// The wire failed.
     #[error("{0}")]
-    Wire(#[from] ccwire::Error),
+    Wire(#[from] twinwire::Error),
 }
 
 /// What every turn and request of a session shares.
@@ -67,7 +67,7 @@ pub(crate) struct Shared {
     pub(crate) last_failed: AtomicBool,
 }
 
-/// The coding agent, as a ccwire [`Agent`].
+/// The coding agent, as a twinwire [`Agent`].
 #[derive(Clone)]
 pub struct CodingAgent {
     shared: Arc<Shared>,
@@ -150,16 +150,16 @@ impl CodingAgent {
             .prompt
             .as_ref()
             .map(|prompt| {
-                let message = ccwire_protocol::UserMessage::new(prompt.clone());
+                let message = twinwire_protocol::UserMessage::new(prompt.clone());
                 let mut line =
-                    serde_json::to_vec(&ccwire_protocol::InputMessage::User(Box::new(message)))
+                    serde_json::to_vec(&twinwire_protocol::InputMessage::User(Box::new(message)))
                         .unwrap_or_default();
                 line.push(b'\n');
                 line
             })
             .unwrap_or_default();
         let input = std::io::Cursor::new(first).chain(watched);
-        ccwire::agent::serve(input, writer, self, EngineConfig::default()).await?;
+        twinwire::agent::serve(input, writer, self, EngineConfig::default()).await?;
         Ok(())
     }
 }

@@ -1,4 +1,4 @@
-//! The command line, as the official SDKs and ccwire write it for `claude`: the same flags, in
+//! The command line, as the official SDKs and twinwire write it for `claude`: the same flags, in
 //! both spellings the SDKs use (`--flag value` and `--flag=value`), so that `cli_path` /
 //! `pathToClaudeCodeExecutable` can name this binary unchanged.
 //!
@@ -38,10 +38,10 @@ pub const IGNORED: &[&str] = &[
     "thinking-display",
 ];
 
-/// `ccwire-agent`'s command line: Claude Code's, as hosts write it.
+/// `twinwire-agent`'s command line: Claude Code's, as hosts write it.
 #[derive(Debug, Clone, Default, Parser)]
 #[command(
-    name = "ccwire-agent",
+    name = "twinwire-agent",
     about = "A coding agent that speaks Claude Code's stream-json protocol on stdin and stdout",
     disable_version_flag = true
 )]
@@ -320,7 +320,7 @@ mod tests {
     use super::*;
 
     fn parse(argv: &[&str]) -> Args {
-        Args::try_parse_from(std::iter::once("ccwire-agent").chain(argv.iter().copied()))
+        Args::try_parse_from(std::iter::once("twinwire-agent").chain(argv.iter().copied()))
             .unwrap_or_else(|err| panic!("{argv:?}: {err}"))
     }
 
@@ -366,7 +366,7 @@ mod tests {
 
     #[test]
     fn an_unknown_flag_is_refused() {
-        let argv = ["ccwire-agent", "--no-such-flag"];
+        let argv = ["twinwire-agent", "--no-such-flag"];
         assert!(Args::try_parse_from(argv).is_err());
     }
 

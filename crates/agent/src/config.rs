@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ccwire_protocol::permission::PermissionMode;
 use serde_json::Value;
+use twinwire_protocol::permission::PermissionMode;
 
 use crate::args::{split_rules, Args};
 
@@ -376,7 +376,7 @@ mod tests {
 
     fn config(argv: &[&str]) -> Result<Config, ConfigError> {
         let args =
-            Args::try_parse_from(std::iter::once("ccwire-agent").chain(argv.iter().copied()))
+            Args::try_parse_from(std::iter::once("twinwire-agent").chain(argv.iter().copied()))
                 .unwrap();
         Config::from_args(&args, BTreeMap::new())
     }

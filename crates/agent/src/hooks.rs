@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use ccwire::agent::Peer;
-use ccwire_protocol::hooks::{HookCallbackMatcher, HookInput, HookMatcherFailure};
 use serde_json::{Map, Value};
+use twinwire::agent::Peer;
+use twinwire_protocol::hooks::{HookCallbackMatcher, HookInput, HookMatcherFailure};
 
 /// How long a callback may take unless its matcher says.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

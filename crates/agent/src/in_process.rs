@@ -1,24 +1,24 @@
-//! The agent inside a host's own process: a [`Launcher`] for ccwire's `Client` and `query`
+//! The agent inside a host's own process: a [`Launcher`] for twinwire's `Client` and `query`
 //! that, instead of starting a program, reads the command line and environment the host
 //! would have given `claude` and serves the session on in-memory pipes. No child process;
 //! everything else (options, callbacks, hooks, in-process MCP servers) works as with the
 //! binary. Each session runs on a thread of its own with a current-thread runtime (as the
-//! binary does: ccwire's engine must be attached to the agent before its reader first runs).
+//! binary does: twinwire's engine must be attached to the agent before its reader first runs).
 //!
 //! ```no_run
-//! # async fn demo() -> ccwire::Result<()> {
-//! let options = ccwire::Options::builder()
-//!     .launcher(ccwire_agent::in_process::launcher())
+//! # async fn demo() -> twinwire::Result<()> {
+//! let options = twinwire::Options::builder()
+//!     .launcher(twinwire_agent::in_process::launcher())
 //!     .build()?;
-//! let client = ccwire::Client::connect(options).await?;
+//! let client = twinwire::Client::connect(options).await?;
 //! # Ok(()) }
 //! ```
 
 use std::collections::BTreeMap;
 use std::io;
 
-use ccwire::host::launch::{LaunchRequest, Launched, Launcher};
 use clap::Parser;
+use twinwire::host::launch::{LaunchRequest, Launched, Launcher};
 
 use crate::{Args, CodingAgent, Config};
 
@@ -56,7 +56,7 @@ fn launch(request: LaunchRequest) -> io::Result<Launched> {
         .build()?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     std::thread::Builder::new()
-        .name("ccwire-agent".into())
+        .name("twinwire-agent".into())
         .spawn(move || {
             runtime.block_on(async move {
                 tokio::select! {

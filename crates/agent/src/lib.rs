@@ -1,21 +1,21 @@
 //! A coding agent behind Claude Code's stream-json protocol.
 //!
-//! `ccwire-agent` reads Claude Code's command line and serves its end of the wire with
-//! ccwire's agent side ([`ccwire::agent::serve`]), so the official SDKs and ccwire's own
+//! `twinwire-agent` reads Claude Code's command line and serves its end of the wire with
+//! twinwire's agent side ([`twinwire::agent::serve`]), so the official SDKs and twinwire's own
 //! host drive it as they drive `claude`: its own model loop over the Messages API
 //! ([`model`]), Claude Code's tools by the same names and input schemas ([`tools`]), the
-//! permission rules of `ccwire-policy` and the host's `can_use_tool`, the host's hooks, and
+//! permission rules of `twinwire-policy` and the host's `can_use_tool`, the host's hooks, and
 //! sessions saved where and as Claude Code saves them.
 //!
 //! A session is configured from the command line a host gives `claude`, as the binary reads
 //! it; [`serve_stdio`] then serves it (not run here: it reads stdin and calls the model):
 //!
 //! ```
-//! use ccwire_agent::{Args, Config};
+//! use twinwire_agent::{Args, Config};
 //! use clap::Parser as _;
 //!
 //! let args = Args::try_parse_from([
-//!     "ccwire-agent", "--input-format", "stream-json", "--output-format", "stream-json",
+//!     "twinwire-agent", "--input-format", "stream-json", "--output-format", "stream-json",
 //!     "--model", "sonnet", "--max-turns", "3",
 //! ])?;
 //! let config = Config::from_args_in(&args, Default::default(), std::env::temp_dir())?;

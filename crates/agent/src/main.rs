@@ -1,11 +1,11 @@
-//! `ccwire-agent`: the agent on this process's stdin and stdout, started with Claude Code's
-//! command line (see the crate docs). Logs go to stderr (`CCWIRE_AGENT_LOG` sets the filter,
+//! `twinwire-agent`: the agent on this process's stdin and stdout, started with Claude Code's
+//! command line (see the crate docs). Logs go to stderr (`TWINWIRE_AGENT_LOG` sets the filter,
 //! `--debug-to-stderr` turns on debug logs); stdout carries only the protocol.
 
 use std::process::ExitCode;
 
-use ccwire_agent::{serve_stdio, Args, Config};
 use clap::Parser;
+use twinwire_agent::{serve_stdio, Args, Config};
 
 fn main() -> ExitCode {
     let args = match Args::try_parse() {
@@ -17,7 +17,7 @@ fn main() -> ExitCode {
     };
     if args.version {
         // What `claude -v` prints, in this agent's words; hosts read the first word.
-        let line = format!("{} (ccwire-agent)\n", env!("CARGO_PKG_VERSION"));
+        let line = format!("{} (twinwire-agent)\n", env!("CARGO_PKG_VERSION"));
         let _ = std::io::Write::write_all(&mut std::io::stdout(), line.as_bytes());
         return ExitCode::SUCCESS;
     }
@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     } else {
         "warn"
     };
-    let filter = std::env::var("CCWIRE_AGENT_LOG").unwrap_or_else(|_| default.to_owned());
+    let filter = std::env::var("TWINWIRE_AGENT_LOG").unwrap_or_else(|_| default.to_owned());
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         Err(err) => return fail(&err.to_string()),
     };
     // One thread: the agent waits on the model and on tools (files are read on the blocking
-    // pool). On a current-thread runtime ccwire's engine is attached to the agent before its
+    // pool). On a current-thread runtime twinwire's engine is attached to the agent before its
     // reader first runs, so a request written at once (initialize) finds it ready.
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

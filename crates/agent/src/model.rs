@@ -1,9 +1,9 @@
 //! The model client: Anthropic's Messages API over HTTP, streamed as server-sent events into
-//! ccwire-protocol's [`StreamEvent`]s.
+//! twinwire-protocol's [`StreamEvent`]s.
 //!
 //! Credentials and place come from the environment as for Claude Code: `ANTHROPIC_API_KEY`
 //! (sent as `x-api-key`) or `ANTHROPIC_AUTH_TOKEN` (a bearer token), `ANTHROPIC_BASE_URL`
-//! (so `ccwire model-server` serves it offline), `CLAUDE_CODE_MAX_RETRIES`, `API_TIMEOUT_MS`.
+//! (so `twinwire model-server` serves it offline), `CLAUDE_CODE_MAX_RETRIES`, `API_TIMEOUT_MS`.
 //! A call that fails with 408, 409, 429, 529 or a 5xx, or cannot connect, is tried again after
 //! a backoff or the wait the API named ([`retry`]); each retry is reported to the caller so it
 //! can tell the host (`system/api_retry`).
@@ -17,8 +17,8 @@ pub mod sse;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use ccwire_protocol::stream::StreamEvent;
 use reqwest::header::{HeaderMap, HeaderValue};
+use twinwire_protocol::stream::StreamEvent;
 
 pub use request::{MessagesRequest, SystemBlock, ToolDefinition};
 pub use retry::RetryPolicy;
@@ -151,7 +151,7 @@ impl ModelClient {
     ) -> Result<Self, ModelError> {
         let http = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
-            .user_agent(concat!("ccwire-agent/", env!("CARGO_PKG_VERSION")))
+            .user_agent(concat!("twinwire-agent/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|err| ModelError::Connection(err.to_string()))?;
         Ok(Self {

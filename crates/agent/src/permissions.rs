@@ -1,6 +1,6 @@
 //! Whether a tool call may run: the session's permission mode, its allow and deny rules
 //! (`--allowedTools`, `--disallowedTools`, and rules the host adds while answering) decided by
-//! the same [`PermissionPolicy`] the `ccwire` command uses, then the host's `can_use_tool`.
+//! the same [`PermissionPolicy`] the `twinwire` command uses, then the host's `can_use_tool`.
 //!
 //! The order, first answer wins:
 //! 1. a deny rule matches → denied;
@@ -17,14 +17,14 @@
 
 use std::path::{Path, PathBuf};
 
-use ccwire::agent::Peer;
-use ccwire_policy::{Decision, PermissionPolicy, Rule};
-use ccwire_protocol::control::CanUseToolRequest;
-use ccwire_protocol::permission::{
+use serde_json::Value;
+use twinwire::agent::Peer;
+use twinwire_policy::{Decision, PermissionPolicy, Rule};
+use twinwire_protocol::control::CanUseToolRequest;
+use twinwire_protocol::permission::{
     PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleValue, PermissionUpdate,
     PermissionUpdateDestination,
 };
-use serde_json::Value;
 
 /// Programs that only read, allowed in Bash without asking when the policy proves a command
 /// runs nothing else (no redirection to a file, no substitution it cannot see through).
@@ -63,7 +63,7 @@ pub struct Permissions {
     /// The directories calls may read in and edit under without asking.
     dirs: Vec<PathBuf>,
     ask_host: bool,
-    base: ccwire_policy::Base,
+    base: twinwire_policy::Base,
 }
 
 /// Rules that cannot be read are refused when the session starts.
@@ -85,7 +85,7 @@ impl Permissions {
                 .map(|r| Rule::parse_any_tool(r).map_err(|e| RuleError(format!("{r}: {e}"))))
                 .collect()
         };
-        let base = ccwire_policy::Base::session(dirs.first().map(PathBuf::as_path));
+        let base = twinwire_policy::Base::session(dirs.first().map(PathBuf::as_path));
         let programs = |names: &[&str]| {
             PermissionPolicy::new(
                 names.iter().map(|n| Rule::bash_prefix(n)).collect(),

@@ -1,4 +1,4 @@
-//! `SessionEnd`: what ccwire-agent does once the host's input has ended and the last turn is
+//! `SessionEnd`: what twinwire-agent does once the host's input has ended and the last turn is
 //! done, as Claude Code does before it exits. The command hooks of the settings files (the
 //! user's, the project's, the local one, `--settings`) run with the event's input as JSON on
 //! their stdin, and the callbacks the host registered for the event are called, all at once,
@@ -14,13 +14,13 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::agent::Peer;
-use ccwire::options::SettingSource;
-use ccwire::settings::{resolve_settings, ResolveOptions};
-use ccwire_protocol::hooks::HookInput;
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
+use twinwire::agent::Peer;
+use twinwire::options::SettingSource;
+use twinwire::settings::{resolve_settings, ResolveOptions};
+use twinwire_protocol::hooks::HookInput;
 
 use crate::agent::Shared;
 use crate::config::Config;

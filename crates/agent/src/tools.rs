@@ -1,5 +1,5 @@
 //! The tools the model may call: Claude Code's built-in tools by the same names and input
-//! schemas (the typed `ToolInput`s of ccwire-protocol read their inputs), the host's SDK MCP
+//! schemas (the typed `ToolInput`s of twinwire-protocol read their inputs), the host's SDK MCP
 //! tools, and the tools of external MCP servers.
 //!
 //! A tool is a [`Tool`]: a name, a description and input schema for the model, whether it
@@ -24,11 +24,11 @@ mod write;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ccwire::agent::Peer;
-use ccwire_protocol::content::ToolResultContent;
 use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+use twinwire::agent::Peer;
+use twinwire_protocol::content::ToolResultContent;
 
 use crate::model::ToolDefinition;
 

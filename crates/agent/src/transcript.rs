@@ -2,11 +2,11 @@
 //! `<config>/projects/<sanitized directory>/<session id>.jsonl` (`<config>` is
 //! `$CLAUDE_CONFIG_DIR` or `~/.claude`), one JSON entry per line, appended as the session
 //! goes: each user message, each assistant content block (blocks of one reply share its
-//! `message.id`), each tool result, linked by `parentUuid`. So `ccwire sessions`, the
+//! `message.id`), each tool result, linked by `parentUuid`. So `twinwire sessions`, the
 //! TypeScript SDK's `listSessions` / `getSessionMessages` and `--resume` / `--continue` /
 //! `--fork-session` (of this agent or of Claude Code) read them.
 //!
-//! Resuming reads the conversation back through ccwire's session reader and joins what the
+//! Resuming reads the conversation back through twinwire's session reader and joins what the
 //! file splits: the blocks of one reply into one assistant message, consecutive user entries
 //! (a reply's tool results) into one user message.
 
@@ -14,12 +14,12 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use ccwire::sessions::{sanitize_path, ListOptions, MessagesOptions, SavedSessions};
-use ccwire_protocol::content::{ContentBlock, MessageParam, UserContent};
 use serde_json::{json, Map, Value};
+use twinwire::sessions::{sanitize_path, ListOptions, MessagesOptions, SavedSessions};
+use twinwire_protocol::content::{ContentBlock, MessageParam, UserContent};
 
 /// The version written in entries (the format is Claude Code's).
-const VERSION: &str = concat!("ccwire-agent ", env!("CARGO_PKG_VERSION"));
+const VERSION: &str = concat!("twinwire-agent ", env!("CARGO_PKG_VERSION"));
 
 /// A session file being written.
 #[derive(Debug)]
@@ -228,10 +228,12 @@ pub fn load(
 pub fn append(content: &mut UserContent, more: UserContent) {
     let blocks = |c: UserContent| match c {
         UserContent::Text(text) if text.is_empty() => Vec::new(),
-        UserContent::Text(text) => vec![ContentBlock::Text(ccwire_protocol::content::TextBlock {
-            text,
-            ..Default::default()
-        })],
+        UserContent::Text(text) => {
+            vec![ContentBlock::Text(twinwire_protocol::content::TextBlock {
+                text,
+                ..Default::default()
+            })]
+        }
         UserContent::Blocks(blocks) => blocks,
     };
     let mut joined = blocks(std::mem::take(content));

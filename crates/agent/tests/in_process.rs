@@ -1,14 +1,14 @@
-//! The agent inside the host's own process: ccwire's `Client` with the in-process launcher,
+//! The agent inside the host's own process: twinwire's `Client` with the in-process launcher,
 //! over in-memory pipes, no child process.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
-use ccwire::host::callbacks::{can_use_tool, PermissionRequest};
-use ccwire::protocol::permission::PermissionResult;
-use ccwire::Client;
 use serde_json::json;
 use support::agent::{result, turn, World};
+use twinwire::host::callbacks::{can_use_tool, PermissionRequest};
+use twinwire::protocol::permission::PermissionResult;
+use twinwire::Client;
 
 /// The children of this process, from `/proc`.
 fn children() -> Vec<String> {
@@ -36,7 +36,7 @@ async fn a_session_runs_in_the_hosts_process_with_its_callbacks() {
     });
     let options = world
         .options()
-        .launcher(ccwire_agent::in_process::launcher())
+        .launcher(twinwire_agent::in_process::launcher())
         .can_use_tool(callback)
         .build()
         .unwrap();

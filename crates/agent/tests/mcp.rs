@@ -1,5 +1,5 @@
 //! MCP servers: the host's in-process (SDK) server through `mcp_message`, and an external
-//! stdio server from `--mcp-config` through rmcp's client (ccwire-testkit's `memo-mcp`, a
+//! stdio server from `--mcp-config` through rmcp's client (twinwire-testkit's `memo-mcp`, a
 //! real process).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,18 +8,18 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ccwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
-use ccwire::Client;
 use serde_json::json;
 use support::agent::{mentions, result, turn, World};
+use twinwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
+use twinwire::Client;
 
 /// `memo-mcp`, built beside this test's binary (once) so it is current.
 fn memo_mcp() -> PathBuf {
-    let agent = Path::new(env!("CARGO_BIN_EXE_ccwire-agent"));
+    let agent = Path::new(env!("CARGO_BIN_EXE_twinwire-agent"));
     let path = agent.with_file_name(format!("memo-mcp{}", std::env::consts::EXE_SUFFIX));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
-    build.args(["build", "-p", "ccwire-testkit", "--bin", "memo-mcp"]);
+    build.args(["build", "-p", "twinwire-testkit", "--bin", "memo-mcp"]);
     if agent
         .parent()
         .and_then(Path::file_name)

@@ -1,4 +1,4 @@
-//! The model client against real HTTP servers: `ccwire model-server` (the scripted Messages
+//! The model client against real HTTP servers: `twinwire model-server` (the scripted Messages
 //! API) and a scripted socket for retries.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccwire_agent::model::assemble::Assembler;
-use ccwire_agent::model::{MessagesRequest, ModelClient, ModelError, SystemBlock};
-use ccwire_model_server::{ModelScript, ModelServer};
-use ccwire_protocol::content::{ContentBlock, MessageParam};
 use serde_json::json;
 use support::http::{Answer, ScriptedServer};
+use twinwire_agent::model::assemble::Assembler;
+use twinwire_agent::model::{MessagesRequest, ModelClient, ModelError, SystemBlock};
+use twinwire_model_server::{ModelScript, ModelServer};
+use twinwire_protocol::content::{ContentBlock, MessageParam};
 
 fn request(prompt: &str) -> MessagesRequest {
     MessagesRequest {

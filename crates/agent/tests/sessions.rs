@@ -1,18 +1,18 @@
-//! Sessions saved in Claude Code's format and place, read back by ccwire's session reader
+//! Sessions saved in Claude Code's format and place, read back by twinwire's session reader
 //! (the official SDKs' algorithm) and by the agent itself for --resume, --continue and
 //! --fork-session.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
-use ccwire::sessions::{MessagesOptions, SavedSessions};
-use ccwire::Client;
 use serde_json::json;
 use support::agent::{mentions, result, turn, World};
+use twinwire::sessions::{MessagesOptions, SavedSessions};
+use twinwire::Client;
 
 async fn one_turn(
     world: &World,
-    options: ccwire::options::OptionsBuilder,
+    options: twinwire::options::OptionsBuilder,
     prompt: &str,
 ) -> (String, String) {
     let client = Client::connect(options.build().unwrap()).await.unwrap();
@@ -41,7 +41,7 @@ async fn a_session_is_saved_where_and_as_claude_code_saves_it() {
     let path = store
         .transcript_path(&id, Some(&world.work))
         .expect("a transcript");
-    let project = ccwire::sessions::sanitize_path(&world.work.display().to_string());
+    let project = twinwire::sessions::sanitize_path(&world.work.display().to_string());
     assert_eq!(
         path,
         world

@@ -6,10 +6,10 @@ use std::sync::Arc;
 #[cfg(unix)]
 use std::time::Duration;
 
-use ccwire_agent::config::Limits;
-use ccwire_agent::tools::{Registry, ToolContext, ToolOutput, Workspace};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
+use twinwire_agent::config::Limits;
+use twinwire_agent::tools::{Registry, ToolContext, ToolOutput, Workspace};
 
 struct Bench {
     _dir: tempfile::TempDir,

@@ -1,5 +1,5 @@
-//! The agent's loop over real pipes: `ccwire-agent` started by ccwire's host, its model
-//! `ccwire model-server` (offline), real tools on a private directory.
+//! The agent's loop over real pipes: `twinwire-agent` started by twinwire's host, its model
+//! `twinwire model-server` (offline), real tools on a private directory.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -7,14 +7,14 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccwire::host::callbacks::{can_use_tool, hook, HookMatcher, PermissionRequest};
-use ccwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};
-use ccwire::protocol::permission::PermissionResult;
-use ccwire::protocol::result::ResultSubtype;
-use ccwire::protocol::Message;
-use ccwire::Client;
 use serde_json::json;
 use support::agent::{json, mentions, result, turn, World};
+use twinwire::host::callbacks::{can_use_tool, hook, HookMatcher, PermissionRequest};
+use twinwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};
+use twinwire::protocol::permission::PermissionResult;
+use twinwire::protocol::result::ResultSubtype;
+use twinwire::protocol::Message;
+use twinwire::Client;
 
 fn text(reply: &str) -> serde_json::Value {
     json!({"text": reply})
@@ -179,8 +179,8 @@ async fn hooks_add_context_and_deny_before_permissions() {
                     .push(format!("prompt:{}", prompt.prompt));
             }
             Ok(HookOutput::proceed().with_specific(
-                ccwire::protocol::hooks::HookSpecificOutput::UserPromptSubmit(
-                    ccwire::protocol::hooks::UserPromptSubmitOutput {
+                twinwire::protocol::hooks::HookSpecificOutput::UserPromptSubmit(
+                    twinwire::protocol::hooks::UserPromptSubmitOutput {
                         additional_context: Some("context from the hook: 7f3a".into()),
                         ..Default::default()
                     },
@@ -405,7 +405,7 @@ async fn control_requests_are_answered_truly_or_refused() {
         .unwrap();
     client.set_model(Some("haiku")).await.unwrap();
     client
-        .set_permission_mode(ccwire::protocol::permission::PermissionMode::AcceptEdits)
+        .set_permission_mode(twinwire::protocol::permission::PermissionMode::AcceptEdits)
         .await
         .unwrap();
     client.set_max_thinking_tokens(Some(2048)).await.unwrap();
@@ -415,7 +415,7 @@ async fn control_requests_are_answered_truly_or_refused() {
     assert!(mentions(&usage, "maxTokens"));
     let refused = client
         .request_raw(
-            ccwire::protocol::control::ControlRequestBody::ReloadPlugins(Default::default()),
+            twinwire::protocol::control::ControlRequestBody::ReloadPlugins(Default::default()),
         )
         .await
         .unwrap_err();
@@ -500,7 +500,7 @@ async fn thinking_goes_back_intact_and_read_only_calls_are_answered_together() {
 async fn an_initialize_written_with_the_first_prompt_applies_to_its_turn() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let world = World::new(json!({"rules": [], "default": {"echo": true}})).await;
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_ccwire-agent"))
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_twinwire-agent"))
         .args([
             "--output-format",
             "stream-json",

@@ -7,12 +7,12 @@
 //! ```
 //!
 //! where `WORKLOAD` is `flood`, `roundtrip`, `startup` or `sessions`, `FAKE` the path of
-//! `fake-claude`, `SCRIPT` the script it plays (handed over as `CCWIRE_FAKE_SCRIPT`) and `N` the
+//! `fake-claude`, `SCRIPT` the script it plays (handed over as `TWINWIRE_FAKE_SCRIPT`) and `N` the
 //! size of the workload (frames expected, permission requests expected, or sessions). The host
 //! drives the fake, measures its own inner timings, and prints one JSON object on the last line
 //! of stdout (see [`Report`]); xtask measures wall time, CPU and RSS around it.
 //!
-//! The binaries: `ccwire-host` (ccwire on a multi-threaded tokio runtime), `bare-loop` (a
+//! The binaries: `twinwire-host` (twinwire on a multi-threaded tokio runtime), `bare-loop` (a
 //! blocking `BufRead::lines` + `serde_json::Value` loop that answers permission requests) and
 //! `pipe-read` (reads the fake's stdout to EOF and counts lines, nothing else).
 
@@ -24,7 +24,7 @@ use nix::time::{clock_gettime, ClockId};
 use serde_json::{Map, Value};
 
 /// The environment variable `fake-claude` reads its script from.
-pub const SCRIPT_ENV: &str = "CCWIRE_FAKE_SCRIPT";
+pub const SCRIPT_ENV: &str = "TWINWIRE_FAKE_SCRIPT";
 
 /// The first user message every host sends.
 pub const PROMPT: &str = "go";

@@ -1,7 +1,7 @@
-//! `ccwire chat`: a conversation with Claude Code in the terminal, on one [`Client`].
+//! `twinwire chat`: a conversation with Claude Code in the terminal, on one [`Client`].
 //!
 //! Each line typed is a prompt (or a slash command, [`commands`]); its turn is shown as
-//! `ccwire run` shows one ([`turn`]), streamed, with tool permissions asked at the terminal.
+//! `twinwire run` shows one ([`turn`]), streamed, with tool permissions asked at the terminal.
 //! Ctrl-C interrupts a turn, a second one quits; at the prompt, Ctrl-D (or Ctrl-C twice) quits.
 //! On the way out the CLI is closed (stdin, then signals) so that nothing is left running.
 
@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::Client;
+use twinwire::Client;
 
 use crate::connect::{offline_note, on_runtime, start_failure, ConnectArgs};
 use crate::offline::Offline;
@@ -28,7 +28,7 @@ use turn::{Totals, TurnEnd};
 /// How long a quitting chat waits for the CLI to close before killing it.
 const QUIT_WAIT: Duration = Duration::from_secs(3);
 
-/// Options of `ccwire chat`.
+/// Options of `twinwire chat`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 At the prompt: Enter sends, Ctrl-R searches the history, Ctrl-D quits. During a turn: Ctrl-C
@@ -37,14 +37,14 @@ asked: [y]es once, [a]lways (the rule shown, for the rest of the chat), [n]o.
 Type /help for the commands.
 
 EXAMPLES:
-  ccwire chat
-  ccwire chat --allow 'Bash(cargo test:*)' --allow 'Edit(./src/**)'
-  ccwire chat --offline")]
+  twinwire chat
+  twinwire chat --allow 'Bash(cargo test:*)' --allow 'Edit(./src/**)'
+  twinwire chat --offline")]
 pub struct ChatArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
-    /// The history file (default: $XDG_STATE_HOME/ccwire/chat-history, else
-    /// ~/.local/state/ccwire/chat-history); created readable by you only.
+    /// The history file (default: $XDG_STATE_HOME/twinwire/chat-history, else
+    /// ~/.local/state/twinwire/chat-history); created readable by you only.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
     /// Keep no history file.
@@ -58,7 +58,7 @@ pub fn run(args: &ChatArgs) -> u8 {
     if !io::stdin().is_terminal() {
         let _ = writeln!(
             io::stderr(),
-            "ccwire: chat needs a terminal on stdin; for a prompt from a script, use `ccwire run`"
+            "twinwire: chat needs a terminal on stdin; for a prompt from a script, use `twinwire run`"
         );
         return 2;
     }
@@ -87,7 +87,7 @@ async fn chat(args: &ChatArgs) -> u8 {
     };
     let terminal = match Terminal::start(history) {
         Ok(terminal) => terminal,
-        Err(err) => return fail(&mut renderer, &format!("ccwire: the terminal: {err}")),
+        Err(err) => return fail(&mut renderer, &format!("twinwire: the terminal: {err}")),
     };
     let shown = Arc::new(ShownTools::default());
     let permissions = Arc::new(Permissions::asking(
@@ -98,7 +98,7 @@ async fn chat(args: &ChatArgs) -> u8 {
     ));
     let offline = match args.connect.offline().await {
         Ok(offline) => offline.map(Arc::new),
-        Err(err) => return fail(&mut renderer, &format!("ccwire: {err:#}")),
+        Err(err) => return fail(&mut renderer, &format!("twinwire: {err:#}")),
     };
     if let Some(offline) = &offline {
         let _ = renderer.note(&err_style.dim(&offline_note(offline)));
@@ -109,11 +109,11 @@ async fn chat(args: &ChatArgs) -> u8 {
         .as_deref()
         .and_then(|id| args.connect.unresumable(id, offline.as_deref()));
     if let Some(problem) = unresumable {
-        return fail(&mut renderer, &format!("ccwire: {problem}"));
+        return fail(&mut renderer, &format!("twinwire: {problem}"));
     }
     // The sessions the CLI sees (none through --via: they are on the far side).
     let store = args.connect.session_store(offline.as_deref());
-    let cwd = ccwire_policy::Base::session(args.connect.cwd.as_deref()).cwd;
+    let cwd = twinwire_policy::Base::session(args.connect.cwd.as_deref()).cwd;
 
     let connect = |resume: Option<String>| {
         let mut connect = args.connect.clone();
@@ -130,7 +130,7 @@ async fn chat(args: &ChatArgs) -> u8 {
                     err_style,
                     |builder| builder.include_partial_messages(true),
                 )
-                .map_err(|err| format!("ccwire: {err}"))?;
+                .map_err(|err| format!("twinwire: {err}"))?;
             let client = Client::connect(options)
                 .await
                 .map_err(|err| start_failure(&err))?;
@@ -149,7 +149,7 @@ async fn chat(args: &ChatArgs) -> u8 {
     let mut interrupts = match Interrupts::new() {
         Ok(interrupts) => Some(interrupts),
         Err(err) => {
-            let _ = renderer.note(&format!("ccwire: warning: Ctrl-C not handled: {err}"));
+            let _ = renderer.note(&format!("twinwire: warning: Ctrl-C not handled: {err}"));
             None
         }
     };
@@ -172,7 +172,10 @@ async fn chat(args: &ChatArgs) -> u8 {
             }
             Ok(Read::End) => break,
             Err(err) => {
-                code = fail(&mut renderer, &format!("ccwire: reading the prompt: {err}"));
+                code = fail(
+                    &mut renderer,
+                    &format!("twinwire: reading the prompt: {err}"),
+                );
                 break;
             }
         };
@@ -192,7 +195,7 @@ async fn chat(args: &ChatArgs) -> u8 {
                     continue;
                 }
                 if let Some(problem) = args.connect.unresumable(&id, offline.as_deref()) {
-                    let _ = renderer.note(&format!("ccwire: {problem}\n{}", still_in(&totals)));
+                    let _ = renderer.note(&format!("twinwire: {problem}\n{}", still_in(&totals)));
                     continue;
                 }
                 // The new CLI starts before this one closes: if it cannot resume, this
@@ -209,9 +212,9 @@ async fn chat(args: &ChatArgs) -> u8 {
                             renderer.note(&err_style.dim(&format!("resumed {}", sanitize(&id))));
                     }
                     Err(message) => {
-                        let why = message.strip_prefix("ccwire: ").unwrap_or(&message);
+                        let why = message.strip_prefix("twinwire: ").unwrap_or(&message);
                         let _ = renderer.note(&format!(
-                            "ccwire: cannot resume {}: {why}\n{}",
+                            "twinwire: cannot resume {}: {why}\n{}",
                             sanitize(&id),
                             still_in(&totals)
                         ));
@@ -227,13 +230,16 @@ async fn chat(args: &ChatArgs) -> u8 {
                     }
                     Err(err) => {
                         let _ =
-                            renderer.note(&format!("ccwire: {}", sanitize(&format!("{err:#}"))));
+                            renderer.note(&format!("twinwire: {}", sanitize(&format!("{err:#}"))));
                     }
                 }
             }
             None => {
                 if let Err(err) = session.client.send(line).await {
-                    code = fail(&mut renderer, &format!("ccwire: sending the prompt: {err}"));
+                    code = fail(
+                        &mut renderer,
+                        &format!("twinwire: sending the prompt: {err}"),
+                    );
                     break;
                 }
                 let end = turn::drive(
@@ -258,7 +264,7 @@ async fn chat(args: &ChatArgs) -> u8 {
                             || "the CLI ended the session".to_owned(),
                             |err| err.to_string(),
                         );
-                        code = fail(&mut renderer, &format!("ccwire: {}", sanitize(&why)));
+                        code = fail(&mut renderer, &format!("twinwire: {}", sanitize(&why)));
                         break;
                     }
                 }
@@ -285,7 +291,7 @@ async fn close<O: Write, E: Write>(session: Session, renderer: &mut Renderer<O, 
         .is_err()
     {
         // Dropping the last handle kills the CLI's process group.
-        let _ = renderer.note("ccwire: the CLI did not close in time; stopped");
+        let _ = renderer.note("twinwire: the CLI did not close in time; stopped");
     }
 }
 
@@ -298,7 +304,7 @@ fn still_in(totals: &Totals) -> String {
 }
 
 /// `Claude Code 2.1.330 · /help for commands, Ctrl-D to quit`; a CLI in Claude Code's place
-/// that names itself (`ccwire-agent 0.1.0`) is named as it says.
+/// that names itself (`twinwire-agent 0.1.0`) is named as it says.
 fn banner(client: &Client) -> String {
     let version = client
         .initialize_response()

@@ -1,4 +1,4 @@
-//! `ccwire check`: parse every frame of NDJSON files or recorded transcripts and report what
+//! `twinwire check`: parse every frame of NDJSON files or recorded transcripts and report what
 //! did not parse, and what came back as a kind this version does not know; with `--coverage`,
 //! also the fields and hook events the typed schema does not know yet ([`untyped`]).
 //!
@@ -16,11 +16,11 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use ccwire_protocol::framing::{LineError, LineReader, DEFAULT_MAX_LINE_LENGTH};
-use ccwire_protocol::recording::{self, RecordLine};
-use ccwire_protocol::{coverage, DecodeError, InputMessage, Message, Repair};
 use serde::Serialize;
 use serde_json::Value;
+use twinwire_protocol::framing::{LineError, LineReader, DEFAULT_MAX_LINE_LENGTH};
+use twinwire_protocol::recording::{self, RecordLine};
+use twinwire_protocol::{coverage, DecodeError, InputMessage, Message, Repair};
 
 use correlation::Correlation;
 use findings::{thousands, FileFindings, Finding, NotShown, Section, SHOWN_PER_FILE};
@@ -35,7 +35,7 @@ pub enum Direction {
     In,
 }
 
-/// Options of `ccwire check`.
+/// Options of `twinwire check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// NDJSON files of one direction, or transcripts of `{"dir","t","msg"}` lines. A directory
@@ -385,7 +385,7 @@ enum Transcript {
     Plain,
 }
 
-/// Recognises the recording format (`ccwire_protocol::recording`).
+/// Recognises the recording format (`twinwire_protocol::recording`).
 fn split_transcript_line(text: &str) -> Transcript {
     let Ok(recorded) = RecordLine::parse(text) else {
         return Transcript::Plain;

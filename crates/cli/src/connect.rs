@@ -1,26 +1,26 @@
-//! The flags that start a Claude Code session, shared by `ccwire run` and `ccwire chat`, and
+//! The flags that start a Claude Code session, shared by `twinwire run` and `twinwire chat`, and
 //! the [`Options`] they make.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use ccwire::host::callbacks::CanUseTool;
-use ccwire::options::{OptionsBuilder, SystemPrompt};
-use ccwire::protocol::permission::PermissionMode;
-use ccwire::sessions::SavedSessions;
-use ccwire::Options;
-use ccwire_model_server::ModelScript;
+use twinwire::host::callbacks::CanUseTool;
+use twinwire::options::{OptionsBuilder, SystemPrompt};
+use twinwire::protocol::permission::PermissionMode;
+use twinwire::sessions::SavedSessions;
+use twinwire::Options;
+use twinwire_model_server::ModelScript;
 
 use crate::offline::stores::{config_dir_of, Origin};
 use crate::offline::Offline;
 use crate::terminal::{sanitize, Style};
-use ccwire_policy::{Base, PermissionPolicy, Rule};
+use twinwire_policy::{Base, PermissionPolicy, Rule};
 
 /// How to start the session: which CLI, model, mode, prompt, rules, and whether offline.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ConnectArgs {
-    /// The `claude` executable (default: $CCWIRE_CLI_PATH, PATH, the usual install places,
+    /// The `claude` executable (default: $TWINWIRE_CLI_PATH, PATH, the usual install places,
     /// then the pinned CLI of `cargo xtask install-claude`).
     #[arg(long, value_name = "PATH")]
     pub cli_path: Option<PathBuf>,
@@ -34,7 +34,7 @@ pub struct ConnectArgs {
     /// stops with `error_max_turns`.
     #[arg(long, value_name = "N")]
     pub max_turns: Option<u32>,
-    /// Resume the session with this id (or custom title); `ccwire sessions list` shows them.
+    /// Resume the session with this id (or custom title); `twinwire sessions list` shows them.
     /// Offline sessions are resumed with --offline.
     #[arg(long, value_name = "SESSION_ID")]
     pub resume: Option<String>,
@@ -55,13 +55,13 @@ pub struct ConnectArgs {
     pub deny: Vec<Rule>,
     /// Run against a scripted model server in this process, with a private HOME: no account
     /// or network needed. The demo script asks to run a Bash command that writes
-    /// `ccwire-demo.txt` in the working directory, then echoes. Sessions are kept in
-    /// $XDG_STATE_HOME/ccwire/offline (else ~/.local/state/ccwire/offline), listed by
-    /// `ccwire sessions list`.
+    /// `twinwire-demo.txt` in the working directory, then echoes. Sessions are kept in
+    /// $XDG_STATE_HOME/twinwire/offline (else ~/.local/state/twinwire/offline), listed by
+    /// `twinwire sessions list`.
     #[arg(long)]
     pub offline: bool,
     /// With --offline: the model script instead of the demo (JSON rules: which reply for which
-    /// request; the format and an example: `ccwire model-server --help`).
+    /// request; the format and an example: `twinwire model-server --help`).
     #[arg(long, value_name = "FILE", requires = "offline")]
     pub model_script: Option<PathBuf>,
     /// Set a variable in the CLI's environment (repeatable). Through --via it travels on the
@@ -120,11 +120,11 @@ impl ConnectArgs {
         offline: Option<&Offline>,
         err_style: Style,
         extra: impl FnOnce(OptionsBuilder) -> OptionsBuilder,
-    ) -> ccwire::Result<Options> {
+    ) -> twinwire::Result<Options> {
         let mut builder = Options::builder()
             .can_use_tool(can_use_tool)
             .system_prompt(self.system_prompt())
-            .client_app(concat!("ccwire-cli/", env!("CARGO_PKG_VERSION")));
+            .client_app(concat!("twinwire-cli/", env!("CARGO_PKG_VERSION")));
         if let Some(path) = &self.cli_path {
             builder = builder.cli_path(path);
         }
@@ -212,7 +212,7 @@ impl ConnectArgs {
             (Some(Origin::Own), true) => {
                 "it is one of your own sessions: resume it without --offline"
             }
-            _ => "`ccwire sessions list --all` lists the saved sessions",
+            _ => "`twinwire sessions list --all` lists the saved sessions",
         };
         Some(format!(
             "no saved session {} in {}; {hint}",
@@ -224,7 +224,7 @@ impl ConnectArgs {
     /// The command that continues session `id` (`run` or `chat`), with the flags that find
     /// it (`--offline`) and answer as before (`--model-script`).
     pub fn resume_command(&self, command: &str, id: &str) -> String {
-        let mut text = format!("ccwire {command}");
+        let mut text = format!("twinwire {command}");
         if self.offline {
             text.push_str(" --offline");
         }
@@ -261,7 +261,7 @@ pub fn on_runtime(session: impl std::future::Future<Output = u8>) -> u8 {
         Err(err) => {
             let _ = writeln!(
                 io::stderr(),
-                "ccwire: cannot start the async runtime: {err}"
+                "twinwire: cannot start the async runtime: {err}"
             );
             return 1;
         }
@@ -314,25 +314,25 @@ fn shell_word(word: &str) -> String {
 /// The message for a session that could not start, with what to do about it: the library's
 /// words, but this tool's flag (`--cli-path`) where the library names its option, and the
 /// CLI's stderr in it sanitized.
-pub fn start_failure(err: &ccwire::Error) -> String {
+pub fn start_failure(err: &twinwire::Error) -> String {
     const INSTALL: &str = "install Claude Code with `npm install -g @anthropic-ai/claude-code` \
-                           (or the version ccwire is tested against with `cargo xtask \
+                           (or the version twinwire is tested against with `cargo xtask \
                            install-claude`)";
     match err {
-        ccwire::Error::CliNotFound {
+        twinwire::Error::CliNotFound {
             given: Some(path), ..
         } => format!(
-            "ccwire: Claude Code CLI not found at {} (--cli-path)\nhint: check the path, or \
+            "twinwire: Claude Code CLI not found at {} (--cli-path)\nhint: check the path, or \
              {INSTALL}",
             sanitize(&path.display().to_string())
         ),
-        ccwire::Error::CliNotFound { searched, .. } => format!(
-            "ccwire: Claude Code CLI not found (looked in: {})\nhint: {INSTALL}, or point \
-             ccwire at it with --cli-path PATH or {}",
+        twinwire::Error::CliNotFound { searched, .. } => format!(
+            "twinwire: Claude Code CLI not found (looked in: {})\nhint: {INSTALL}, or point \
+             twinwire at it with --cli-path PATH or {}",
             sanitize(searched),
-            ccwire::host::process::CLI_PATH_ENV
+            twinwire::host::process::CLI_PATH_ENV
         ),
-        other => format!("ccwire: {}", sanitize(&other.to_string())),
+        other => format!("twinwire: {}", sanitize(&other.to_string())),
     }
 }
 
@@ -350,7 +350,7 @@ mod tests {
     }
 
     fn flags(args: &[&str]) -> ConnectArgs {
-        let argv = std::iter::once("ccwire").chain(args.iter().copied());
+        let argv = std::iter::once("twinwire").chain(args.iter().copied());
         Flags::try_parse_from(argv).unwrap().connect
     }
 
@@ -359,16 +359,16 @@ mod tests {
         let id = "97bd062f-c361-4f05-bd6e-357bd5970b74";
         assert_eq!(
             flags(&[]).resume_command("run", id),
-            format!("ccwire run --resume {id}")
+            format!("twinwire run --resume {id}")
         );
         assert_eq!(
             flags(&["--offline", "--model-script", "my script.json"]).resume_command("chat", id),
-            format!("ccwire chat --offline --model-script 'my script.json' --resume {id}")
+            format!("twinwire chat --offline --model-script 'my script.json' --resume {id}")
         );
         // A title with a quote stays one word, and nothing in it reaches the terminal raw.
         assert_eq!(
             flags(&[]).resume_command("chat", "it's \u{1b}[2Jdone"),
-            r"ccwire chat --resume 'it'\''s ^[[2Jdone'"
+            r"twinwire chat --resume 'it'\''s ^[[2Jdone'"
         );
         assert!(is_uuid(id));
         assert!(!is_uuid("97bd062f"));

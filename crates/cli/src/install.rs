@@ -1,12 +1,12 @@
-//! `ccwire install-claude`: Claude Code from the npm registry into ccwire's cache, where
+//! `twinwire install-claude`: Claude Code from the npm registry into twinwire's cache, where
 //! `run`, `chat`, `tap` and the library find it when it is not on `PATH`.
 
 use std::io::Write;
 
 use anyhow::Context as _;
-use ccwire::install::{Installer, CLAUDE_CODE_VERSION};
+use twinwire::install::{Installer, CLAUDE_CODE_VERSION};
 
-/// Arguments of `ccwire install-claude`.
+/// Arguments of `twinwire install-claude`.
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
     /// The version to install (2.1.113 or newer: the native builds).

@@ -1,4 +1,4 @@
-//! `ccwire`: use, inspect and test Claude Code's stream-json protocol from the terminal.
+//! `twinwire`: use, inspect and test Claude Code's stream-json protocol from the terminal.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -19,9 +19,9 @@ mod terminal;
 mod transcript;
 mod view;
 
-/// Use, inspect and test Claude Code sessions through ccwire.
+/// Use, inspect and test Claude Code sessions through twinwire.
 #[derive(Debug, Parser)]
-#[command(name = "ccwire", version, about)]
+#[command(name = "twinwire", version, about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -58,7 +58,7 @@ enum Command {
     /// Play the CLI's side of a recording to a host and check that the host sends what the
     /// recording says. Exits 1 with a diff on the first divergence.
     Replay(replay::ReplayArgs),
-    /// Download Claude Code from the npm registry (its sha512 integrity checked) into ccwire's
+    /// Download Claude Code from the npm registry (its sha512 integrity checked) into twinwire's
     /// cache, where the other subcommands find it when `claude` is not on PATH; a no-op when it
     /// is there. Prints the executable's path.
     InstallClaude(install::InstallArgs),
@@ -87,7 +87,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if pipe::is_broken_pipe(&err) => pipe::reader_left(),
         Err(err) => {
-            let written = writeln!(std::io::stderr().lock(), "ccwire: {err:#}");
+            let written = writeln!(std::io::stderr().lock(), "twinwire: {err:#}");
             if written.is_err_and(|err| err.kind() == std::io::ErrorKind::BrokenPipe) {
                 pipe::reader_left();
             }

@@ -1,7 +1,7 @@
 //! `--offline`: the scripted model server in this process, a private home for the CLI, and a
-//! configuration directory of ccwire's own where offline sessions are kept, so that a machine
+//! configuration directory of twinwire's own where offline sessions are kept, so that a machine
 //! without credentials sees a real tool-using turn and can list, show and resume it later.
-//! Also `ccwire model-server`, and where `ccwire sessions` and `ccwire view` look ([`stores`]).
+//! Also `twinwire model-server`, and where `twinwire sessions` and `twinwire view` look ([`stores`]).
 
 pub mod stores;
 
@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
-use ccwire_model_server::{ModelScript, ModelServer};
+use twinwire_model_server::{ModelScript, ModelServer};
 
 pub use stores::session_stores;
 
@@ -29,13 +29,13 @@ impl Offline {
         let config_dir = sessions_dir().ok_or_else(|| {
             anyhow!(
                 "no directory for offline sessions: set HOME or XDG_STATE_HOME (they are kept \
-                 in $XDG_STATE_HOME/ccwire/offline, else ~/.local/state/ccwire/offline)"
+                 in $XDG_STATE_HOME/twinwire/offline, else ~/.local/state/twinwire/offline)"
             )
         })?;
         private_dir(&config_dir)
             .with_context(|| format!("creating {} for offline sessions", config_dir.display()))?;
         let home = tempfile::Builder::new()
-            .prefix("ccwire-offline-")
+            .prefix("twinwire-offline-")
             .tempdir()
             .context("creating a private HOME for --offline")?;
         std::fs::create_dir_all(home.path().join("tmp"))
@@ -61,7 +61,7 @@ impl Offline {
     }
 
     /// The variables the CLI runs with: a private home and temp directory (none of the user's
-    /// settings or credentials), ccwire's configuration directory for offline sessions, the
+    /// settings or credentials), twinwire's configuration directory for offline sessions, the
     /// local server as the API, a placeholder key, and no traffic anywhere else.
     pub fn env(&self) -> Vec<(OsString, OsString)> {
         let home: PathBuf = self.home.path().to_owned();
@@ -97,7 +97,7 @@ impl Offline {
     }
 }
 
-/// ccwire's state directory: `$XDG_STATE_HOME/ccwire`, else `~/.local/state/ccwire`; `None`
+/// twinwire's state directory: `$XDG_STATE_HOME/twinwire`, else `~/.local/state/twinwire`; `None`
 /// without either variable.
 pub fn state_dir() -> Option<PathBuf> {
     // A relative XDG_STATE_HOME is to be ignored (the XDG base directory specification).
@@ -109,7 +109,7 @@ pub fn state_dir() -> Option<PathBuf> {
                 .filter(|home| !home.is_empty())
                 .map(|home| PathBuf::from(home).join(".local/state"))
         })?;
-    Some(state.join("ccwire"))
+    Some(state.join("twinwire"))
 }
 
 /// The configuration directory the CLI gets offline: `<state>/offline` ([`state_dir`]).
@@ -144,13 +144,13 @@ pub fn read_script(path: &Path) -> anyhow::Result<ModelScript> {
     ModelScript::from_file(path).map_err(|err| match err.kind() {
         // The parse error names the file and the place in it already.
         std::io::ErrorKind::InvalidData => {
-            anyhow!("{err} (the format: ccwire model-server --help)")
+            anyhow!("{err} (the format: twinwire model-server --help)")
         }
         _ => anyhow!("reading the model script {}: {err}", path.display()),
     })
 }
 
-/// Options of `ccwire model-server`.
+/// Options of `twinwire model-server`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = SCRIPT_HELP)]
 pub struct ModelServerArgs {
@@ -162,7 +162,7 @@ pub struct ModelServerArgs {
     pub port: Option<u16>,
 }
 
-/// The model script's format, shown by `ccwire model-server --help` (where `run --help` and
+/// The model script's format, shown by `twinwire model-server --help` (where `run --help` and
 /// `chat --help` send the reader) and in docs/model-server.md.
 const SCRIPT_HELP: &str = r#"MODEL SCRIPT (JSON):
   {"rules": [RULE, ...], "default": REPLY, "model": "NAME"}
@@ -200,8 +200,8 @@ EXAMPLE (a Bash call for a prompt with TOUCH, then a text once its result is bac
    ],
    "default": {"echo": true}}
 
-  ccwire run --offline --model-script script.json --allow 'Bash(touch:*)' 'TOUCH x'
-  ccwire model-server --script script.json   # then ANTHROPIC_BASE_URL=<the URL> claude ..."#;
+  twinwire run --offline --model-script script.json --allow 'Bash(touch:*)' 'TOUCH x'
+  twinwire model-server --script script.json   # then ANTHROPIC_BASE_URL=<the URL> claude ..."#;
 
 /// Runs the model server until Ctrl-C, printing its URL on stdout.
 pub fn model_server(args: &ModelServerArgs, out: &mut impl Write) -> anyhow::Result<()> {

@@ -1,5 +1,5 @@
-//! A reader that leaves: what `ccwire` does when its stdout or stderr is a pipe whose reader
-//! closed it (`ccwire check … | head`).
+//! A reader that leaves: what `twinwire` does when its stdout or stderr is a pipe whose reader
+//! closed it (`twinwire check … | head`).
 //!
 //! Rust programs ignore SIGPIPE, so a write to such a pipe fails with `EPIPE` where `cat` or
 //! `grep` would simply end. For a tool that prints a report, that failure only means nobody

@@ -1,4 +1,4 @@
-//! `ccwire replay`: play the CLI's side of a recording to a host, and check that the host
+//! `twinwire replay`: play the CLI's side of a recording to a host, and check that the host
 //! sends what the recording says it sent.
 //!
 //! The recording is walked in order. An `out` frame is written to stdout as recorded (a
@@ -24,10 +24,10 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ccwire_protocol::framing::{LineDecoder, LineError, DEFAULT_MAX_LINE_LENGTH};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::time::Instant;
+use twinwire_protocol::framing::{LineDecoder, LineError, DEFAULT_MAX_LINE_LENGTH};
 
 use crate::pipe;
 use crate::transcript::{self, warn, Direction, Entry};
@@ -38,7 +38,7 @@ const EXIT_DIVERGED: u8 = 1;
 /// Exit code when the recording could not be read.
 const EXIT_REPLAY_FAILED: u8 = 2;
 
-/// Options of `ccwire replay`.
+/// Options of `twinwire replay`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = "\
 MATCHING:
@@ -51,7 +51,7 @@ MATCHING:
 
 USE AS AN SDK'S CLI PATH:
   #!/bin/sh
-  exec ccwire replay /path/to/recording.jsonl \"$@\"
+  exec twinwire replay /path/to/recording.jsonl \"$@\"
   (the CLI arguments the SDK passes after the transcript are accepted and ignored, except
   -v / --version: that prints the version the recording's CLI reported, as Claude Code
   prints its own (`2.1.330 (Claude Code)`), and exits 0)
@@ -60,7 +60,7 @@ EXIT STATUS:
   0 when the host did what the recording says, 1 on the first divergence (a diff goes to
   stderr), 2 when the recording cannot be read.")]
 pub struct ReplayArgs {
-    /// A recording made by `ccwire tap`, or a reference transcript.
+    /// A recording made by `twinwire tap`, or a reference transcript.
     pub transcript: PathBuf,
     /// Every host frame must be in the recording: keep_alive and control_cancel_request too.
     #[arg(long)]
@@ -323,7 +323,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
             return Stop::ReaderLeft;
         }
         Stop::Diverged(format!(
-            "ccwire replay: writing to the host failed ({err}) while replaying {}\n",
+            "twinwire replay: writing to the host failed ({err}) while replaying {}\n",
             self.name
         ))
     }
@@ -336,7 +336,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Replay<'_, R, W> {
         received: Option<(u64, &Frame)>,
     ) -> String {
         let mut text = format!(
-            "ccwire replay: the host diverged from {}: {why}\n",
+            "twinwire replay: the host diverged from {}: {why}\n",
             self.name
         );
         match expected {

@@ -1,4 +1,4 @@
-//! `ccwire run`: one prompt through Claude Code, shown as it happens.
+//! `twinwire run`: one prompt through Claude Code, shown as it happens.
 //!
 //! The session runs on a [`Client`]: the prompt is sent, stdin closes once the CLI is done
 //! (after the result, and idle when it reports its state), and every message goes through a
@@ -15,8 +15,8 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::protocol::Message;
-use ccwire::Client;
+use twinwire::protocol::Message;
+use twinwire::Client;
 
 use crate::connect::{offline_note, on_runtime, start_failure, ConnectArgs};
 use crate::terminal::{sanitize, wait_interrupt, Interrupts, Style};
@@ -32,7 +32,7 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// How long an interrupted turn may take to end before the session is closed anyway.
 pub const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
 
-/// Options of `ccwire run`.
+/// Options of `twinwire run`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 PATTERNS (--allow, --deny):
@@ -45,10 +45,10 @@ PATTERNS (--allow, --deny):
   every part is. On a terminal, calls no pattern decides are asked; otherwise they are denied.
 
 EXAMPLES:
-  ccwire run 'What does this repository do?'
-  ccwire run --allow 'Bash(cargo test*)' --allow Edit 'Fix the failing test'
-  ccwire run --offline --allow 'Bash(echo:*)' --allow 'Edit(./ccwire-demo.txt)' 'Try the demo'
-  ccwire run --output jsonl 'Summarize README.md' | jq -c 'select(.type == \"result\")'")]
+  twinwire run 'What does this repository do?'
+  twinwire run --allow 'Bash(cargo test*)' --allow Edit 'Fix the failing test'
+  twinwire run --offline --allow 'Bash(echo:*)' --allow 'Edit(./twinwire-demo.txt)' 'Try the demo'
+  twinwire run --output jsonl 'Summarize README.md' | jq -c 'select(.type == \"result\")'")]
 pub struct RunArgs {
     /// The prompt; `-` reads it from stdin.
     pub prompt: String,
@@ -85,7 +85,12 @@ async fn session(args: &RunArgs) -> u8 {
 
     let prompt = match read_prompt(&args.prompt) {
         Ok(prompt) => prompt,
-        Err(err) => return fail(&mut renderer, &format!("ccwire: reading the prompt: {err}")),
+        Err(err) => {
+            return fail(
+                &mut renderer,
+                &format!("twinwire: reading the prompt: {err}"),
+            )
+        }
     };
     let rules = args.connect.rules();
     let shown = Arc::new(ShownTools::default());
@@ -96,7 +101,7 @@ async fn session(args: &RunArgs) -> u8 {
     };
     let offline = match args.connect.offline().await {
         Ok(offline) => offline,
-        Err(err) => return fail(&mut renderer, &format!("ccwire: {err:#}")),
+        Err(err) => return fail(&mut renderer, &format!("twinwire: {err:#}")),
     };
     if let Some(offline) = &offline {
         let _ = renderer.note(&err_style.dim(&offline_note(offline)));
@@ -107,7 +112,7 @@ async fn session(args: &RunArgs) -> u8 {
         .as_deref()
         .and_then(|id| args.connect.unresumable(id, offline.as_ref()));
     if let Some(problem) = unresumable {
-        return fail(&mut renderer, &format!("ccwire: {problem}"));
+        return fail(&mut renderer, &format!("twinwire: {problem}"));
     }
     let partial = args.include_partial_messages;
     let options = match args.connect.options(
@@ -117,7 +122,7 @@ async fn session(args: &RunArgs) -> u8 {
         |builder| builder.include_partial_messages(partial),
     ) {
         Ok(options) => options,
-        Err(err) => return fail(&mut renderer, &format!("ccwire: {err}")),
+        Err(err) => return fail(&mut renderer, &format!("twinwire: {err}")),
     };
     let client = match Client::connect(options).await {
         Ok(client) => client,
@@ -126,7 +131,10 @@ async fn session(args: &RunArgs) -> u8 {
     if let Err(err) = client.send(prompt).await {
         let _ = client.close().await;
         let err = sanitize(&err.to_string()).into_owned();
-        return fail(&mut renderer, &format!("ccwire: sending the prompt: {err}"));
+        return fail(
+            &mut renderer,
+            &format!("twinwire: sending the prompt: {err}"),
+        );
     }
     let closer = {
         let client = client.clone();
@@ -158,13 +166,13 @@ async fn session(args: &RunArgs) -> u8 {
         // The error may carry the CLI's stderr.
         return fail(
             &mut renderer,
-            &format!("ccwire: {}", sanitize(&err.to_string())),
+            &format!("twinwire: {}", sanitize(&err.to_string())),
         );
     }
     match outcome.result_is_error {
         Some(true) => 1,
         Some(false) => 0,
-        None => fail(&mut renderer, "ccwire: the CLI ended without a result"),
+        None => fail(&mut renderer, "twinwire: the CLI ended without a result"),
     }
 }
 
@@ -175,7 +183,7 @@ struct Outcome {
     /// The session's id, from its first message that names it.
     session_id: Option<String>,
     interrupted: bool,
-    failure: Option<ccwire::Error>,
+    failure: Option<twinwire::Error>,
     stop: Stop,
 }
 
@@ -202,7 +210,7 @@ async fn drive<O: Write, E: Write>(
     let mut interrupts = match Interrupts::new() {
         Ok(interrupts) => Some(interrupts),
         Err(err) => {
-            let _ = renderer.note(&format!("ccwire: warning: Ctrl-C not handled: {err}"));
+            let _ = renderer.note(&format!("twinwire: warning: Ctrl-C not handled: {err}"));
             None
         }
     };
@@ -231,7 +239,7 @@ async fn drive<O: Write, E: Write>(
                     }
                 }
                 Some(Err(err)) if err.is_recoverable() => {
-                    let _ = renderer.note(&format!("ccwire: warning: {}", sanitize(&err.to_string())));
+                    let _ = renderer.note(&format!("twinwire: warning: {}", sanitize(&err.to_string())));
                 }
                 Some(Err(err)) => {
                     outcome.failure = Some(err);
@@ -278,7 +286,7 @@ pub fn show<O: Write, E: Write>(
     if let Some(malformed) = message.as_malformed() {
         let kind = message.kind();
         let _ = renderer.note(&format!(
-            "ccwire: warning: a `{}` frame could not be read ({}); kept raw",
+            "twinwire: warning: a `{}` frame could not be read ({}); kept raw",
             sanitize(&kind),
             sanitize(&malformed.to_string())
         ));

@@ -1,18 +1,18 @@
-//! `ccwire sessions`: Claude Code's saved sessions, through `ccwire::sessions` (the same
+//! `twinwire sessions`: Claude Code's saved sessions, through `twinwire::sessions` (the same
 //! results as the official SDKs' session functions on the same files).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use ccwire::sessions::{
+use serde_json::Value;
+use twinwire::sessions::{
     ForkOptions, ListOptions, MessageReader, MessagesOptions, SessionInfo, Skipped,
 };
-use serde_json::Value;
 
 use crate::terminal::sanitize;
 
-/// Options of `ccwire sessions`.
+/// Options of `twinwire sessions`.
 #[derive(Debug, clap::Args)]
 pub struct SessionsArgs {
     #[command(subcommand)]

@@ -1,4 +1,4 @@
-//! `ccwire tap`: a transparent proxy between a host and the `claude` CLI that records the
+//! `twinwire tap`: a transparent proxy between a host and the `claude` CLI that records the
 //! session and can answer tool permissions from a policy file.
 //!
 //! Two relay tasks and nothing else: host → CLI ([`relay_in`]) and CLI → host
@@ -18,21 +18,21 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context};
-use ccwire::host::process::{ChildProcess, CliCommand, ShutdownTimeouts, Spawn, StderrCallback};
-use ccwire_protocol::framing::{LineDecoder, LineError, DEFAULT_MAX_LINE_LENGTH};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::mpsc;
+use twinwire::host::process::{ChildProcess, CliCommand, ShutdownTimeouts, Spawn, StderrCallback};
+use twinwire_protocol::framing::{LineDecoder, LineError, DEFAULT_MAX_LINE_LENGTH};
 
 use crate::transcript::{warn, Direction, Recorder, Redactor};
 pub use policy::{Decision, Policy};
 
 /// Names the recording when `--record` is absent.
-pub const RECORD_ENV: &str = "CCWIRE_TAP_RECORD";
+pub const RECORD_ENV: &str = "TWINWIRE_TAP_RECORD";
 /// Names the CLI when no `CLAUDE` is given.
-pub const CLI_ENV: &str = "CCWIRE_TAP_CLI";
+pub const CLI_ENV: &str = "TWINWIRE_TAP_CLI";
 /// Names the policy file when `--policy` is absent.
-pub const POLICY_ENV: &str = "CCWIRE_TAP_POLICY";
+pub const POLICY_ENV: &str = "TWINWIRE_TAP_POLICY";
 
 /// Exit code when the tap itself fails (bad arguments, the CLI does not start).
 const EXIT_TAP_FAILED: u8 = 2;
@@ -40,7 +40,7 @@ const EXIT_TAP_FAILED: u8 = 2;
 /// Bytes asked for per read.
 const READ_CHUNK: usize = 64 * 1024;
 
-/// Options of `ccwire tap`.
+/// Options of `twinwire tap`.
 #[derive(Debug, clap::Args)]
 // `-h` is ours only outside the wrapper form: there, every argument goes to the CLI.
 #[command(disable_help_flag = true)]
@@ -55,16 +55,16 @@ USE AS AN SDK'S CLI PATH:
   wrapper script (chmod +x), for example:
 
     #!/bin/sh
-    exec ccwire tap --record \"$CCWIRE_TAP_RECORD\" -- /path/to/claude \"$@\"
+    exec twinwire tap --record \"$TWINWIRE_TAP_RECORD\" -- /path/to/claude \"$@\"
 
   or, with the CLI named by the environment too:
 
     #!/bin/sh
-    exec ccwire tap \"$@\"
+    exec twinwire tap \"$@\"
 
-  Without `-- CLAUDE`, the CLI is $CCWIRE_TAP_CLI and every argument that is not one of the
-  tap's own options goes to it, -h and --help included (`ccwire help tap` shows this help
-  then); without --record / --policy, $CCWIRE_TAP_RECORD / $CCWIRE_TAP_POLICY are used when
+  Without `-- CLAUDE`, the CLI is $TWINWIRE_TAP_CLI and every argument that is not one of the
+  tap's own options goes to it, -h and --help included (`twinwire help tap` shows this help
+  then); without --record / --policy, $TWINWIRE_TAP_RECORD / $TWINWIRE_TAP_POLICY are used when
   set. A first argument that does not start with `-` is the CLI. A --record path that is a
   directory gets one new file per session in it.
 
@@ -83,28 +83,28 @@ POLICY (--policy FILE):
 EXIT STATUS:
   The CLI's exit code (128 + signal if it was killed); 2 if the tap itself failed.")]
 pub struct TapArgs {
-    /// Record the session to FILE (default: $CCWIRE_TAP_RECORD; an empty FILE counts as none).
+    /// Record the session to FILE (default: $TWINWIRE_TAP_RECORD; an empty FILE counts as none).
     #[arg(long, value_name = "FILE")]
     pub record: Option<OsString>,
-    /// Answer `can_use_tool` requests from this JSON policy (default: $CCWIRE_TAP_POLICY).
+    /// Answer `can_use_tool` requests from this JSON policy (default: $TWINWIRE_TAP_POLICY).
     #[arg(long, value_name = "FILE")]
     pub policy: Option<OsString>,
     /// Longest line relayed, in bytes; longer lines are dropped and reported.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_LENGTH)]
     pub max_line_length: usize,
-    /// The CLI and its arguments (default CLI: $CCWIRE_TAP_CLI).
+    /// The CLI and its arguments (default CLI: $TWINWIRE_TAP_CLI).
     #[arg(
         value_name = "CLAUDE [ARGS]",
         trailing_var_arg = true,
         allow_hyphen_values = true
     )]
     pub command: Vec<OsString>,
-    /// Print help; with the CLI from $CCWIRE_TAP_CLI, -h and --help go to the CLI instead.
+    /// Print help; with the CLI from $TWINWIRE_TAP_CLI, -h and --help go to the CLI instead.
     #[arg(short = 'h', long = "help")]
     pub help: bool,
 }
 
-/// Whether `ccwire tap` answers `-h`/`--help` itself: not in the wrapper form, where the CLI
+/// Whether `twinwire tap` answers `-h`/`--help` itself: not in the wrapper form, where the CLI
 /// comes from the environment and every argument is the CLI's.
 pub fn answers_help(args: &TapArgs) -> bool {
     args.help && !(names_no_cli(&args.command) && from_env(CLI_ENV).is_some())

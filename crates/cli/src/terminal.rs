@@ -2,14 +2,14 @@
 //!
 //! A terminal obeys escape sequences wherever they appear in its input, so text the model
 //! wrote could set the window title (OSC), clear the screen, move the cursor to overwrite what
-//! ccwire printed, or hide text with colours; and Unicode format characters reorder or hide
+//! twinwire printed, or hide text with colours; and Unicode format characters reorder or hide
 //! what is shown (a right-to-left override turns `txt.exe` around, zero-width and tag
 //! characters carry text nobody sees). [`sanitize`] shows every control and format character
 //! instead of sending it: C0 controls in caret notation (`ESC` → `^[`, `BEL` → `^G`, `CR` →
 //! `^M`, `DEL` → `^?`); C1 controls, every character of the Unicode category Cf (format:
 //! bidirectional embeddings, overrides, isolates and marks, zero-width spaces and joiners,
 //! invisible operators, the byte order mark, tags, interlinear annotations…) and the line and
-//! paragraph separators as `<U+202E>`; newline and tab are kept. [`Style`] says whether ccwire's own output is
+//! paragraph separators as `<U+202E>`; newline and tab are kept. [`Style`] says whether twinwire's own output is
 //! coloured (a terminal, and `NO_COLOR` unset); [`Interrupts`] delivers Ctrl-C.
 
 use std::borrow::Cow;

@@ -1,4 +1,4 @@
-//! Writing and reading recordings (the format is [`ccwire_protocol::recording`]'s), with the
+//! Writing and reading recordings (the format is [`twinwire_protocol::recording`]'s), with the
 //! tap's redaction applied to everything written.
 
 pub mod redact;
@@ -14,14 +14,14 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use ccwire_protocol::framing::{LineReader, DEFAULT_MAX_LINE_LENGTH};
-use ccwire_protocol::recording::{self, RecordLine};
 use serde_json::Value;
+use twinwire_protocol::framing::{LineReader, DEFAULT_MAX_LINE_LENGTH};
+use twinwire_protocol::recording::{self, RecordLine};
 
-pub use ccwire_protocol::recording::Direction;
 use redact::stream::{self, Blocks, Settled, StreamFrame};
 use redact::KnownSecrets;
 pub use redact::Redactor;
+pub use twinwire_protocol::recording::Direction;
 
 /// Lines a recording may hold back at most (behind streamed deltas whose block has not shown
 /// enough text yet); past either limit everything held is redacted with what is known and
@@ -342,8 +342,8 @@ pub fn load(path: &Path) -> anyhow::Result<Vec<Entry>> {
     Ok(entries)
 }
 
-/// Writes `ccwire <message>` to stderr; the message starts with the subcommand (`tap: …`).
+/// Writes `twinwire <message>` to stderr; the message starts with the subcommand (`tap: …`).
 pub fn warn(message: &str) {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "ccwire {message}");
+    let _ = writeln!(err, "twinwire {message}");
 }

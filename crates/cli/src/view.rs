@@ -1,5 +1,5 @@
-//! `ccwire view`: a session as one self-contained HTML page, from a tap recording, a
-//! `ccwire run --output jsonl` capture, a plain stream-json stdout capture, or a saved session
+//! `twinwire view`: a session as one self-contained HTML page, from a tap recording, a
+//! `twinwire run --output jsonl` capture, a plain stream-json stdout capture, or a saved session
 //! (`--session ID`). The input is read line by line and each line's row written to the page at
 //! once: memory stays the same whatever the input's size.
 
@@ -19,14 +19,14 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use ccwire::sessions::{SavedSessions, SessionInfo};
-use ccwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
+use twinwire::sessions::{SavedSessions, SessionInfo};
+use twinwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
 
 use lines::Lines;
 use model::Reader;
 use page::{PageWriter, Summary};
 
-/// Options of `ccwire view`.
+/// Options of `twinwire view`.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("input").required(true).args(["file", "session"])))]
 pub struct ViewArgs {
@@ -198,7 +198,7 @@ fn find_session(
         .map(|s| s.projects_dir().display().to_string())
         .collect();
     bail!(
-        "session {id} not found under {} (`ccwire sessions list --all` lists the sessions there)",
+        "session {id} not found under {} (`twinwire sessions list --all` lists the sessions there)",
         searched.join(", ")
     )
 }

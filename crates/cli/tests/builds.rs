@@ -1,5 +1,5 @@
-//! The binaries the test targets build for themselves beside `ccwire` (`common::built`:
-//! fake-claude, the example agent, ccwire-agent) share their artifacts with a developer's own
+//! The binaries the test targets build for themselves beside `twinwire` (`common::built`:
+//! fake-claude, the example agent, twinwire-agent) share their artifacts with a developer's own
 //! `cargo build`: one after the other, neither recompiles anything of the other's.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -10,20 +10,20 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::SystemTime;
 
-use common::{build_ccwire_agent, ccwire, set_by_cargo_for_a_test};
+use common::{build_twinwire_agent, set_by_cargo_for_a_test, twinwire};
 
-/// ccwire-agent's dependencies include ring, whose build script watches `CARGO_MANIFEST_DIR`
+/// twinwire-agent's dependencies include ring, whose build script watches `CARGO_MANIFEST_DIR`
 /// and `CARGO_PKG_*`, which Cargo sets for this test but a shell does not have. After a build
 /// from a shell, the tests' own build must find everything fresh (with those variables it
-/// recompiles ring, rustls, reqwest and ccwire-agent, and the shell's next build does it again).
+/// recompiles ring, rustls, reqwest and twinwire-agent, and the shell's next build does it again).
 #[test]
-fn ccwire_agent_built_by_the_tests_after_a_build_from_a_shell_is_not_relinked() {
+fn twinwire_agent_built_by_the_tests_after_a_build_from_a_shell_is_not_relinked() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut shell_build = Command::new(cargo);
     shell_build
-        .args(["build", "-p", "ccwire-agent", "--bin", "ccwire-agent"])
+        .args(["build", "-p", "twinwire-agent", "--bin", "twinwire-agent"])
         .stdout(Stdio::null());
-    if ccwire()
+    if twinwire()
         .parent()
         .and_then(Path::file_name)
         .is_some_and(|profile| profile == "release")
@@ -38,17 +38,18 @@ fn ccwire_agent_built_by_the_tests_after_a_build_from_a_shell_is_not_relinked() 
     }
     assert!(
         shell_build.status().unwrap().success(),
-        "cargo build -p ccwire-agent failed"
+        "cargo build -p twinwire-agent failed"
     );
-    let agent = ccwire().with_file_name(format!("ccwire-agent{}", std::env::consts::EXE_SUFFIX));
+    let agent =
+        twinwire().with_file_name(format!("twinwire-agent{}", std::env::consts::EXE_SUFFIX));
     let before = modified(&agent);
 
-    assert_eq!(build_ccwire_agent(), agent);
+    assert_eq!(build_twinwire_agent(), agent);
 
     assert_eq!(
         modified(&agent),
         before,
-        "the tests' build of ccwire-agent rebuilt it after the same build from a shell"
+        "the tests' build of twinwire-agent rebuilt it after the same build from a shell"
     );
 }
 

@@ -1,4 +1,4 @@
-//! `ccwire run` when the session cannot start or ends before it began: the message says why
+//! `twinwire run` when the session cannot start or ends before it began: the message says why
 //! (the CLI's exit status and the end of its stderr, without `--verbose`; the directory; the
 //! path; the launcher's program), with this tool's flags, each hint once.
 
@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use serde_json::json;
 
 mod common;
-use common::{ccwire, fake_claude};
+use common::{fake_claude, twinwire};
 
 #[derive(Debug)]
 struct Run {
@@ -17,7 +17,7 @@ struct Run {
 }
 
 fn run(args: &[&str], setup: impl FnOnce(&mut Command)) -> Run {
-    let mut command = Command::new(ccwire());
+    let mut command = Command::new(twinwire());
     command
         .arg("run")
         .args(args)
@@ -26,7 +26,7 @@ fn run(args: &[&str], setup: impl FnOnce(&mut Command)) -> Run {
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     setup(&mut command);
-    let output = command.output().expect("running ccwire");
+    let output = command.output().expect("running twinwire");
     Run {
         code: output.status.code(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -43,7 +43,7 @@ fn a_cli_that_exits_at_once_is_named_with_its_status() {
     assert_eq!(run.code, Some(1), "{run:?}");
     assert_eq!(
         run.stderr.trim_end(),
-        "ccwire: the CLI exited with code 0 before answering `initialize`; nothing on stderr",
+        "twinwire: the CLI exited with code 0 before answering `initialize`; nothing on stderr",
         "{run:?}"
     );
 }
@@ -61,12 +61,12 @@ fn a_cli_that_refuses_the_session_shows_its_stderr_without_verbose() {
     ]}});
     std::fs::write(&script, refusal.to_string()).expect("script");
     let run = run(&["--cli-path", path(fake_claude()), "hi"], |command| {
-        command.env("CCWIRE_FAKE_SCRIPT", &script);
+        command.env("TWINWIRE_FAKE_SCRIPT", &script);
     });
     assert_eq!(run.code, Some(1), "{run:?}");
     assert!(
         run.stderr.contains(
-            "ccwire: the CLI exited with code 1 before answering `initialize`; stderr ends \
+            "twinwire: the CLI exited with code 1 before answering `initialize`; stderr ends \
              with:\nNo conversation found with session ID: 0000"
         ),
         "{run:?}"
@@ -80,7 +80,7 @@ fn a_cli_that_refuses_the_session_shows_its_stderr_without_verbose() {
 #[test]
 fn resuming_an_unknown_session_with_the_real_cli_says_so() {
     let title = "no-such-session-title";
-    let cli = ccwire_testkit::real_claude();
+    let cli = twinwire_testkit::real_claude();
     let run = run(
         &[
             "--offline",
@@ -121,7 +121,7 @@ fn a_missing_working_directory_is_named() {
     assert_eq!(run.code, Some(1), "{run:?}");
     assert_eq!(
         run.stderr.trim_end(),
-        "ccwire: the working directory /nonexistent/dir does not exist",
+        "twinwire: the working directory /nonexistent/dir does not exist",
         "{run:?}"
     );
 }
@@ -135,7 +135,7 @@ fn a_launcher_that_ends_first_is_named_not_a_broken_pipe() {
     assert_eq!(run.code, Some(1), "{run:?}");
     assert!(
         run.stderr.starts_with(
-            "ccwire: the launcher's program `true` ended with exit code 0 before the CLI \
+            "twinwire: the launcher's program `true` ended with exit code 0 before the CLI \
              started"
         ),
         "{run:?}"
@@ -155,7 +155,7 @@ fn a_cli_path_that_cannot_run_is_not_executable() {
     assert_eq!(
         run.stderr.trim_end(),
         format!(
-            "ccwire: cannot run the Claude Code CLI at {}: it is not executable",
+            "twinwire: cannot run the Claude Code CLI at {}: it is not executable",
             cli.display()
         ),
         "{run:?}"
@@ -171,8 +171,8 @@ fn a_cli_not_found_is_said_once_with_this_tools_flag() {
         command
             .env("PATH", empty.path())
             .env("HOME", empty.path())
-            .env("CCWIRE_CACHE_DIR", empty.path())
-            .env_remove("CCWIRE_CLI_PATH")
+            .env("TWINWIRE_CACHE_DIR", empty.path())
+            .env_remove("TWINWIRE_CLI_PATH")
             .env_remove("XDG_CACHE_HOME");
     });
     let given = run(&["--cli-path", "/nonexistent/claude", "hi"], |_| {});
@@ -190,11 +190,11 @@ fn a_cli_not_found_is_said_once_with_this_tools_flag() {
         text.contains("looked in: PATH, the usual install locations"),
         "{text}"
     );
-    assert_eq!(text.matches("CCWIRE_CLI_PATH").count(), 1, "{text}");
+    assert_eq!(text.matches("TWINWIRE_CLI_PATH").count(), 1, "{text}");
     let text = &given.stderr;
     assert!(
-        text.starts_with("ccwire: Claude Code CLI not found at /nonexistent/claude (--cli-path)"),
+        text.starts_with("twinwire: Claude Code CLI not found at /nonexistent/claude (--cli-path)"),
         "{text}"
     );
-    assert!(!text.contains("CCWIRE_CLI_PATH"), "{text}");
+    assert!(!text.contains("TWINWIRE_CLI_PATH"), "{text}");
 }

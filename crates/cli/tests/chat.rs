@@ -1,8 +1,8 @@
-//! `ccwire chat` in a real terminal: tmux runs it in a pseudo-terminal, the test types keys
+//! `twinwire chat` in a real terminal: tmux runs it in a pseudo-terminal, the test types keys
 //! with `send-keys` and reads the screen with `capture-pane`, the way a person would. The CLI
-//! is the real pinned one (and, for one conversation, ccwire-agent in its place), offline
+//! is the real pinned one (and, for one conversation, twinwire-agent in its place), offline
 //! against a model script. `cargo xtask test` installs tmux
-//! (Debian's package) and names it in `CCWIRE_TMUX`; without tmux the tests fail.
+//! (Debian's package) and names it in `TWINWIRE_TMUX`; without tmux the tests fail.
 
 use std::ops::Deref;
 use std::path::Path;
@@ -12,10 +12,10 @@ use serde_json::json;
 
 mod common;
 mod tmux;
-use common::{ccwire, quoted};
+use common::{quoted, twinwire};
 use tmux::Pane;
 
-/// A chat in tmux: `ccwire chat --offline` with the test's model script and the real CLI.
+/// A chat in tmux: `twinwire chat --offline` with the test's model script and the real CLI.
 struct Chat {
     pane: Pane,
 }
@@ -39,7 +39,7 @@ impl Chat {
     /// Starts a chat in `dir` (its HOME is `dir/home`, so a second chat there finds the
     /// first one's sessions).
     fn start_in(dir: &Path, extra: &[&str]) -> Self {
-        Self::start_with(dir, &ccwire_testkit::real_claude(), extra)
+        Self::start_with(dir, &twinwire_testkit::real_claude(), extra)
     }
 
     /// Like [`Chat::start_in`], with `cli` as the CLI.
@@ -47,7 +47,7 @@ impl Chat {
         write_script(dir);
         let mut command = format!(
             "{} chat --offline --model-script script.json --cli-path {}",
-            quoted(ccwire()),
+            quoted(twinwire()),
             quoted(cli)
         );
         for arg in extra {
@@ -91,11 +91,11 @@ fn write_script(dir: &Path) {
     std::fs::write(dir.join("script.json"), script.to_string()).expect("script");
 }
 
-/// `ccwire run --offline` with the test's script in `dir`, as a chat there would run (HOME
+/// `twinwire run --offline` with the test's script in `dir`, as a chat there would run (HOME
 /// `dir/home`); returns the session's id, from the line `run` ends with.
 fn run_offline(dir: &Path, cli: &Path, prompt: &str) -> String {
     write_script(dir);
-    let output = Command::new(ccwire())
+    let output = Command::new(twinwire())
         .args([
             "run",
             "--offline",
@@ -112,7 +112,7 @@ fn run_offline(dir: &Path, cli: &Path, prompt: &str) -> String {
         .env_remove("CLAUDE_CONFIG_DIR")
         .stdin(Stdio::null())
         .output()
-        .expect("running ccwire run");
+        .expect("running twinwire run");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     let line = stderr
@@ -171,20 +171,20 @@ fn quit_session(screen: &str) -> String {
 
 #[test]
 fn a_conversation_with_a_permission_an_interrupt_and_ctrl_d() {
-    conversation(&ccwire_testkit::real_claude(), Cli::Claude);
+    conversation(&twinwire_testkit::real_claude(), Cli::Claude);
 }
 
-/// The same conversation with `ccwire-agent` in the CLI's place.
+/// The same conversation with `twinwire-agent` in the CLI's place.
 #[test]
-fn a_conversation_with_ccwire_agent_in_the_clis_place() {
-    conversation(common::ccwire_agent(), Cli::CcwireAgent);
+fn a_conversation_with_twinwire_agent_in_the_clis_place() {
+    conversation(common::twinwire_agent(), Cli::TwinwireAgent);
 }
 
 /// Which CLI a conversation has, for the two things that tell them apart on screen.
 #[derive(PartialEq)]
 enum Cli {
     Claude,
-    CcwireAgent,
+    TwinwireAgent,
 }
 
 /// A conversation through every part of the chat: a turn, a permission asked and always
@@ -197,7 +197,7 @@ fn conversation(cli: &Path, which: Cli) {
     let chat = Chat::start_with(scratch.path(), cli, &[]);
     let banner = match which {
         Cli::Claude => "Claude Code 2.1.",
-        Cli::CcwireAgent => "\nccwire-agent 0.",
+        Cli::TwinwireAgent => "\ntwinwire-agent 0.",
     };
     assert!(chat.screen().contains(banner), "{}", chat.screen());
     let dir = chat.dir().to_owned();
@@ -246,7 +246,7 @@ fn conversation(cli: &Path, which: Cli) {
     // /cost counts this session's prompts in this chat, its total names the earlier run's.
     chat.line("/cost");
     let screen = chat.wait_for("1 prompt · $");
-    // Claude Code carries a resumed session's cost on from its earlier runs; ccwire-agent
+    // Claude Code carries a resumed session's cost on from its earlier runs; twinwire-agent
     // counts from the resume (docs/agent.md), so there is no earlier total to name.
     assert_eq!(
         screen.contains("earlier runs included"),
@@ -278,7 +278,7 @@ fn conversation(cli: &Path, which: Cli) {
     chat.assert_nothing_left();
 
     // The prompts went to the history file, readable by the user only.
-    let history = chat.home().join(".local/state/ccwire/chat-history");
+    let history = chat.home().join(".local/state/twinwire/chat-history");
     let saved = std::fs::read_to_string(&history).expect("history file");
     assert!(saved.contains("please TOUCH it"), "{saved}");
     #[cfg(unix)]
@@ -315,7 +315,7 @@ fn a_denied_tool_and_a_second_ctrl_c_quit_leaving_nothing() {
     chat.assert_nothing_left();
     assert!(!chat
         .home()
-        .join(".local/state/ccwire/chat-history")
+        .join(".local/state/twinwire/chat-history")
         .exists());
 }
 
@@ -329,23 +329,23 @@ fn an_offline_chat_says_how_to_resume_it_and_that_works() {
     let (code, screen) = chat.wait_exit();
     assert_eq!(code, 0, "{screen}");
     let id = quit_session(&screen);
-    let command = format!("ccwire chat --offline --model-script script.json --resume {id}");
+    let command = format!("twinwire chat --offline --model-script script.json --resume {id}");
     assert!(screen.contains(&command), "{screen}");
     chat.assert_nothing_left();
     drop(chat);
 
-    // The session outlived the chat: `ccwire sessions list` finds it, as an offline one.
-    let listed = Command::new(ccwire())
+    // The session outlived the chat: `twinwire sessions list` finds it, as an offline one.
+    let listed = Command::new(twinwire())
         .args(["sessions", "list"])
         .current_dir(dir.path())
         .env("HOME", dir.path().join("home"))
         .env_remove("XDG_STATE_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
         .output()
-        .expect("ccwire sessions list");
+        .expect("twinwire sessions list");
     let listed = String::from_utf8_lossy(&listed.stdout);
     let heading = listed
-        .find("offline sessions (ccwire run/chat --offline)")
+        .find("offline sessions (twinwire run/chat --offline)")
         .unwrap_or_else(|| panic!("{listed}"));
     assert!(listed[heading..].contains(&id), "{listed}");
 

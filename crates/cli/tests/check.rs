@@ -1,11 +1,11 @@
-//! `ccwire check` as a user runs it: over the recorded transcripts, and over broken input.
+//! `twinwire check` as a user runs it: over the recorded transcripts, and over broken input.
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn ccwire() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ccwire"))
+fn twinwire() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_twinwire"))
 }
 
 fn transcripts() -> PathBuf {
@@ -17,7 +17,7 @@ fn transcripts() -> PathBuf {
 
 #[test]
 fn every_recorded_transcript_checks_clean() {
-    let output = ccwire()
+    let output = twinwire()
         .arg("check")
         .arg("--json")
         .arg(transcripts())
@@ -78,7 +78,7 @@ fn broken_frames_fail_with_file_line_and_field() {
         ),
     )
     .unwrap();
-    let output = ccwire().arg("check").arg(&file).output().unwrap();
+    let output = twinwire().arg("check").arg(&file).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("errors: 2"), "{text}");
@@ -90,16 +90,16 @@ fn broken_frames_fail_with_file_line_and_field() {
 
 #[test]
 fn a_missing_file_is_an_error_exit() {
-    let output = ccwire()
+    let output = twinwire()
         .args(["check", "/nonexistent.jsonl"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
 
-/// `ccwire check ARGS…`: exit code and stdout.
+/// `twinwire check ARGS…`: exit code and stdout.
 fn check(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
-    let output = ccwire().arg("check").args(args).output().unwrap();
+    let output = twinwire().arg("check").args(args).output().unwrap();
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -108,8 +108,8 @@ fn check(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
 
 #[test]
 fn a_binary_file_is_one_finding_not_one_per_line() {
-    // The `ccwire` binary itself: an ELF file of tens of MB.
-    let binary = Path::new(env!("CARGO_BIN_EXE_ccwire"));
+    // The `twinwire` binary itself: an ELF file of tens of MB.
+    let binary = Path::new(env!("CARGO_BIN_EXE_twinwire"));
     let (code, text) = check(&[binary.as_os_str()]);
     assert_eq!(code, Some(1));
     assert!(text.contains("errors: 1\n"), "{text}");
@@ -211,7 +211,7 @@ fn a_line_fault_names_its_line_once() {
     assert!(!line.contains("line 2"), "{line}");
 }
 
-/// Recorded through `ccwire tap` from Claude Code 2.1.330 (offline, nothing else changed but
+/// Recorded through `twinwire tap` from Claude Code 2.1.330 (offline, nothing else changed but
 /// paths and the pid): a host sends `initialize` and `mcp_status` with the `request_id` inside
 /// `request`, then `mcp_status` as it should be. The CLI answers the first two with no
 /// `request_id` at all.
@@ -280,12 +280,12 @@ fn the_real_cli_still_answers_a_nested_request_id_without_one() {
     std::fs::create_dir_all(&tmp).unwrap();
     let record = dir.path().join("record.jsonl");
     // Offline: no prompt is sent, so no model is asked; the base URL goes nowhere anyway.
-    let mut tap = ccwire()
+    let mut tap = twinwire()
         .arg("tap")
         .arg("--record")
         .arg(&record)
         .arg("--")
-        .arg(ccwire_testkit::real_claude())
+        .arg(twinwire_testkit::real_claude())
         .args([
             "--output-format",
             "stream-json",

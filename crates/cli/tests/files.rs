@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 mod common;
-use common::{ccwire, fake_claude};
+use common::{fake_claude, twinwire};
 
 /// Runs `command`, killing it if it is still running after `limit` (a hang fails the test
 /// instead of holding the suite).
@@ -63,7 +63,7 @@ fn check_skips_symlink_loops_and_special_files_in_a_directory() {
         .status()
         .unwrap()
         .success());
-    let mut command = Command::new(ccwire());
+    let mut command = Command::new(twinwire());
     command.args(["check", "--json"]).arg(root);
     let output = run_bounded(command, Duration::from_secs(60));
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -80,7 +80,7 @@ fn check_skips_symlink_loops_and_special_files_in_a_directory() {
 #[test]
 fn check_and_replay_end_on_endless_input() {
     // `/dev/zero` is not text: its first bytes say so, and nothing more is read.
-    let mut check = Command::new(ccwire());
+    let mut check = Command::new(twinwire());
     check.args(["check", "/dev/zero"]);
     let output = run_bounded(check, Duration::from_secs(60));
     assert!(!output.status.success());
@@ -93,7 +93,7 @@ fn check_and_replay_end_on_endless_input() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let check = Command::new(ccwire())
+    let check = Command::new(twinwire())
         .args(["check", "--max-line-length", "100000", "/dev/stdin"])
         .stdin(Stdio::from(endless.stdout.take().unwrap()))
         .stdout(Stdio::piped())
@@ -108,7 +108,7 @@ fn check_and_replay_end_on_endless_input() {
     assert!(report.contains("over the limit"), "{report}");
 
     // The default limit (64 MiB) bounds a replay too.
-    let mut replay = Command::new(ccwire());
+    let mut replay = Command::new(twinwire());
     replay.args(["replay", "/dev/zero"]);
     let output = run_bounded(replay, Duration::from_secs(120));
     assert!(!output.status.success());
@@ -122,7 +122,7 @@ fn check_and_replay_end_on_endless_input() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("cut.jsonl");
     std::fs::write(&file, format!("{FRAME}\n{}", "x".repeat(5000))).unwrap();
-    let mut check = Command::new(ccwire());
+    let mut check = Command::new(twinwire());
     check
         .args(["check", "--json", "--max-line-length", "1000"])
         .arg(&file);
@@ -152,7 +152,7 @@ fn tap_recordings_are_private() {
         r#"{"turns": [{"steps": [{"text": "hi"}]}]}"#,
     )
     .unwrap();
-    let mut tap = Command::new(ccwire());
+    let mut tap = Command::new(twinwire());
     tap.arg("tap")
         .arg("--record")
         .arg(&record)
@@ -164,7 +164,7 @@ fn tap_recordings_are_private() {
             "--input-format",
             "stream-json",
         ])
-        .env("CCWIRE_FAKE_SCRIPT", dir.path().join("script.json"));
+        .env("TWINWIRE_FAKE_SCRIPT", dir.path().join("script.json"));
     let output = run_bounded(tap, Duration::from_secs(60));
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(mode(&record), 0o600);

@@ -1,6 +1,6 @@
-//! `ccwire install-claude`: the pinned Claude Code from the real npm registry into a private
+//! `twinwire install-claude`: the pinned Claude Code from the real npm registry into a private
 //! cache, served from that cache again with no registry reachable, and found there by
-//! discovery (`ccwire run --offline` with no `claude` on PATH); and, against a registry served
+//! discovery (`twinwire run --offline` with no `claude` on PATH); and, against a registry served
 //! here, a tarball that does not match its integrity refused with nothing left in the cache.
 //! The first test needs the npm registry (`npm_config_registry` names another), as `cargo xtask
 //! test` does to install the CLI.
@@ -11,24 +11,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::ccwire;
+use common::twinwire;
 
-const VERSION: &str = ccwire::protocol::CLAUDE_CODE_VERSION;
+const VERSION: &str = twinwire::protocol::CLAUDE_CODE_VERSION;
 
-/// `ccwire install-claude` with its cache in `cache` and nothing of the caller's environment
+/// `twinwire install-claude` with its cache in `cache` and nothing of the caller's environment
 /// that could point elsewhere.
 fn install(cache: &Path, registry: Option<&str>, extra: &[&str]) -> Output {
-    let mut command = Command::new(ccwire());
+    let mut command = Command::new(twinwire());
     command
         .arg("install-claude")
         .args(extra)
-        .env("CCWIRE_CACHE_DIR", cache)
+        .env("TWINWIRE_CACHE_DIR", cache)
         .env_remove("XDG_CACHE_HOME")
         .stdin(Stdio::null());
     if let Some(registry) = registry {
         command.env("npm_config_registry", registry);
     }
-    command.output().expect("running ccwire install-claude")
+    command.output().expect("running twinwire install-claude")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -94,31 +94,31 @@ fn installs_the_pinned_cli_from_the_registry_then_serves_and_finds_it_offline() 
         text(&second.stderr)
     );
 
-    // Discovery: no `claude` on PATH, none in HOME, no CCWIRE_CLI_PATH; the cache has it.
+    // Discovery: no `claude` on PATH, none in HOME, no TWINWIRE_CLI_PATH; the cache has it.
     let home = root.path().join("home");
     let empty_path = root.path().join("bin");
     let work = root.path().join("work");
     for dir in [&home, &empty_path, &work] {
         std::fs::create_dir_all(dir).expect("mkdir");
     }
-    let run = Command::new(ccwire())
+    let run = Command::new(twinwire())
         .args(["run", "--offline", "--cwd"])
         .arg(&work)
         .arg("Show me the demo")
-        .env("CCWIRE_CACHE_DIR", &cache)
+        .env("TWINWIRE_CACHE_DIR", &cache)
         .env_remove("XDG_CACHE_HOME")
-        .env_remove("CCWIRE_CLI_PATH")
+        .env_remove("TWINWIRE_CLI_PATH")
         .env("HOME", &home)
         .env("PATH", &empty_path)
         .env("XDG_STATE_HOME", root.path().join("state"))
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .output()
-        .expect("running ccwire run");
+        .expect("running twinwire run");
     let (stdout, stderr) = (text(&run.stdout), text(&run.stderr));
     assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(
-        stdout.contains("Bash(echo 'hello from ccwire'"),
+        stdout.contains("Bash(echo 'hello from twinwire'"),
         "{stdout}\n{stderr}"
     );
 }

@@ -1,6 +1,6 @@
-//! `ccwire run --via "ssh …"`: the real pinned CLI on the far side of a real `sshd`, a private
+//! `twinwire run --via "ssh …"`: the real pinned CLI on the far side of a real `sshd`, a private
 //! one started by the test on 127.0.0.1 with its own keys (Debian's openssh-server, installed
-//! by `cargo xtask test`, named in `CCWIRE_SSHD`). The "remote" machine is this one, so the
+//! by `cargo xtask test`, named in `TWINWIRE_SSHD`). The "remote" machine is this one, so the
 //! test can see every process the session left there.
 
 use std::net::TcpListener;
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 mod common;
-use common::{ccwire, fake_claude, quoted};
+use common::{fake_claude, quoted, twinwire};
 
 /// A private sshd on 127.0.0.1; killed when dropped.
 struct Sshd {
@@ -22,7 +22,7 @@ struct Sshd {
 
 impl Sshd {
     fn start() -> Self {
-        let sshd = std::env::var_os("CCWIRE_SSHD")
+        let sshd = std::env::var_os("TWINWIRE_SSHD")
             .filter(|p| !p.is_empty())
             .map_or_else(|| PathBuf::from("/usr/sbin/sshd"), PathBuf::from);
         assert!(
@@ -151,12 +151,12 @@ fn script(dir: &Path, tag: &str) -> PathBuf {
 }
 
 fn run_via(sshd: &Sshd, work: &Path, script: &Path, allow: &str, prompt: &str) -> Command {
-    let mut command = Command::new(ccwire());
+    let mut command = Command::new(twinwire());
     command
         .arg("run")
         .args(["--via", &sshd.via()])
         .arg("--cli-path")
-        .arg(ccwire_testkit::real_claude())
+        .arg(twinwire_testkit::real_claude())
         .arg("--offline")
         .arg("--model-script")
         .arg(script)
@@ -202,7 +202,7 @@ fn a_tool_turn_through_ssh() {
     let script = script(work.path(), "unused");
     let output = run_via(&sshd, work.path(), &script, "Bash(touch:*)", "TOUCH it")
         .output()
-        .expect("ccwire run");
+        .expect("twinwire run");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -220,9 +220,9 @@ fn a_tool_turn_through_ssh() {
 fn killing_the_host_mid_turn_leaves_nothing_on_the_far_side() {
     let sshd = Sshd::start();
     let work = tempfile::tempdir().expect("work");
-    let tag = format!("ccwire-launch-test-{}", std::process::id());
+    let tag = format!("twinwire-launch-test-{}", std::process::id());
     let script = script(work.path(), &tag);
-    let marker = format!("CLAUDE_CCWIRE_TEST_MARK={tag}");
+    let marker = format!("CLAUDE_TWINWIRE_TEST_MARK={tag}");
     let mut host = run_via(
         &sshd,
         work.path(),
@@ -234,7 +234,7 @@ fn killing_the_host_mid_turn_leaves_nothing_on_the_far_side() {
     .stdout(Stdio::null())
     .stderr(Stdio::null())
     .spawn()
-    .expect("ccwire run");
+    .expect("twinwire run");
 
     // The tool runs on the far side (the host's own command line names the tag too)…
     let host_pid = format!("{} ", host.id());
@@ -295,7 +295,7 @@ fn killing_the_host_mid_turn_leaves_nothing_on_the_far_side() {
 #[test]
 fn killing_the_host_mid_turn_through_a_local_prefix_leaves_nothing() {
     let work = tempfile::tempdir().expect("work");
-    let tag = format!("ccwire-local-launch-test-{}", std::process::id());
+    let tag = format!("twinwire-local-launch-test-{}", std::process::id());
     let script = work.path().join("script.json");
     std::fs::write(
         &script,
@@ -314,19 +314,19 @@ fn killing_the_host_mid_turn_through_a_local_prefix_leaves_nothing() {
     .expect("cli");
     std::fs::set_permissions(&cli, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
-    let mut host = Command::new(ccwire())
+    let mut host = Command::new(twinwire())
         .arg("run")
         .args(["--via", "nice -n 5", "--cli-path"])
         .arg(&cli)
         .args(["--no-prompt", "go"])
-        .env("CCWIRE_FAKE_SCRIPT", &script)
-        .env("CCWIRE_LOCAL_LAUNCH_TEST", &tag)
+        .env("TWINWIRE_FAKE_SCRIPT", &script)
+        .env("TWINWIRE_LOCAL_LAUNCH_TEST", &tag)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("ccwire run");
+        .expect("twinwire run");
     let stdout = host.stdout.take().expect("stdout");
     let (said, heard) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

@@ -1,4 +1,4 @@
-//! `ccwire run --output jsonl` against a CLI that writes odd frames: every frame reaches the
+//! `twinwire run --output jsonl` against a CLI that writes odd frames: every frame reaches the
 //! output (typed, or as it was written when it could not be typed), every run ends, with the
 //! exit code of its result.
 #![allow(clippy::unwrap_used)]
@@ -9,17 +9,17 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod common;
-use common::{ccwire, fake_claude};
+use common::{fake_claude, twinwire};
 
 fn run_jsonl(script: Value) -> (Option<i32>, Vec<Value>, String, Duration) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("script.json"), script.to_string()).unwrap();
     let started = Instant::now();
-    let output = Command::new(ccwire())
+    let output = Command::new(twinwire())
         .args(["run", "--output", "jsonl", "--cli-path"])
         .arg(fake_claude())
         .arg("go")
-        .env("CCWIRE_FAKE_SCRIPT", dir.path().join("script.json"))
+        .env("TWINWIRE_FAKE_SCRIPT", dir.path().join("script.json"))
         .env("NO_COLOR", "1")
         .current_dir(dir.path())
         .stdin(Stdio::null())

@@ -1,7 +1,7 @@
-//! `ccwire run --offline` with the real pinned CLI (`cargo xtask test` installs it; without it
+//! `twinwire run --offline` with the real pinned CLI (`cargo xtask test` installs it; without it
 //! the tests fail): the demo, offline sessions kept, listed, shown, viewed and resumed, the
 //! model script format of the help, and Ctrl-C in a real terminal (tmux); and the same with
-//! `ccwire-agent` in the CLI's place.
+//! `twinwire-agent` in the CLI's place.
 
 use std::process::{Command, Stdio};
 
@@ -10,17 +10,17 @@ use serde_json::{json, Value};
 mod common;
 mod runs;
 mod tmux;
-use common::{ccwire, quoted};
+use common::{quoted, twinwire};
 use runs::{is_summary, Run};
 
 /// The real pinned CLI, offline (`cargo xtask test` installs it; without it the test fails).
 #[test]
 fn offline_demo_with_the_real_cli() {
-    let cli = ccwire_testkit::real_claude();
+    let cli = twinwire_testkit::real_claude();
     let dir = tempfile::tempdir().expect("tempdir");
     let state = tempfile::tempdir().expect("tempdir");
     let run = |extra: &[&str]| {
-        let output = Command::new(ccwire())
+        let output = Command::new(twinwire())
             .arg("run")
             .arg("--cli-path")
             .arg(&cli)
@@ -32,24 +32,24 @@ fn offline_demo_with_the_real_cli() {
             .env("XDG_STATE_HOME", state.path())
             .stdin(Stdio::null())
             .output()
-            .expect("running ccwire");
+            .expect("running twinwire");
         Run::from(output)
     };
     let denied = run(&[]);
     assert_eq!(denied.code, Some(0), "{denied:?}");
     assert!(
-        denied.stdout.contains("⏺ Bash(echo 'hello from ccwire'"),
+        denied.stdout.contains("⏺ Bash(echo 'hello from twinwire'"),
         "{denied:?}"
     );
     assert!(
         denied.stderr.contains("--allow 'Bash(echo:*)'"),
         "{denied:?}"
     );
-    assert!(!dir.path().join("ccwire-demo.txt").exists());
+    assert!(!dir.path().join("twinwire-demo.txt").exists());
     assert!(
         denied
             .stderr
-            .contains("--allow 'Bash(echo:*)' --allow 'Edit(./ccwire-demo.txt)'"),
+            .contains("--allow 'Bash(echo:*)' --allow 'Edit(./twinwire-demo.txt)'"),
         "{denied:?}"
     );
     // The command alone is not enough: it writes a file through a redirection.
@@ -58,34 +58,34 @@ fn offline_demo_with_the_real_cli() {
         command_only.stdout.contains("was not allowed"),
         "{command_only:?}"
     );
-    assert!(!dir.path().join("ccwire-demo.txt").exists());
+    assert!(!dir.path().join("twinwire-demo.txt").exists());
     let allowed = run(&[
         "--allow",
         "Bash(echo:*)",
         "--allow",
-        "Edit(./ccwire-demo.txt)",
+        "Edit(./twinwire-demo.txt)",
     ]);
     assert_eq!(allowed.code, Some(0), "{allowed:?}");
     assert!(
-        allowed.stdout.contains("I wrote ccwire-demo.txt"),
+        allowed.stdout.contains("I wrote twinwire-demo.txt"),
         "{allowed:?}"
     );
-    let written = std::fs::read_to_string(dir.path().join("ccwire-demo.txt")).expect("demo file");
-    assert_eq!(written.trim(), "hello from ccwire");
+    let written = std::fs::read_to_string(dir.path().join("twinwire-demo.txt")).expect("demo file");
+    assert_eq!(written.trim(), "hello from twinwire");
 }
 
-/// A scratch place for `ccwire run --offline` with the real CLI: `project/` to work in,
-/// `home/` as HOME, `state/` as XDG_STATE_HOME (where ccwire keeps offline sessions), and a
+/// A scratch place for `twinwire run --offline` with the real CLI: `project/` to work in,
+/// `home/` as HOME, `state/` as XDG_STATE_HOME (where twinwire keeps offline sessions), and a
 /// model script that tells whether the model was sent an earlier turn.
 struct OfflinePlace {
     dir: tempfile::TempDir,
-    /// The CLI `run` starts: the real pinned one, or ccwire-agent in its place.
+    /// The CLI `run` starts: the real pinned one, or twinwire-agent in its place.
     cli: std::path::PathBuf,
 }
 
 impl OfflinePlace {
     fn new() -> Self {
-        Self::with_cli(ccwire_testkit::real_claude())
+        Self::with_cli(twinwire_testkit::real_claude())
     }
 
     fn with_cli(cli: std::path::PathBuf) -> Self {
@@ -113,9 +113,9 @@ impl OfflinePlace {
         self.dir.path().join(sub)
     }
 
-    /// `ccwire ARGS` in the project with this place's HOME and state.
-    fn ccwire(&self, args: &[&str]) -> Run {
-        let output = Command::new(ccwire())
+    /// `twinwire ARGS` in the project with this place's HOME and state.
+    fn twinwire(&self, args: &[&str]) -> Run {
+        let output = Command::new(twinwire())
             .args(args)
             .current_dir(self.path("project"))
             .env("HOME", self.path("home"))
@@ -124,11 +124,11 @@ impl OfflinePlace {
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .output()
-            .expect("running ccwire");
+            .expect("running twinwire");
         Run::from(output)
     }
 
-    /// `ccwire run --offline` with the script and the real CLI, output as JSON lines; returns
+    /// `twinwire run --offline` with the script and the real CLI, output as JSON lines; returns
     /// the run and its result frame.
     fn run(&self, extra: &[&str], prompt: &str) -> (Run, Value) {
         let cli = &self.cli;
@@ -145,7 +145,7 @@ impl OfflinePlace {
         ];
         args.extend_from_slice(extra);
         args.push(prompt);
-        let run = self.ccwire(&args);
+        let run = self.twinwire(&args);
         assert_eq!(run.code, Some(0), "{run:?}");
         let result = run
             .stdout
@@ -179,8 +179,8 @@ fn offline_sessions_are_kept_listed_shown_viewed_and_resumed() {
     let (_, own) = place.run(&["--env", &own_env], "mine");
     let own_id = own["session_id"].as_str().expect("an id").to_owned();
 
-    // Kept where ccwire keeps state, readable by the user only.
-    let kept = place.path("state").join("ccwire/offline");
+    // Kept where twinwire keeps state, readable by the user only.
+    let kept = place.path("state").join("twinwire/offline");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -189,10 +189,10 @@ fn offline_sessions_are_kept_listed_shown_viewed_and_resumed() {
     }
 
     // `sessions list`: the user's own, then the offline ones, said as such.
-    let listed = place.ccwire(&["sessions", "list"]);
+    let listed = place.twinwire(&["sessions", "list"]);
     assert_eq!(listed.code, Some(0), "{listed:?}");
     let heading = format!(
-        "offline sessions (ccwire run/chat --offline), kept in {}:",
+        "offline sessions (twinwire run/chat --offline), kept in {}:",
         kept.display()
     );
     let (own_part, offline_part) = listed
@@ -202,7 +202,7 @@ fn offline_sessions_are_kept_listed_shown_viewed_and_resumed() {
     assert!(own_part.contains(&own_id), "{listed:?}");
     assert!(!own_part.contains(&offline_id), "{listed:?}");
     assert!(offline_part.contains(&offline_id), "{listed:?}");
-    let json = place.ccwire(&["sessions", "list", "--json"]);
+    let json = place.twinwire(&["sessions", "list", "--json"]);
     let json: Value = serde_json::from_str(&json.stdout).expect("JSON");
     let entry = |id: &str| {
         json.as_array()
@@ -219,11 +219,11 @@ fn offline_sessions_are_kept_listed_shown_viewed_and_resumed() {
     assert!(entry(&own_id).get("offlineConfigDir").is_none(), "{json}");
 
     // `sessions show` and `view --session` find it.
-    let shown = place.ccwire(&["sessions", "show", &offline_id]);
+    let shown = place.twinwire(&["sessions", "show", &offline_id]);
     assert_eq!(shown.code, Some(0), "{shown:?}");
     assert!(shown.stdout.contains("REMEMBER this"), "{shown:?}");
     let page = place.path("page.html");
-    let viewed = place.ccwire(&[
+    let viewed = place.twinwire(&[
         "view",
         "--session",
         &offline_id,
@@ -249,8 +249,8 @@ fn offline_sessions_are_kept_listed_shown_viewed_and_resumed() {
     );
 
     // A session resumed from the wrong place is said to be there, before any CLI starts.
-    let cli = ccwire_testkit::real_claude();
-    let wrong = place.ccwire(&[
+    let cli = twinwire_testkit::real_claude();
+    let wrong = place.twinwire(&[
         "run",
         "--offline",
         "--cli-path",
@@ -271,15 +271,15 @@ fn offline_sessions_are_kept_listed_shown_viewed_and_resumed() {
 #[test]
 fn the_model_script_format_is_in_the_help_and_its_example_works() {
     let help = |args: &[&str]| {
-        let output = Command::new(ccwire())
+        let output = Command::new(twinwire())
             .args(args)
             .output()
-            .expect("ccwire --help");
+            .expect("twinwire --help");
         Run::from(output).stdout
     };
     let run_help = help(&["run", "--help"]);
     assert!(
-        run_help.contains("`ccwire model-server --help`"),
+        run_help.contains("`twinwire model-server --help`"),
         "{run_help}"
     );
     // Where `run --help` points, the format: every condition and every reply.
@@ -326,7 +326,7 @@ fn the_model_script_format_is_in_the_help_and_its_example_works() {
         .collect::<Vec<_>>()
         .join("\n");
     let example: Value = serde_json::from_str(&example).expect("the example is JSON");
-    ccwire_model_server::ModelScript::from_json(&example.to_string()).expect("a model script");
+    twinwire_model_server::ModelScript::from_json(&example.to_string()).expect("a model script");
     let docs = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/model-server.md"),
     )
@@ -342,32 +342,32 @@ fn the_model_script_format_is_in_the_help_and_its_example_works() {
     std::fs::write(place.path("example.json"), example.to_string()).expect("example");
     let command_line = server_help
         .lines()
-        .find(|line| line.trim_start().starts_with("ccwire run --offline"))
+        .find(|line| line.trim_start().starts_with("twinwire run --offline"))
         .expect("the example's command");
     let mut words = shlex::split(command_line.trim()).expect("shell words");
-    assert_eq!(words.remove(0), "ccwire");
+    assert_eq!(words.remove(0), "twinwire");
     let script = words
         .iter()
         .position(|word| word == "script.json")
         .expect("the script's place");
     words[script] = place.path("example.json").display().to_string();
-    let cli = ccwire_testkit::real_claude();
+    let cli = twinwire_testkit::real_claude();
     words.splice(1..1, ["--cli-path".to_owned(), cli.display().to_string()]);
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    let ran = place.ccwire(&words);
+    let ran = place.twinwire(&words);
     assert_eq!(ran.code, Some(0), "{ran:?}");
     assert!(ran.stdout.contains("Done: x is there."), "{ran:?}");
     assert!(place.path("project/x").exists(), "{ran:?}");
 }
 
-/// `ccwire-agent` in the CLI's place: `run --offline` runs the demo with its tools, keeps the
+/// `twinwire-agent` in the CLI's place: `run --offline` runs the demo with its tools, keeps the
 /// session where offline sessions are kept, lists it and resumes it (the model is sent the
 /// earlier turn); Ctrl-C in a terminal interrupts its turn.
 #[test]
-fn ccwire_agent_in_the_clis_place_runs_the_demo_and_resumes_its_session() {
-    let place = OfflinePlace::with_cli(common::ccwire_agent().to_path_buf());
+fn twinwire_agent_in_the_clis_place_runs_the_demo_and_resumes_its_session() {
+    let place = OfflinePlace::with_cli(common::twinwire_agent().to_path_buf());
     let agent = place.cli.to_str().expect("a UTF-8 path").to_owned();
-    let demo = place.ccwire(&[
+    let demo = place.twinwire(&[
         "run",
         "--offline",
         "--cli-path",
@@ -375,23 +375,26 @@ fn ccwire_agent_in_the_clis_place_runs_the_demo_and_resumes_its_session() {
         "--allow",
         "Bash(echo:*)",
         "--allow",
-        "Edit(./ccwire-demo.txt)",
+        "Edit(./twinwire-demo.txt)",
         "Show me the demo",
     ]);
     assert_eq!(demo.code, Some(0), "{demo:?}");
-    assert!(demo.stdout.contains("I wrote ccwire-demo.txt"), "{demo:?}");
+    assert!(
+        demo.stdout.contains("I wrote twinwire-demo.txt"),
+        "{demo:?}"
+    );
     let written =
-        std::fs::read_to_string(place.path("project/ccwire-demo.txt")).expect("the demo file");
-    assert_eq!(written.trim(), "hello from ccwire");
+        std::fs::read_to_string(place.path("project/twinwire-demo.txt")).expect("the demo file");
+    assert_eq!(written.trim(), "hello from twinwire");
 
     let (_, first) = place.run(&[], "REMEMBER this");
     assert_eq!(first["result"], "Nothing came before.", "{first}");
     let id = first["session_id"].as_str().expect("an id").to_owned();
-    let listed = place.ccwire(&["sessions", "list"]);
+    let listed = place.twinwire(&["sessions", "list"]);
     assert_eq!(listed.code, Some(0), "{listed:?}");
     let (_, offline_part) = listed
         .stdout
-        .split_once("offline sessions (ccwire run/chat --offline)")
+        .split_once("offline sessions (twinwire run/chat --offline)")
         .unwrap_or_else(|| panic!("no offline heading: {listed:?}"));
     assert!(offline_part.contains(&id), "{listed:?}");
     let (_, second) = place.run(&["--resume", &id], "REMEMBER it?");
@@ -408,7 +411,7 @@ fn ccwire_agent_in_the_clis_place_runs_the_demo_and_resumes_its_session() {
 fn interrupted_in_a_terminal(place: &OfflinePlace) {
     let command = format!(
         "{} run --offline --include-partial-messages --cli-path {} --model-script {} 'go SLOW'",
-        quoted(ccwire()),
+        quoted(twinwire()),
         quoted(&place.cli),
         quoted(&place.path("script.json")),
     );
@@ -427,12 +430,12 @@ fn interrupted_in_a_terminal(place: &OfflinePlace) {
 #[test]
 fn ctrl_c_in_a_terminal_says_the_turn_was_interrupted() {
     let place = OfflinePlace::new();
-    let cli = ccwire_testkit::real_claude();
+    let cli = twinwire_testkit::real_claude();
     let command = |extra: &str| {
         format!(
             "{} run --offline --include-partial-messages --cli-path {} --model-script {} \
              {extra} 'go SLOW'",
-            quoted(ccwire()),
+            quoted(twinwire()),
             quoted(&cli),
             quoted(&place.path("script.json")),
         )

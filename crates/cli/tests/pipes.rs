@@ -1,4 +1,4 @@
-//! A reader that leaves (`ccwire check … | head`): every subcommand that prints a report stops
+//! A reader that leaves (`twinwire check … | head`): every subcommand that prints a report stops
 //! quietly when its stdout or stderr is a pipe nobody reads, ending as `cat` and `grep` end,
 //! killed by SIGPIPE: no message, no panic, nothing left running.
 #![allow(clippy::unwrap_used)]
@@ -10,7 +10,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::ccwire;
+use common::twinwire;
 
 const SIGPIPE: i32 = 13;
 
@@ -36,12 +36,12 @@ fn wait(child: &mut Child) -> ExitStatus {
     }
 }
 
-/// Runs `ccwire ARGS` with stdout on an abandoned pipe, and stderr on another one too when
+/// Runs `twinwire ARGS` with stdout on an abandoned pipe, and stderr on another one too when
 /// `stderr_too` (as `2>&1 | head` does); returns how it ended and what reached stderr
 /// otherwise.
 fn with_reader_gone(args: &[&str], stderr_too: bool) -> (ExitStatus, String) {
     let stdout = abandoned_pipe();
-    let mut command = Command::new(ccwire());
+    let mut command = Command::new(twinwire());
     command.args(args).stdin(Stdio::null()).stdout(stdout);
     if stderr_too {
         command.stderr(abandoned_pipe());
@@ -104,7 +104,7 @@ fn check_stops_when_head_has_read_its_first_line() {
     let file = dir.path().join("broken.jsonl");
     let broken = "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":\"no\"}\n";
     std::fs::write(&file, broken.repeat(20_000)).unwrap();
-    let mut child = Command::new(ccwire())
+    let mut child = Command::new(twinwire())
         .args(["check", "--all"])
         .arg(&file)
         .stdout(Stdio::piped())
@@ -178,7 +178,7 @@ fn replay_stops_quietly_when_its_reader_leaves() {
     );
 
     // The host reads the frames but nobody reads the divergence report.
-    let mut child = Command::new(ccwire())
+    let mut child = Command::new(twinwire())
         .args(["replay", recording, "--strict"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -200,7 +200,7 @@ fn replay_stops_quietly_when_its_reader_leaves() {
 #[test]
 fn errors_go_to_a_closed_stderr_without_a_panic() {
     // stdout is open: only the error message has nowhere to go.
-    let mut child = Command::new(ccwire())
+    let mut child = Command::new(twinwire())
         .args(["check", "/nonexistent/recording.jsonl"])
         .stdout(Stdio::null())
         .stderr(abandoned_pipe())

@@ -1,4 +1,4 @@
-//! What `ccwire tap --record` redacts, end to end: `fake-claude` behind a real tap over real
+//! What `twinwire tap --record` redacts, end to end: `fake-claude` behind a real tap over real
 //! pipes, the host's side read line by line. The relayed bytes are never changed; the
 //! recording holds no secret, and what docs/tap-replay.md says is not redacted is recorded as
 //! it came, item by item.
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 mod common;
-use common::{ccwire, fake_claude};
+use common::{fake_claude, twinwire};
 
 const API_KEY: &str =
     "sk-ant-api03-Zx9wVu8tSr7qPo6nMl5kJi4hGf3eDc2bA1-Qq8Rr7Ss6Tt5Uu4Vv3Ww2Xx1Yy0Zz9_AaBbCcDdEeFf";
@@ -85,7 +85,7 @@ fn tap_session(script: Value, args: &[&str], env: &[(&str, &str)]) -> Tapped {
     let script_path = dir.path().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
     let record = dir.path().join("record.jsonl");
-    let mut command = Command::new(ccwire());
+    let mut command = Command::new(twinwire());
     command
         .arg("tap")
         .arg("--record")
@@ -93,10 +93,10 @@ fn tap_session(script: Value, args: &[&str], env: &[(&str, &str)]) -> Tapped {
         .arg("--")
         .arg(fake_claude())
         .args(args)
-        .env_remove("CCWIRE_TAP_CLI")
-        .env_remove("CCWIRE_TAP_RECORD")
-        .env_remove("CCWIRE_TAP_POLICY")
-        .env("CCWIRE_FAKE_SCRIPT", &script_path)
+        .env_remove("TWINWIRE_TAP_CLI")
+        .env_remove("TWINWIRE_TAP_RECORD")
+        .env_remove("TWINWIRE_TAP_POLICY")
+        .env("TWINWIRE_FAKE_SCRIPT", &script_path)
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -547,8 +547,8 @@ fn what_the_docs_say_is_not_redacted_is_recorded_as_it_came() {
 /// The recorder's throughput on a 100 MB session of realistic frames (streamed deltas, text,
 /// tool results with JSON, usage), measured through the real tap with `cat` as the CLI:
 /// relaying only, then relaying and recording, in CPU seconds. A benchmark, not a test: run it with
-/// `cargo test --release -p ccwire-cli --test redaction -- --ignored --nocapture
-/// recording_throughput`; `CCWIRE_BENCH_TAP` names another `ccwire` binary to measure.
+/// `cargo test --release -p twinwire-cli --test redaction -- --ignored --nocapture
+/// recording_throughput`; `TWINWIRE_BENCH_TAP` names another `twinwire` binary to measure.
 #[test]
 #[ignore = "a benchmark"]
 #[allow(clippy::print_stderr)]
@@ -556,9 +556,9 @@ fn recording_throughput() {
     let dir = tempfile::tempdir().unwrap();
     let session = dir.path().join("session.jsonl");
     let size = write_session(&session, 100_000_000);
-    let tap = std::env::var_os("CCWIRE_BENCH_TAP")
+    let tap = std::env::var_os("TWINWIRE_BENCH_TAP")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| ccwire().to_path_buf());
+        .unwrap_or_else(|| twinwire().to_path_buf());
     let run = |record: bool| {
         let mut command = Command::new(&tap);
         command.arg("tap");

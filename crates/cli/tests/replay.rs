@@ -1,4 +1,4 @@
-//! `ccwire replay` over the real recordings of the pinned CLI, driven by a scripted host that
+//! `twinwire replay` over the real recordings of the pinned CLI, driven by a scripted host that
 //! sends exactly the recorded host frames (with its own request ids), and over small
 //! recordings that exercise divergence, strictness, timeouts and out-of-order answers.
 #![allow(clippy::unwrap_used)]
@@ -19,7 +19,7 @@ fn transcripts() -> PathBuf {
     ))
 }
 
-/// A running `ccwire replay`, its stdout read on a thread.
+/// A running `twinwire replay`, its stdout read on a thread.
 struct Replay {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -28,7 +28,7 @@ struct Replay {
 
 impl Replay {
     fn start(transcript: &Path, extra: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ccwire"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_twinwire"))
             .arg("replay")
             .arg(transcript)
             .args(extra)
@@ -428,7 +428,7 @@ fn sdk_version(output: &str) -> Option<&str> {
     (parts.len() >= 3 && parts[..3].iter().all(|p| !p.is_empty())).then_some(version)
 }
 
-/// `exec ccwire replay RECORDING "$@"`, the wrapper an SDK gets as its CLI path.
+/// `exec twinwire replay RECORDING "$@"`, the wrapper an SDK gets as its CLI path.
 fn replay_wrapper(dir: &Path, recording: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let path = dir.join(format!(
@@ -438,7 +438,7 @@ fn replay_wrapper(dir: &Path, recording: &Path) -> PathBuf {
     let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', r"'\''"));
     let body = format!(
         "#!/bin/sh\nexec {} replay {} \"$@\"\n",
-        quote(Path::new(env!("CARGO_BIN_EXE_ccwire"))),
+        quote(Path::new(env!("CARGO_BIN_EXE_twinwire"))),
         quote(recording)
     );
     std::fs::write(&path, body).unwrap();
@@ -455,7 +455,7 @@ fn a_version_probe_gets_the_recorded_version_as_the_cli_prints_it() {
             .join("basics.a_text_turn.jsonl")
     };
     // The pinned CLI and a replay of its recording answer alike, byte for byte.
-    let (real, code) = version_probe(&ccwire_testkit::real_claude());
+    let (real, code) = version_probe(&twinwire_testkit::real_claude());
     assert_eq!(code, Some(0));
     let (replayed, code) = version_probe(&replay_wrapper(dir.path(), &recording("2.1.330")));
     assert_eq!(code, Some(0));
@@ -480,7 +480,7 @@ fn a_version_probe_gets_the_recorded_version_as_the_cli_prints_it() {
 
     // `--version`, and among the SDK's other arguments, as Claude Code reads them.
     let replay = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_ccwire"))
+        Command::new(env!("CARGO_BIN_EXE_twinwire"))
             .arg("replay")
             .arg(recording("2.1.330"))
             .args(args)
@@ -506,7 +506,7 @@ fn a_recording_that_cannot_be_read_is_named_once() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "ccwire replay: reading {}: Is a directory (os error 21)",
+            "twinwire replay: reading {}: Is a directory (os error 21)",
             dir.path().display()
         )
     );

@@ -1,5 +1,5 @@
-//! `ccwire run` and `ccwire model-server` as a user runs them: the built binary, driving the
-//! scripted `fake-claude` of ccwire-testkit. With the real CLI offline: `tests/offline.rs`.
+//! `twinwire run` and `twinwire model-server` as a user runs them: the built binary, driving the
+//! scripted `fake-claude` of twinwire-testkit. With the real CLI offline: `tests/offline.rs`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 mod common;
 mod runs;
-use common::{ccwire, fake_claude};
+use common::{fake_claude, twinwire};
 use runs::{is_summary, Run};
 
 /// A scratch directory with a script for the fake CLI.
@@ -25,13 +25,13 @@ impl Scene {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(ccwire());
+        let mut command = Command::new(twinwire());
         command
             .arg("run")
             .arg("--cli-path")
             .arg(fake_claude())
             .args(args)
-            .env("CCWIRE_FAKE_SCRIPT", self.dir.path().join("script.json"))
+            .env("TWINWIRE_FAKE_SCRIPT", self.dir.path().join("script.json"))
             .env("NO_COLOR", "1")
             .current_dir(self.dir.path())
             .stdin(Stdio::null())
@@ -41,7 +41,7 @@ impl Scene {
     }
 
     fn run(&self, args: &[&str]) -> Run {
-        let output = self.command(args).output().expect("running ccwire");
+        let output = self.command(args).output().expect("running twinwire");
         Run::from(output)
     }
 }
@@ -72,7 +72,7 @@ fn the_prompt_reaches_the_cli_and_can_come_from_stdin() {
     let scene = Scene::new(json!({"turns": []}));
     let mut child = scene
         .command(&["-"])
-        .env_remove("CCWIRE_FAKE_SCRIPT")
+        .env_remove("TWINWIRE_FAKE_SCRIPT")
         .stdin(Stdio::piped())
         .spawn()
         .expect("spawn");
@@ -218,17 +218,17 @@ fn a_crash_before_the_result_exits_1_with_the_cli_stderr() {
     ]}]}));
     let run = scene.run(&["Go"]);
     assert_eq!(run.code, Some(1), "{run:?}");
-    assert!(run.stderr.contains("ccwire: "), "{run:?}");
+    assert!(run.stderr.contains("twinwire: "), "{run:?}");
     assert!(run.stderr.contains("something broke"), "{run:?}");
 }
 
 #[test]
 fn a_missing_cli_exits_1_with_install_hints() {
-    let output = Command::new(ccwire())
+    let output = Command::new(twinwire())
         .args(["run", "--cli-path", "/nonexistent/claude", "hi"])
         .stdin(Stdio::null())
         .output()
-        .expect("running ccwire");
+        .expect("running twinwire");
     let run = Run::from(output);
     assert_eq!(run.code, Some(1), "{run:?}");
     assert_eq!(run.stdout, "", "{run:?}");
@@ -259,9 +259,9 @@ fn options_reach_the_cli() {
             "Be brief.",
             "Hi",
         ])
-        .env("CCWIRE_FAKE_RECORD", &record)
+        .env("TWINWIRE_FAKE_RECORD", &record)
         .output()
-        .expect("running ccwire");
+        .expect("running twinwire");
     let run = Run::from(output);
     assert_eq!(run.code, Some(0), "{run:?}");
     let text = std::fs::read_to_string(&record).expect("record");
@@ -330,7 +330,7 @@ fn wait_with_deadline(child: &mut Child, limit: Duration) -> Option<i32> {
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("ccwire did not exit within {limit:?}");
+            panic!("twinwire did not exit within {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -356,7 +356,7 @@ fn ctrl_c_interrupts_the_turn_and_exits_130() {
     let record = scene.dir.path().join("record.jsonl");
     let mut child = scene
         .command(&["Go"])
-        .env("CCWIRE_FAKE_RECORD", &record)
+        .env("TWINWIRE_FAKE_RECORD", &record)
         .spawn()
         .expect("spawn");
     let lines = lines_of(&mut child);
@@ -408,7 +408,7 @@ fn model_server_prints_its_url_and_stops_on_ctrl_c() {
     let dir = tempfile::tempdir().expect("tempdir");
     let script = dir.path().join("model.json");
     std::fs::write(&script, r#"{"default": {"text": "scripted"}}"#).expect("script");
-    let mut child = Command::new(ccwire())
+    let mut child = Command::new(twinwire())
         .args(["model-server", "--script"])
         .arg(&script)
         .stdin(Stdio::null())
@@ -448,11 +448,11 @@ fn model_server_with_a_bad_script_fails() {
     let dir = tempfile::tempdir().expect("tempdir");
     let script = dir.path().join("model.json");
     std::fs::write(&script, "{not json").expect("script");
-    let output = Command::new(ccwire())
+    let output = Command::new(twinwire())
         .args(["model-server", "--script"])
         .arg(&script)
         .output()
-        .expect("running ccwire");
+        .expect("running twinwire");
     let run = Run::from(output);
     assert_ne!(run.code, Some(0), "{run:?}");
     assert!(run.stderr.contains("model.json"), "{run:?}");

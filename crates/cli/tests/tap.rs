@@ -1,5 +1,5 @@
-//! `ccwire tap` between the ccwire host API and `fake-claude`, as an SDK would use it (a
-//! wrapper script given as the CLI path), and `ccwire replay` of what it recorded, driven by
+//! `twinwire tap` between the twinwire host API and `fake-claude`, as an SDK would use it (a
+//! wrapper script given as the CLI path), and `twinwire replay` of what it recorded, driven by
 //! the same host code. Also the relay at the byte level, exit codes, signals and orphans.
 #![allow(clippy::unwrap_used)]
 
@@ -9,19 +9,19 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ccwire::host::callbacks::can_use_tool;
-use ccwire::protocol::permission::PermissionResult;
-use ccwire::protocol::Message;
-use ccwire::{Client, Options};
 use futures::StreamExt;
 use serde_json::{json, Value};
+use twinwire::host::callbacks::can_use_tool;
+use twinwire::protocol::permission::PermissionResult;
+use twinwire::protocol::Message;
+use twinwire::{Client, Options};
 
 mod common;
-use common::{ccwire, fake_claude, quoted};
+use common::{fake_claude, quoted, twinwire};
 
 const API_KEY: &str = "sk-ant-api03-Zx9wVu8tSr7qPo6nMl5kJi4hGf3eDc2bA1";
 const SERVICE_TOKEN: &str = "svc-tok-0123456789abcdef";
-const POLICY_DENIAL: &str = "Denied by the ccwire tap policy policy.json: rule Bash(rm*)";
+const POLICY_DENIAL: &str = "Denied by the twinwire tap policy policy.json: rule Bash(rm*)";
 
 /// An executable `#!/bin/sh` script.
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
@@ -77,14 +77,14 @@ impl Session {
         script(
             self.dir.path(),
             "claude-tap",
-            &format!("exec {} tap \"$@\"", quoted(ccwire())),
+            &format!("exec {} tap \"$@\"", quoted(twinwire())),
         )
     }
 
     fn replay_wrapper(&self) -> PathBuf {
         let body = format!(
             "exec {} replay {} \"$@\"",
-            quoted(ccwire()),
+            quoted(twinwire()),
             quoted(&self.path("record.jsonl"))
         );
         script(self.dir.path(), "claude-replay", &body)
@@ -93,11 +93,11 @@ impl Session {
     /// The environment the host gives its CLI (the tap passes it on to the fake).
     fn env(&self) -> Vec<(&'static str, PathBuf)> {
         vec![
-            ("CCWIRE_TAP_CLI", fake_claude().to_path_buf()),
-            ("CCWIRE_TAP_RECORD", self.path("record.jsonl")),
-            ("CCWIRE_TAP_POLICY", self.path("policy.json")),
-            ("CCWIRE_FAKE_SCRIPT", self.path("script.json")),
-            ("CCWIRE_FAKE_RECORD", self.path("fake.jsonl")),
+            ("TWINWIRE_TAP_CLI", fake_claude().to_path_buf()),
+            ("TWINWIRE_TAP_RECORD", self.path("record.jsonl")),
+            ("TWINWIRE_TAP_POLICY", self.path("policy.json")),
+            ("TWINWIRE_FAKE_SCRIPT", self.path("script.json")),
+            ("TWINWIRE_FAKE_RECORD", self.path("fake.jsonl")),
             ("ANTHROPIC_API_KEY", PathBuf::from(API_KEY)),
             ("MY_SERVICE_TOKEN", PathBuf::from(SERVICE_TOKEN)),
         ]
@@ -164,7 +164,7 @@ impl Outcome {
     }
 }
 
-/// The host: two turns and a model switch through the ccwire host API, with a permission
+/// The host: two turns and a model switch through the twinwire host API, with a permission
 /// callback that allows everything it is asked.
 async fn host_session(cli: &Path, env: &[(&str, PathBuf)], prompts: &[String]) -> Outcome {
     let asked = Arc::new(Mutex::new(Vec::new()));
@@ -193,7 +193,7 @@ async fn host_session(cli: &Path, env: &[(&str, PathBuf)], prompts: &[String]) -
             return outcome;
         }
     };
-    let take = |item: ccwire::Result<Message>, outcome: &mut Outcome| match item {
+    let take = |item: twinwire::Result<Message>, outcome: &mut Outcome| match item {
         Ok(message) => outcome.messages.push(message.to_value()),
         Err(err) if err.is_recoverable() => outcome.undecodable += 1,
         Err(err) => {
@@ -315,7 +315,7 @@ async fn the_tap_relays_everything_records_it_redacted_and_applies_the_policy() 
     assert_eq!(meta["env"]["ANTHROPIC_API_KEY"], marker(API_KEY));
     assert_eq!(meta["env"]["MY_SERVICE_TOKEN"], marker(SERVICE_TOKEN));
     assert_eq!(
-        meta["env"]["CCWIRE_FAKE_SCRIPT"],
+        meta["env"]["TWINWIRE_FAKE_SCRIPT"],
         session.path("script.json").display().to_string()
     );
     let mut last_t = 0.0;
@@ -455,20 +455,20 @@ struct RawTap {
 
 impl RawTap {
     fn start(args: &[&str], fake_script: Option<&Path>, dir: &Path) -> Self {
-        let mut command = Command::new(ccwire());
+        let mut command = Command::new(twinwire());
         command
             .arg("tap")
             .args(args)
-            .env_remove("CCWIRE_TAP_CLI")
-            .env_remove("CCWIRE_TAP_RECORD")
-            .env_remove("CCWIRE_TAP_POLICY")
-            .env("CCWIRE_FAKE_RECORD", dir.join("fake.jsonl"))
+            .env_remove("TWINWIRE_TAP_CLI")
+            .env_remove("TWINWIRE_TAP_RECORD")
+            .env_remove("TWINWIRE_TAP_POLICY")
+            .env("TWINWIRE_FAKE_RECORD", dir.join("fake.jsonl"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         match fake_script {
-            Some(script) => command.env("CCWIRE_FAKE_SCRIPT", script),
-            None => command.env_remove("CCWIRE_FAKE_SCRIPT"),
+            Some(script) => command.env("TWINWIRE_FAKE_SCRIPT", script),
+            None => command.env_remove("TWINWIRE_FAKE_SCRIPT"),
         };
         let mut child = command.spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
@@ -645,11 +645,11 @@ fn a_line_over_the_limit_is_dropped_reported_and_recorded() {
     let (status, stderr) = tap.finish();
     assert!(status.success());
     assert!(
-        stderr.contains("ccwire tap: dropped a line from the host: line 1 is 1124 bytes long"),
+        stderr.contains("twinwire tap: dropped a line from the host: line 1 is 1124 bytes long"),
         "{stderr}"
     );
     assert!(
-        stderr.contains("ccwire tap: dropped a line from the CLI"),
+        stderr.contains("twinwire tap: dropped a line from the CLI"),
         "{stderr}"
     );
     let fake_saw = read_lines(&dir.path().join("fake.jsonl"));
@@ -723,15 +723,15 @@ fn sigterm_ends_the_cli_gracefully_and_reports_its_signal() {
 
 #[test]
 fn without_a_cli_the_tap_says_what_is_missing() {
-    let output = Command::new(ccwire())
+    let output = Command::new(twinwire())
         .args(["tap", "--verbose"])
-        .env_remove("CCWIRE_TAP_CLI")
+        .env_remove("TWINWIRE_TAP_CLI")
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("CCWIRE_TAP_CLI"), "{stderr}");
+    assert!(stderr.contains("TWINWIRE_TAP_CLI"), "{stderr}");
 }
 
 fn alive(pid: u64) -> bool {

@@ -1,4 +1,4 @@
-//! `ccwire tap`'s arguments, help and errors: what the help says about the relay, help flags
+//! `twinwire tap`'s arguments, help and errors: what the help says about the relay, help flags
 //! in the wrapper form (they are the CLI's), and a program that cannot start named once with
 //! the cause.
 #![allow(clippy::unwrap_used)]
@@ -8,20 +8,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::ccwire;
+use common::twinwire;
 
-/// `ccwire tap ARGS` with `CCWIRE_TAP_CLI` set to `cli` (or unset), stdin closed.
+/// `twinwire tap ARGS` with `TWINWIRE_TAP_CLI` set to `cli` (or unset), stdin closed.
 fn tap(args: &[&str], cli: Option<&Path>) -> Output {
-    let mut command = Command::new(ccwire());
+    let mut command = Command::new(twinwire());
     command
         .arg("tap")
         .args(args)
-        .env_remove("CCWIRE_TAP_CLI")
-        .env_remove("CCWIRE_TAP_RECORD")
-        .env_remove("CCWIRE_TAP_POLICY")
+        .env_remove("TWINWIRE_TAP_CLI")
+        .env_remove("TWINWIRE_TAP_RECORD")
+        .env_remove("TWINWIRE_TAP_POLICY")
         .stdin(Stdio::null());
     if let Some(cli) = cli {
-        command.env("CCWIRE_TAP_CLI", cli);
+        command.env("TWINWIRE_TAP_CLI", cli);
     }
     command.output().unwrap()
 }
@@ -85,23 +85,23 @@ fn in_the_wrapper_form_help_flags_go_to_the_cli() {
     // Outside the wrapper form the help is the tap's: no CLI from the environment, or a CLI
     // named on the command line.
     let own = text(&tap(&["--help"], None).stdout);
-    assert!(own.contains("Usage: ccwire tap"), "{own}");
+    assert!(own.contains("Usage: twinwire tap"), "{own}");
     let named = text(&tap(&["--help", "--", cli.to_str().unwrap()], Some(&cli)).stdout);
-    assert!(named.contains("Usage: ccwire tap"), "{named}");
-    // `ccwire help tap` shows it whatever the environment says.
-    let output = Command::new(ccwire())
+    assert!(named.contains("Usage: twinwire tap"), "{named}");
+    // `twinwire help tap` shows it whatever the environment says.
+    let output = Command::new(twinwire())
         .args(["help", "tap"])
-        .env("CCWIRE_TAP_CLI", &cli)
+        .env("TWINWIRE_TAP_CLI", &cli)
         .output()
         .unwrap();
     assert!(
-        text(&output.stdout).contains("Usage: ccwire tap"),
+        text(&output.stdout).contains("Usage: twinwire tap"),
         "{}",
         text(&output.stdout)
     );
 }
 
-/// Runs the tap on `program` (named on the command line, then through `CCWIRE_TAP_CLI`) and
+/// Runs the tap on `program` (named on the command line, then through `TWINWIRE_TAP_CLI`) and
 /// returns its one line of error, checked to name `program` exactly once.
 fn start_error(program: &Path) -> String {
     let mut lines = Vec::new();
@@ -129,20 +129,20 @@ fn a_program_that_cannot_start_is_named_once_with_the_cause() {
     let absent = dir.path().join("absent");
     assert_eq!(
         start_error(&absent),
-        format!("ccwire tap: cannot run {}: not found", absent.display())
+        format!("twinwire tap: cannot run {}: not found", absent.display())
     );
     let plain = file(dir.path(), "plain", "#!/bin/sh\n", 0o644);
     assert_eq!(
         start_error(&plain),
         format!(
-            "ccwire tap: cannot run {}: not executable (mode 644)",
+            "twinwire tap: cannot run {}: not executable (mode 644)",
             plain.display()
         )
     );
     assert_eq!(
         start_error(dir.path()),
         format!(
-            "ccwire tap: cannot run {}: a directory, not a program",
+            "twinwire tap: cannot run {}: a directory, not a program",
             dir.path().display()
         )
     );
@@ -150,7 +150,7 @@ fn a_program_that_cannot_start_is_named_once_with_the_cause() {
     assert_eq!(
         start_error(&orphan),
         format!(
-            "ccwire tap: cannot run {}: its interpreter /no/such/interpreter was not found",
+            "twinwire tap: cannot run {}: its interpreter /no/such/interpreter was not found",
             orphan.display()
         )
     );

@@ -1,4 +1,4 @@
-//! `ccwire run` on a terminal-bound stdout: Unicode format characters from the model and from
+//! `twinwire run` on a terminal-bound stdout: Unicode format characters from the model and from
 //! tools (bidirectional overrides and isolates, zero-width characters, tags, interlinear
 //! annotations) are shown as `<U+XXXX>`, never passed on to be obeyed.
 #![allow(clippy::unwrap_used)]
@@ -8,9 +8,9 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value};
 
 mod common;
-use common::{ccwire, fake_claude};
+use common::{fake_claude, twinwire};
 
-/// A character of each kind, with how `ccwire run` must show it.
+/// A character of each kind, with how `twinwire run` must show it.
 const FORMAT_CHARS: [(char, &str); 18] = [
     ('\u{202a}', "<U+202A>"),
     ('\u{202b}', "<U+202B>"),
@@ -49,12 +49,12 @@ fn format_characters_from_the_model_and_tools_are_shown_not_obeyed() {
     let script_path = dir.path().join("script.json");
     std::fs::write(&script_path, script.to_string()).unwrap();
     let run = |args: &[&str]| {
-        let output = Command::new(ccwire())
+        let output = Command::new(twinwire())
             .arg("run")
             .arg("--cli-path")
             .arg(fake_claude())
             .args(args)
-            .env("CCWIRE_FAKE_SCRIPT", &script_path)
+            .env("TWINWIRE_FAKE_SCRIPT", &script_path)
             .env("NO_COLOR", "1")
             .current_dir(dir.path())
             .stdin(Stdio::null())

@@ -1,4 +1,4 @@
-//! `ccwire view` as a user runs it, its pages checked in a real browser (headless Chromium over
+//! `twinwire view` as a user runs it, its pages checked in a real browser (headless Chromium over
 //! the DevTools protocol, `chromiumoxide`): a recording of the real CLI (the prompt, the tool
 //! call, the permission round trip, the cost, the filter and the search); every line of an odd
 //! file as a row; the prompt of `claude -p`; a big recording read in bounded memory and its
@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 mod common;
-use common::ccwire;
+use common::twinwire;
 
 #[path = "view/browser.rs"]
 mod browser;
@@ -87,7 +87,7 @@ async fn the_page_of_a_real_session_in_chromium() {
     tab.search("").await;
     tab.run("document.querySelectorAll('#filters input[type=checkbox]').forEach(b => { if (!b.checked) b.click(); })")
         .await;
-    let target = std::env::var_os("CCWIRE_VIEW_SCREENSHOT")
+    let target = std::env::var_os("TWINWIRE_VIEW_SCREENSHOT")
         .map(PathBuf::from)
         .unwrap_or_else(|| target_dir().join("view.png"));
     tab.screenshot(&target).await;
@@ -118,7 +118,7 @@ fn model_text_cannot_run_in_the_page() {
 
 #[test]
 fn view_without_arguments_names_both_inputs() {
-    let output = Command::new(ccwire()).arg("view").output().unwrap();
+    let output = Command::new(twinwire()).arg("view").output().unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -249,7 +249,7 @@ fn watch_peak(child: &mut std::process::Child, limit: Duration) -> (u64, bool) {
         if started.elapsed() > limit {
             child.kill().unwrap();
             child.wait().unwrap();
-            panic!("ccwire view did not end in {limit:?}");
+            panic!("twinwire view did not end in {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -257,11 +257,11 @@ fn watch_peak(child: &mut std::process::Child, limit: Duration) -> (u64, bool) {
 
 /// `view` streams: with its data segment limited to 32 MiB, it writes the page of a 16 MiB
 /// recording (6,400 turns; the rows of the whole file would need several times that), every
-/// line a row. `CCWIRE_VIEW_BIG_MIB` sets the size, to measure a bigger one (the peak resident
+/// line a row. `TWINWIRE_VIEW_BIG_MIB` sets the size, to measure a bigger one (the peak resident
 /// memory is printed; run with `--nocapture`).
 #[test]
 fn a_big_recording_is_read_in_bounded_memory() {
-    let mib: usize = std::env::var("CCWIRE_VIEW_BIG_MIB")
+    let mib: usize = std::env::var("TWINWIRE_VIEW_BIG_MIB")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(16);
@@ -274,7 +274,7 @@ fn a_big_recording_is_read_in_bounded_memory() {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg("ulimit -d 32768 && exec \"$0\" \"$@\"")
-        .arg(ccwire())
+        .arg(twinwire())
         .arg("view")
         .arg(&input)
         .arg("-o")
@@ -285,11 +285,11 @@ fn a_big_recording_is_read_in_bounded_memory() {
         .unwrap();
     let (peak_kib, ok) = watch_peak(&mut child, Duration::from_secs(1200));
     println!(
-        "ccwire view of {:.1} MiB: peak resident memory at least {:.1} MiB",
+        "twinwire view of {:.1} MiB: peak resident memory at least {:.1} MiB",
         size as f64 / 1048576.0,
         peak_kib as f64 / 1024.0
     );
-    assert!(ok, "ccwire view failed within a 32 MiB data segment");
+    assert!(ok, "twinwire view failed within a 32 MiB data segment");
     let lines = BufReader::new(std::fs::File::open(&input).unwrap())
         .split(b'\n')
         .count();
@@ -348,7 +348,7 @@ async fn filter_and_search_work_on_a_big_page() {
 fn endless_input_ends_with_a_row() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("zero.html");
-    let mut child = Command::new(ccwire())
+    let mut child = Command::new(twinwire())
         .args(["view", "/dev/zero", "--max-line-length", "100000", "-o"])
         .arg(&out)
         .stdout(Stdio::null())
@@ -370,7 +370,7 @@ fn endless_input_ends_with_a_row() {
 #[test]
 fn mistakes_are_refused_with_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
-    let output = Command::new(ccwire())
+    let output = Command::new(twinwire())
         .args([
             "view",
             "--session",
@@ -390,7 +390,7 @@ fn mistakes_are_refused_with_what_to_do() {
     let input = dir.path().join("capture.html");
     let frame = r#"{"type":"keep_alive"}"#;
     std::fs::write(&input, format!("{frame}\n")).unwrap();
-    let output = Command::new(ccwire())
+    let output = Command::new(twinwire())
         .arg("view")
         .arg(&input)
         .output()

@@ -7,7 +7,7 @@
 //! ([`ModelServer::requests`]) so a test can check what the CLI asked.
 //!
 //! ```
-//! use ccwire_model_server::{ModelScript, ModelServer, Reply, Rule, When};
+//! use twinwire_model_server::{ModelScript, ModelServer, Reply, Rule, When};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> std::io::Result<()> {

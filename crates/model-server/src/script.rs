@@ -212,12 +212,12 @@ impl ModelScript {
         serde_json::from_str(text)
     }
 
-    /// The built-in script of `ccwire run --offline`.
+    /// The built-in script of `twinwire run --offline`.
     ///
     /// * A first turn that offers the `Bash` tool gets a short text and a `Bash` call writing
-    ///   `hello from ccwire` to `ccwire-demo.txt`.
+    ///   `hello from twinwire` to `twinwire-demo.txt`.
     /// * A request whose last block is that call's `tool_result` gets a summary: "I wrote
-    ///   ccwire-demo.txt…", or "The command was not allowed…" when the result is an error or
+    ///   twinwire-demo.txt…", or "The command was not allowed…" when the result is an error or
     ///   reads like a denial.
     /// * Anything else (later prompts, side requests) is echoed.
     pub fn demo() -> Self {
@@ -232,7 +232,7 @@ impl ModelScript {
             .rule(Rule::new(
                 When::All(vec![When::LastIsToolResult(true), denied]),
                 Reply::Text(
-                    "The command was not allowed, so ccwire-demo.txt was not written. \
+                    "The command was not allowed, so twinwire-demo.txt was not written. \
                      Allow the Bash tool (or use a permission mode that permits it) and try again."
                         .into(),
                 ),
@@ -240,7 +240,7 @@ impl ModelScript {
             .rule(Rule::new(
                 When::LastIsToolResult(true),
                 Reply::Text(
-                    "I wrote ccwire-demo.txt: it now contains \"hello from ccwire\".".into(),
+                    "I wrote twinwire-demo.txt: it now contains \"hello from twinwire\".".into(),
                 ),
             ))
             .rule(Rule::new(
@@ -248,10 +248,10 @@ impl ModelScript {
                 Reply::ToolUse(ToolUseReply {
                     name: "Bash".into(),
                     input: json!({
-                        "command": "echo 'hello from ccwire' > ccwire-demo.txt",
-                        "description": "Write a greeting to ccwire-demo.txt",
+                        "command": "echo 'hello from twinwire' > twinwire-demo.txt",
+                        "description": "Write a greeting to twinwire-demo.txt",
                     }),
-                    text: Some("I'll write a greeting to ccwire-demo.txt with Bash.".into()),
+                    text: Some("I'll write a greeting to twinwire-demo.txt with Bash.".into()),
                 }),
             ))
     }
@@ -426,7 +426,8 @@ mod tests {
 
     #[test]
     fn from_file_names_the_file() {
-        let dir = std::env::temp_dir().join(format!("ccwire-model-script-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("twinwire-model-script-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("bad.json");
         std::fs::write(&path, "{\"rules\": 3}").unwrap();

@@ -5,8 +5,8 @@
 mod model_server {
     use std::time::{Duration, Instant};
 
-    use ccwire_model_server::{ModelScript, ModelServer, Reply, Rule, When};
     use serde_json::{json, Value};
+    use twinwire_model_server::{ModelScript, ModelServer, Reply, Rule, When};
 
     fn client() -> reqwest::Client {
         reqwest::Client::builder().no_proxy().build().unwrap()
@@ -170,7 +170,7 @@ mod model_server {
         let input = json!({"command": "touch touched.txt && echo touched", "description": "Create touched.txt"});
         let script = ModelScript::default().rule(Rule::new(
             When::LastUserTextContains("TOOL_TOUCH".into()),
-            Reply::ToolUse(ccwire_model_server::ToolUseReply {
+            Reply::ToolUse(twinwire_model_server::ToolUseReply {
                 name: "Bash".into(),
                 input: input.clone(),
                 text: Some("I will create a file with Bash.".into()),
@@ -254,7 +254,7 @@ mod model_server {
         let script = ModelScript::default()
             .rule(Rule::new(
                 When::LastUserTextContains("API_500".into()),
-                Reply::Error(ccwire_model_server::ErrorReply {
+                Reply::Error(twinwire_model_server::ErrorReply {
                     status: 500,
                     error_type: Some("api_error".into()),
                     message: Some("fake 500".into()),
@@ -290,7 +290,7 @@ mod model_server {
 
     #[tokio::test]
     async fn slow_text_sends_n_deltas_with_pauses() {
-        let script = ModelScript::new(Reply::SlowText(ccwire_model_server::SlowTextReply {
+        let script = ModelScript::new(Reply::SlowText(twinwire_model_server::SlowTextReply {
             text: "one two three four five".into(),
             deltas: 5,
             delay_ms: 60,
@@ -504,13 +504,16 @@ mod model_server {
         let input: Value = serde_json::from_str(&input).unwrap();
         assert_eq!(
             input["command"],
-            "echo 'hello from ccwire' > ccwire-demo.txt"
+            "echo 'hello from twinwire' > twinwire-demo.txt"
         );
-        assert_eq!(input["description"], "Write a greeting to ccwire-demo.txt");
+        assert_eq!(
+            input["description"],
+            "Write a greeting to twinwire-demo.txt"
+        );
         assert!(!streamed_text(&events).is_empty());
 
         let done = streamed_text(&stream(&server, &tool_result_turn("", false)).await);
-        assert!(done.starts_with("I wrote ccwire-demo.txt"), "{done}");
+        assert!(done.starts_with("I wrote twinwire-demo.txt"), "{done}");
         let denied = streamed_text(&stream(&server, &tool_result_turn("host says no", true)).await);
         assert!(
             denied.starts_with("The command was not allowed"),

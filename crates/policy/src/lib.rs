@@ -1,14 +1,14 @@
 //! Claude Code's permission rules, decided on what can be proven.
 //!
 //! ```rust
-//! use ccwire_policy::PermissionPolicy;
+//! use twinwire_policy::PermissionPolicy;
 //! use serde_json::json;
 //!
 //! let policy = PermissionPolicy::parse(&["Bash(git log:*)", "Read(./src/**)"], &["Bash(rm:*)"])?;
 //! assert!(policy.decide("Bash", &json!({"command": "git log --oneline"})).is_allowed());
 //! // Not proven: `git log` is allowed, but `rm` may run through the second command.
 //! assert!(!policy.decide("Bash", &json!({"command": "git log && rm -rf build"})).is_allowed());
-//! # Ok::<(), ccwire_policy::RuleError>(())
+//! # Ok::<(), twinwire_policy::RuleError>(())
 //! ```
 //!
 //! A [`PermissionPolicy`] holds allow and deny rules in Claude Code's own syntax (so rules

@@ -90,7 +90,7 @@ impl fmt::Display for Reason {
 /// is allowed because something failed).
 ///
 /// ```
-/// use ccwire_policy::{Decision, PermissionPolicy};
+/// use twinwire_policy::{Decision, PermissionPolicy};
 /// use serde_json::json;
 ///
 /// let policy = PermissionPolicy::parse(&["Bash"], &["Bash(rm:*)"]).unwrap();

@@ -223,14 +223,14 @@ pub(crate) fn is_tool_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':')
 }
 
-/// The tools Claude Code has (every typed tool of `ccwire-protocol`, the untyped built-ins,
+/// The tools Claude Code has (every typed tool of `twinwire-protocol`, the untyped built-ins,
 /// and the older names rules still use).
 pub fn known_tools() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = ccwire_protocol::tools::TYPED_TOOLS
+    let mut names: Vec<&'static str> = twinwire_protocol::tools::TYPED_TOOLS
         .iter()
         .flat_map(|(names, _, _)| names.iter().copied())
         .chain(
-            ccwire_protocol::tools::UNTYPED_TOOLS
+            twinwire_protocol::tools::UNTYPED_TOOLS
                 .iter()
                 .map(|(name, _)| *name)
                 .filter(|name| !name.contains(' ')),

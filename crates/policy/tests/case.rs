@@ -2,8 +2,8 @@
 //! never widens to a name the text does not prove to be the same file.
 #![allow(clippy::unwrap_used)]
 
-use ccwire_policy::{Base, Case, Decision, PermissionPolicy};
 use serde_json::json;
+use twinwire_policy::{Base, Case, Decision, PermissionPolicy};
 
 fn policy(case: Case, allow: &[&str], deny: &[&str]) -> PermissionPolicy {
     let (cwd, home) = if cfg!(windows) {

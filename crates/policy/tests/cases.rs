@@ -6,13 +6,13 @@
 
 mod support;
 
-use ccwire_policy::shell::programs::{Runs, EXECUTORS};
-use ccwire_policy::{Base, Decision, PermissionPolicy, Rule};
 use serde_json::json;
 use support::*;
+use twinwire_policy::shell::programs::{Runs, EXECUTORS};
+use twinwire_policy::{Base, Decision, PermissionPolicy, Rule};
 
 fn base() -> Base {
-    Base::new("/srv/app", Some("/home/u".into())).with_case(ccwire_policy::Case::Sensitive)
+    Base::new("/srv/app", Some("/home/u".into())).with_case(twinwire_policy::Case::Sensitive)
 }
 
 fn decide(case: &Case, base: &Base) -> Want {

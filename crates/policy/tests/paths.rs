@@ -6,8 +6,8 @@
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use ccwire_policy::{Base, Decision, PermissionPolicy};
 use serde_json::{json, Value};
+use twinwire_policy::{Base, Decision, PermissionPolicy};
 
 struct Tree {
     _dir: tempfile::TempDir,
@@ -75,7 +75,7 @@ type Case = (
 
 fn check(tree: &Tree, cases: &[Case]) {
     let base = Base::new(tree.work.clone(), Some(tree.root.join("home")))
-        .with_case(ccwire_policy::Case::Sensitive);
+        .with_case(twinwire_policy::Case::Sensitive);
     let mut failures = Vec::new();
     for (allow, deny, tool, input, want, why) in cases {
         let policy = PermissionPolicy::parse(allow, deny)
@@ -141,7 +141,7 @@ fn paths_on_a_real_tree() {
 #[test]
 fn every_form_of_a_path_is_where_the_file_system_goes() {
     let t = tree();
-    let base = Base::new(t.work.clone(), None).with_case(ccwire_policy::Case::Sensitive);
+    let base = Base::new(t.work.clone(), None).with_case(twinwire_policy::Case::Sensitive);
     let forms = base.forms("src/missing/../escape/key").unwrap();
     assert!(forms.contains(&t.secret.join("key")), "{forms:?}");
     let forms = base.forms("src/dangling").unwrap();

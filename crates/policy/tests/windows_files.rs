@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ccwire_policy::{Base, Case, Decision, PermissionPolicy};
 use serde_json::json;
+use twinwire_policy::{Base, Case, Decision, PermissionPolicy};
 
 /// A project with a secret and a source file, in the usual form of its real path
 /// (`C:\users\…\Proj`, its names in their case on disk).

@@ -3,11 +3,11 @@
 //! shaped like the CLI's), framed by [`LineDecoder`] and parsed into typed [`Message`]s, beside a
 //! bare `serde_json::Value` parse of the same lines in the same run.
 //!
-//! Run with `cargo bench -p ccwire-protocol --bench decode`.
+//! Run with `cargo bench -p twinwire-protocol --bench decode`.
 
-use ccwire_protocol::framing::LineDecoder;
-use ccwire_protocol::Message;
 use divan::{black_box, Bencher};
+use twinwire_protocol::framing::LineDecoder;
+use twinwire_protocol::Message;
 
 fn main() {
     divan::main();

@@ -15,7 +15,7 @@
 //!   until [`ControlSuccess::parse_response`] reads it for a request kind) or [`ControlError`].
 //!
 //! ```
-//! use ccwire_protocol::control::{ControlRequest, ControlRequestBody, Direction};
+//! use twinwire_protocol::control::{ControlRequest, ControlRequestBody, Direction};
 //!
 //! let line = r#"{"request_id":"req_2","request":{"subtype":"set_model","model":"claude-haiku-4-5"}}"#;
 //! let request: ControlRequest = serde_json::from_str(line).unwrap();

@@ -9,7 +9,7 @@
 //! had no newline.
 //!
 //! ```
-//! use ccwire_protocol::framing::LineDecoder;
+//! use twinwire_protocol::framing::LineDecoder;
 //!
 //! let mut decoder = LineDecoder::new();
 //! decoder.push(b"{\"type\":\"keep_al");

@@ -40,7 +40,7 @@
 //! is listed, with the value as received, by [`Message::decode`] ([`Decoded::repairs`]).
 //!
 //! ```
-//! use ccwire_protocol::Message;
+//! use twinwire_protocol::Message;
 //!
 //! let line = r#"{"type":"system","subtype":"session_state_changed","state":"idle","session_id":"s","uuid":"u"}"#;
 //! let message = Message::from_json(line).unwrap();
@@ -75,8 +75,8 @@ pub mod usage;
 pub use error::{decode, decode_with_repairs, from_value, DecodeError};
 
 /// The Claude Code version this release is tested against: the one its schema is recorded
-/// from, the one `ccwire install-claude` installs by default and the one discovery looks for
-/// in ccwire's cache. One constant for the crates and the project's own tooling alike.
+/// from, the one `twinwire install-claude` installs by default and the one discovery looks for
+/// in twinwire's cache. One constant for the crates and the project's own tooling alike.
 pub const CLAUDE_CODE_VERSION: &str = "2.1.330";
 pub use lenient::{Decoded, Repair, RepairAction};
 pub use message::*;

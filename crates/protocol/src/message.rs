@@ -90,7 +90,7 @@ crate::tagged_union! {
 /// is not checked: it may still fail to decode.
 ///
 /// ```
-/// use ccwire_protocol::leading_type;
+/// use twinwire_protocol::leading_type;
 /// assert_eq!(leading_type(r#"{"type":"assistant","message":{}}"#), Some("assistant"));
 /// assert_eq!(leading_type(r#"{"uuid":"u","type":"assistant"}"#), None);
 /// ```

@@ -1,4 +1,4 @@
-//! The recording format: what `ccwire tap` writes and `replay`, `check`, the peers suite and
+//! The recording format: what `twinwire tap` writes and `replay`, `check`, the peers suite and
 //! `cargo xtask record` read. One JSON object per line:
 //!
 //! ```text

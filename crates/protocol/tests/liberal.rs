@@ -2,18 +2,18 @@
 //! but a strict schema rejects: each is read, typed where it can be, and nothing in it is lost.
 #![allow(clippy::unwrap_used)]
 
-use ccwire_protocol::content::ContentBlock;
-use ccwire_protocol::control::{ControlRequestBody, InitializeResponse, RequestId};
-use ccwire_protocol::permission::PermissionMode;
-use ccwire_protocol::system::SystemMessage;
-use ccwire_protocol::{from_value, InputMessage, Message, RepairAction};
 use serde_json::{json, Value};
+use twinwire_protocol::content::ContentBlock;
+use twinwire_protocol::control::{ControlRequestBody, InitializeResponse, RequestId};
+use twinwire_protocol::permission::PermissionMode;
+use twinwire_protocol::system::SystemMessage;
+use twinwire_protocol::{from_value, InputMessage, Message, RepairAction};
 
 fn read(line: &str) -> Message {
     Message::from_json(line).unwrap_or_else(|err| panic!("{line}: {err}"))
 }
 
-fn result_of(line: &str) -> ccwire_protocol::result::ResultMessage {
+fn result_of(line: &str) -> twinwire_protocol::result::ResultMessage {
     match read(line) {
         Message::Result(result) => *result,
         other => panic!("{line}: read as {other:?}"),
@@ -149,12 +149,12 @@ fn frames_without_a_route_are_malformed_not_lost() {
 /// listed here; on the lenient path they are kept raw, see `odd_parts_of_known_kinds_are_delivered`.)
 #[test]
 fn only_routing_fields_are_required() {
-    use ccwire_protocol::content::ContentBlock;
-    use ccwire_protocol::control::ControlRequestBody;
-    use ccwire_protocol::hooks::{HookInput, HookSpecificOutput};
-    use ccwire_protocol::permission::{PermissionResult, PermissionUpdate};
-    use ccwire_protocol::stream::StreamEvent;
-    use ccwire_protocol::system::SystemMessage;
+    use twinwire_protocol::content::ContentBlock;
+    use twinwire_protocol::control::ControlRequestBody;
+    use twinwire_protocol::hooks::{HookInput, HookSpecificOutput};
+    use twinwire_protocol::permission::{PermissionResult, PermissionUpdate};
+    use twinwire_protocol::stream::StreamEvent;
+    use twinwire_protocol::system::SystemMessage;
 
     fn minimal<T: serde::de::DeserializeOwned>(
         what: &str,
@@ -247,7 +247,7 @@ fn only_routing_fields_are_required() {
         .iter()
         .filter(|s| !unions.contains(s))
     {
-        if let Some(read) = ccwire_protocol::control::reencode_response(subtype, &json!({})) {
+        if let Some(read) = twinwire_protocol::control::reencode_response(subtype, &json!({})) {
             read.unwrap_or_else(|err| panic!("`{subtype}` response from {{}}: {err}"));
         }
     }

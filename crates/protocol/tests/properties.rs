@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use ccwire_protocol::framing::LineDecoder;
-use ccwire_protocol::{InputMessage, Message};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
+use twinwire_protocol::framing::LineDecoder;
+use twinwire_protocol::{InputMessage, Message};
 
 fn transcript_files() -> Vec<PathBuf> {
     let dir = PathBuf::from(concat!(

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use ccwire_protocol::{coverage, InputMessage, Message};
 use serde_json::Value;
+use twinwire_protocol::{coverage, InputMessage, Message};
 
 fn transcripts_dir() -> PathBuf {
     PathBuf::from(concat!(

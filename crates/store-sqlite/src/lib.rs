@@ -1,15 +1,15 @@
-//! A [`TranscriptStore`] in one SQLite file, for ccwire hosts: sessions mirrored into it
+//! A [`TranscriptStore`] in one SQLite file, for twinwire hosts: sessions mirrored into it
 //! (`Options::builder().transcript_store(...)`), resumed from it on a machine that has nothing
 //! else, listed, read, renamed, forked and deleted through
-//! [`StoreSessions`](ccwire::sessions::StoreSessions).
+//! [`StoreSessions`](twinwire::sessions::StoreSessions).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use ccwire_store_sqlite::SqliteTranscriptStore;
+//! use twinwire_store_sqlite::SqliteTranscriptStore;
 //!
 //! let store = SqliteTranscriptStore::open("sessions.db")?;
-//! let options = ccwire::Options::builder()
+//! let options = twinwire::Options::builder()
 //!     .transcript_store(Arc::new(store))
 //!     .build()?;
 //! # Ok(()) }
@@ -25,12 +25,12 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use ccwire::sessions::stores::{
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::Value;
+use twinwire::sessions::stores::{
     fold_session_summary, store_clock_millis, SessionKey, SessionSummary, StoreError, StoreFuture,
     StoredSession, TranscriptStore,
 };
-use rusqlite::{params, Connection, OptionalExtension};
-use serde_json::Value;
 
 /// The layout's version (SQLite's `user_version`).
 const SCHEMA_VERSION: i64 = 1;
@@ -333,7 +333,7 @@ impl TranscriptStore for SqliteTranscriptStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ccwire::sessions::store_conformance;
+    use twinwire::sessions::store_conformance;
 
     #[tokio::test]
     async fn an_in_memory_database_passes_every_check() {

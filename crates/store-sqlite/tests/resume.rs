@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used)]
 
-//! Sessions of the real CLI (offline, against `ccwire-model-server`) mirrored into a store and
+//! Sessions of the real CLI (offline, against `twinwire-model-server`) mirrored into a store and
 //! resumed from it alone: the first HOME is deleted, the resume runs with an empty one, and
 //! the model's request for the next turn still holds the first turn's prompt. With the
 //! SQLite store and the directory store; and a store that fails is reported in the stream.
@@ -9,16 +9,16 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::protocol::system::SystemMessage;
-use ccwire::protocol::Message;
-use ccwire::sessions::stores::{
-    DirectoryTranscriptStore, SessionKey, StoreError, StoreFuture, TranscriptStore,
-};
-use ccwire::sessions::{MessagesOptions, StoreSessions};
-use ccwire_model_server::{ModelScript, ModelServer};
-use ccwire_store_sqlite::SqliteTranscriptStore;
 use futures::StreamExt;
 use serde_json::{json, Value};
+use twinwire::protocol::system::SystemMessage;
+use twinwire::protocol::Message;
+use twinwire::sessions::stores::{
+    DirectoryTranscriptStore, SessionKey, StoreError, StoreFuture, TranscriptStore,
+};
+use twinwire::sessions::{MessagesOptions, StoreSessions};
+use twinwire_model_server::{ModelScript, ModelServer};
+use twinwire_store_sqlite::SqliteTranscriptStore;
 
 /// Generous: the machine may be busy; a hang still ends.
 const TURN_LIMIT: Duration = Duration::from_secs(180);
@@ -36,9 +36,9 @@ fn script() -> ModelScript {
 }
 
 /// Options for the real CLI offline: `home` as HOME, the model server at `url`.
-fn offline(work: &Path, home: &Path, tmp: &Path, url: &str) -> ccwire::options::OptionsBuilder {
-    ccwire::Options::builder()
-        .cli_path(ccwire_testkit::real_claude())
+fn offline(work: &Path, home: &Path, tmp: &Path, url: &str) -> twinwire::options::OptionsBuilder {
+    twinwire::Options::builder()
+        .cli_path(twinwire_testkit::real_claude())
         .cwd(work)
         .env("HOME", home)
         .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
@@ -52,7 +52,7 @@ fn offline(work: &Path, home: &Path, tmp: &Path, url: &str) -> ccwire::options::
 }
 
 /// Sends `prompt` and reads its turn; the session id from the result.
-async fn turn(client: &ccwire::Client, prompt: &str) -> String {
+async fn turn(client: &twinwire::Client, prompt: &str) -> String {
     client.send(prompt).await.unwrap();
     let read = async {
         let mut session_id = String::new();
@@ -87,7 +87,7 @@ async fn mirrored_then_resumed(open: impl Fn() -> Arc<dyn TranscriptStore>) {
         .transcript_store(open())
         .build()
         .unwrap();
-    let client = ccwire::Client::connect(options).await.unwrap();
+    let client = twinwire::Client::connect(options).await.unwrap();
     let session_id = turn(&client, "Hello mirror, remember PELICAN").await;
     client.close().await.unwrap();
     // Nothing of the session is left on disk but the store.
@@ -116,7 +116,7 @@ async fn mirrored_then_resumed(open: impl Fn() -> Arc<dyn TranscriptStore>) {
         .build()
         .unwrap();
     let asked_before = server.message_requests().len();
-    let client = ccwire::Client::connect(options).await.unwrap();
+    let client = twinwire::Client::connect(options).await.unwrap();
     let resumed_id = turn(&client, "What did I say first?").await;
     client.close().await.unwrap();
     assert_eq!(resumed_id, session_id, "the same session goes on");
@@ -178,7 +178,7 @@ async fn a_batch_the_store_refuses_comes_as_a_mirror_error_message() {
         .transcript_store(Arc::new(Failing))
         .build()
         .unwrap();
-    let client = ccwire::Client::connect(options).await.unwrap();
+    let client = twinwire::Client::connect(options).await.unwrap();
     let session_id = turn(&client, "Hello").await;
     // The turn ended (the session is not failed by its store); the dropped batch is told next.
     let error = tokio::time::timeout(TURN_LIMIT, async {
@@ -220,7 +220,7 @@ async fn a_subagents_transcript_is_mirrored_and_read_back_from_the_sqlite_store(
         .transcript_store(Arc::new(SqliteTranscriptStore::open(&db).unwrap()))
         .build()
         .unwrap();
-    let client = ccwire::Client::connect(options).await.unwrap();
+    let client = twinwire::Client::connect(options).await.unwrap();
     let session_id = turn(&client, "Please AGENT").await;
     client.close().await.unwrap();
     std::fs::remove_dir_all(&home).unwrap();
@@ -259,7 +259,7 @@ async fn continue_picks_the_newest_session_of_the_sqlite_store() {
             .transcript_store(Arc::new(SqliteTranscriptStore::open(&db).unwrap()))
             .build()
             .unwrap();
-        let client = ccwire::Client::connect(options).await.unwrap();
+        let client = twinwire::Client::connect(options).await.unwrap();
         ids.push(turn(&client, prompt).await);
         client.close().await.unwrap();
     }
@@ -272,7 +272,7 @@ async fn continue_picks_the_newest_session_of_the_sqlite_store() {
         .build()
         .unwrap();
     let asked_before = server.message_requests().len();
-    let client = ccwire::Client::connect(options).await.unwrap();
+    let client = twinwire::Client::connect(options).await.unwrap();
     let continued = turn(&client, "Which one was this?").await;
     client.close().await.unwrap();
     assert_eq!(continued, ids[1], "the newest session goes on");

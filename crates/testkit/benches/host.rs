@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used)]
-//! What ccwire costs a host, over real pipes: `fake-claude` driven by `ccwire::query`, beside a
+//! What twinwire costs a host, over real pipes: `fake-claude` driven by `twinwire::query`, beside a
 //! bare blocking loop on the same fake, with the same script, in the same run.
 //!
 //! * `flood`: 100,000 `stream_event` and 1,000 `assistant` frames (the `flood` step), then the
@@ -9,20 +9,20 @@
 //! * `startup`: one text turn, i.e. the fixed cost (spawn, `initialize`, exit) inside the two
 //!   above.
 //! * `decode`: no process, no pipe: the exact stdout of one bare `flood` and one bare
-//!   `round_trips` session, framed and parsed in 64 KiB pieces as ccwire's reader does, typed
+//!   `round_trips` session, framed and parsed in 64 KiB pieces as twinwire's reader does, typed
 //!   (`Message::from_json`) or as `serde_json::Value`, in the fake's key order (the real
 //!   CLI's: `type` first in every object). This splits the end-to-end figures into decoding and
 //!   everything else.
 //!
-//! The bare loops replay exactly what ccwire does to the fake: before any timing, one probe run
-//! of ccwire with `CCWIRE_FAKE_RECORD` captures the argv, the environment and the stdin frames
+//! The bare loops replay exactly what twinwire does to the fake: before any timing, one probe run
+//! of twinwire with `TWINWIRE_FAKE_RECORD` captures the argv, the environment and the stdin frames
 //! (`initialize`, then the user message); the bare loops start the fake with the same argv and
-//! environment, write the same frames, and close stdin after the result as ccwire does. Both
+//! environment, write the same frames, and close stdin after the result as twinwire does. Both
 //! sides read until the fake's stdout ends and reap the process.
 //!
 //! Each sample is one whole session (`sample_size = 1`).
 //!
-//! Run with `cargo bench -p ccwire-testkit --bench host`.
+//! Run with `cargo bench -p twinwire-testkit --bench host`.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -30,16 +30,16 @@ use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{LazyLock, OnceLock};
 
-use ccwire::host::callbacks::can_use_tool;
-use ccwire::protocol::framing::LineDecoder;
-use ccwire::protocol::permission::PermissionResult;
-use ccwire::protocol::Message;
-use ccwire::Options;
 use divan::counter::ItemsCount;
 use divan::Bencher;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
+use twinwire::host::callbacks::can_use_tool;
+use twinwire::protocol::framing::LineDecoder;
+use twinwire::protocol::permission::PermissionResult;
+use twinwire::protocol::Message;
+use twinwire::Options;
 
 fn main() {
     divan::main();
@@ -52,22 +52,22 @@ const FAKE: &str = env!("CARGO_BIN_EXE_fake-claude");
 const FLOOD_EVENTS: usize = 100_000;
 const FLOOD_ASSISTANTS: usize = 1_000;
 const ROUND_TRIPS: usize = 2_000;
-/// The bare loops read stdout in pieces this big, like ccwire's reader.
+/// The bare loops read stdout in pieces this big, like twinwire's reader.
 const READ_CHUNK: usize = 64 * 1024;
 
 mod flood {
     use super::*;
 
-    /// `ccwire::query` on a multi-thread runtime (what `#[tokio::main]` gives).
+    /// `twinwire::query` on a multi-thread runtime (what `#[tokio::main]` gives).
     #[divan::bench(sample_count = 20, sample_size = 1)]
-    fn ccwire_multi_thread(bencher: Bencher) {
-        run_ccwire(bencher, flood(), multi_thread());
+    fn twinwire_multi_thread(bencher: Bencher) {
+        run_twinwire(bencher, flood(), multi_thread());
     }
 
-    /// `ccwire::query` on a current-thread runtime (what `#[tokio::test]` gives).
+    /// `twinwire::query` on a current-thread runtime (what `#[tokio::test]` gives).
     #[divan::bench(sample_count = 20, sample_size = 1)]
-    fn ccwire_current_thread(bencher: Bencher) {
-        run_ccwire(bencher, flood(), current_thread());
+    fn twinwire_current_thread(bencher: Bencher) {
+        run_twinwire(bencher, flood(), current_thread());
     }
 
     /// `BufReader::read_line` + `serde_json::from_str::<Value>` per line.
@@ -90,18 +90,18 @@ mod flood {
 mod round_trips {
     use super::*;
 
-    /// `ccwire::query` with a `can_use_tool` closure that allows, multi-thread runtime.
+    /// `twinwire::query` with a `can_use_tool` closure that allows, multi-thread runtime.
     #[divan::bench(sample_count = 20, sample_size = 1)]
-    fn ccwire_multi_thread(bencher: Bencher) {
+    fn twinwire_multi_thread(bencher: Bencher) {
         let bencher = bencher.counter(ItemsCount::new(ROUND_TRIPS));
-        run_ccwire(bencher, round_trips(), multi_thread());
+        run_twinwire(bencher, round_trips(), multi_thread());
     }
 
     /// The same on a current-thread runtime.
     #[divan::bench(sample_count = 20, sample_size = 1)]
-    fn ccwire_current_thread(bencher: Bencher) {
+    fn twinwire_current_thread(bencher: Bencher) {
         let bencher = bencher.counter(ItemsCount::new(ROUND_TRIPS));
-        run_ccwire(bencher, round_trips(), current_thread());
+        run_twinwire(bencher, round_trips(), current_thread());
     }
 
     /// A blocking loop that answers each `can_use_tool` as soon as its line is parsed.
@@ -115,16 +115,16 @@ mod round_trips {
 mod startup {
     use super::*;
 
-    /// `ccwire::query` on a one-text-turn script, multi-thread runtime.
+    /// `twinwire::query` on a one-text-turn script, multi-thread runtime.
     #[divan::bench(sample_count = 20, sample_size = 1)]
-    fn ccwire_multi_thread(bencher: Bencher) {
-        run_ccwire(bencher, startup(), multi_thread());
+    fn twinwire_multi_thread(bencher: Bencher) {
+        run_twinwire(bencher, startup(), multi_thread());
     }
 
     /// The same on a current-thread runtime.
     #[divan::bench(sample_count = 20, sample_size = 1)]
-    fn ccwire_current_thread(bencher: Bencher) {
-        run_ccwire(bencher, startup(), current_thread());
+    fn twinwire_current_thread(bencher: Bencher) {
+        run_twinwire(bencher, startup(), current_thread());
     }
 
     /// The bare loop on the same script.
@@ -186,17 +186,17 @@ mod decode {
 
 // --- Sessions ----------------------------------------------------------------------------------
 
-/// One scripted session, and how ccwire starts it, for the bare loops to replay.
+/// One scripted session, and how twinwire starts it, for the bare loops to replay.
 struct Session {
     /// What a whole session delivers.
     expect: Tally,
-    /// Options for the timed ccwire runs (no record file).
+    /// Options for the timed twinwire runs (no record file).
     options: Options,
-    /// The argv ccwire passes, without the program.
+    /// The argv twinwire passes, without the program.
     args: Vec<String>,
-    /// The whole environment the fake saw under ccwire (without the record variable).
+    /// The whole environment the fake saw under twinwire (without the record variable).
     env: Vec<(String, String)>,
-    /// The frames ccwire wrote before the first answer: `initialize` and the user message.
+    /// The frames twinwire wrote before the first answer: `initialize` and the user message.
     input: Vec<u8>,
     /// What the fake wrote in one bare session.
     capture: OnceLock<PathBuf>,
@@ -242,8 +242,8 @@ fn startup() -> &'static Session {
 }
 
 impl Session {
-    /// Writes a one-turn script, runs ccwire on it once with a record file, and reads back what
-    /// ccwire did to the fake.
+    /// Writes a one-turn script, runs twinwire on it once with a record file, and reads back what
+    /// twinwire did to the fake.
     fn probe(name: &'static str, steps: Vec<Value>, ask: bool, expect: Tally) -> Self {
         let script_path = scratch().join(format!("{name}.json"));
         let record_path = scratch().join(format!("{name}.record.jsonl"));
@@ -251,7 +251,7 @@ impl Session {
         std::fs::write(&script_path, script.to_string()).unwrap();
         let mut builder = Options::builder()
             .cli_path(FAKE)
-            .env("CCWIRE_FAKE_SCRIPT", &script_path);
+            .env("TWINWIRE_FAKE_SCRIPT", &script_path);
         if ask {
             builder = builder.can_use_tool(can_use_tool(|r| async move {
                 Ok(PermissionResult::allow(r.input().clone()))
@@ -259,7 +259,7 @@ impl Session {
         }
         let options = builder.clone().build().unwrap();
         let probe = builder
-            .env("CCWIRE_FAKE_RECORD", &record_path)
+            .env("TWINWIRE_FAKE_RECORD", &record_path)
             .build()
             .unwrap();
         let tally = current_thread().block_on(drain(probe));
@@ -278,7 +278,7 @@ impl Session {
             .as_object()
             .unwrap()
             .iter()
-            .filter(|(k, _)| *k != "CCWIRE_FAKE_RECORD")
+            .filter(|(k, _)| *k != "TWINWIRE_FAKE_RECORD")
             .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
             .collect();
         let frames: Vec<Value> = lines.filter_map(|l| l.get("in").cloned()).collect();
@@ -293,7 +293,11 @@ impl Session {
             .iter()
             .filter(|f| f["type"] == "control_response")
             .collect();
-        assert_eq!(answers.len(), expect.asks, "ccwire's answers: {answers:?}");
+        assert_eq!(
+            answers.len(),
+            expect.asks,
+            "twinwire's answers: {answers:?}"
+        );
         if let Some(first) = answers.first() {
             // The bare loop must answer with the same payload, so the fake does the same work.
             let keys = |v: &Value| {
@@ -340,7 +344,7 @@ impl Session {
     }
 }
 
-// --- The ccwire side ---------------------------------------------------------------------------
+// --- The twinwire side ---------------------------------------------------------------------------
 
 fn multi_thread() -> &'static Runtime {
     static RT: LazyLock<Runtime> = LazyLock::new(|| {
@@ -362,19 +366,19 @@ fn current_thread() -> &'static Runtime {
     &RT
 }
 
-fn run_ccwire(bencher: Bencher, session: &Session, rt: &Runtime) {
+fn run_twinwire(bencher: Bencher, session: &Session, rt: &Runtime) {
     bencher
         .with_inputs(|| session.options.clone())
         .bench_values(|options| {
             let tally = rt.block_on(drain(options));
-            session.expect.check(&tally, "ccwire");
+            session.expect.check(&tally, "twinwire");
         });
 }
 
-/// `ccwire::query("go", options)` until the stream ends.
+/// `twinwire::query("go", options)` until the stream ends.
 async fn drain(options: Options) -> Tally {
     let mut tally = Tally::default();
-    let mut messages = ccwire::query("go", options);
+    let mut messages = twinwire::query("go", options);
     while let Some(message) = messages.next().await {
         match message.unwrap() {
             Message::StreamEvent(_) => tally.stream_events += 1,
@@ -396,7 +400,7 @@ fn run_bare(bencher: Bencher, session: &Session) {
     });
 }
 
-/// Starts the fake as ccwire would.
+/// Starts the fake as twinwire would.
 fn spawn(session: &Session) -> std::process::Child {
     Command::new(FAKE)
         .args(&session.args)
@@ -468,7 +472,7 @@ fn pipe_read(session: &Session) -> usize {
     bytes
 }
 
-/// The allow answer, as ccwire writes it.
+/// The allow answer, as twinwire writes it.
 fn allow(request_id: &str, input: &Value) -> Value {
     json!({
         "type": "control_response",
@@ -490,7 +494,7 @@ fn write_all(stdin: &mut ChildStdin, bytes: &[u8]) {
 struct Tally {
     stream_events: usize,
     assistants: usize,
-    /// Permission round trips (bare) or tool results (ccwire: one per allowed tool).
+    /// Permission round trips (bare) or tool results (twinwire: one per allowed tool).
     asks: usize,
     results: usize,
 }

@@ -1,5 +1,5 @@
-//! The `fake-claude` process: argv and environment, then the session, served by ccwire's
-//! agent side ([`ccwire::agent::serve`]) on one thread.
+//! The `fake-claude` process: argv and environment, then the session, served by twinwire's
+//! agent side ([`twinwire::agent::serve`]) on one thread.
 
 mod control;
 mod frames;
@@ -15,7 +15,7 @@ mod wire;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::engine::EngineConfig;
+use twinwire::engine::EngineConfig;
 
 use crate::script::Script;
 use io::{stderr_line, Recorder};
@@ -33,7 +33,7 @@ pub(crate) fn run() -> i32 {
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default();
     let rec = Arc::new(Recorder::open(
-        std::env::var("CCWIRE_FAKE_RECORD").ok().as_deref(),
+        std::env::var("TWINWIRE_FAKE_RECORD").ok().as_deref(),
     ));
     rec.start(&argv, &cwd);
     let script = match load_script() {
@@ -54,7 +54,7 @@ pub(crate) fn run() -> i32 {
         reads_session_state: std::env::var("CLAUDE_CODE_SDK_READS_SESSION_STATE").as_deref()
             == Ok("1"),
         request_timeout: Duration::from_millis(
-            std::env::var("CCWIRE_FAKE_PERMISSION_TIMEOUT_MS")
+            std::env::var("TWINWIRE_FAKE_PERMISSION_TIMEOUT_MS")
                 .ok()
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS),
@@ -78,7 +78,7 @@ pub(crate) fn run() -> i32 {
     let served = runtime.block_on(async move {
         // Inside the runtime: a pipe registers with its poller.
         let input = Input::new(wire::stdin(), Arc::clone(&requests), rec);
-        ccwire::agent::serve(input, Output::new(requests), agent, EngineConfig::default()).await
+        twinwire::agent::serve(input, Output::new(requests), agent, EngineConfig::default()).await
     });
     if let Err(err) = served {
         stderr_line(&format!("fake-claude: {err}"));
@@ -87,9 +87,9 @@ pub(crate) fn run() -> i32 {
     shared.exit_code()
 }
 
-/// The script from `CCWIRE_FAKE_SCRIPT`, or the echo script.
+/// The script from `TWINWIRE_FAKE_SCRIPT`, or the echo script.
 fn load_script() -> Result<Script, String> {
-    let Some(path) = std::env::var_os("CCWIRE_FAKE_SCRIPT") else {
+    let Some(path) = std::env::var_os("TWINWIRE_FAKE_SCRIPT") else {
         return Ok(Script::echo());
     };
     let path = std::path::PathBuf::from(path);

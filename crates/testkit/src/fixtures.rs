@@ -1,7 +1,7 @@
 //! The project's recorded sessions: `tests/fixtures/transcripts/<cli version>/*.jsonl` at the
-//! root of the repository, written by `ccwire tap --record` against the real CLIs offline
+//! root of the repository, written by `twinwire tap --record` against the real CLIs offline
 //! (`cargo xtask record`). One JSON object per line: a `meta` line, then
-//! `{"dir":"in"|"out","t":…,"msg":{…}}` per frame (see `ccwire tap`).
+//! `{"dir":"in"|"out","t":…,"msg":{…}}` per frame (see `twinwire tap`).
 
 use std::path::{Path, PathBuf};
 

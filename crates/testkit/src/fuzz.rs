@@ -1,5 +1,5 @@
 //! Fuzzing on stable Rust: mutated inputs, grown from the project's recorded sessions, thrown at
-//! the three places the wire enters ccwire, each checked for panics and broken invariants.
+//! the three places the wire enters twinwire, each checked for panics and broken invariants.
 //!
 //! * [`Target::Framing`]: a byte stream cut into random chunks through
 //!   [`LineDecoder`]: no line holds a newline or exceeds the limit, line numbers only grow, and
@@ -12,20 +12,20 @@
 //!
 //! The mutator is deliberately plain (bit flips, interesting bytes, cut, copy, splice, and on
 //! JSON, a node replaced with an interesting value): coverage comes from the seeds, which are
-//! every frame of every recorded CLI generation. `ccwire-fuzz` runs it (see `cargo xtask fuzz`);
+//! every frame of every recorded CLI generation. `twinwire-fuzz` runs it (see `cargo xtask fuzz`);
 //! cargo-fuzz needs a nightly compiler, this runs wherever the tests run.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ccwire::protocol::framing::LineDecoder;
-use ccwire::protocol::{InputMessage, Message};
 use serde_json::Value;
+use twinwire::protocol::framing::LineDecoder;
+use twinwire::protocol::{InputMessage, Message};
 
 use crate::fixtures;
 
-/// A place the wire enters ccwire.
+/// A place the wire enters twinwire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     /// Bytes into lines.
@@ -86,11 +86,11 @@ fn framing(input: &[u8]) {
                 assert!(line.text.len() <= max, "a line is over the limit");
                 line.number
             }
-            Err(ccwire::protocol::framing::LineError::TooLong { number, len, .. }) => {
+            Err(twinwire::protocol::framing::LineError::TooLong { number, len, .. }) => {
                 assert!(len > max, "a line within the limit reported too long");
                 number
             }
-            Err(ccwire::protocol::framing::LineError::InvalidUtf8 { number, .. }) => number,
+            Err(twinwire::protocol::framing::LineError::InvalidUtf8 { number, .. }) => number,
             Err(other) => panic!("an error this target does not know: {other}"),
         };
         assert!(number > last, "line numbers went {last} → {number}");
@@ -117,7 +117,7 @@ fn framing(input: &[u8]) {
 /// sorted).
 fn round_trips<T: serde::Serialize>(
     line: &str,
-    decode: impl Fn(&str) -> Result<T, ccwire::protocol::DecodeError>,
+    decode: impl Fn(&str) -> Result<T, twinwire::protocol::DecodeError>,
 ) {
     let Ok(first) = decode(line) else { return };
     let written = serde_json::to_value(&first).expect("a decoded frame writes back");

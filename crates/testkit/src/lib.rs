@@ -1,25 +1,25 @@
-//! Test helpers for ccwire.
+//! Test helpers for twinwire.
 //!
 //! The main piece is `fake-claude`, a binary that speaks Claude Code's stream-json protocol on
 //! stdin/stdout and follows a [`script`]. It starts in milliseconds and lets process-level tests
 //! cover what the real CLI rarely does on demand: crashes, hangs, floods, garbage lines, huge
 //! frames, late or duplicate control responses, interrupts mid-stream, background hook calls.
-//! It is an agent on ccwire's own agent side ([`ccwire::agent::serve`], raw framing), so the
+//! It is an agent on twinwire's own agent side ([`twinwire::agent::serve`], raw framing), so the
 //! engine that drives the CLI is also the one that plays it; frames go out with `type` first,
 //! as the CLI writes them.
 //!
 //! # Using `fake-claude` from a test
 //!
 //! Tests in this package find it with `env!("CARGO_BIN_EXE_fake-claude")`; tests elsewhere can
-//! build it with `cargo build -p ccwire-testkit --bin fake-claude` and use
+//! build it with `cargo build -p twinwire-testkit --bin fake-claude` and use
 //! `target/<profile>/fake-claude`. Spawn it like the real CLI (any argv is accepted) with:
 //!
-//! * `CCWIRE_FAKE_SCRIPT`: path of a JSON [`script::Script`] (default: echo every message);
-//! * `CCWIRE_FAKE_RECORD`: path of a file to append to: one line
+//! * `TWINWIRE_FAKE_SCRIPT`: path of a JSON [`script::Script`] (default: echo every message);
+//! * `TWINWIRE_FAKE_RECORD`: path of a file to append to: one line
 //!   `{"argv":[…],"env":{…},"cwd":"…"}` at start, then `{"in":<frame>}` for every stdin frame
 //!   (`{"in_raw":"…"}` for a line that is not JSON, and `{"ignored_response":<frame>}` after a
 //!   control response that matched no pending request);
-//! * `CCWIRE_FAKE_PERMISSION_TIMEOUT_MS`: how long to wait for the host's answer to a request
+//! * `TWINWIRE_FAKE_PERMISSION_TIMEOUT_MS`: how long to wait for the host's answer to a request
 //!   the fake sends (default 30000);
 //! * `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`: emit `system/session_state_changed`.
 //!
@@ -37,13 +37,13 @@
 //! A script written from Rust is the JSON `fake-claude` reads (see [`script`]):
 //!
 //! ```
-//! use ccwire_testkit::script::Script;
+//! use twinwire_testkit::script::Script;
 //!
 //! let script: Script = serde_json::from_str(
 //!     r#"{"turns": [{"steps": [{"text": "I read it."}, {"result": {"subtype": "success"}}]}]}"#,
 //! )?;
 //! assert_eq!(script.turns.len(), 1);
-//! // Written to a file named by CCWIRE_FAKE_SCRIPT for the `fake-claude` process to play.
+//! // Written to a file named by TWINWIRE_FAKE_SCRIPT for the `fake-claude` process to play.
 //! let json = serde_json::to_string(&script)?;
 //! assert!(json.contains("I read it."));
 //! # Ok::<(), serde_json::Error>(())
@@ -58,21 +58,21 @@ mod fake;
 
 use std::path::PathBuf;
 
-/// The real Claude Code CLI for the suites that drive it: `$CCWIRE_CLAUDE_PATH`, else the build
-/// of [`ccwire::host::process::PINNED_CLI_VERSION`] in ccwire's cache. Panics, saying how to install
+/// The real Claude Code CLI for the suites that drive it: `$TWINWIRE_CLAUDE_PATH`, else the build
+/// of [`twinwire::host::process::PINNED_CLI_VERSION`] in twinwire's cache. Panics, saying how to install
 /// it, when it is not there, so that a suite without its CLI fails rather than passes empty.
 pub fn real_claude() -> PathBuf {
-    let version = ccwire::host::process::PINNED_CLI_VERSION;
-    let path = match std::env::var_os("CCWIRE_CLAUDE_PATH").filter(|p| !p.is_empty()) {
+    let version = twinwire::host::process::PINNED_CLI_VERSION;
+    let path = match std::env::var_os("TWINWIRE_CLAUDE_PATH").filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
-        None => ccwire::host::process::pinned_cli_dir(version)
-            .expect("no cache directory: set CCWIRE_CLAUDE_PATH, CCWIRE_CACHE_DIR or HOME")
+        None => twinwire::host::process::pinned_cli_dir(version)
+            .expect("no cache directory: set TWINWIRE_CLAUDE_PATH, TWINWIRE_CACHE_DIR or HOME")
             .join("claude"),
     };
     assert!(
         path.is_file(),
         "the Claude Code CLI {version} is not installed at {}: run `cargo xtask install-claude` \
-         (`cargo xtask test` does it too), or set CCWIRE_CLAUDE_PATH to a `claude` executable",
+         (`cargo xtask test` does it too), or set TWINWIRE_CLAUDE_PATH to a `claude` executable",
         path.display()
     );
     path

@@ -238,7 +238,7 @@ fn retyped(value: &Value) -> Option<Value> {
 
 /// Writes the frame with the key at `path` twice: first `null`, then its value.
 fn duplicated(root: &Value, path: &[Step], value: &Value) -> Option<String> {
-    const MARK: &str = "__ccwire_duplicate_here__";
+    const MARK: &str = "__twinwire_duplicate_here__";
     let Some(Step::Key(key)) = path.last() else {
         return None;
     };

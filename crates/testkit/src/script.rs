@@ -1,7 +1,7 @@
 //! The script a `fake-claude` process plays.
 //!
 //! `fake-claude` reads its script from the JSON file named by the environment variable
-//! `CCWIRE_FAKE_SCRIPT`. Without one it plays [`Script::echo`]: every user message is answered
+//! `TWINWIRE_FAKE_SCRIPT`. Without one it plays [`Script::echo`]: every user message is answered
 //! with the assistant text `echo: <user text>` and a success `result`.
 //!
 //! # Format
@@ -57,7 +57,7 @@
 //!   allowed input differs from the scripted one) → denied: an `is_error` tool result with the
 //!   message and an entry in the result's `permission_denials`; `interrupt: true` also ends the
 //!   turn (`error_during_execution`, `terminal_reason` `aborted_tools`). A permission request
-//!   that times out (`CCWIRE_FAKE_PERMISSION_TIMEOUT_MS`) is cancelled with
+//!   that times out (`TWINWIRE_FAKE_PERMISSION_TIMEOUT_MS`) is cancelled with
 //!   `control_cancel_request` and counts as a deny; after stdin closed it is denied with
 //!   `Stream closed`.
 //! * `hook`: one `hook_callback` per registered callback; each answer is reported as

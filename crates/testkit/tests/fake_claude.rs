@@ -466,8 +466,8 @@ fn record_file_captures_argv_env_and_input() {
         .join(format!("fake-claude-record-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&record);
     let mut fake = Setup::new("record")
-        .env("CCWIRE_FAKE_RECORD", record.to_string_lossy())
-        .env("CCWIRE_TEST_MARKER", "marker-value")
+        .env("TWINWIRE_FAKE_RECORD", record.to_string_lossy())
+        .env("TWINWIRE_TEST_MARKER", "marker-value")
         .start();
     let dir = fake.dir.clone();
     initialize(&mut fake, json!({"subtype": "initialize"}));
@@ -495,7 +495,7 @@ fn record_file_captures_argv_env_and_input() {
             json!("--verbose")
         ]
     );
-    assert_eq!(start["env"]["CCWIRE_TEST_MARKER"], "marker-value");
+    assert_eq!(start["env"]["TWINWIRE_TEST_MARKER"], "marker-value");
     assert_eq!(
         PathBuf::from(start["cwd"].as_str().unwrap()),
         dir.canonicalize().unwrap()

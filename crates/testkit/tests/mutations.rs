@@ -8,12 +8,12 @@
 
 use std::panic::AssertUnwindSafe;
 
-use ccwire::protocol::{Decoded, InputMessage, Message, RepairAction};
-use ccwire_testkit::fixtures::{all_frames, transcripts_dir};
-use ccwire_testkit::mutations::{distinct_mutants, Mutant};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
+use twinwire::protocol::{Decoded, InputMessage, Message, RepairAction};
+use twinwire_testkit::fixtures::{all_frames, transcripts_dir};
+use twinwire_testkit::mutations::{distinct_mutants, Mutant};
 
 /// The fields that route a frame: changing them may leave the whole frame untyped.
 const ROUTING: &[&str] = &[
@@ -38,7 +38,7 @@ struct Figures {
 /// Reads a mutant as `T`, checks the promises, and counts what happened.
 fn check<T>(
     mutant: &Mutant,
-    decode: fn(&str) -> Result<Decoded<T>, ccwire::protocol::DecodeError>,
+    decode: fn(&str) -> Result<Decoded<T>, twinwire::protocol::DecodeError>,
     is_malformed: fn(&T) -> bool,
     figures: &mut Figures,
 ) -> Result<(), String>

@@ -1,5 +1,5 @@
 //! `cargo xtask bench-agent`: the same session workloads on the real Claude Code CLI and on
-//! `ccwire-agent`, side by side in one run, both offline against one `ccwire model-server`:
+//! `twinwire-agent`, side by side in one run, both offline against one `twinwire model-server`:
 //! spawn → `system/init`, spawn → first assistant message, RSS once idle after a turn and
 //! its peak, then many sessions alive at once (each answered a turn, then idle) and the
 //! sessions that fit in 24 GiB at that footprint. Writes its section of docs/benchmarks.md.
@@ -26,7 +26,7 @@ pub struct AgentBenchArgs {
     /// Single-session runs per subject.
     #[arg(long, default_value_t = 5)]
     pub reps: usize,
-    /// Sessions alive at once on ccwire-agent.
+    /// Sessions alive at once on twinwire-agent.
     #[arg(long, default_value_t = 200)]
     pub sessions: usize,
     /// Sessions alive at once on the CLI (each costs about 200 MB).
@@ -61,20 +61,20 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
             "build",
             "--release",
             "-p",
-            "ccwire-agent",
+            "twinwire-agent",
             "--bin",
-            "ccwire-agent",
+            "twinwire-agent",
         ])
         .status()?;
     if !built.success() {
-        bail!("building ccwire-agent failed");
+        bail!("building twinwire-agent failed");
     }
     let built = Command::new(&cargo)
         .current_dir(root)
-        .args(["build", "-p", "ccwire-cli", "--bin", "ccwire"])
+        .args(["build", "-p", "twinwire-cli", "--bin", "twinwire"])
         .status()?;
     if !built.success() {
-        bail!("building ccwire (for its model server) failed");
+        bail!("building twinwire (for its model server) failed");
     }
     let claude = match std::env::var_os(crate::CLAUDE_PATH_ENV).filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
@@ -88,15 +88,15 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
         &script,
         json!({"rules": [], "default": {"text": "Hello from the model."}}).to_string(),
     )?;
-    let (mut server, url) = model_server(&root.join("target/debug/ccwire"), &script)?;
+    let (mut server, url) = model_server(&root.join("target/debug/twinwire"), &script)?;
     let subjects = [
         Subject {
             name: "Claude Code 2.1.330",
             program: claude,
         },
         Subject {
-            name: "ccwire-agent",
-            program: root.join("target/release/ccwire-agent"),
+            name: "twinwire-agent",
+            program: root.join("target/release/twinwire-agent"),
         },
     ];
     let mut rows = Vec::new();
@@ -110,7 +110,7 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
             live.close();
             runs.push(session);
         }
-        let many = if subject.name == "ccwire-agent" {
+        let many = if subject.name == "twinwire-agent" {
             args.sessions
         } else {
             args.cli_sessions
@@ -133,21 +133,21 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// `ccwire model-server` on a free port; its URL.
-fn model_server(ccwire: &Path, script: &Path) -> Result<(Child, String)> {
-    let mut child = Command::new(ccwire)
+/// `twinwire model-server` on a free port; its URL.
+fn model_server(twinwire: &Path, script: &Path) -> Result<(Child, String)> {
+    let mut child = Command::new(twinwire)
         .args(["model-server", "--script"])
         .arg(script)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .context("starting ccwire model-server")?;
+        .context("starting twinwire model-server")?;
     let stdout = child.stdout.take().context("its stdout")?;
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line)?;
     let url = line.trim().to_owned();
     if !url.starts_with("http://") {
-        bail!("ccwire model-server said {url:?}, not its URL");
+        bail!("twinwire model-server said {url:?}, not its URL");
     }
     Ok((child, url))
 }
@@ -372,7 +372,7 @@ fn report(rows: &[(&str, Vec<Session>, Concurrent)], args: &AgentBenchArgs) -> S
     }
     if let [cli, agent] = medians[..] {
         out.push_str(&format!(
-            "\nccwire-agent's first message takes {:.1}% of the CLI's time (goal: at most 5%), \
+            "\ntwinwire-agent's first message takes {:.1}% of the CLI's time (goal: at most 5%), \
              its idle RSS is {:.1}% of the CLI's (goal: at most 10%), and {:.0} of its sessions \
              fit in 24 GiB (goal: at least 1,000).\n",
             100.0 * agent.0 / cli.0.max(f64::EPSILON),
@@ -383,9 +383,9 @@ fn report(rows: &[(&str, Vec<Session>, Concurrent)], args: &AgentBenchArgs) -> S
     out.push_str(&format!(
         "\nMedians of {} single-session runs per program (a prompt written at spawn, one \
          text turn from the model server, memory read from `/proc` one second after the \
-         result); then {} ccwire-agent sessions and {} CLI sessions started together, each \
+         result); then {} twinwire-agent sessions and {} CLI sessions started together, each \
          answering one turn and staying alive, their RSS summed; \"fit in 24 GiB\" divides \
-         24 GiB by that RSS per session. ccwire-agent is the release build.\n",
+         24 GiB by that RSS per session. twinwire-agent is the release build.\n",
         args.reps, args.sessions, args.cli_sessions
     ));
     out
@@ -403,7 +403,7 @@ fn write_section(file: &Path, section: &str) -> Result<()> {
             format!("{}{generated}{}", &text[..start], &text[end + END.len()..])
         }
         _ => format!(
-            "{}\n\n## ccwire-agent against Claude Code\n\n{generated}\n",
+            "{}\n\n## twinwire-agent against Claude Code\n\n{generated}\n",
             text.trim_end()
         ),
     };

@@ -42,7 +42,7 @@ pub fn bars(title: &str, subtitle: &str, unit: Unit, rows: &[(&str, Stats)]) -> 
     );
     for (i, (label, stats)) in rows.iter().enumerate() {
         let y = TOP + ROW * i as f64;
-        let colour = if *label == "ccwire" {
+        let colour = if *label == "twinwire" {
             "#c2410c"
         } else {
             "#64748b"
@@ -118,7 +118,7 @@ mod tests {
             "T <1>",
             "sub",
             Unit::Ms,
-            &[("ccwire", stats), ("other", stats)],
+            &[("twinwire", stats), ("other", stats)],
         );
         assert_eq!(svg.matches("<rect x=").count(), 2);
         assert!(svg.contains("T &lt;1&gt;") && svg.ends_with("</svg>\n"));

@@ -1,5 +1,5 @@
 //! `cargo xtask bench-prewarm`: time to the first message of a session started cold and from a
-//! prewarmed process, for ccwire (`Client::connect` against a `Pool` spare) and the official
+//! prewarmed process, for twinwire (`Client::connect` against a `Pool` spare) and the official
 //! TypeScript SDK (`query()` against `startup()`), on `fake-claude` and on the real pinned CLI
 //! offline (the scripted model server, a private HOME); plus sessions per second through a
 //! pool; and on the real CLI, a session claimed from a parked spare for a folder of its own
@@ -87,20 +87,20 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
             "--release",
             "--locked",
             "-p",
-            "ccwire-bench",
+            "twinwire-bench",
             "--bin",
-            "ccwire-prewarm",
+            "twinwire-prewarm",
         ])
         .args([
             "-p",
-            "ccwire-testkit",
+            "twinwire-testkit",
             "--bin",
             "fake-claude",
             "-p",
-            "ccwire-cli",
+            "twinwire-cli",
             // `--bin` selects among every package named: the model server's binary too.
             "--bin",
-            "ccwire",
+            "twinwire",
         ])
         .status()?;
     if !built.success() {
@@ -119,7 +119,7 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
     )?;
     let model_script = dir.join("model.json");
     std::fs::write(&model_script, r#"{"rules": [], "default": {"echo": true}}"#)?;
-    let mut server = Command::new(release.join("ccwire"))
+    let mut server = Command::new(release.join("twinwire"))
         .args(["model-server", "--script"])
         .arg(&model_script)
         .stdout(Stdio::piped())
@@ -137,7 +137,7 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
             name: "fake-claude",
             cli: release.join("fake-claude"),
             env: vec![(
-                "CCWIRE_FAKE_SCRIPT".into(),
+                "TWINWIRE_FAKE_SCRIPT".into(),
                 fake_script.display().to_string(),
             )],
             pooled: 200,
@@ -164,7 +164,7 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
     let mut md = format!(
         "### Prewarmed sessions\n\nCommand: `cargo xtask bench-prewarm --rounds {} --reps {}` \
          ({} timed sessions of each kind per host and CLI), {}.\n\n\
-         | CLI | figure | ccwire cold | ccwire spare | ccwire spare, refill after 2 s | TS `query()` | TS `startup()` | spare / cold | ccwire spare / TS `startup()` |\n\
+         | CLI | figure | twinwire cold | twinwire spare | twinwire spare, refill after 2 s | TS `query()` | TS `startup()` | spare / cold | twinwire spare / TS `startup()` |\n\
          |---|---|---|---|---|---|---|---|---|\n",
         args.rounds,
         args.reps,
@@ -177,7 +177,7 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
         let mut env = target.env.clone();
         if target.claims {
             env.push((
-                "CCWIRE_BENCH_CLAIM_DIR".into(),
+                "TWINWIRE_BENCH_CLAIM_DIR".into(),
                 claim_dir.display().to_string(),
             ));
         }
@@ -186,24 +186,24 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
     let mut claims_md = String::new();
     let mut rates = Vec::new();
     for target in &targets {
-        let (mut ccwire, mut delayed, mut ts) =
+        let (mut twinwire, mut delayed, mut ts) =
             (Samples::default(), Samples::default(), Samples::default());
         for round in 0..args.rounds {
             eprintln!("bench-prewarm: {} round {}", target.name, round + 1);
             let pooled = if round == 0 { target.pooled } else { 0 };
-            ccwire.add(&host(
-                Command::new(release.join("ccwire-prewarm"))
+            twinwire.add(&host(
+                Command::new(release.join("twinwire-prewarm"))
                     .arg(&target.cli)
                     .arg(args.reps.to_string())
                     .arg(pooled.to_string()),
                 &claim_env(target),
             )?);
             delayed.add(&host(
-                Command::new(release.join("ccwire-prewarm"))
+                Command::new(release.join("twinwire-prewarm"))
                     .arg(&target.cli)
                     .arg(args.reps.to_string())
                     .arg("0")
-                    .env("CCWIRE_BENCH_REFILL_DELAY_MS", "2000"),
+                    .env("TWINWIRE_BENCH_REFILL_DELAY_MS", "2000"),
                 &claim_env(target),
             )?);
             ts.add(&host(
@@ -211,7 +211,7 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
                     .arg(root.join("bench/node/prewarm.mjs"))
                     .arg(&target.cli)
                     .arg(args.reps.to_string())
-                    .env("CCWIRE_BENCH_TS_SDK", &sdks.ts_sdk),
+                    .env("TWINWIRE_BENCH_TS_SDK", &sdks.ts_sdk),
                 &claim_env(target),
             )?);
         }
@@ -226,8 +226,8 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
                 median(values)
             };
             let (cold, spare, late, ts_cold, ts_warm) = (
-                get(&ccwire, false),
-                get(&ccwire, true),
+                get(&twinwire, false),
+                get(&twinwire, true),
                 get(&delayed, true),
                 get(&ts, false),
                 get(&ts, true),
@@ -243,18 +243,18 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
             for (figure, ours, late, theirs, cold, ts_cold) in [
                 (
                     "first message",
-                    &ccwire.claimed,
+                    &twinwire.claimed,
                     &delayed.claimed,
                     &ts.claimed,
-                    &ccwire.cold,
+                    &twinwire.cold,
                     &ts.cold,
                 ),
                 (
                     "result of the first turn",
-                    &ccwire.claimed_result,
+                    &twinwire.claimed_result,
                     &delayed.claimed_result,
                     &ts.claimed_result,
-                    &ccwire.cold_result,
+                    &twinwire.cold_result,
                     &ts.cold_result,
                 ),
             ] {
@@ -273,14 +273,14 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
                 ));
             }
             claims_md.push_str(&format!(
-                "\nClaims a parked spare served: ccwire {} of {}, TypeScript {} of {}.\n",
-                ccwire.served + delayed.served,
-                ccwire.claimed.len() + delayed.claimed.len(),
+                "\nClaims a parked spare served: twinwire {} of {}, TypeScript {} of {}.\n",
+                twinwire.served + delayed.served,
+                twinwire.claimed.len() + delayed.claimed.len(),
                 ts.served,
                 ts.claimed.len()
             ));
         }
-        rates.push((target.name, target.pooled, median(&ccwire.pool_rates)));
+        rates.push((target.name, target.pooled, median(&twinwire.pool_rates)));
     }
     md.push_str(
         "\nSessions per second through a `Pool` (8 live, 2 spares), one echo turn each:\n\n",
@@ -293,9 +293,9 @@ pub fn bench_prewarm(root: &Path, args: &PrewarmArgs) -> Result<()> {
     if !claims_md.is_empty() {
         md.push_str(
             "\nClaimed from a parked spare (`--await-claim`) for a folder of its own with its own \
-             model: ccwire's `Pool::claim` (a parked pool) against the TypeScript SDK's \
+             model: twinwire's `Pool::claim` (a parked pool) against the TypeScript SDK's \
              `prewarm()` then `claim()`, the clock started once the spare is parked:\n\n\
-             | CLI | figure | ccwire cold | ccwire claimed | ccwire claimed, refill after 2 s | TS `query()` | TS `prewarm().claim()` | claimed / cold | ccwire claimed (refill after 2 s) / TS claimed |\n\
+             | CLI | figure | twinwire cold | twinwire claimed | twinwire claimed, refill after 2 s | TS `query()` | TS `prewarm().claim()` | claimed / cold | twinwire claimed (refill after 2 s) / TS claimed |\n\
              |---|---|---|---|---|---|---|---|---|\n",
         );
         md.push_str(&claims_md);

@@ -15,7 +15,7 @@ use crate::sdks;
 pub struct Tools {
     /// `target/<profile>/fake-claude`.
     pub fake: PathBuf,
-    /// `target/<profile>/`, with `ccwire-host`, `bare-loop` and `pipe-read`.
+    /// `target/<profile>/`, with `twinwire-host`, `bare-loop` and `pipe-read`.
     pub bins: PathBuf,
     /// The Cargo profile the Rust side was built with.
     pub profile: &'static str,
@@ -48,9 +48,9 @@ pub fn prepare(root: &Path, release: bool) -> Result<Tools> {
             profile,
             "--locked",
             "-p",
-            "ccwire-testkit",
+            "twinwire-testkit",
         ])
-        .args(["--bin", "fake-claude", "-p", "ccwire-bench", "--bins"])
+        .args(["--bin", "fake-claude", "-p", "twinwire-bench", "--bins"])
         .status()
         .context("starting cargo build")?;
     if !status.success() {

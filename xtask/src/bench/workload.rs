@@ -68,8 +68,8 @@ impl Sizes {
 /// A program that drives the fake CLI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Host {
-    /// ccwire (`crates/bench`, tokio multi-thread runtime).
-    Ccwire,
+    /// twinwire (`crates/bench`, tokio multi-thread runtime).
+    Twinwire,
     /// The official TypeScript SDK (`bench/node/host.mjs`).
     Ts,
     /// The official Python SDK (`bench/python/host.py`).
@@ -84,7 +84,7 @@ impl Host {
     /// Its name in tables.
     pub fn label(self) -> &'static str {
         match self {
-            Self::Ccwire => "ccwire",
+            Self::Twinwire => "twinwire",
             Self::Ts => "TS SDK",
             Self::Python => "Python SDK",
             Self::Bare => "bare loop",
@@ -95,14 +95,14 @@ impl Host {
     /// The command that runs `workload` with the fake playing `script`.
     pub fn command(self, tools: &Tools, workload: Workload, script: &Path, n: u64) -> Command {
         let mut command = match self {
-            Self::Ccwire => Command::new(tools.bins.join("ccwire-host")),
+            Self::Twinwire => Command::new(tools.bins.join("twinwire-host")),
             Self::Bare => Command::new(tools.bins.join("bare-loop")),
             Self::Pipe => Command::new(tools.bins.join("pipe-read")),
             Self::Ts => {
                 let mut command = Command::new(&tools.node);
                 command
                     .arg(tools.hosts.join("node/host.mjs"))
-                    .env("CCWIRE_BENCH_TS_SDK", &tools.ts_sdk);
+                    .env("TWINWIRE_BENCH_TS_SDK", &tools.ts_sdk);
                 command
             }
             Self::Python => {
@@ -181,7 +181,7 @@ impl Workload {
                 thousands(sizes.slow_stream_events)
             ),
             Self::UnknownFlood => format!(
-                "Unknown kinds: {} frames of a kind ccwire does not know, the caller pausing 5 ms \
+                "Unknown kinds: {} frames of a kind twinwire does not know, the caller pausing 5 ms \
                  every 1,000",
                 thousands(sizes.unknown_frames)
             ),
@@ -200,12 +200,18 @@ impl Workload {
     /// The hosts that run it, in column order.
     pub fn hosts(self) -> &'static [Host] {
         match self {
-            Self::Flood => &[Host::Ccwire, Host::Ts, Host::Python, Host::Bare, Host::Pipe],
-            Self::SlowFlood => &[Host::Ccwire, Host::Ts, Host::Python],
-            // What ccwire holds: the SDKs' hosts do not run it.
-            Self::UnknownFlood => &[Host::Ccwire],
-            Self::RoundTrip => &[Host::Ccwire, Host::Ts, Host::Python, Host::Bare],
-            Self::Startup | Self::Sessions => &[Host::Ccwire, Host::Ts, Host::Python],
+            Self::Flood => &[
+                Host::Twinwire,
+                Host::Ts,
+                Host::Python,
+                Host::Bare,
+                Host::Pipe,
+            ],
+            Self::SlowFlood => &[Host::Twinwire, Host::Ts, Host::Python],
+            // What twinwire holds: the SDKs' hosts do not run it.
+            Self::UnknownFlood => &[Host::Twinwire],
+            Self::RoundTrip => &[Host::Twinwire, Host::Ts, Host::Python, Host::Bare],
+            Self::Startup | Self::Sessions => &[Host::Twinwire, Host::Ts, Host::Python],
         }
     }
 

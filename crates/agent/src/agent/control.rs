@@ -1,23 +1,23 @@
 //! The host's requests: `initialize` (hooks, SDK MCP servers, system prompt, schema),
 //! `set_model`, `set_permission_mode`, `set_max_thinking_tokens`, `mcp_status` and
-//! `get_context_usage` are answered here; `interrupt` by ccwire's agent side (which cancels
+//! `get_context_usage` are answered here; `interrupt` by twinwire's agent side (which cancels
 //! the turn); everything else is answered `unsupported_request`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ccwire::agent::{Peer, Reply};
-use ccwire_protocol::control::{ControlRequestBody, InitializeRequest};
-use ccwire_protocol::permission::PermissionMode;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
+use twinwire::agent::{Peer, Reply};
+use twinwire_protocol::control::{ControlRequestBody, InitializeRequest};
+use twinwire_protocol::permission::PermissionMode;
 
 use super::{frames, ready, Shared};
 use crate::config::{parse_mode, resolve_alias};
 use crate::hooks::Hooks;
 use crate::model::pricing::CONTEXT_WINDOW;
 
-/// The answer to a request this agent handles itself, or `None` for ccwire's default.
+/// The answer to a request this agent handles itself, or `None` for twinwire's default.
 pub(crate) fn respond(
     shared: &Arc<Shared>,
     request: &ControlRequestBody,

@@ -1,14 +1,14 @@
 //! Every frame the agent writes on its own, in one place, as Claude Code writes them.
 
-use ccwire_protocol::content::{ApiMessage, ContentBlock};
-use ccwire_protocol::stream::StreamEvent;
 use serde_json::{json, Value};
+use twinwire_protocol::content::{ApiMessage, ContentBlock};
+use twinwire_protocol::stream::StreamEvent;
 
 use crate::model::RetryNotice;
 use crate::transcript::now;
 
 /// The version `system/init` names.
-pub const VERSION: &str = concat!("ccwire-agent ", env!("CARGO_PKG_VERSION"));
+pub const VERSION: &str = concat!("twinwire-agent ", env!("CARGO_PKG_VERSION"));
 
 /// A fresh uuid.
 pub fn new_id() -> String {
@@ -173,12 +173,12 @@ pub fn user_text(session_id: &str, uuid: &str, content: Value, replay: bool) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ccwire_protocol::Message;
     use std::time::Duration;
+    use twinwire_protocol::Message;
 
     #[test]
     fn frames_read_back_as_the_kinds_they_are() {
-        let block = ContentBlock::Text(ccwire_protocol::content::TextBlock {
+        let block = ContentBlock::Text(twinwire_protocol::content::TextBlock {
             text: "hi".into(),
             ..Default::default()
         });

@@ -1,6 +1,6 @@
-//! The host's input, watched on its way to ccwire's engine, for what the agent must know in
+//! The host's input, watched on its way to twinwire's engine, for what the agent must know in
 //! the order the host wrote it: a user message that arrives while a turn runs is announced
-//! with its place in the queue (`system/queued`; ccwire's raw framing queues the message and
+//! with its place in the queue (`system/queued`; twinwire's raw framing queues the message and
 //! leaves the notices to the agent), and an `initialize` written before a user message is
 //! applied before that message's turn starts (the engine serves the two concurrently).
 
@@ -8,9 +8,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use ccwire::agent::Peer;
 use serde::Deserialize;
 use tokio::io::{AsyncRead, ReadBuf};
+use twinwire::agent::Peer;
 
 use super::{frames, Shared};
 

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::agent::Peer;
 use serde_json::{json, Value};
+use twinwire::agent::Peer;
 
 use super::Shared;
 use crate::tools::sdk_mcp::SdkMcpTool;
@@ -69,7 +69,7 @@ async fn handshake(session: &Peer, server: &str) -> Result<Value, String> {
     };
     exchange(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
                     "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                               "clientInfo": {"name": "ccwire-agent",
+                               "clientInfo": {"name": "twinwire-agent",
                                               "version": env!("CARGO_PKG_VERSION")}}}))
     .await?;
     exchange(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await?;

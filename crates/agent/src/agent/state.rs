@@ -2,11 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use ccwire::sessions::SavedSessions;
-use ccwire_protocol::content::{MessageParam, UserContent};
-use ccwire_protocol::permission::PermissionMode;
-use ccwire_protocol::usage::{ModelUsage, Usage};
 use serde_json::{Map, Value};
+use twinwire::sessions::SavedSessions;
+use twinwire_protocol::content::{MessageParam, UserContent};
+use twinwire_protocol::permission::PermissionMode;
+use twinwire_protocol::usage::{ModelUsage, Usage};
 
 use super::frames::new_id;
 use crate::config::{Config, SessionStart};

@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use ccwire_protocol::content::{
-    ApiMessage, ContentBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserContent,
-};
 use futures::future::join_all;
 use serde_json::{json, Map, Value};
+use twinwire_protocol::content::{
+    ApiMessage, ContentBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserContent,
+};
 
 use super::frames::{self, new_id};
 use super::turn::TurnRun;
@@ -131,9 +131,10 @@ pub(crate) async fn run_all(
         }
         {
             let mut state = super::lock(&turn.shared.state);
-            let message = ccwire_protocol::content::MessageParam::user(UserContent::Blocks(vec![
-                block.clone(),
-            ]));
+            let message =
+                twinwire_protocol::content::MessageParam::user(UserContent::Blocks(vec![
+                    block.clone()
+                ]));
             if let Some(file) = state.transcript(&turn.shared.config, &turn.shared.store) {
                 file.user(&uuid, &message, fields);
             }
@@ -211,7 +212,7 @@ async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
             let mut state = super::lock(&turn.shared.state);
             state.permissions.apply(&updates);
             for update in &updates {
-                if let ccwire_protocol::permission::PermissionUpdate::SetMode(set) = update {
+                if let twinwire_protocol::permission::PermissionUpdate::SetMode(set) = update {
                     state.mode = set.mode.clone();
                 }
             }

@@ -1,7 +1,7 @@
 //! One turn: the prompt, then model calls and tool runs until the model ends the turn (or a
 //! limit, an interrupt or an error does), then the `result`.
 //!
-//! Before each model call the messages that arrived meanwhile are injected (ccwire's queue,
+//! Before each model call the messages that arrived meanwhile are injected (twinwire's queue,
 //! `system/injected`). Each reply streams: with `--include-partial-messages` every event is
 //! written as a `stream_event`; each content block is written as its own `assistant` frame
 //! when it completes. An interrupt closes the HTTP stream (the call is dropped) or stops the
@@ -10,12 +10,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use ccwire::agent::Peer;
-use ccwire_protocol::content::{ApiMessage, ContentBlock, UserContent};
-use ccwire_protocol::usage::Usage;
-use ccwire_protocol::UserMessage;
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
+use twinwire::agent::Peer;
+use twinwire_protocol::content::{ApiMessage, ContentBlock, UserContent};
+use twinwire_protocol::usage::Usage;
+use twinwire_protocol::UserMessage;
 
 use super::frames::{self, new_id};
 use super::{ready, tool_calls, Shared};
@@ -85,7 +85,7 @@ pub(crate) async fn run(shared: Arc<Shared>, message: UserMessage, session: Peer
         ttft_ms: None,
     };
     super::inbox::turn_started(&turn.shared, &turn.session);
-    // As Claude Code: only for a host that says it reads them (the Python SDK and ccwire do;
+    // As Claude Code: only for a host that says it reads them (the Python SDK and twinwire do;
     // the TypeScript SDK passes unknown frames on to its caller).
     let states = turn
         .shared
@@ -181,7 +181,7 @@ impl TurnRun {
     /// Adds a user message to the conversation and the session file.
     pub(crate) fn record_user(&self, uuid: &str, content: UserContent, fields: Map<String, Value>) {
         let mut state = super::lock(&self.shared.state);
-        let message = ccwire_protocol::content::MessageParam::user(content.clone());
+        let message = twinwire_protocol::content::MessageParam::user(content.clone());
         if let Some(file) = state.transcript(&self.shared.config, &self.shared.store) {
             file.user(uuid, &message, fields);
         }
@@ -452,7 +452,7 @@ impl TurnRun {
         let mut state = super::lock(&self.shared.state);
         state
             .conversation
-            .push(ccwire_protocol::content::MessageParam {
+            .push(twinwire_protocol::content::MessageParam {
                 role: "assistant".into(),
                 content: UserContent::Blocks(reply.content.clone()),
                 extra: Map::new(),

@@ -2,10 +2,10 @@
 //! it can be written as its own `assistant` frame, as Claude Code does), then the whole
 //! message with its stop reason and usage.
 
-use ccwire_protocol::content::{ApiMessage, ContentBlock, StopReason};
-use ccwire_protocol::stream::{ContentDelta, StreamEvent};
-use ccwire_protocol::usage::Usage;
 use serde_json::{Map, Value};
+use twinwire_protocol::content::{ApiMessage, ContentBlock, StopReason};
+use twinwire_protocol::stream::{ContentDelta, StreamEvent};
+use twinwire_protocol::usage::Usage;
 
 /// The blocks of one response as they stream in.
 #[derive(Debug, Default)]

@@ -15,7 +15,7 @@
 //! | `claude-opus-4-5` … `claude-opus-5` | 5 | 25 | 0.50 | 〃 |
 //! | `claude-opus-5-5` | 4 | 20 | 0.20 | 〃 |
 
-use ccwire_protocol::usage::Usage;
+use twinwire_protocol::usage::Usage;
 
 /// Dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,8 +1,8 @@
 //! The body of a Messages API call, with the prompt-cache breakpoints placed on it.
 
-use ccwire_protocol::content::{ContentBlock, MessageParam, UserContent};
 use serde::Serialize;
 use serde_json::{json, Value};
+use twinwire_protocol::content::{ContentBlock, MessageParam, UserContent};
 
 /// A tool as the model is told of it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -87,7 +87,7 @@ impl MessagesRequest {
             if let UserContent::Text(text) = &message.content {
                 let text = text.clone();
                 message.content = UserContent::Blocks(vec![ContentBlock::Text(
-                    ccwire_protocol::content::TextBlock {
+                    twinwire_protocol::content::TextBlock {
                         text,
                         ..Default::default()
                     },

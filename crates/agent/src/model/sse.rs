@@ -1,7 +1,7 @@
 //! Server-sent events as the Messages API streams them: `event:` and `data:` lines, a blank
 //! line ending each event. Bytes come in arbitrary pieces; lines are bounded.
 
-use ccwire_protocol::stream::StreamEvent;
+use twinwire_protocol::stream::StreamEvent;
 
 /// The longest line accepted in a stream (a `data:` line holds one event: a text delta, or
 /// a whole block at `content_block_start`). Longer means the peer is not the Messages API.

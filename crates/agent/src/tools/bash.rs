@@ -9,11 +9,11 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use ccwire_protocol::tools::BashInput;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
+use twinwire_protocol::tools::BashInput;
 
 use super::{schema, typed_input, Tool, ToolContext, ToolOutput};
 
@@ -55,10 +55,10 @@ impl Tool for Bash {
 
 /// Bash's script around the command: the command runs in this shell (so `cd` and `exit`
 /// act as written), then the shell's directory is written for the next call.
-const SCRIPT: &str = r#"eval "$CCWIRE_AGENT_COMMAND"
-__ccwire_status=$?
-pwd -P > "$CCWIRE_AGENT_CWD_FILE" 2>/dev/null
-exit $__ccwire_status
+const SCRIPT: &str = r#"eval "$TWINWIRE_AGENT_COMMAND"
+__twinwire_status=$?
+pwd -P > "$TWINWIRE_AGENT_CWD_FILE" 2>/dev/null
+exit $__twinwire_status
 "#;
 
 /// How a command ended.
@@ -86,8 +86,8 @@ async fn run(input: BashInput, cx: ToolContext) -> ToolOutput {
         .arg(SCRIPT)
         .current_dir(cx.workspace.shell_cwd())
         .envs(&cx.workspace.env)
-        .env("CCWIRE_AGENT_COMMAND", &input.command)
-        .env("CCWIRE_AGENT_CWD_FILE", &cwd_file)
+        .env("TWINWIRE_AGENT_COMMAND", &input.command)
+        .env("TWINWIRE_AGENT_CWD_FILE", &cwd_file)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -2,9 +2,9 @@
 //! replace must occur exactly once unless `replace_all`; the file must have been read and be
 //! unchanged since; an empty `old_string` creates a file that does not exist yet.
 
-use ccwire_protocol::tools::FileEditInput;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
+use twinwire_protocol::tools::FileEditInput;
 
 use super::files::{check_file, snippet, write_whole};
 use super::{schema, typed_input, Tool, ToolContext, ToolOutput};

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
-use ccwire_protocol::tools::GlobInput;
 use futures::future::BoxFuture;
 use globset::GlobBuilder;
 use serde_json::{json, Value};
+use twinwire_protocol::tools::GlobInput;
 
 use super::{schema, typed_input, Tool, ToolContext, ToolOutput};
 

@@ -8,11 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use ccwire_protocol::tools::GrepInput;
 use futures::future::BoxFuture;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use serde_json::{json, Number, Value};
+use twinwire_protocol::tools::GrepInput;
 
 use super::{schema, typed_input, Tool, ToolContext, ToolOutput};
 

@@ -9,13 +9,13 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::agent::Peer;
 use futures::future::BoxFuture;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
+use twinwire::agent::Peer;
 
 use super::sdk_mcp::content_output;
 use super::{Tool, ToolContext, ToolOutput};

@@ -4,9 +4,9 @@
 
 use std::io::BufRead;
 
-use ccwire_protocol::tools::FileReadInput;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
+use twinwire_protocol::tools::FileReadInput;
 
 use super::files::{cut_line, looks_binary, numbered};
 use super::{schema, typed_input, Tool, ToolContext, ToolOutput};

@@ -1,4 +1,4 @@
-//! The input schemas of the built-in tools: the fields of ccwire-protocol's typed inputs
+//! The input schemas of the built-in tools: the fields of twinwire-protocol's typed inputs
 //! (`BashInput`, `FileReadInput`, …), which are Claude Code's, with this agent's own words
 //! for the model.
 
@@ -131,11 +131,11 @@ mod tests {
     use super::*;
 
     /// Every property a schema offers is a typed field of the tool's input in
-    /// ccwire-protocol (none is left in its `extra`): the names are Claude Code's.
+    /// twinwire-protocol (none is left in its `extra`): the names are Claude Code's.
     #[test]
     fn every_property_is_a_typed_field_of_the_protocols_input() {
-        use ccwire_protocol::tools::*;
         use serde_json::from_value as read;
+        use twinwire_protocol::tools::*;
         for (name, schema) in [
             ("Bash", bash()),
             ("Read", read_schema()),

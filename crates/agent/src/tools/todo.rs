@@ -1,8 +1,8 @@
 //! `TodoWrite`: the session's todo list, replaced whole on each call.
 
-use ccwire_protocol::tools::TodoWriteInput;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
+use twinwire_protocol::tools::TodoWriteInput;
 
 use super::{schema, typed_input, Tool, ToolContext, ToolOutput};
 

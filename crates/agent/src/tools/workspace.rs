@@ -67,7 +67,9 @@ impl Workspace {
             todos: Mutex::new(Value::Array(Vec::new())),
             limits,
             env,
-            scratch: tempfile::Builder::new().prefix("ccwire-agent-").tempdir()?,
+            scratch: tempfile::Builder::new()
+                .prefix("twinwire-agent-")
+                .tempdir()?,
         })
     }
 

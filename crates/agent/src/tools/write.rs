@@ -1,8 +1,8 @@
 //! `Write`: a whole file. An existing file must have been read first and be unchanged since.
 
-use ccwire_protocol::tools::FileWriteInput;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
+use twinwire_protocol::tools::FileWriteInput;
 
 use super::files::write_whole;
 use super::{schema, typed_input, Tool, ToolContext, ToolOutput};

@@ -1,14 +1,14 @@
-//! `ccwire-agent` driven by ccwire's own host (`Client`, `query`) over real pipes, against
-//! `ccwire model-server` (or a scripted socket), in a private HOME and working directory.
+//! `twinwire-agent` driven by twinwire's own host (`Client`, `query`) over real pipes, against
+//! `twinwire model-server` (or a scripted socket), in a private HOME and working directory.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ccwire::protocol::Message;
-use ccwire::{Client, Options};
-use ccwire_model_server::{ModelScript, ModelServer};
 use futures::StreamExt;
 use serde_json::Value;
+use twinwire::protocol::Message;
+use twinwire::{Client, Options};
+use twinwire_model_server::{ModelScript, ModelServer};
 
 /// A private world for one test.
 pub struct World {
@@ -20,7 +20,7 @@ pub struct World {
 }
 
 impl World {
-    /// A world whose model follows `script` (JSON, as `ccwire model-server` reads it).
+    /// A world whose model follows `script` (JSON, as `twinwire model-server` reads it).
     pub async fn new(script: Value) -> Self {
         let script: ModelScript = serde_json::from_value(script).expect("a valid script");
         let server = ModelServer::start(script).await.unwrap();
@@ -47,9 +47,9 @@ impl World {
     }
 
     /// Options that start the agent here, offline.
-    pub fn options(&self) -> ccwire::options::OptionsBuilder {
+    pub fn options(&self) -> twinwire::options::OptionsBuilder {
         Options::builder()
-            .cli_path(env!("CARGO_BIN_EXE_ccwire-agent"))
+            .cli_path(env!("CARGO_BIN_EXE_twinwire-agent"))
             .cwd(&self.work)
             .env("HOME", &self.home)
             .env("ANTHROPIC_BASE_URL", &self.url)
@@ -72,9 +72,9 @@ impl World {
 
     /// Every saved session of the working directory.
     pub fn sessions(&self) -> Vec<String> {
-        let store = ccwire::sessions::SavedSessions::at(self.home.join(".claude"));
+        let store = twinwire::sessions::SavedSessions::at(self.home.join(".claude"));
         store
-            .list(&ccwire::sessions::ListOptions::for_dir(&self.work))
+            .list(&twinwire::sessions::ListOptions::for_dir(&self.work))
             .into_iter()
             .map(|s| s.session_id)
             .collect()
@@ -97,7 +97,7 @@ pub async fn turn(client: &Client) -> Vec<Message> {
 }
 
 /// The result of a turn.
-pub fn result(frames: &[Message]) -> &ccwire::protocol::result::ResultMessage {
+pub fn result(frames: &[Message]) -> &twinwire::protocol::result::ResultMessage {
     frames
         .iter()
         .find_map(|m| match m {

@@ -1,4 +1,4 @@
-//! A scripted HTTP server on a real socket, for what `ccwire model-server` does not say: a
+//! A scripted HTTP server on a real socket, for what `twinwire model-server` does not say: a
 //! `retry-after`, thinking blocks, parallel tool calls. Each request gets the next answer of
 //! the script (the last one repeats); every request is recorded with when it came.
 

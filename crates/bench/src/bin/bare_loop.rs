@@ -6,11 +6,11 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::ChildStdin;
 
-use ccwire_bench::{cpu_self_s, monotonic_ns, spawn_fake, Args, Report, PROMPT};
 use serde_json::{json, Value};
+use twinwire_bench::{cpu_self_s, monotonic_ns, spawn_fake, Args, Report, PROMPT};
 
 fn main() {
-    ccwire_bench::run_blocking(run)
+    twinwire_bench::run_blocking(run)
 }
 
 fn run(args: &Args, report: &mut Report) -> std::io::Result<()> {

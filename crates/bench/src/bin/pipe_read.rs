@@ -3,11 +3,11 @@
 
 use std::io::{Read, Write};
 
-use ccwire_bench::{cpu_self_s, monotonic_ns, spawn_fake, Args, Report, PROMPT};
 use serde_json::json;
+use twinwire_bench::{cpu_self_s, monotonic_ns, spawn_fake, Args, Report, PROMPT};
 
 fn main() {
-    ccwire_bench::run_blocking(run)
+    twinwire_bench::run_blocking(run)
 }
 
 fn run(args: &Args, report: &mut Report) -> std::io::Result<()> {

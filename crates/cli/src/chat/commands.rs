@@ -1,11 +1,11 @@
-//! The slash commands of `ccwire chat`. Any other `/command` goes to Claude Code as a prompt
+//! The slash commands of `twinwire chat`. Any other `/command` goes to Claude Code as a prompt
 //! (the CLI runs its own, such as `/compact`, when they come as the prompt).
 
 use std::path::Path;
 
-use ccwire::protocol::permission::PermissionMode;
-use ccwire::sessions::{ListOptions, SavedSessions};
-use ccwire::Client;
+use twinwire::protocol::permission::PermissionMode;
+use twinwire::sessions::{ListOptions, SavedSessions};
+use twinwire::Client;
 
 use super::turn::Totals;
 use crate::connect::PERMISSION_MODES;

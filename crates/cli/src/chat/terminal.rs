@@ -1,9 +1,9 @@
-//! The terminal of `ccwire chat`: one thread owns stdin, for the line editor at the prompt and
+//! The terminal of `twinwire chat`: one thread owns stdin, for the line editor at the prompt and
 //! for the answers to permission questions during a turn; a spinner on stderr while waiting.
 //!
 //! The line editor is reedline (history, editing keys, search) and puts the terminal in raw
 //! mode only while it reads a prompt: during a turn the terminal is in its normal mode, so
-//! Ctrl-C arrives as SIGINT (to ccwire only: the CLI runs in a process group of its own) and
+//! Ctrl-C arrives as SIGINT (to twinwire only: the CLI runs in a process group of its own) and
 //! interrupts the turn. Answers are read a line at a time with `poll`, so a question the CLI
 //! withdraws stops waiting at once and leaves nothing half-read for the next prompt.
 
@@ -79,7 +79,7 @@ impl Terminal {
         }
         let (jobs, receiver) = mpsc::channel::<Job>();
         std::thread::Builder::new()
-            .name("ccwire-chat-input".into())
+            .name("twinwire-chat-input".into())
             .spawn(move || {
                 let prompt = ChatPrompt;
                 for job in receiver {

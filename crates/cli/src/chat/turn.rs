@@ -1,14 +1,14 @@
-//! One turn of `ccwire chat`: the prompt goes out, messages are shown until its result, with a
+//! One turn of `twinwire chat`: the prompt goes out, messages are shown until its result, with a
 //! spinner while the model works; Ctrl-C interrupts the turn, a second Ctrl-C quits.
 
 use std::io::{self, IsTerminal, Write};
 
-use ccwire::protocol::content::{ContentBlock, UserContent};
-use ccwire::protocol::result::ResultMessage;
-use ccwire::protocol::stream::StreamEvent;
-use ccwire::protocol::system::{SystemInit, SystemMessage};
-use ccwire::protocol::Message;
-use ccwire::Client;
+use twinwire::protocol::content::{ContentBlock, UserContent};
+use twinwire::protocol::result::ResultMessage;
+use twinwire::protocol::stream::StreamEvent;
+use twinwire::protocol::system::{SystemInit, SystemMessage};
+use twinwire::protocol::Message;
+use twinwire::Client;
 
 use super::terminal::Spinner;
 use crate::run::{self, Renderer, ShownTools, TurnCosts, INTERRUPT_GRACE};
@@ -22,7 +22,7 @@ pub enum TurnEnd {
     /// A second Ctrl-C, or an interrupted turn that did not end in time: quit now.
     Quit,
     /// The CLI's output ended (it exited or failed); the error, if one was reported.
-    Ended(Option<ccwire::Error>),
+    Ended(Option<twinwire::Error>),
 }
 
 /// What this session's prompts in the chat cost (`/cost`), and what it last reported.
@@ -119,7 +119,7 @@ pub async fn drive<O: Write, E: Write>(
                 }
                 Some(Err(err)) if err.is_recoverable() => {
                     spinner.hide();
-                    let _ = renderer.note(&format!("ccwire: warning: {}", sanitize(&err.to_string())));
+                    let _ = renderer.note(&format!("twinwire: warning: {}", sanitize(&err.to_string())));
                 }
                 Some(Err(err)) => {
                     spinner.hide();
@@ -145,7 +145,7 @@ pub async fn drive<O: Write, E: Write>(
                 grace.as_mut().reset(tokio::time::Instant::now() + INTERRUPT_GRACE);
             },
             () = &mut grace, if interrupted => {
-                let _ = renderer.note("ccwire: the interrupted turn did not end; quitting");
+                let _ = renderer.note("twinwire: the interrupted turn did not end; quitting");
                 return TurnEnd::Quit;
             }
         }

@@ -12,8 +12,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use ccwire_protocol::{coverage, DecodeError};
 use serde_json::Value;
+use twinwire_protocol::{coverage, DecodeError};
 
 use super::Direction;
 

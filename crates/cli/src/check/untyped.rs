@@ -1,4 +1,4 @@
-//! `ccwire check --coverage`: what of the frames the typed schema does not know yet.
+//! `twinwire check --coverage`: what of the frames the typed schema does not know yet.
 //!
 //! Beyond unknown kinds (which the check reports anyway) this finds the fields the schema keeps
 //! only as they came: in `extra` maps, or as raw JSON. It probes each field of a frame: the
@@ -16,7 +16,7 @@
 //! takes both as they are.
 //!
 //! A user frame's `tool_use_result` is typed by the tool that made it
-//! ([`ToolOutput`](ccwire_protocol::tool_output::ToolOutput)): the probe learns each tool call's
+//! ([`ToolOutput`](twinwire_protocol::tool_output::ToolOutput)): the probe learns each tool call's
 //! name from the `tool_use` blocks before it and probes the result as that tool's output. A
 //! control response's payload is typed by the subtype of the request it answers, learned the
 //! same way from the requests before it.
@@ -25,11 +25,11 @@ use std::collections::BTreeMap;
 
 use std::collections::{HashMap, VecDeque};
 
-use ccwire_protocol::hooks::HookEvent;
-use ccwire_protocol::tool_output::ToolOutput;
-use ccwire_protocol::{InputMessage, Message};
 use serde::Serialize;
 use serde_json::{json, Value};
+use twinwire_protocol::hooks::HookEvent;
+use twinwire_protocol::tool_output::ToolOutput;
+use twinwire_protocol::{InputMessage, Message};
 
 use super::Direction;
 
@@ -136,7 +136,7 @@ impl Coverage {
         })
         .flatten()
         .filter(|subtype| {
-            ccwire_protocol::control::reencode_response(subtype, &json!({})).is_some()
+            twinwire_protocol::control::reencode_response(subtype, &json!({})).is_some()
         });
         // A PostToolUse hook's `tool_response` is the tool's output too, named in its input.
         let hook_output = if frame.pointer("/request/subtype") == Some(&json!("hook_callback")) {
@@ -194,12 +194,12 @@ impl Coverage {
             }
         }
         if let (Some(subtype), Some(payload)) = (&answered, payload) {
-            let read_payload =
-                |probed: &Value| match ccwire_protocol::control::reencode_response(subtype, probed)
-                {
-                    Some(Ok(written)) => Some((written, false)),
-                    _ => None,
-                };
+            let read_payload = |probed: &Value| match twinwire_protocol::control::reencode_response(
+                subtype, probed,
+            ) {
+                Some(Ok(written)) => Some((written, false)),
+                _ => None,
+            };
             let mut found = Vec::new();
             probe(
                 &read_payload,
@@ -344,8 +344,8 @@ fn probe(
 /// when it is an object and when it is text: only a field kept as raw JSON does both.
 fn is_untyped(read: &ReadBack<'_>, frame: &Value, path: &[Step]) -> bool {
     let markers = [
-        json!({"ccwire-probe": [1, "marker"]}),
-        json!("ccwire-probe marker"),
+        json!({"twinwire-probe": [1, "marker"]}),
+        json!("twinwire-probe marker"),
     ];
     markers.iter().all(|marker| {
         let mut probed = frame.clone();

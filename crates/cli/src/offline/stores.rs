@@ -1,6 +1,6 @@
 //! Where saved sessions are looked for: the user's own configuration directory
-//! (`$CLAUDE_CONFIG_DIR`, else `~/.claude`) and ccwire's directory of offline sessions
-//! ([`super::sessions_dir`]). `ccwire sessions` and `ccwire view --session` go through
+//! (`$CLAUDE_CONFIG_DIR`, else `~/.claude`) and twinwire's directory of offline sessions
+//! ([`super::sessions_dir`]). `twinwire sessions` and `twinwire view --session` go through
 //! [`session_stores`], so they find both and say which is which.
 //!
 //! [`SessionDirs`] has the methods of [`SavedSessions`] that those commands use: a command on
@@ -9,11 +9,11 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use ccwire::sessions::{
+use serde::Serialize;
+use twinwire::sessions::{
     ForkOptions, Forked, ListOptions, MessageReader, MessagesOptions, SavedSessions, SessionError,
     SessionInfo,
 };
-use serde::Serialize;
 
 use crate::terminal::sanitize;
 
@@ -22,7 +22,7 @@ use crate::terminal::sanitize;
 pub enum Origin {
     /// The user's own: what `claude` itself uses (or `--config-dir`).
     Own,
-    /// ccwire's, where `run --offline` and `chat --offline` keep their sessions.
+    /// twinwire's, where `run --offline` and `chat --offline` keep their sessions.
     Offline,
 }
 
@@ -41,7 +41,7 @@ pub struct SessionDirs {
 }
 
 /// The directories to search: `config_dir` alone when given; else the user's own and, when it
-/// exists and is another directory, ccwire's directory of offline sessions.
+/// exists and is another directory, twinwire's directory of offline sessions.
 pub fn session_stores(config_dir: Option<&Path>) -> SessionDirs {
     let own = match config_dir {
         Some(dir) => SavedSessions::at(dir),
@@ -218,7 +218,7 @@ pub struct Listing {
 pub struct Listed {
     #[serde(flatten)]
     pub info: SessionInfo,
-    /// For a session of `--offline`: ccwire's configuration directory that holds it.
+    /// For a session of `--offline`: twinwire's configuration directory that holds it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offline_config_dir: Option<PathBuf>,
 }
@@ -248,7 +248,7 @@ impl Listing {
             }
             writeln!(
                 out,
-                "offline sessions (ccwire run/chat --offline), kept in {}:",
+                "offline sessions (twinwire run/chat --offline), kept in {}:",
                 sanitize(&dir.display().to_string())
             )?;
             table(&infos(&offline), out)?;
@@ -310,7 +310,7 @@ mod tests {
                 .iter()
                 .map(|(id, modified, offline)| Listed {
                     info: info(id, *modified),
-                    offline_config_dir: offline.then(|| PathBuf::from("/state/ccwire/offline")),
+                    offline_config_dir: offline.then(|| PathBuf::from("/state/twinwire/offline")),
                 })
                 .collect(),
         }
@@ -327,11 +327,11 @@ mod tests {
         let both = listing(&[("a", 3, true), ("b", 2, false), ("c", 1, true)]);
         assert_eq!(
             tables(&both),
-            "b\n\noffline sessions (ccwire run/chat --offline), kept in \
-             /state/ccwire/offline:\na\nc\n"
+            "b\n\noffline sessions (twinwire run/chat --offline), kept in \
+             /state/twinwire/offline:\na\nc\n"
         );
         let json = serde_json::to_value(&both).unwrap();
-        assert_eq!(json[0]["offlineConfigDir"], "/state/ccwire/offline");
+        assert_eq!(json[0]["offlineConfigDir"], "/state/twinwire/offline");
         assert!(json[1].get("offlineConfigDir").is_none(), "{json}");
         assert_eq!(json[1]["sessionId"], "b");
         // Without offline sessions, the table alone, as before.
@@ -339,7 +339,7 @@ mod tests {
         assert_eq!(tables(&listing(&[])), "no sessions\n");
         assert_eq!(
             tables(&listing(&[("a", 3, true)])),
-            "offline sessions (ccwire run/chat --offline), kept in /state/ccwire/offline:\na\n"
+            "offline sessions (twinwire run/chat --offline), kept in /state/twinwire/offline:\na\n"
         );
     }
 }

@@ -16,8 +16,8 @@
 
 use std::collections::BTreeMap;
 
-use ccwire_protocol::InputMessage;
 use serde_json::Value;
+use twinwire_protocol::InputMessage;
 
 use crate::transcript::redact::matches_redacted;
 use crate::transcript::Entry;

@@ -10,7 +10,7 @@ use crate::transcript::{Direction, Entry};
 
 /// What is printed when the recording names no version (Claude Code 1.0 did not report it).
 pub const UNKNOWN: &str =
-    "unknown (Claude Code; replayed by ccwire from a recording that names no version)";
+    "unknown (Claude Code; replayed by twinwire from a recording that names no version)";
 
 /// Whether the CLI arguments ask for the version, as Claude Code reads them: `-v` or
 /// `--version` anywhere before a `--`.

@@ -1,4 +1,4 @@
-//! The `can_use_tool` answer of `ccwire run`: `--deny`, then `--allow` and the "always"
+//! The `can_use_tool` answer of `twinwire run`: `--deny`, then `--allow` and the "always"
 //! answers of the session, then (on a terminal) the user, else a deny that says how to allow.
 
 use std::collections::HashSet;
@@ -8,17 +8,17 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccwire::host::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
-use ccwire::protocol::permission::{
-    PermissionAllow, PermissionResult, PermissionUpdate, PermissionUpdateDestination,
-};
 use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
+use twinwire::host::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
+use twinwire::protocol::permission::{
+    PermissionAllow, PermissionResult, PermissionUpdate, PermissionUpdateDestination,
+};
 
 use super::label::tool_label;
 use crate::terminal::sanitize;
 use crate::terminal::Style;
-use ccwire_policy::{Decision, PermissionPolicy, Rule};
+use twinwire_policy::{Decision, PermissionPolicy, Rule};
 
 /// Decides tool permissions for one session.
 pub struct Permissions {
@@ -59,7 +59,7 @@ impl Permissions {
         }
     }
 
-    /// The callback for [`ccwire::options::OptionsBuilder::can_use_tool`].
+    /// The callback for [`twinwire::options::OptionsBuilder::can_use_tool`].
     pub fn into_callback(self) -> Arc<dyn CanUseTool> {
         Self::callback(&Arc::new(self))
     }
@@ -145,12 +145,12 @@ pub fn not_allowed(needed: &[Rule], why: &str) -> String {
     if needed.is_empty() {
         format!(
             "not allowed: {why}; no rule narrower than every call of the tool allows it (run \
-             ccwire on a terminal to be asked)"
+             twinwire on a terminal to be asked)"
         )
     } else {
         let flags: Vec<String> = needed.iter().map(|r| format!("--allow '{r}'")).collect();
         format!(
-            "not allowed without {} ({why}); run ccwire again with it, or on a terminal to be \
+            "not allowed without {} ({why}); run twinwire again with it, or on a terminal to be \
              asked",
             flags.join(" ")
         )
@@ -394,9 +394,9 @@ impl Prompter {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use ccwire::protocol::control::CanUseToolRequest;
-    use ccwire::protocol::permission::{PermissionBehavior, PermissionRuleValue};
     use serde_json::{json, Value};
+    use twinwire::protocol::control::CanUseToolRequest;
+    use twinwire::protocol::permission::{PermissionBehavior, PermissionRuleValue};
 
     use super::*;
 

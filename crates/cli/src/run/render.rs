@@ -13,13 +13,13 @@ use std::io::{self, Write};
 use super::label::{plural, tool_label, truncate, MAX_LINE};
 use super::summary::{error_details, summary_line, was_interrupted, TurnCosts};
 use crate::terminal::{sanitize, Style};
-use ccwire_policy::PermissionPolicy;
-use ccwire_protocol::content::{ContentBlock, ToolResultBlock, UserContent};
-use ccwire_protocol::result::ResultMessage;
-use ccwire_protocol::stream::{ContentDelta, StreamEvent};
-use ccwire_protocol::{AssistantMessage, Message, StreamEventMessage, UserMessage};
+use twinwire_policy::PermissionPolicy;
+use twinwire_protocol::content::{ContentBlock, ToolResultBlock, UserContent};
+use twinwire_protocol::result::ResultMessage;
+use twinwire_protocol::stream::{ContentDelta, StreamEvent};
+use twinwire_protocol::{AssistantMessage, Message, StreamEventMessage, UserMessage};
 
-/// What `ccwire run` prints on stdout.
+/// What `twinwire run` prints on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputMode {
     /// The session as it happens, for people.

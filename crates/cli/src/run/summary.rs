@@ -8,7 +8,7 @@
 //! result; for the first result a process sees, the CLI's `model_usage_since_last_result`
 //! (2.1.330 and newer) when present, else the total.
 
-use ccwire_protocol::result::{ResultMessage, ResultSubtype, TerminalReason};
+use twinwire_protocol::result::{ResultMessage, ResultSubtype, TerminalReason};
 
 use super::label::plural;
 use crate::terminal::{sanitize, Style};
@@ -43,7 +43,7 @@ pub fn turn_cost(result: &ResultMessage, previous_total: Option<f64>) -> f64 {
 }
 
 /// Whether `result` ends a turn that was interrupted: the CLI says it aborted, or it is the
-/// `error_during_execution` that follows an interrupt ccwire sent.
+/// `error_during_execution` that follows an interrupt twinwire sent.
 pub fn was_interrupted(result: &ResultMessage, interrupt_sent: bool) -> bool {
     let aborted = matches!(
         result.terminal_reason,

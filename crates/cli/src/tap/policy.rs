@@ -1,7 +1,7 @@
 //! `--policy FILE`: `can_use_tool` requests the tap answers itself.
 //!
 //! The file is JSON: `{"allow": ["Read", "Bash(ls*)", "mcp__calc__*"], "deny": ["Bash(rm*)"]}`.
-//! The patterns are those of `ccwire run --allow` ([`ccwire_policy`]): a tool name (`Read`), a
+//! The patterns are those of `twinwire run --allow` ([`twinwire_policy`]): a tool name (`Read`), a
 //! glob over tool names (`mcp__calc__*`), or a tool with a pattern over its main argument:
 //! `Bash(ls*)`, `Bash(npm test:*)`, `Write(/tmp/*)`. Deny wins; a compound Bash command is
 //! allowed only when every part is, and never when it substitutes or redirects (`$(`,
@@ -11,13 +11,13 @@
 use std::path::Path;
 
 use anyhow::Context;
-use ccwire_protocol::control::ControlResponse;
-use ccwire_protocol::permission::PermissionResult;
-use ccwire_protocol::InputMessage;
 use serde::Deserialize;
 use serde_json::Value;
+use twinwire_protocol::control::ControlResponse;
+use twinwire_protocol::permission::PermissionResult;
+use twinwire_protocol::InputMessage;
 
-use ccwire_policy::{Decision as RuleDecision, PermissionPolicy, Rule};
+use twinwire_policy::{Decision as RuleDecision, PermissionPolicy, Rule};
 
 /// The rules of a policy file.
 #[derive(Debug, Clone)]
@@ -93,7 +93,7 @@ impl Policy {
             PermissionResult::allow(input)
         } else {
             PermissionResult::deny(format!(
-                "Denied by the ccwire tap policy {}: rule {rule}",
+                "Denied by the twinwire tap policy {}: rule {rule}",
                 self.name
             ))
         };

@@ -6,10 +6,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The error for a `program` that did not start with `err`.
-pub fn cannot_start(program: &Path, err: ccwire::Error) -> anyhow::Error {
+pub fn cannot_start(program: &Path, err: twinwire::Error) -> anyhow::Error {
     match err {
         // The library's message repeats the path and the cause; this one says each once.
-        ccwire::Error::SpawnFailed { path, cause } => {
+        twinwire::Error::SpawnFailed { path, cause } => {
             anyhow::anyhow!("cannot run {}: {}", path.display(), why(&path, &cause))
         }
         other => anyhow::anyhow!("cannot run {}: {other}", program.display()),

@@ -38,7 +38,7 @@ pub fn is_entry(value: &Value) -> bool {
 impl SessionState {
     /// The header, from what the entries said and what the store's summary of the session
     /// (read before the rows) said.
-    pub fn header(&self, known: Option<&ccwire::sessions::SessionInfo>) -> SessionHeader {
+    pub fn header(&self, known: Option<&twinwire::sessions::SessionInfo>) -> SessionHeader {
         let known_title = known.and_then(|info| info.custom_title.clone());
         let id = self
             .id

@@ -2,8 +2,8 @@
 //! answers, tool calls by kind and tool results; each control request paired with its answer
 //! (the round trip, and for a permission the decision); a result's cost, tokens and time.
 
-use ccwire_protocol::{InputMessage, Message};
 use serde_json::Value;
+use twinwire_protocol::{InputMessage, Message};
 
 use super::markdown;
 use super::model::{Cost, Output, Reader, Row};

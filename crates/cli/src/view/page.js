@@ -2,7 +2,7 @@
   'use strict';
   // The rows come in chunks (each parsed, then dropped from the DOM so its text can go), the
   // totals after them. Only the page's own markup is built here: every text goes in as text,
-  // and `html` is Markdown that ccwire rendered safely.
+  // and `html` is Markdown that twinwire rendered safely.
   const summary = JSON.parse(document.getElementById('summary').textContent);
   const rows = [];
   for (const chunk of Array.from(document.querySelectorAll('script.rows'))) {
@@ -25,7 +25,7 @@
   // The header: title, summary, where it ran, totals.
   const session = summary.session;
   document.getElementById('title').textContent = summary.title;
-  document.title = `${summary.title} · ccwire view`;
+  document.title = `${summary.title} · twinwire view`;
   if (session) {
     document.getElementById('subtitle').textContent = session.summary;
     const about = [session.id, session.cwd, session.branch && `branch ${session.branch}`,

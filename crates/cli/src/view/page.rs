@@ -180,7 +180,7 @@ mod tests {
         };
         let html = String::from_utf8(page.finish(&summary).unwrap()).unwrap();
         assert_eq!(html.matches("class=\"rows\"").count(), 3);
-        assert!(html.contains("<title>a &lt;b&gt; &amp; c · ccwire view</title>"));
+        assert!(html.contains("<title>a &lt;b&gt; &amp; c · twinwire view</title>"));
         // The page's own script elements only: the head has none, then chunks, summary, app.
         assert_eq!(html.matches("<script").count(), 5, "{html}");
         assert!(!html.contains("<!--"));

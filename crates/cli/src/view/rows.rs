@@ -1,4 +1,4 @@
-//! What the page shows, read line by line from any of the inputs `ccwire view` takes: one row
+//! What the page shows, read line by line from any of the inputs `twinwire view` takes: one row
 //! per line (a recording line, a frame, a session entry, or a line that is none of these),
 //! with its direction, time, kind, role, a one-line summary, what to show of it, and marks
 //! (permission decisions, errors, malformed or unknown frames, odd lines). Rows are handed out
@@ -7,8 +7,8 @@
 
 use std::borrow::Cow;
 
-use ccwire_protocol::recording::RecordLine;
 use serde_json::Value;
+use twinwire_protocol::recording::RecordLine;
 
 use super::lines::Line;
 use super::model::{Reader, Row, SessionHeader, Totals};
@@ -118,7 +118,7 @@ impl Reader {
     }
 
     /// A saved session's header (`known`: the store's summary of it).
-    pub fn session_header(&self, known: Option<&ccwire::sessions::SessionInfo>) -> SessionHeader {
+    pub fn session_header(&self, known: Option<&twinwire::sessions::SessionInfo>) -> SessionHeader {
         self.session.header(known)
     }
 

@@ -1,15 +1,15 @@
 //! A tool call as the page shows it, by kind of tool (typed through
-//! [`ToolInput`](ccwire_protocol::tools::ToolInput)): the command of a `Bash` call, the file
+//! [`ToolInput`](twinwire_protocol::tools::ToolInput)): the command of a `Bash` call, the file
 //! and the diff of an `Edit`, `MultiEdit` or `Write`, the pattern of a `Grep` or `Glob`, the
 //! URL of a `WebFetch`, …; any other input as its JSON. Everything is cut to a bounded size:
 //! the page shows a call, the row's JSON holds all of it.
 
 use std::time::Duration;
 
-use ccwire_protocol::tools::ToolInput;
 use serde::Serialize;
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
+use twinwire_protocol::tools::ToolInput;
 
 use super::text::{block, cut, one_line};
 

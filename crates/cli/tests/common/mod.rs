@@ -1,5 +1,5 @@
-//! What the `ccwire` binary's test targets share: the binary under test, the fake CLI, the
-//! example agent and ccwire-agent beside it, and shell quoting for the wrapper scripts they
+//! What the `twinwire` binary's test targets share: the binary under test, the fake CLI, the
+//! example agent and twinwire-agent beside it, and shell quoting for the wrapper scripts they
 //! write.
 // Each test target uses its own subset.
 #![allow(dead_code)]
@@ -8,53 +8,53 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The `ccwire` binary under test.
-pub fn ccwire() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_ccwire"))
+/// The `twinwire` binary under test.
+pub fn twinwire() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_twinwire"))
 }
 
-/// The `fake-claude` binary next to `ccwire`, built (once per test run) so it is current.
+/// The `fake-claude` binary next to `twinwire`, built (once per test run) so it is current.
 pub fn fake_claude() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let name = format!("fake-claude{}", std::env::consts::EXE_SUFFIX);
         built(
-            ccwire().with_file_name(name),
-            &["-p", "ccwire-testkit", "--bin", "fake-claude"],
+            twinwire().with_file_name(name),
+            &["-p", "twinwire-testkit", "--bin", "fake-claude"],
         )
     })
 }
 
-/// ccwire's example agent (`crates/ccwire/examples/echo_agent.rs`), built (once per test run)
+/// twinwire's example agent (`crates/twinwire/examples/echo_agent.rs`), built (once per test run)
 /// so it is current.
 pub fn echo_agent() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let name = format!("echo_agent{}", std::env::consts::EXE_SUFFIX);
         built(
-            ccwire().with_file_name("examples").join(name),
-            &["-p", "ccwire", "--example", "echo_agent"],
+            twinwire().with_file_name("examples").join(name),
+            &["-p", "twinwire", "--example", "echo_agent"],
         )
     })
 }
 
-/// `ccwire-agent` (`crates/agent`), the coding agent that takes the CLI's place, built (once per
+/// `twinwire-agent` (`crates/agent`), the coding agent that takes the CLI's place, built (once per
 /// test run) so it is current.
-pub fn ccwire_agent() -> &'static Path {
+pub fn twinwire_agent() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(build_ccwire_agent)
+    PATH.get_or_init(build_twinwire_agent)
 }
 
-/// Builds `ccwire-agent` now (see [`ccwire_agent`], which does it once) and returns its path.
-pub fn build_ccwire_agent() -> PathBuf {
-    let name = format!("ccwire-agent{}", std::env::consts::EXE_SUFFIX);
+/// Builds `twinwire-agent` now (see [`twinwire_agent`], which does it once) and returns its path.
+pub fn build_twinwire_agent() -> PathBuf {
+    let name = format!("twinwire-agent{}", std::env::consts::EXE_SUFFIX);
     built(
-        ccwire().with_file_name(name),
-        &["-p", "ccwire-agent", "--bin", "ccwire-agent"],
+        twinwire().with_file_name(name),
+        &["-p", "twinwire-agent", "--bin", "twinwire-agent"],
     )
 }
 
-/// Runs `cargo build TARGET…` in the profile `ccwire` was built in and returns `path`, which
+/// Runs `cargo build TARGET…` in the profile `twinwire` was built in and returns `path`, which
 /// the build must have left in place.
 fn built(path: PathBuf, target: &[&str]) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -64,13 +64,13 @@ fn built(path: PathBuf, target: &[&str]) -> PathBuf {
     // asks Cargo to rerun it when `CARGO_MANIFEST_DIR` or `CARGO_PKG_NAME` change), and Cargo
     // compares them in its own environment: inherited, they would differ from those of a build
     // from a shell, and each of the two builds would rebuild ring and everything above it
-    // (rustls, reqwest, ccwire-agent: half a minute) after the other.
+    // (rustls, reqwest, twinwire-agent: half a minute) after the other.
     for (name, _) in std::env::vars_os() {
         if name.to_str().is_some_and(set_by_cargo_for_a_test) {
             build.env_remove(name);
         }
     }
-    let profile = ccwire().parent().and_then(Path::file_name);
+    let profile = twinwire().parent().and_then(Path::file_name);
     if profile.is_some_and(|name| name == "release") {
         build.arg("--release");
     }

@@ -1,12 +1,12 @@
-//! Mode (e), `coding_agent`: the official SDKs drive `ccwire-agent` (the crate
+//! Mode (e), `coding_agent`: the official SDKs drive `twinwire-agent` (the crate
 //! `crates/agent`), a coding agent of its own behind Claude Code's protocol, in place of the
 //! CLI, through the same scenario programs and against the same scripted model as mode (a).
 //! The SDK's checks must pass and the tools must have had their real effects (what
 //! [`Scenario::effects`] checks of the real CLI).
 
-use ccwire_model_server::ModelServer;
+use twinwire_model_server::ModelServer;
 
-use crate::common::ccwire_agent;
+use crate::common::twinwire_agent;
 use crate::scenarios::Scenario;
 use crate::world::{tail, World};
 use crate::{report, Sdk};
@@ -23,7 +23,7 @@ pub fn check(sdk: &str, scenario: &str) {
     let server = runtime
         .block_on(ModelServer::start(scenario.model_script()))
         .expect("the model server starts");
-    let mut env = world.env(ccwire_agent());
+    let mut env = world.env(twinwire_agent());
     env.push(("ANTHROPIC_BASE_URL".into(), server.url().into()));
     let run = world.run_sdk(sdk, scenario.name(), &env);
     let verdict = run
@@ -41,7 +41,7 @@ pub fn check(sdk: &str, scenario: &str) {
     runtime.block_on(server.shutdown());
     if let Err(why) = verdict {
         panic!(
-            "{} {} against ccwire-agent: {why}",
+            "{} {} against twinwire-agent: {why}",
             sdk.name(),
             scenario.name()
         );

@@ -1,10 +1,10 @@
 //! The usage-limit messages and the session end reasons are the official TypeScript SDK's:
 //! `USAGE_LIMIT_ERROR_PREFIXES`, `ORG_POLICY_LIMIT_PREFIXES`, `USAGE_TRANSITION_PREFIXES`,
 //! `USAGE_WARNING_PREFIXES` and `EXIT_REASONS` in its `sdk.d.ts` equal
-//! `ccwire_protocol::limits`' lists and the wire names of `ExitReason`.
+//! `twinwire_protocol::limits`' lists and the wire names of `ExitReason`.
 
-use ccwire::protocol::hooks::ExitReason;
-use ccwire::protocol::limits;
+use twinwire::protocol::hooks::ExitReason;
+use twinwire::protocol::limits;
 
 /// The string literals of `export declare const NAME: readonly [...]` in `declarations`, in
 /// either quote style.
@@ -37,7 +37,7 @@ fn constant(declarations: &str, name: &str) -> Vec<String> {
 
 #[test]
 fn limit_messages_and_exit_reasons_are_the_typescript_sdks() {
-    let sdk = crate::installed("CCWIRE_PEERS_TS_SDK");
+    let sdk = crate::installed("TWINWIRE_PEERS_TS_SDK");
     let declarations = std::fs::read_to_string(sdk.parent().unwrap().join("sdk.d.ts")).unwrap();
     for (name, ours) in [
         (

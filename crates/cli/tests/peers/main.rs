@@ -2,18 +2,18 @@
 //! SDK (`@anthropic-ai/claude-agent-sdk` 0.3.332), unmodified, run scenario programs
 //! (`peers/python/scenarios.py`, `peers/node/scenarios.mjs`) against three CLIs:
 //!
-//! * (a) `tap`: `ccwire tap --record` in front of the real pinned Claude Code, offline against
+//! * (a) `tap`: `twinwire tap --record` in front of the real pinned Claude Code, offline against
 //!   an in-process scripted model server. The SDK's checks pass, the real tools had their
 //!   effects, and the recording equals what a witness between the tap and the CLI saw (see
 //!   [`witness`]).
 //! * (b) `fake`: `fake-claude` playing the same conversation from a script.
-//! * (c) `replay`: `ccwire replay` of the recording of (a). The SDK's checks pass and the
+//! * (c) `replay`: `twinwire replay` of the recording of (a). The SDK's checks pass and the
 //!   replay exits 0: the SDK sent what it sent to the real CLI.
-//! * (d) `agent`: a Rust agent served by `ccwire::agent` (`examples/echo_agent.rs`) in place of
+//! * (d) `agent`: a Rust agent served by `twinwire::agent` (`examples/echo_agent.rs`) in place of
 //!   the CLI, in its own scenario (`echo_agent`): an echo turn, then a turn where the agent
 //!   asks the SDK's `can_use_tool` and reports the denial.
 //!
-//! * (e) `coding_agent`: `ccwire-agent` (`crates/agent`), a coding agent with its own model
+//! * (e) `coding_agent`: `twinwire-agent` (`crates/agent`), a coding agent with its own model
 //!   loop, in place of the CLI, against the model server of (a): see [`coding_agent`].
 //!
 //! Tests are named `SDK::SCENARIO::MODE`. (c) uses the recording of (a), made once per SDK and
@@ -21,8 +21,8 @@
 //! (and, in (a), its own model server), so runs are independent and may go concurrently.
 //!
 //! The SDKs come from `cargo xtask test`, which installs them under `target/sdks` and names
-//! them in `CCWIRE_PEERS_PYTHON` (the venv's `python`) and `CCWIRE_PEERS_TS_SDK` (the SDK's
-//! `sdk.mjs`); `cargo xtask install-sdks` prints both. When `CCWIRE_PEERS_REPORT` names a file,
+//! them in `TWINWIRE_PEERS_PYTHON` (the venv's `python`) and `TWINWIRE_PEERS_TS_SDK` (the SDK's
+//! `sdk.mjs`); `cargo xtask install-sdks` prints both. When `TWINWIRE_PEERS_REPORT` names a file,
 //! each run appends one JSON line to it (SDK, scenario, mode, outcome, seconds).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -48,8 +48,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use ccwire_model_server::ModelServer;
 use serde_json::json;
+use twinwire_model_server::ModelServer;
 
 use scenarios::Scenario;
 use world::{tail, World};
@@ -82,13 +82,13 @@ impl Sdk {
         let peers = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../peers");
         match self {
             Self::Python => {
-                let mut command = Command::new(installed("CCWIRE_PEERS_PYTHON"));
+                let mut command = Command::new(installed("TWINWIRE_PEERS_PYTHON"));
                 command.arg(peers.join("python/scenarios.py"));
                 command
             }
             Self::Node => {
                 // The program imports the SDK from this path; checked here for a clear hint.
-                installed("CCWIRE_PEERS_TS_SDK");
+                installed("TWINWIRE_PEERS_TS_SDK");
                 let mut command = Command::new("node");
                 command.arg(peers.join("node/scenarios.mjs"));
                 command
@@ -140,7 +140,7 @@ fn run_tap(sdk: Sdk, scenario: Scenario) -> TapRun {
     let server = runtime
         .block_on(ModelServer::start(scenario.model_script()))
         .expect("the model server starts");
-    let cli = world.tap_wrapper(&world.witness(&ccwire_testkit::real_claude()));
+    let cli = world.tap_wrapper(&world.witness(&twinwire_testkit::real_claude()));
     let mut env = world.env(&cli);
     env.push(("ANTHROPIC_BASE_URL".into(), server.url().into()));
     let run = world.run_sdk(sdk, scenario.name(), &env);
@@ -184,10 +184,10 @@ fn run_tap(sdk: Sdk, scenario: Scenario) -> TapRun {
     }
 }
 
-/// With `$CCWIRE_RECORD_DIR` set (`cargo xtask record`), a recording whose run passed is kept
+/// With `$TWINWIRE_RECORD_DIR` set (`cargo xtask record`), a recording whose run passed is kept
 /// there as `peers.SDK.SCENARIO/tap.jsonl`: the official SDKs' own frames, for the fixtures.
 fn keep_recording(sdk: Sdk, scenario: Scenario, verdict: &Result<(), String>, recording: &str) {
-    let Some(dir) = std::env::var_os("CCWIRE_RECORD_DIR").filter(|d| !d.is_empty()) else {
+    let Some(dir) = std::env::var_os("TWINWIRE_RECORD_DIR").filter(|d| !d.is_empty()) else {
         return;
     };
     if verdict.is_ok() {
@@ -212,7 +212,7 @@ fn check_fake(sdk: &str, scenario: &str) {
     let script = world.path("fake-script.json");
     std::fs::write(&script, scenario.fake_script().to_string()).unwrap();
     let mut env = world.env(common::fake_claude());
-    env.push(("CCWIRE_FAKE_SCRIPT".into(), script));
+    env.push(("TWINWIRE_FAKE_SCRIPT".into(), script));
     let run = world.run_sdk(sdk, scenario.name(), &env);
     let verdict = run.passed();
     report(
@@ -232,7 +232,7 @@ fn check_fake(sdk: &str, scenario: &str) {
     }
 }
 
-/// Mode (c): the SDK against `ccwire replay` of the recording of mode (a).
+/// Mode (c): the SDK against `twinwire replay` of the recording of mode (a).
 fn check_replay(sdk: &str, scenario: &str) {
     let (sdk, scenario) = (Sdk::from_name(sdk), Scenario::from_name(scenario));
     let tapped = tap_run(sdk, scenario);
@@ -279,7 +279,7 @@ fn check_replay(sdk: &str, scenario: &str) {
     }
 }
 
-/// Mode (d): the SDK against ccwire's example agent.
+/// Mode (d): the SDK against twinwire's example agent.
 fn check_agent(sdk: &str) {
     let sdk = Sdk::from_name(sdk);
     let world = World::new();
@@ -307,7 +307,7 @@ fn spawned(world: &World, expected: usize) -> Result<(), String> {
     }
 }
 
-/// One line on stderr (shown with `--nocapture`) and in `$CCWIRE_PEERS_REPORT`.
+/// One line on stderr (shown with `--nocapture`) and in `$TWINWIRE_PEERS_REPORT`.
 #[allow(clippy::print_stderr)] // a test's output, captured by libtest
 fn report(
     sdk: Sdk,
@@ -322,7 +322,7 @@ fn report(
         "peers: {} {scenario} {mode}: {outcome} in {seconds:.1} s ({checks} SDK checks)",
         sdk.name(),
     );
-    let Some(path) = std::env::var_os("CCWIRE_PEERS_REPORT").filter(|p| !p.is_empty()) else {
+    let Some(path) = std::env::var_os("TWINWIRE_PEERS_REPORT").filter(|p| !p.is_empty()) else {
         return;
     };
     let line = json!({"sdk": sdk.name(), "scenario": scenario, "mode": mode,

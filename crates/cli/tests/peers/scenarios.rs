@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use ccwire_model_server::{request_tool_results, ModelScript};
 use serde_json::{json, Value};
+use twinwire_model_server::{request_tool_results, ModelScript};
 
 /// What the deny callback says.
 const DENIAL: &str = "not on my watch";

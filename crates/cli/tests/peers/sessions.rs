@@ -1,5 +1,5 @@
 //! The session functions side by side: sessions written by the real Claude Code (the pinned
-//! 2.1.330 and 2.0.77, for the older layout), offline, read by `ccwire sessions` and by the
+//! 2.1.330 and 2.0.77, for the older layout), offline, read by `twinwire sessions` and by the
 //! official TypeScript SDK (`peers/node/sessions.mjs`): the same sessions, order, summaries,
 //! messages, subagents; then each side renames, tags, archives, forks and deletes, and the
 //! other must see it the same way.
@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use ccwire_model_server::{ModelScript, ModelServer};
 use serde_json::{json, Value};
+use twinwire_model_server::{ModelScript, ModelServer};
 
 /// What the model answers: a tool call for TOUCH, a subagent for AGENT, an echo otherwise.
 fn script() -> ModelScript {
@@ -31,7 +31,7 @@ fn recorded() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let root = tempfile::Builder::new()
-            .prefix("ccwire-sessions-")
+            .prefix("twinwire-sessions-")
             .tempdir()
             .unwrap()
             .keep();
@@ -41,8 +41,8 @@ fn recorded() -> &'static Path {
             .build()
             .unwrap();
         let server = runtime.block_on(ModelServer::start(script())).unwrap();
-        let newest = ccwire_testkit::real_claude();
-        let older = ccwire::host::process::pinned_cli_dir("2.0.77")
+        let newest = twinwire_testkit::real_claude();
+        let older = twinwire::host::process::pinned_cli_dir("2.0.77")
             .unwrap()
             .join("cli.js");
         assert!(
@@ -114,7 +114,7 @@ fn copy() -> (tempfile::TempDir, PathBuf) {
 
 fn ts(config: &Path, args: &[&str]) -> Value {
     let program = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../peers/node/sessions.mjs");
-    crate::installed("CCWIRE_PEERS_TS_SDK");
+    crate::installed("TWINWIRE_PEERS_TS_SDK");
     let output = Command::new("node")
         .arg(program)
         .args(args)
@@ -129,8 +129,8 @@ fn ts(config: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-fn ccwire(config: &Path, args: &[&str]) -> String {
-    let output = Command::new(crate::common::ccwire())
+fn twinwire(config: &Path, args: &[&str]) -> String {
+    let output = Command::new(crate::common::twinwire())
         .arg("sessions")
         .arg("--config-dir")
         .arg(config)
@@ -139,14 +139,14 @@ fn ccwire(config: &Path, args: &[&str]) -> String {
         .unwrap();
     assert!(
         output.status.success(),
-        "ccwire sessions {args:?}: {}",
+        "twinwire sessions {args:?}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()
 }
 
-fn ccwire_json(config: &Path, args: &[&str]) -> Value {
-    serde_json::from_str(&ccwire(config, args)).unwrap()
+fn twinwire_json(config: &Path, args: &[&str]) -> Value {
+    serde_json::from_str(&twinwire(config, args)).unwrap()
 }
 
 /// Everything both sides read, compared: the lists (all projects, and each project
@@ -155,7 +155,7 @@ fn ccwire_json(config: &Path, args: &[&str]) -> Value {
 fn same_reads(config: &Path, when: &str) -> Vec<String> {
     let listed = ts(config, &["list"]);
     assert_eq!(
-        ccwire_json(config, &["list", "--all", "--json"]),
+        twinwire_json(config, &["list", "--all", "--json"]),
         listed,
         "{when}: list of all"
     );
@@ -172,30 +172,30 @@ fn same_reads(config: &Path, when: &str) -> Vec<String> {
         .filter_map(|s| s["cwd"].as_str())
     {
         assert_eq!(
-            ccwire_json(config, &["list", "--dir", cwd, "--json"]),
+            twinwire_json(config, &["list", "--dir", cwd, "--json"]),
             ts(config, &["list", cwd]),
             "{when}: list of {cwd}"
         );
     }
     for id in &ids {
         let theirs = ts(config, &["show", id]);
-        let ours = ccwire_json(config, &["show", id, "--json"]);
+        let ours = twinwire_json(config, &["show", id, "--json"]);
         for key in ["info", "messages", "subagents"] {
             assert_eq!(ours[key], theirs[key], "{when}: {key} of {id}");
         }
         assert_eq!(
-            ccwire_json(config, &["show", id, "--json", "--system"])["messages"],
+            twinwire_json(config, &["show", id, "--json", "--system"])["messages"],
             theirs["system"],
             "{when}: {id} with system messages"
         );
-        let paged = ccwire_json(
+        let paged = twinwire_json(
             config,
             &["show", id, "--json", "--offset", "1", "--limit", "2"],
         );
         assert_eq!(paged["messages"], theirs["paged"], "{when}: a page of {id}");
         for agent in theirs["subagents"].as_array().unwrap() {
             let agent = agent.as_str().unwrap();
-            let ours = ccwire_json(config, &["show", id, "--json", "--agent", agent]);
+            let ours = twinwire_json(config, &["show", id, "--json", "--agent", agent]);
             assert_eq!(
                 ours["messages"], theirs["agents"][agent],
                 "{when}: subagent {agent} of {id}"
@@ -210,7 +210,7 @@ fn same_reads(config: &Path, when: &str) -> Vec<String> {
 }
 
 #[test]
-fn ccwire_reads_sessions_as_the_typescript_sdk_does() {
+fn twinwire_reads_sessions_as_the_typescript_sdk_does() {
     let (_dir, config) = copy();
     let ids = same_reads(&config, "as recorded");
     // Two generations, four prompts each; the resumed session counts once.
@@ -232,20 +232,23 @@ fn each_side_sees_what_the_other_changed() {
     let (_dir, config) = copy();
     let ids = same_reads(&config, "before");
     let (a, b, c) = (&ids[0], &ids[1], &ids[2]);
-    ccwire(&config, &["rename", a, "Renamed by ccwire"]);
-    ccwire(&config, &["tag", a, "ccwire-tag"]);
-    ccwire(&config, &["archive", b]);
-    same_reads(&config, "after ccwire renamed, tagged and archived");
+    twinwire(&config, &["rename", a, "Renamed by twinwire"]);
+    twinwire(&config, &["tag", a, "twinwire-tag"]);
+    twinwire(&config, &["archive", b]);
+    same_reads(&config, "after twinwire renamed, tagged and archived");
     let info = &ts(&config, &["show", a])["info"];
     assert_eq!(
         (info["summary"].as_str(), info["tag"].as_str()),
-        (Some("Renamed by ccwire"), Some("ccwire-tag"))
+        (Some("Renamed by twinwire"), Some("twinwire-tag"))
     );
     assert_eq!(ts(&config, &["show", b])["info"]["archived"], true);
-    ccwire(&config, &["unarchive", b]);
-    ccwire(&config, &["tag", a, "--clear"]);
-    let fork = ccwire(&config, &["fork", c]).trim().to_owned();
-    same_reads(&config, "after ccwire unarchived, cleared a tag and forked");
+    twinwire(&config, &["unarchive", b]);
+    twinwire(&config, &["tag", a, "--clear"]);
+    let fork = twinwire(&config, &["fork", c]).trim().to_owned();
+    same_reads(
+        &config,
+        "after twinwire unarchived, cleared a tag and forked",
+    );
     let forked = ts(&config, &["show", &fork]);
     assert!(forked["info"]["summary"]
         .as_str()
@@ -270,10 +273,10 @@ fn each_side_sees_what_the_other_changed() {
         &config,
         "after the TypeScript SDK renamed, tagged, archived and forked",
     );
-    let ours = ccwire_json(&config, &["show", &ts_fork, "--json"]);
+    let ours = twinwire_json(&config, &["show", &ts_fork, "--json"]);
     assert_eq!(ours["info"]["summary"], "Renamed by TS (fork)");
 
-    ccwire(&config, &["delete", &ts_fork, "--yes"]);
+    twinwire(&config, &["delete", &ts_fork, "--yes"]);
     ts(&config, &["delete", &fork]);
     let left = same_reads(&config, "after each deleted the other's fork");
     assert_eq!(left.len(), ids.len());
@@ -286,17 +289,17 @@ fn forks_are_written_as_the_typescript_sdk_writes_them() {
     let (_dir, config) = copy();
     let ids = same_reads(&config, "before forking");
     for id in &ids {
-        let ours = ccwire(&config, &["fork", id]).trim().to_owned();
+        let ours = twinwire(&config, &["fork", id]).trim().to_owned();
         let theirs = ts(&config, &["fork", id])["sessionId"]
             .as_str()
             .unwrap()
             .to_owned();
         let read = |fork: &str| -> Vec<Value> {
-            let info = ccwire_json(&config, &["show", fork, "--json"]);
+            let info = twinwire_json(&config, &["show", fork, "--json"]);
             let cwd = info["info"]["cwd"].as_str().unwrap().to_owned();
             let project = config
                 .join("projects")
-                .join(ccwire::sessions::sanitize_path(&cwd));
+                .join(twinwire::sessions::sanitize_path(&cwd));
             let text = std::fs::read_to_string(project.join(format!("{fork}.jsonl"))).unwrap();
             text.lines()
                 .map(|line| normalized(serde_json::from_str(line).unwrap()))
@@ -338,9 +341,9 @@ fn normalized(mut entry: Value) -> Value {
 }
 
 /// Options for the real CLI offline: `home` as HOME, the model server at `url`.
-fn offline(work: &Path, home: &Path, tmp: &Path, url: &str) -> ccwire::options::OptionsBuilder {
-    ccwire::Options::builder()
-        .cli_path(ccwire_testkit::real_claude())
+fn offline(work: &Path, home: &Path, tmp: &Path, url: &str) -> twinwire::options::OptionsBuilder {
+    twinwire::Options::builder()
+        .cli_path(twinwire_testkit::real_claude())
         .cwd(work)
         .env("HOME", home)
         .env("TMPDIR", tmp)
@@ -358,8 +361,8 @@ fn offline(work: &Path, home: &Path, tmp: &Path, url: &str) -> ccwire::options::
 /// SDK reads the store's directory as it reads the CLI's.
 #[test]
 fn a_mirrored_session_reads_the_same_as_the_clis_own() {
-    use ccwire::sessions::mirror::DirectoryTranscriptStore;
-    use ccwire::sessions::{MessagesOptions, SavedSessions};
+    use twinwire::sessions::mirror::DirectoryTranscriptStore;
+    use twinwire::sessions::{MessagesOptions, SavedSessions};
     let root = tempfile::tempdir().unwrap();
     let (home, work, mirror) = (
         root.path().join("home"),
@@ -381,13 +384,13 @@ fn a_mirrored_session_reads_the_same_as_the_clis_own() {
             .transcript_store(std::sync::Arc::new(DirectoryTranscriptStore::new(&mirror)))
             .build()
             .unwrap();
-        let client = ccwire::Client::connect(options).await.unwrap();
+        let client = twinwire::Client::connect(options).await.unwrap();
         let mut session_id = String::new();
         for prompt in ["Hello mirror", "Please TOUCH x"] {
             client.send(prompt).await.unwrap();
             let mut turn = std::pin::pin!(client.receive_response());
             while let Some(message) = futures::StreamExt::next(&mut turn).await {
-                if let ccwire::protocol::Message::Result(result) = message.unwrap() {
+                if let twinwire::protocol::Message::Result(result) = message.unwrap() {
                     session_id = result.session_id.clone();
                 }
             }
@@ -403,12 +406,12 @@ fn a_mirrored_session_reads_the_same_as_the_clis_own() {
             .build()
             .unwrap();
         let asked_before = server.message_requests().len();
-        let client = ccwire::Client::connect(options).await.unwrap();
+        let client = twinwire::Client::connect(options).await.unwrap();
         client.send("What did I say first?").await.unwrap();
         let mut resumed_id = String::new();
         let mut turn = std::pin::pin!(client.receive_response());
         while let Some(message) = futures::StreamExt::next(&mut turn).await {
-            if let ccwire::protocol::Message::Result(result) = message.unwrap() {
+            if let twinwire::protocol::Message::Result(result) = message.unwrap() {
                 assert!(!result.is_error, "{result:?}");
                 resumed_id = result.session_id.clone();
             }

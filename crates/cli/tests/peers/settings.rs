@@ -1,20 +1,20 @@
-//! `ccwire::settings` against the official TypeScript SDK on the same files: `resolveSettings`
+//! `twinwire::settings` against the official TypeScript SDK on the same files: `resolveSettings`
 //! (every source, one at a time, host- and server-managed settings), `filterEscalatingDefaultMode`
-//! and `matchDeniedModels` give what ccwire's `resolve_settings`,
+//! and `matchDeniedModels` give what twinwire's `resolve_settings`,
 //! `filter_escalating_default_mode` and `match_denied_models` give.
 
 use std::path::Path;
 use std::process::Command;
 
-use ccwire::options::SettingSource;
-use ccwire::settings::{
+use serde_json::{json, Value};
+use twinwire::options::SettingSource;
+use twinwire::settings::{
     filter_escalating_default_mode, match_denied_models, resolve_settings, ResolveOptions,
 };
-use serde_json::{json, Value};
 
 /// Runs the TypeScript SDK on `cases` in `home` and returns its answers.
 fn typescript(home: &Path, config: &Path, cases: &Value) -> Vec<Value> {
-    let sdk = crate::installed("CCWIRE_PEERS_TS_SDK");
+    let sdk = crate::installed("TWINWIRE_PEERS_TS_SDK");
     let program = format!(
         r#"import * as sdk from {sdk};
 import {{ readFileSync }} from 'node:fs';

@@ -1,4 +1,4 @@
-//! Transcript stores beside the Python SDK: a session summary folded by ccwire
+//! Transcript stores beside the Python SDK: a session summary folded by twinwire
 //! (`fold_session_summary`) has the same `data` as the Python SDK's fold of the same batches,
 //! so a summary one of them persisted reads in the other, and the two make the same
 //! `SessionInfo` of it.
@@ -6,8 +6,8 @@
 use std::io::Write as _;
 use std::process::Stdio;
 
-use ccwire::sessions::stores::{fold_session_summary, summary_to_info, SessionKey};
 use serde_json::{json, Value};
+use twinwire::sessions::stores::{fold_session_summary, summary_to_info, SessionKey};
 
 /// Folds `batches` with the Python SDK: the `data` after each batch, and the `SDKSessionInfo`
 /// of the last (as JSON, `None` as null).
@@ -27,7 +27,7 @@ print(json.dumps({"datas": datas, "info": None if info is None else asdict(info)
 "#;
 
 fn python_fold(batches: &Value) -> Value {
-    let mut child = std::process::Command::new(crate::installed("CCWIRE_PEERS_PYTHON"))
+    let mut child = std::process::Command::new(crate::installed("TWINWIRE_PEERS_PYTHON"))
         .args(["-c", PYTHON_FOLD])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -58,7 +58,7 @@ fn user(content: Value, extra: Value) -> Value {
 }
 
 #[test]
-fn python_sdk_fold_matches_ccwire_fold_batch_by_batch() {
+fn python_sdk_fold_matches_twinwire_fold_batch_by_batch() {
     let long = "é".repeat(250);
     let batches = json!([
         [

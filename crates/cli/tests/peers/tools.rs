@@ -1,11 +1,11 @@
-//! ccwire's typed tool inputs against the official TypeScript SDK's schemas
+//! twinwire's typed tool inputs against the official TypeScript SDK's schemas
 //! (`sdk-tools.d.ts`, and `BUILTIN_TOOL_NAMES` in `sdk.d.ts`): every input interface and each
-//! of its top-level fields is typed by ccwire, and every built-in tool is typed or listed as
+//! of its top-level fields is typed by twinwire, and every built-in tool is typed or listed as
 //! deliberately not.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ccwire::protocol::tools::{TYPED_TOOLS, UNTYPED_TOOLS};
+use twinwire::protocol::tools::{TYPED_TOOLS, UNTYPED_TOOLS};
 
 /// The top-level fields of each `export interface …Input` of a `.d.ts` file.
 fn input_interfaces(text: &str) -> BTreeMap<String, BTreeSet<String>> {
@@ -62,7 +62,7 @@ fn input_interfaces(text: &str) -> BTreeMap<String, BTreeSet<String>> {
 
 #[test]
 fn typed_tool_inputs_cover_the_typescript_sdks_schemas() {
-    let sdk = crate::installed("CCWIRE_PEERS_TS_SDK");
+    let sdk = crate::installed("TWINWIRE_PEERS_TS_SDK");
     let dir = sdk.parent().unwrap();
     let schemas = input_interfaces(&std::fs::read_to_string(dir.join("sdk-tools.d.ts")).unwrap());
     assert!(schemas.len() >= 40, "{} interfaces", schemas.len());
@@ -215,9 +215,9 @@ fn output_types(text: &str) -> BTreeMap<String, BTreeSet<String>> {
 
 #[test]
 fn typed_tool_outputs_cover_the_typescript_sdks_schemas() {
-    use ccwire::protocol::tool_output::{CLI_ONLY_OUTPUT_FIELDS, TYPED_OUTPUTS};
+    use twinwire::protocol::tool_output::{CLI_ONLY_OUTPUT_FIELDS, TYPED_OUTPUTS};
 
-    let sdk = crate::installed("CCWIRE_PEERS_TS_SDK");
+    let sdk = crate::installed("TWINWIRE_PEERS_TS_SDK");
     let dir = sdk.parent().unwrap();
     let schemas = output_types(&std::fs::read_to_string(dir.join("sdk-tools.d.ts")).unwrap());
     assert!(schemas.len() >= 40, "{} output types", schemas.len());

@@ -15,9 +15,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ccwire_protocol::recording::RecordLine;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use twinwire_protocol::recording::RecordLine;
 
 use crate::redact::Redactor;
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{ccwire, quoted};
+use crate::common::{quoted, twinwire};
 use crate::Sdk;
 
 /// How long one scenario program may run. The programs give up on their own well before
@@ -31,7 +31,7 @@ pub struct World {
 impl World {
     pub fn new() -> Self {
         let root = tempfile::Builder::new()
-            .prefix("ccwire-peers-")
+            .prefix("twinwire-peers-")
             .tempdir()
             .unwrap();
         for dir in ["home", "tmp", "work", "bin"] {
@@ -75,7 +75,7 @@ impl World {
         self.script("witness", "/bin/bash", &body)
     }
 
-    /// The SDK's CLI path for mode (a): `ccwire tap --record record.jsonl -- witness`. Each
+    /// The SDK's CLI path for mode (a): `twinwire tap --record record.jsonl -- witness`. Each
     /// start is counted in `spawns`, the tap's exit code goes to `tap.exit`.
     pub fn tap_wrapper(&self, witness: &Path) -> PathBuf {
         let body = format!(
@@ -84,13 +84,13 @@ impl World {
              code=$?\n\
              echo $code > @DIR@/tap.exit\n\
              exit $code",
-            quoted(ccwire()),
+            quoted(twinwire()),
             quoted(witness)
         );
         self.script("claude-tap", "/bin/sh", &body)
     }
 
-    /// The SDK's CLI path for mode (c): `ccwire replay recording.jsonl`, its exit code to
+    /// The SDK's CLI path for mode (c): `twinwire replay recording.jsonl`, its exit code to
     /// `replay.exit` and its report to `replay.stderr`.
     pub fn replay_wrapper(&self, recording: &Path) -> PathBuf {
         let body = format!(
@@ -99,7 +99,7 @@ impl World {
              code=$?\n\
              echo $code > @DIR@/replay.exit\n\
              exit $code",
-            quoted(ccwire()),
+            quoted(twinwire()),
             quoted(recording)
         );
         self.script("claude-replay", "/bin/sh", &body)
@@ -134,7 +134,7 @@ impl World {
         let home = self.path("home");
         let tmp = self.path("tmp");
         let mut env: Vec<(&str, PathBuf)> = vec![
-            ("CCWIRE_PEERS_CLI", cli.to_owned()),
+            ("TWINWIRE_PEERS_CLI", cli.to_owned()),
             ("HOME", home.clone()),
             ("TMPDIR", tmp.clone()),
             ("CLAUDE_CODE_TMPDIR", tmp),
@@ -226,7 +226,7 @@ const LEAKY_ENV: [&str; 12] = [
     "CLAUDECODE",
     "IS_SANDBOX",
     "NODE_OPTIONS",
-    "CCWIRE_FAKE_SCRIPT",
+    "TWINWIRE_FAKE_SCRIPT",
 ];
 
 /// SIGKILL to a process group, through `kill(1)` (the workspace allows no `unsafe`).

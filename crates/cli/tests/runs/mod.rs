@@ -1,10 +1,10 @@
-//! What the tests of `ccwire run` share: a finished run and the summary line's shape.
+//! What the tests of `twinwire run` share: a finished run and the summary line's shape.
 // Each test target uses its own subset.
 #![allow(dead_code)]
 
 use std::process::Output;
 
-/// A finished `ccwire` process: its exit code and its output.
+/// A finished `twinwire` process: its exit code and its output.
 #[derive(Debug)]
 pub struct Run {
     pub code: Option<i32>,

@@ -1,4 +1,4 @@
-//! `ccwire sessions` on real trees of files: transcripts and directories that are links (in
+//! `twinwire sessions` on real trees of files: transcripts and directories that are links (in
 //! and out of the config directory), damaged lines, loops among parents, transcripts large
 //! in entries and in bytes. Each run is a real process with a time limit.
 #![allow(clippy::unwrap_used)]
@@ -34,7 +34,7 @@ impl Tree {
         let config = dir.path().join("config");
         let project = config
             .join("projects")
-            .join(ccwire::sessions::sanitize_path("/work"));
+            .join(twinwire::sessions::sanitize_path("/work"));
         let outside = dir.path().join("outside");
         std::fs::create_dir_all(&project).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
@@ -51,7 +51,7 @@ impl Tree {
         self.project.join(format!("{id}.jsonl"))
     }
 
-    /// Runs `ccwire sessions --config-dir <config> ARGS`.
+    /// Runs `twinwire sessions --config-dir <config> ARGS`.
     fn run(&self, args: &[&str]) -> Output {
         let mut all = vec!["sessions", "--config-dir", self.config.to_str().unwrap()];
         all.extend_from_slice(args);
@@ -70,9 +70,9 @@ impl Tree {
     }
 }
 
-/// Runs `ccwire ARGS` and waits at most `limit` for it (killed then, and the test fails).
+/// Runs `twinwire ARGS` and waits at most `limit` for it (killed then, and the test fails).
 fn run(args: &[&str], limit: Duration) -> Output {
-    let mut command = Command::new(common::ccwire());
+    let mut command = Command::new(common::twinwire());
     command.args(args);
     run_command(&mut command, limit, |mut stdout| {
         let mut bytes = Vec::new();

@@ -149,7 +149,7 @@ fn a_236_mb_transcript_is_shown_within_256_mib() {
     command
         .arg("-c")
         .arg(format!("ulimit -d {limit_kib} && exec \"$0\" \"$@\""))
-        .arg(common::ccwire())
+        .arg(common::twinwire())
         .args([
             "sessions",
             "--config-dir",

@@ -1,6 +1,6 @@
 //! A command in a real terminal: tmux runs it in a pseudo-terminal of its own server, the test
 //! types keys with `send-keys` and reads the screen with `capture-pane`, the way a person
-//! would. `cargo xtask test` installs tmux (Debian's package) and names it in `CCWIRE_TMUX`;
+//! would. `cargo xtask test` installs tmux (Debian's package) and names it in `TWINWIRE_TMUX`;
 //! without tmux the tests fail.
 // Each test target uses its own subset.
 #![allow(dead_code)]
@@ -17,7 +17,7 @@ pub const PATIENCE: Duration = Duration::from_secs(60);
 pub const EXIT: &str = "EXIT=";
 
 fn tmux_program() -> PathBuf {
-    match std::env::var_os("CCWIRE_TMUX").filter(|p| !p.is_empty()) {
+    match std::env::var_os("TWINWIRE_TMUX").filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
         None => PathBuf::from("tmux"),
     }
@@ -25,7 +25,7 @@ fn tmux_program() -> PathBuf {
 
 /// A command running in its own tmux server in a 160×50 terminal; the server is killed when
 /// this is dropped. The command runs in `dir`, with `HOME` = `dir/home`, `XDG_STATE_HOME`
-/// empty (so ccwire keeps its state under that home) and `NO_COLOR`.
+/// empty (so twinwire keeps its state under that home) and `NO_COLOR`.
 pub struct Pane {
     dir: PathBuf,
     socket: PathBuf,
@@ -54,13 +54,13 @@ impl Pane {
             .args(["new-session", "-d", "-x", "160", "-y", "50", "-c"])
             .arg(dir)
             .args(["-e", &format!("HOME={}", home.display())])
-            .args(["-e", &format!("CCWIRE_TMUX_TEST={}", pane.marker)])
+            .args(["-e", &format!("TWINWIRE_TMUX_TEST={}", pane.marker)])
             .args(["-e", "NO_COLOR=1"])
             .args(["-e", "XDG_STATE_HOME="])
             .args(["-e", "CLAUDE_CONFIG_DIR="])
             .arg(shell)
             .output()
-            .expect("running tmux (install it, or set CCWIRE_TMUX)");
+            .expect("running tmux (install it, or set TWINWIRE_TMUX)");
         assert!(started.status.success(), "tmux: {}", text(&started));
         pane
     }
@@ -153,7 +153,7 @@ impl Pane {
 
     /// Processes (other than tmux's own shell) whose environment holds the marker.
     pub fn processes(&self) -> Vec<String> {
-        let needle = format!("CCWIRE_TMUX_TEST={}", self.marker);
+        let needle = format!("TWINWIRE_TMUX_TEST={}", self.marker);
         let mut found = Vec::new();
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return found;

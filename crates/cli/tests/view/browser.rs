@@ -12,9 +12,9 @@ use chromiumoxide::page::ScreenshotParams;
 use chromiumoxide::Page;
 use futures::StreamExt;
 
-/// Chromium: `$CCWIRE_CHROMIUM`, else `chromium` on `PATH` (`cargo xtask test` installs it).
+/// Chromium: `$TWINWIRE_CHROMIUM`, else `chromium` on `PATH` (`cargo xtask test` installs it).
 fn chromium() -> PathBuf {
-    if let Some(path) = std::env::var_os("CCWIRE_CHROMIUM").filter(|p| !p.is_empty()) {
+    if let Some(path) = std::env::var_os("TWINWIRE_CHROMIUM").filter(|p| !p.is_empty()) {
         return PathBuf::from(path);
     }
     for name in ["chromium", "chromium-browser", "google-chrome"] {
@@ -24,7 +24,7 @@ fn chromium() -> PathBuf {
             }
         }
     }
-    panic!("no Chromium: `cargo xtask test` installs Debian's `chromium`, or set CCWIRE_CHROMIUM")
+    panic!("no Chromium: `cargo xtask test` installs Debian's `chromium`, or set TWINWIRE_CHROMIUM")
 }
 
 /// A browser with one page open on a file.

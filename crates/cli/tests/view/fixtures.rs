@@ -1,15 +1,15 @@
 //! Inputs for the page tests, made here: a session and a `claude -p` recording written by the
 //! real pinned CLI offline (against the scripted model server, in a private home), a big
-//! generated recording, and pages written by the built `ccwire view`.
+//! generated recording, and pages written by the built `twinwire view`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use ccwire_model_server::{ModelScript, ModelServer};
 use serde_json::{json, Value};
+use twinwire_model_server::{ModelScript, ModelServer};
 
-use crate::common::ccwire;
+use crate::common::twinwire;
 
 /// A private home for the real CLI, with the model server of one script running.
 pub struct Offline {
@@ -86,7 +86,7 @@ pub fn succeed(command: &mut Command) -> Output {
     output
 }
 
-/// A saved session of the real CLI: a prompt, a Write, an Edit, a Bash call `ccwire run`
+/// A saved session of the real CLI: a prompt, a Write, an Edit, a Bash call `twinwire run`
 /// denies, a Grep, a WebFetch, a Markdown answer; then `/rename` by the CLI.
 pub struct Session {
     pub config_dir: PathBuf,
@@ -111,7 +111,7 @@ fn record_session() -> Session {
         env!("CARGO_TARGET_TMPDIR").hash(&mut hasher);
         hasher.finish()
     };
-    let root = std::env::temp_dir().join(format!("ccwire-view-session-{build:x}"));
+    let root = std::env::temp_dir().join(format!("twinwire-view-session-{build:x}"));
     if root.exists() {
         std::fs::remove_dir_all(&root).unwrap();
     }
@@ -135,10 +135,10 @@ fn record_session() -> Session {
             "input": {"file_path": notes, "content": "# Notes\n\nThis is a draft.\n"}}}}
     ], "default": {"echo": true}});
     let offline = Offline::start(&root, script);
-    let cli = ccwire_testkit::real_claude();
+    let cli = twinwire_testkit::real_claude();
     succeed(
         offline
-            .command(ccwire())
+            .command(twinwire())
             .arg("run")
             .arg("--cli-path")
             .arg(&cli)
@@ -185,29 +185,29 @@ pub fn transcripts(config_dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// A `ccwire tap` recording of the real CLI run as `claude -p PROMPT`.
+/// A `twinwire tap` recording of the real CLI run as `claude -p PROMPT`.
 pub fn print_mode_recording(dir: &Path, prompt: &str) -> PathBuf {
     let offline = Offline::start(dir, json!({"rules": [], "default": {"echo": true}}));
     let record = dir.join("print.jsonl");
     succeed(
         offline
-            .command(ccwire())
+            .command(twinwire())
             .arg("tap")
             .arg("--record")
             .arg(&record)
             .arg("--")
-            .arg(ccwire_testkit::real_claude())
+            .arg(twinwire_testkit::real_claude())
             .args(["-p", prompt, "--output-format", "stream-json", "--verbose"]),
     );
     offline.stop();
     record
 }
 
-/// `ccwire view INPUT -o DIR/NAME.html ARGS…`; the page's path.
+/// `twinwire view INPUT -o DIR/NAME.html ARGS…`; the page's path.
 pub fn page(input: &Path, dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     let out = dir.join(format!("{name}.html"));
     succeed(
-        Command::new(ccwire())
+        Command::new(twinwire())
             .arg("view")
             .arg(input)
             .arg("-o")

@@ -4,14 +4,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::browser::Tab;
-use crate::common::ccwire;
+use crate::common::twinwire;
 use crate::fixtures::{self, succeed, TITLE};
 
-/// `ccwire view --session ID --config-dir DIR -o DIR/NAME.html`; the page's path.
+/// `twinwire view --session ID --config-dir DIR -o DIR/NAME.html`; the page's path.
 fn session_page(config_dir: &Path, id: &str, dir: &Path, name: &str) -> PathBuf {
     let out = dir.join(format!("{name}.html"));
     succeed(
-        Command::new(ccwire())
+        Command::new(twinwire())
             .args(["view", "--session", id, "--config-dir"])
             .arg(config_dir)
             .arg("-o")
@@ -40,7 +40,7 @@ async fn a_saved_session_reads_like_a_conversation() {
     let html = std::fs::read_to_string(&page_path).unwrap();
     // Titled by its custom title before any script runs, not by its id.
     assert!(
-        html.contains(&format!("<title>{TITLE} · ccwire view</title>")),
+        html.contains(&format!("<title>{TITLE} · twinwire view</title>")),
         "{}",
         &html[..1000]
     );
@@ -51,7 +51,7 @@ async fn a_saved_session_reads_like_a_conversation() {
     let tab = Tab::open(&page_path, dir.path(), 1000).await;
     assert_eq!(
         tab.text("document.title").await,
-        format!("{TITLE} · ccwire view")
+        format!("{TITLE} · twinwire view")
     );
     assert_eq!(
         tab.text("document.getElementById('title').textContent")
@@ -69,7 +69,7 @@ async fn a_saved_session_reads_like_a_conversation() {
         about.contains(&session.id) && about.contains("Claude Code 2.1.330"),
         "{about}"
     );
-    let shot = std::env::var_os("CCWIRE_VIEW_SESSION_SCREENSHOT")
+    let shot = std::env::var_os("TWINWIRE_VIEW_SESSION_SCREENSHOT")
         .map(PathBuf::from)
         .unwrap_or_else(|| crate::target_dir().join("view-session.png"));
     tab.screenshot(&shot).await;

@@ -370,7 +370,7 @@ pub const EXECUTORS: &[Executor] = &[
         ],
         runs: Runs::Anything,
         why: "runs a command under a lock, a scheduling class, a limit or a helper",
-        example: "flock /tmp/ccwire-lock rm x",
+        example: "flock /tmp/twinwire-lock rm x",
     },
     Executor {
         names: &[
@@ -410,7 +410,7 @@ pub const EXECUTORS: &[Executor] = &[
         ],
         runs: Runs::Anything,
         why: "runs commands or code from its operands (`make --eval`, `npx PACKAGE`, `deno eval`)",
-        example: "make --eval='ccwire-target: ; rm x' ccwire-target",
+        example: "make --eval='twinwire-target: ; rm x' twinwire-target",
     },
     Executor {
         names: &["npm", "pnpm", "yarn", "uv", "poetry", "pdm", "hatch"],
@@ -461,7 +461,7 @@ pub const EXECUTORS: &[Executor] = &[
         names: &["zip"],
         runs: Runs::When(scripts::zip),
         why: "runs its test command (`-TT`)",
-        example: "zip -T -TT 'rm x' /tmp/ccwire.zip f",
+        example: "zip -T -TT 'rm x' /tmp/twinwire.zip f",
     },
     Executor {
         names: &["man"],

@@ -3,8 +3,8 @@
 //!
 //! The corpus: every Bash command of the decision table, every executor's example, the Bash
 //! commands of the project's recorded sessions, and generated commands (`generate.rs`). The
-//! number generated and the seed come from `CCWIRE_RULES_CASES` (default 2,000) and
-//! `CCWIRE_RULES_SEED` (default 1); `CCWIRE_RULES_SECONDS` keeps generating batches until that
+//! number generated and the seed come from `TWINWIRE_RULES_CASES` (default 2,000) and
+//! `TWINWIRE_RULES_SEED` (default 1); `TWINWIRE_RULES_SECONDS` keeps generating batches until that
 //! much time has passed (`cargo xtask fuzz-rules`). Needs `strace` and `bwrap` (`cargo xtask
 //! test` installs them).
 #![cfg(target_os = "linux")]
@@ -19,9 +19,9 @@ mod sandbox;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ccwire_policy::shell::programs::EXECUTORS;
-use ccwire_policy::PermissionPolicy;
 use serde_json::{json, Value};
+use twinwire_policy::shell::programs::EXECUTORS;
+use twinwire_policy::PermissionPolicy;
 
 use sandbox::{Exec, Sandbox};
 
@@ -215,7 +215,7 @@ fn names() -> Vec<&'static str> {
 fn assert_none(tally: &Tally, what: &str) {
     let report = tally.report(what, &names());
     eprintln!("{report}");
-    if let Some(dir) = std::env::var_os("CCWIRE_RULES_REPORT") {
+    if let Some(dir) = std::env::var_os("TWINWIRE_RULES_REPORT") {
         let path = Path::new(&dir).join(format!("{}.txt", what.replace(' ', "-")));
         std::fs::write(path, format!("{report}\n")).unwrap();
     }
@@ -259,9 +259,9 @@ fn table_and_recorded_commands_run_only_what_was_allowed() {
 #[test]
 fn generated_commands_run_only_what_was_allowed() {
     let sandbox = Sandbox::new();
-    let seed = env_number("CCWIRE_RULES_SEED", 1);
-    let count = env_number("CCWIRE_RULES_CASES", 2_000) as usize;
-    let seconds = env_number("CCWIRE_RULES_SECONDS", 0);
+    let seed = env_number("TWINWIRE_RULES_SEED", 1);
+    let count = env_number("TWINWIRE_RULES_CASES", 2_000) as usize;
+    let seconds = env_number("TWINWIRE_RULES_SECONDS", 0);
     let started = Instant::now();
     let mut random = generate::Random::new(seed);
     let mut tally = Tally::default();

@@ -24,7 +24,7 @@ pub const STAND_INS: &[&str] = &[
 ];
 
 /// The marker before a case's number in its bash's `$0`.
-const MARKER: &str = "ccwire-case-";
+const MARKER: &str = "twinwire-case-";
 
 /// One program executed: its path's last component and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,14 +43,14 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Finds strace and bwrap (`$CCWIRE_STRACE`, `$CCWIRE_BWRAP`, else on `PATH`) and makes
+    /// Finds strace and bwrap (`$TWINWIRE_STRACE`, `$TWINWIRE_BWRAP`, else on `PATH`) and makes
     /// the stand-ins.
     pub fn new() -> Self {
-        let strace = tool("CCWIRE_STRACE", "strace", "strace");
-        let bwrap = tool("CCWIRE_BWRAP", "bwrap", "bubblewrap");
+        let strace = tool("TWINWIRE_STRACE", "strace", "strace");
+        let bwrap = tool("TWINWIRE_BWRAP", "bwrap", "bubblewrap");
         // Outside /tmp, which the sandbox replaces.
         let stand_ins = tempfile::Builder::new()
-            .prefix("ccwire-stand-ins-")
+            .prefix("twinwire-stand-ins-")
             .tempdir_in(std::env::var_os("CARGO_TARGET_TMPDIR").unwrap_or_else(|| ".".into()))
             .expect("creating the stand-ins directory");
         let truth = ["/usr/bin/true", "/bin/true"]
@@ -77,7 +77,7 @@ impl Sandbox {
     /// Runs `commands` (one batch) and returns what each executed, by index.
     pub fn run(&self, commands: &[String]) -> Vec<Vec<Exec>> {
         let scratch = tempfile::Builder::new()
-            .prefix("ccwire-differential-")
+            .prefix("twinwire-differential-")
             .tempdir_in(std::env::var_os("CARGO_TARGET_TMPDIR").unwrap_or_else(|| ".".into()))
             .expect("creating a scratch directory");
         let work = scratch.path().join("work");
@@ -163,7 +163,7 @@ done < "$1"
             .expect("running strace and bwrap");
         assert!(status.success(), "the sandbox failed: {status}");
         let log = std::fs::read_to_string(&log).expect("reading the strace log");
-        if std::env::var_os("CCWIRE_RULES_DEBUG").is_some() {
+        if std::env::var_os("TWINWIRE_RULES_DEBUG").is_some() {
             let times = std::fs::read_to_string(&times_path).unwrap_or_default();
             let mut slow: Vec<(f64, usize)> = times
                 .lines()

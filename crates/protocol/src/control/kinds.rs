@@ -10,7 +10,7 @@ use crate::permission::PermissionResult;
 /// answer. An engine uses it to send a request and read the answer in one typed call:
 ///
 /// ```
-/// use ccwire_protocol::control::{ControlRequestKind, ControlSuccess, InterruptRequest};
+/// use twinwire_protocol::control::{ControlRequestKind, ControlSuccess, InterruptRequest};
 ///
 /// let success: ControlSuccess = serde_json::from_str(
 ///     r#"{"request_id":"req_9","response":{"still_queued":[]}}"#,
@@ -41,7 +41,7 @@ macro_rules! request_kinds {
         /// for a subtype this version does not know.
         ///
         /// ```
-        /// use ccwire_protocol::control::reencode_response;
+        /// use twinwire_protocol::control::reencode_response;
         ///
         /// let payload = serde_json::json!({"still_queued": []});
         /// let again = reencode_response("interrupt", &payload).unwrap().unwrap();

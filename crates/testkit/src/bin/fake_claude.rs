@@ -1,5 +1,5 @@
-//! `fake-claude`: a scripted stand-in for the `claude` CLI (see the `ccwire_testkit` docs).
+//! `fake-claude`: a scripted stand-in for the `claude` CLI (see the `twinwire_testkit` docs).
 
 fn main() {
-    std::process::exit(ccwire_testkit::run_fake_claude());
+    std::process::exit(twinwire_testkit::run_fake_claude());
 }

@@ -3,9 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ccwire::agent::{Peer, Reply};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
+use twinwire::agent::{Peer, Reply};
 
 use super::frames::{self, DEFAULT_MODEL};
 use super::io::stderr_line;
@@ -229,7 +229,7 @@ fn apply(
     scripted: bool,
 ) -> Result<(Value, Option<Value>), String> {
     let payload = match subtype {
-        // ccwire's agent server has already cancelled the running turn.
+        // twinwire's agent server has already cancelled the running turn.
         "interrupt" => json!({"still_queued": []}),
         "set_model" => {
             let model = request

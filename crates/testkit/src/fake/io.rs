@@ -98,7 +98,7 @@ pub(crate) fn stderr_flood(bytes: usize, one_line: bool) {
     let _ = err.flush();
 }
 
-/// The record file named by `CCWIRE_FAKE_RECORD` (append mode), if any.
+/// The record file named by `TWINWIRE_FAKE_RECORD` (append mode), if any.
 pub(crate) struct Recorder {
     file: Option<Mutex<File>>,
 }

@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
-use ccwire::agent::Peer;
-use ccwire::protocol::control::ControlRequestBody;
-use ccwire::protocol::Unknown;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
+use twinwire::agent::Peer;
+use twinwire::protocol::control::ControlRequestBody;
+use twinwire::protocol::Unknown;
 
 use super::state::FakeState;
 
@@ -27,7 +27,7 @@ pub(crate) enum Answer {
 }
 
 /// The engine's side of a request: its answer, or why there is none.
-type EngineAnswer = BoxFuture<'static, ccwire::Result<Option<Value>>>;
+type EngineAnswer = BoxFuture<'static, twinwire::Result<Option<Value>>>;
 
 /// A request the fake sent, waiting for its answer.
 pub(crate) struct Pending {
@@ -35,7 +35,7 @@ pub(crate) struct Pending {
     pub(crate) id: String,
     /// The engine waiting for the answer, until it has one.
     answer: Option<EngineAnswer>,
-    outcome: Option<ccwire::Result<Option<Value>>>,
+    outcome: Option<twinwire::Result<Option<Value>>>,
 }
 
 impl Pending {
@@ -111,7 +111,7 @@ impl Pending {
             Some(Ok(payload)) => Answer::Response(whole.unwrap_or_else(
                 || json!({"subtype": "success", "request_id": self.id, "response": payload}),
             )),
-            Some(Err(ccwire::Error::Control { message, code, .. })) => {
+            Some(Err(twinwire::Error::Control { message, code, .. })) => {
                 Answer::Response(whole.unwrap_or_else(|| {
                     let mut error =
                         json!({"subtype": "error", "request_id": self.id, "error": message});

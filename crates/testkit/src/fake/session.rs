@@ -1,15 +1,15 @@
-//! The fake as an agent on ccwire's agent side: each user message plays the next turn of the
+//! The fake as an agent on twinwire's agent side: each user message plays the next turn of the
 //! script; host requests are answered as the script says.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use ccwire::agent::{Agent, Framing, Peer, Reply, Turn as UserTurn, TurnOutcome};
-use ccwire::protocol::content::UserContent;
-use ccwire::protocol::control::ControlRequestBody;
-use ccwire::protocol::result::ResultMessage;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
+use twinwire::agent::{Agent, Framing, Peer, Reply, Turn as UserTurn, TurnOutcome};
+use twinwire::protocol::content::UserContent;
+use twinwire::protocol::control::ControlRequestBody;
+use twinwire::protocol::result::ResultMessage;
 
 use super::frames::{self, Meta};
 use super::state::{emit, FakeState};
@@ -71,7 +71,7 @@ fn user_text(content: &UserContent) -> String {
     }
 }
 
-/// The fake as ccwire sees it: an agent that writes every frame itself and answers every host
+/// The fake as twinwire sees it: an agent that writes every frame itself and answers every host
 /// request as the script says.
 pub(crate) struct Fake(pub(crate) Arc<FakeState>);
 

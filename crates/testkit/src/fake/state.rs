@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use ccwire::agent::Peer;
 use serde_json::Value;
+use twinwire::agent::Peer;
 
 use super::frames::{self, Meta};
 use super::wire::Requests;

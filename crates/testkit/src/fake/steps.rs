@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ccwire::agent::Peer;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
+use twinwire::agent::Peer;
 
 use super::frames::{self, Meta};
 use super::io::{self, hex, stderr_line};

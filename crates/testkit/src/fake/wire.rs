@@ -1,8 +1,8 @@
-//! The fake's stdio, as handed to ccwire's agent server: taps on both pipes that let the fake
+//! The fake's stdio, as handed to twinwire's agent server: taps on both pipes that let the fake
 //! see its control traffic the way the old hand-written loop did, without a loop of its own.
 //!
 //! * [`Input`] passes stdin through to the engine and records every line it carries
-//!   (`CCWIRE_FAKE_RECORD`), including the control frames the engine consumes; it keeps the
+//!   (`TWINWIRE_FAKE_RECORD`), including the control frames the engine consumes; it keeps the
 //!   whole answer to each request the fake waits on, and records answers nobody waits for.
 //! * [`Output`] writes to stdout synchronously (so that a frame is out the moment the engine's
 //!   writer hands it over, even if the next step hangs the process or exits) and learns the

@@ -1,9 +1,9 @@
 //! Turns, prompts, agents, authentication and start-up failures.
 
-use ccwire::options::AgentDefinition;
-use ccwire::protocol::Message;
-use ccwire::{query, Client};
 use serde_json::json;
+use twinwire::options::AgentDefinition;
+use twinwire::protocol::Message;
+use twinwire::{query, Client};
 
 use crate::{
     assistant_text, cli_version, collect, conversation, inits, kinds, last_user_text, ok, results,
@@ -166,7 +166,7 @@ async fn no_api_key_is_an_error_result_and_no_request() {
 async fn a_missing_cli_is_cli_not_found() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("no-such-claude");
-    let options = ccwire::Options::builder()
+    let options = twinwire::Options::builder()
         .cli_path(&missing)
         .build()
         .unwrap();
@@ -207,7 +207,7 @@ async fn an_api_500_is_an_error_result_and_the_next_turn_works() {
         "{result:?}"
     );
     // As an error value: the official SDKs' words, the status and the reason; no usage limit.
-    let error = ccwire::Error::from(result.error().expect("a failed turn"));
+    let error = twinwire::Error::from(result.error().expect("a failed turn"));
     assert!(
         error
             .to_string()
@@ -216,7 +216,7 @@ async fn an_api_500_is_an_error_result_and_the_next_turn_works() {
     );
     assert!(error.to_string().contains("500"), "{error}");
     assert!(!error.is_usage_limit());
-    let ccwire::Error::Result(failed) = &error else {
+    let twinwire::Error::Result(failed) = &error else {
         panic!("{error:?}")
     };
     assert_eq!(failed.api_error_status, Some(500));

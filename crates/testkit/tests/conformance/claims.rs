@@ -7,10 +7,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use ccwire::host::pool::{Claim, Pool, PoolConfig, Start};
-use ccwire::protocol::control::AgentDefinition;
-use ccwire::protocol::permission::PermissionMode;
 use serde_json::json;
+use twinwire::host::pool::{Claim, Pool, PoolConfig, Start};
+use twinwire::protocol::control::AgentDefinition;
+use twinwire::protocol::permission::PermissionMode;
 
 use crate::{inits, kinds, script, the_result, turn, within, Scenario};
 

@@ -1,10 +1,10 @@
 //! Control requests from the host: interrupt, set_model, get_context_usage, thinking tokens,
 //! and an unknown subtype.
 
-use ccwire::protocol::control::ControlRequestBody;
-use ccwire::protocol::Message;
 use futures::StreamExt;
 use serde_json::json;
+use twinwire::protocol::control::ControlRequestBody;
+use twinwire::protocol::Message;
 
 use crate::{kinds, script, the_result, turn, within, Scenario};
 
@@ -124,7 +124,7 @@ async fn an_unknown_subtype_is_answered_with_an_error_and_the_session_goes_on() 
         "{error}"
     );
     // Answered or not (older CLIs never answer, and exit on a withdrawal they cannot read, so
-    // ccwire does not send them one), the session goes on.
+    // twinwire does not send them one), the session goes on.
     let items = turn(&client, "are you there").await;
     assert_eq!(the_result(&items).text(), Some("still here"));
     within(client.close()).await.unwrap();

@@ -7,14 +7,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use ccwire::host::callbacks::on_user_dialog;
-use ccwire::options::OptionsBuilder;
-use ccwire::protocol::control::{
+use serde_json::{json, Value};
+use twinwire::host::callbacks::on_user_dialog;
+use twinwire::options::OptionsBuilder;
+use twinwire::protocol::control::{
     RequestUserDialogRequest, UserDialogCancelled, UserDialogCompleted, UserDialogResponse,
 };
-use ccwire::Options;
-use ccwire_model_server::ModelScript;
-use serde_json::{json, Value};
+use twinwire::Options;
+use twinwire_model_server::ModelScript;
 
 use crate::{conversation, script, the_result, turn, within, Scenario};
 

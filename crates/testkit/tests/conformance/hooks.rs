@@ -3,17 +3,17 @@
 
 use std::sync::{Arc, Mutex};
 
-use ccwire::host::callbacks::{can_use_tool, hook, HookCallback, HookMatcher};
-use ccwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};
-use ccwire::protocol::permission::PermissionResult;
-use ccwire::query;
 use serde_json::json;
+use twinwire::host::callbacks::{can_use_tool, hook, HookCallback, HookMatcher};
+use twinwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};
+use twinwire::protocol::permission::PermissionResult;
+use twinwire::query;
 
 use crate::{collect, request_tool_results, script, the_result, tool_results, Scenario};
 
 type Log = Arc<Mutex<Vec<String>>>;
 
-fn bash_script(command: &str) -> ccwire_model_server::ModelScript {
+fn bash_script(command: &str) -> twinwire_model_server::ModelScript {
     script(
         json!([
             {"when": {"last_is_tool_result": true}, "reply": {"text": "hooks done"}},
@@ -141,7 +141,7 @@ async fn a_pre_tool_use_hook_denies_the_tool() {
 
 /// `SessionStart` and `SessionEnd` hooks registered from code (in `initialize`) are never
 /// called: the session has started before `initialize` registers them, and at its end the CLI
-/// sends no callback. ccwire sends them as the official SDKs do; a settings file's hooks are
+/// sends no callback. twinwire sends them as the official SDKs do; a settings file's hooks are
 /// the way to run code at these events. The session is not harmed. Should a CLI start calling
 /// them, this fails and says so.
 #[tokio::test]
@@ -150,7 +150,7 @@ async fn session_start_and_end_hooks_from_code_are_never_called() {
     let log = Log::default();
     let with_context = |input: &HookInput| match input {
         HookInput::SessionStart(_) => {
-            HookOutput::proceed().with_specific(ccwire::protocol::hooks::SessionStartOutput {
+            HookOutput::proceed().with_specific(twinwire::protocol::hooks::SessionStartOutput {
                 additional_context: Some("The password is PELICAN-4411.".to_owned()),
                 ..Default::default()
             })

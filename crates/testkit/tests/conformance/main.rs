@@ -1,16 +1,16 @@
-//! Conformance: ccwire's host API driving the REAL pinned Claude Code CLI, offline, against the
-//! scripted model server (`ccwire_model_server`).
+//! Conformance: twinwire's host API driving the REAL pinned Claude Code CLI, offline, against the
+//! scripted model server (`twinwire_model_server`).
 //!
-//! The CLI comes from `$CCWIRE_CLAUDE_PATH`, else from the cache `cargo xtask install-claude`
+//! The CLI comes from `$TWINWIRE_CLAUDE_PATH`, else from the cache `cargo xtask install-claude`
 //! fills (`pinned_cli_dir("2.1.330")/claude`); when it is missing every scenario fails and says
-//! how to install it. `$CCWIRE_CLI_VERSION` names the version it is (default: the pinned one);
+//! how to install it. `$TWINWIRE_CLI_VERSION` names the version it is (default: the pinned one);
 //! `cargo xtask test` runs the suite once per CLI generation and checks each older one against
 //! its list of expected differences (`differences.json`). Each scenario gets its own model
 //! server, `HOME`, `TMPDIR`, `CLAUDE_CODE_TMPDIR` and working directory, so scenarios run
 //! concurrently. Every await has a time limit.
 //!
-//! When `$CCWIRE_RECORD_DIR` is set, every CLI a scenario starts runs behind `ccwire tap`
-//! (through `$CCWIRE_TAP_WRAPPER`), which records the session into `$CCWIRE_RECORD_DIR/<scenario>/`:
+//! When `$TWINWIRE_RECORD_DIR` is set, every CLI a scenario starts runs behind `twinwire tap`
+//! (through `$TWINWIRE_TAP_WRAPPER`), which records the session into `$TWINWIRE_RECORD_DIR/<scenario>/`:
 //! this is how `cargo xtask record` makes the recordings under `tests/fixtures/transcripts`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -33,22 +33,22 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccwire::options::OptionsBuilder;
-use ccwire::protocol::result::ResultMessage;
-use ccwire::protocol::system::{SystemInit, SystemMessage};
-use ccwire::protocol::Message;
-use ccwire::{Client, MessageStream, Options, Result};
-pub use ccwire_model_server::request_tool_results;
-use ccwire_model_server::{ModelScript, ModelServer};
 use futures::StreamExt;
 use serde_json::{json, Value};
+use twinwire::options::OptionsBuilder;
+use twinwire::protocol::result::ResultMessage;
+use twinwire::protocol::system::{SystemInit, SystemMessage};
+use twinwire::protocol::Message;
+use twinwire::{Client, MessageStream, Options, Result};
+pub use twinwire_model_server::request_tool_results;
+use twinwire_model_server::{ModelScript, ModelServer};
 
 /// The Claude Code version this suite is written against.
 pub const PINNED_VERSION: &str = "2.1.330";
 
-/// The version of the CLI under test: `$CCWIRE_CLI_VERSION`, else [`PINNED_VERSION`].
+/// The version of the CLI under test: `$TWINWIRE_CLI_VERSION`, else [`PINNED_VERSION`].
 pub fn cli_version() -> String {
-    std::env::var("CCWIRE_CLI_VERSION")
+    std::env::var("TWINWIRE_CLI_VERSION")
         .ok()
         .filter(|version| !version.is_empty())
         .unwrap_or_else(|| PINNED_VERSION.to_owned())
@@ -203,16 +203,16 @@ impl Scenario {
     }
 }
 
-/// With `$CCWIRE_RECORD_DIR` set: the CLI path is `$CCWIRE_TAP_WRAPPER`, a script that runs
-/// the real CLI behind `ccwire tap` (`cargo xtask` writes it once, before the suite starts: a
+/// With `$TWINWIRE_RECORD_DIR` set: the CLI path is `$TWINWIRE_TAP_WRAPPER`, a script that runs
+/// the real CLI behind `twinwire tap` (`cargo xtask` writes it once, before the suite starts: a
 /// script written while other tests fork could not be run, "text file busy"), recording into
 /// a directory named after the running test (its thread's name, e.g. `basics.a_text_turn`),
 /// one file per CLI started. Without it, the real CLI itself.
 fn recording(builder: OptionsBuilder) -> OptionsBuilder {
-    let Some(dir) = std::env::var_os("CCWIRE_RECORD_DIR").filter(|d| !d.is_empty()) else {
-        return builder.cli_path(ccwire_testkit::real_claude());
+    let Some(dir) = std::env::var_os("TWINWIRE_RECORD_DIR").filter(|d| !d.is_empty()) else {
+        return builder.cli_path(twinwire_testkit::real_claude());
     };
-    let wrapper = std::env::var_os("CCWIRE_TAP_WRAPPER").expect("$CCWIRE_TAP_WRAPPER is set");
+    let wrapper = std::env::var_os("TWINWIRE_TAP_WRAPPER").expect("$TWINWIRE_TAP_WRAPPER is set");
     let test = std::thread::current()
         .name()
         .expect("a test thread has the test's name")
@@ -221,8 +221,8 @@ fn recording(builder: OptionsBuilder) -> OptionsBuilder {
     std::fs::create_dir_all(&into).unwrap();
     builder
         .cli_path(wrapper)
-        .env("CCWIRE_TAP_RECORD", into)
-        .env("CCWIRE_TAP_CLI", ccwire_testkit::real_claude())
+        .env("TWINWIRE_TAP_RECORD", into)
+        .env("TWINWIRE_TAP_CLI", twinwire_testkit::real_claude())
 }
 
 /// Runs `future` with the step limit, so that a hang fails the test instead of blocking it.
@@ -232,7 +232,7 @@ pub async fn within<T>(future: impl Future<Output = T>) -> T {
         .expect("the step hung past its time limit")
 }
 
-/// Every message of a [`ccwire::query`], until the CLI exits.
+/// Every message of a [`twinwire::query`], until the CLI exits.
 pub async fn collect(stream: MessageStream) -> Vec<Result<Message>> {
     within(stream.collect::<Vec<_>>()).await
 }

@@ -3,10 +3,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use ccwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
-use ccwire::protocol::mcp::McpConnectionStatus;
-use ccwire::query;
 use serde_json::json;
+use twinwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
+use twinwire::protocol::mcp::McpConnectionStatus;
+use twinwire::query;
 
 use crate::{
     collect, inits, kinds, request_tool_results, script, the_result, turn, within, Scenario,

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use ccwire::protocol::control::McpSetServersRequest;
-use ccwire::protocol::mcp::{McpConnectionStatus, McpServerConfig, McpServerStatus};
-use ccwire::Client;
 use serde_json::json;
+use twinwire::protocol::control::McpSetServersRequest;
+use twinwire::protocol::mcp::{McpConnectionStatus, McpServerConfig, McpServerStatus};
+use twinwire::Client;
 
 use crate::{script, the_result, turn, within, Scenario};
 
@@ -34,7 +34,7 @@ async fn status_of(client: &Client, name: &str) -> McpServerStatus {
 }
 
 /// A model that calls `mcp__<server>__note` when asked to "take a note".
-fn note_script(server: &str) -> ccwire_model_server::ModelScript {
+fn note_script(server: &str) -> twinwire_model_server::ModelScript {
     script(
         json!([
             {"when": {"last_is_tool_result": true}, "reply": {"text": "noted"}},
@@ -164,7 +164,7 @@ async fn set_servers_adds_and_removes_dynamic_servers() {
 }
 
 /// A model that calls `mcp__memo__ask` (which elicits a name) when asked.
-fn ask_script() -> ccwire_model_server::ModelScript {
+fn ask_script() -> twinwire_model_server::ModelScript {
     script(
         json!([
             {"when": {"last_is_tool_result": true}, "reply": {"text": "asked"}},
@@ -182,8 +182,8 @@ fn ask_script() -> ccwire_model_server::ModelScript {
 async fn an_mcp_servers_elicitation_is_answered_by_the_host() {
     use std::sync::{Arc, Mutex};
 
-    use ccwire::host::callbacks::on_elicitation;
-    use ccwire::protocol::control::ElicitationResponse;
+    use twinwire::host::callbacks::on_elicitation;
+    use twinwire::protocol::control::ElicitationResponse;
 
     let s = Scenario::start(ask_script()).await;
     let seen = Arc::new(Mutex::new(Vec::new()));

@@ -6,12 +6,12 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ccwire::host::callbacks::{can_use_tool, PermissionRequest};
-use ccwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
-use ccwire::protocol::control::McpPermissionModeOverride;
-use ccwire::protocol::permission::{PermissionMode, PermissionResult};
 use serde_json::json;
 use tokio::sync::{oneshot, Notify};
+use twinwire::host::callbacks::{can_use_tool, PermissionRequest};
+use twinwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
+use twinwire::protocol::control::McpPermissionModeOverride;
+use twinwire::protocol::permission::{PermissionMode, PermissionResult};
 
 use crate::{kinds, script, the_result, tool_results, turn, within, Scenario};
 

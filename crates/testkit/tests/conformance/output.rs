@@ -1,8 +1,8 @@
 //! Output options: structured output with a JSON schema, partial messages.
 
-use ccwire::protocol::Message;
-use ccwire::query;
 use serde_json::json;
+use twinwire::protocol::Message;
+use twinwire::query;
 
 use crate::{assistant_text, collect, kinds, ok, script, the_result, Scenario};
 

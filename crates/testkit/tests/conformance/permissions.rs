@@ -3,20 +3,20 @@
 
 use std::sync::{Arc, Mutex};
 
-use ccwire::host::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
-use ccwire::protocol::permission::{
+use serde_json::{json, Value};
+use twinwire::host::callbacks::{can_use_tool, CanUseTool, PermissionRequest};
+use twinwire::protocol::permission::{
     PermissionAllow, PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleValue,
     PermissionUpdate, PermissionUpdateDestination,
 };
-use ccwire::query;
-use serde_json::{json, Value};
+use twinwire::query;
 
 use crate::{
     collect, kinds, request_tool_results, script, the_result, tool_results, turn, within, Scenario,
 };
 
 /// The model runs `command` with Bash when asked to "run the command", then says "done".
-fn bash_script(command: &str) -> ccwire_model_server::ModelScript {
+fn bash_script(command: &str) -> twinwire_model_server::ModelScript {
     script(
         json!([
             {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},
@@ -249,8 +249,8 @@ async fn max_budget_usd_stops_the_run() {
 /// (docs/security.md shows this as the way to hard guarantees).
 #[tokio::test]
 async fn the_sandbox_keeps_an_allowed_command_inside_the_working_directory() {
-    use ccwire::options::SandboxSettings;
-    use ccwire::policy::PermissionPolicy;
+    use twinwire::options::SandboxSettings;
+    use twinwire::policy::PermissionPolicy;
 
     let outside = tempfile::tempdir().unwrap();
     let target = outside.path().join("escaped.txt");

@@ -1,11 +1,11 @@
 //! Sessions across processes: resume by id, continue the latest, fork.
 
-use ccwire::query;
 use serde_json::json;
+use twinwire::query;
 
 use crate::{collect, conversation, script, the_result, Scenario};
 
-fn remember_script() -> ccwire_model_server::ModelScript {
+fn remember_script() -> twinwire_model_server::ModelScript {
     script(
         json!([
             {"when": {"last_user_text_contains": "remember the word"},

@@ -1,9 +1,9 @@
 //! Settings, skills, plugins and file state changed while the session runs: apply_flag_settings,
 //! get_settings, reload_skills, reload_plugins, seed_read_state, rewind_files.
 
-use ccwire::protocol::control::SeedReadStateRequest;
-use ccwire::protocol::UserMessage;
 use serde_json::json;
+use twinwire::protocol::control::SeedReadStateRequest;
+use twinwire::protocol::UserMessage;
 
 use crate::{kinds, script, the_result, turn, within, Scenario};
 
@@ -69,7 +69,7 @@ async fn a_skill_written_mid_session_appears_after_reload() {
 }
 
 /// A model that edits `notes.txt` without reading it first.
-fn edit_script(path: &str) -> ccwire_model_server::ModelScript {
+fn edit_script(path: &str) -> twinwire_model_server::ModelScript {
     script(
         json!([
             {"when": {"last_is_tool_result": true}, "reply": {"text": "edited"}},

@@ -1,10 +1,10 @@
 //! Work beside the turn: background tasks stopped by the host, a queued message withdrawn, a
 //! subagent.
 
-use ccwire::protocol::system::SystemMessage;
-use ccwire::protocol::Message;
-use ccwire::protocol::UserMessage;
 use serde_json::json;
+use twinwire::protocol::system::SystemMessage;
+use twinwire::protocol::Message;
+use twinwire::protocol::UserMessage;
 
 use crate::{kinds, ok, script, the_result, turn, within, Scenario};
 

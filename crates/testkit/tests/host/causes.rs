@@ -5,9 +5,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-use ccwire::host::launch::{CommandPrefix, Launcher};
-use ccwire::{query, Client, EndReason, Error, Options};
 use serde_json::json;
+use twinwire::host::launch::{CommandPrefix, Launcher};
+use twinwire::{query, Client, EndReason, Error, Options};
 
 use crate::{collect, within, Fake};
 

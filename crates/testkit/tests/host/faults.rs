@@ -4,14 +4,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ccwire::host::callbacks::can_use_tool;
-use ccwire::host::process::ShutdownTimeouts;
-use ccwire::protocol::framing::LineError;
-use ccwire::protocol::permission::PermissionResult;
-use ccwire::protocol::Message;
-use ccwire::{query, Client, Error, Options};
 use futures::StreamExt;
 use serde_json::json;
+use twinwire::host::callbacks::can_use_tool;
+use twinwire::host::process::ShutdownTimeouts;
+use twinwire::protocol::framing::LineError;
+use twinwire::protocol::permission::PermissionResult;
+use twinwire::protocol::Message;
+use twinwire::{query, Client, Error, Options};
 
 use crate::{alive, collect, of_kind, system_frames, within, Fake};
 

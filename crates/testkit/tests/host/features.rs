@@ -4,15 +4,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ccwire::host::callbacks::{can_use_tool, hook, on_elicitation, HookMatcher};
-use ccwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
-use ccwire::protocol::control::{ElicitationResponse, GetContextUsageRequest};
-use ccwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};
-use ccwire::protocol::permission::{PermissionMode, PermissionResult};
-use ccwire::protocol::Message;
-use ccwire::{query, Client};
 use futures::StreamExt;
 use serde_json::json;
+use twinwire::host::callbacks::{can_use_tool, hook, on_elicitation, HookMatcher};
+use twinwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
+use twinwire::protocol::control::{ElicitationResponse, GetContextUsageRequest};
+use twinwire::protocol::hooks::{HookEvent, HookInput, HookOutput, HookPermissionDecision};
+use twinwire::protocol::permission::{PermissionMode, PermissionResult};
+use twinwire::protocol::Message;
+use twinwire::{query, Client};
 
 use crate::{collect, of_kind, system_frames, within, Fake};
 
@@ -86,7 +86,7 @@ fn tool_script(ask: bool) -> serde_json::Value {
     ]}]})
 }
 
-fn tool_result_text(items: &[ccwire::Result<Message>]) -> String {
+fn tool_result_text(items: &[twinwire::Result<Message>]) -> String {
     of_kind(items, "user")
         .into_iter()
         .map(|m| m.to_value()["message"]["content"][0].to_string())
@@ -374,7 +374,7 @@ async fn control_requests_reach_the_cli_and_come_back_typed() {
     .await
     .unwrap_err();
     assert!(
-        matches!(&err, ccwire::Error::Control { code: Some(code), .. } if code == "unsupported_request"),
+        matches!(&err, twinwire::Error::Control { code: Some(code), .. } if code == "unsupported_request"),
         "{err}"
     );
     within(20, client.close()).await.unwrap();
@@ -474,8 +474,8 @@ async fn structured_output_partial_messages_and_stderr() {
 
 #[tokio::test]
 async fn a_stream_of_user_messages_gets_one_result_each_then_stdin_closes() {
-    use ccwire::protocol::UserMessage;
-    use ccwire::Prompt;
+    use twinwire::protocol::UserMessage;
+    use twinwire::Prompt;
     let fake = Fake::new(json!({}));
     let (tx, rx) = futures::channel::mpsc::unbounded();
     for text in ["one", "two", "three"] {
@@ -499,8 +499,8 @@ async fn a_stream_of_user_messages_gets_one_result_each_then_stdin_closes() {
 
 #[tokio::test]
 async fn user_dialogs_are_answered_by_the_callback_and_declared_in_initialize() {
-    use ccwire::host::callbacks::on_user_dialog;
-    use ccwire::protocol::control::{UserDialogCompleted, UserDialogResponse};
+    use twinwire::host::callbacks::on_user_dialog;
+    use twinwire::protocol::control::{UserDialogCompleted, UserDialogResponse};
     let script = json!({"turns": [{"steps": [
         {"request": {"subtype": "request_user_dialog", "dialog_kind": "refusal_fallback_prompt",
                      "payload": {"model": "m"}, "tool_use_id": "toolu_1"}}
@@ -563,12 +563,12 @@ async fn a_cli_older_than_the_minimum_fails_at_connect_with_a_clear_error() {
         .unwrap();
     let err = Client::connect(options).await.unwrap_err();
     assert!(
-        matches!(&err, ccwire::Error::CliTooOld { found, minimum } if found == "2.1.330-fake" && minimum == "9.0.0"),
+        matches!(&err, twinwire::Error::CliTooOld { found, minimum } if found == "2.1.330-fake" && minimum == "9.0.0"),
         "{err:?}"
     );
     assert!(err.to_string().contains("older than 9.0.0"), "{err}");
     // The default minimum (2.0.0) accepts it, and no check accepts anything.
-    for minimum in [Some(ccwire::options::MINIMUM_CLI_VERSION), None] {
+    for minimum in [Some(twinwire::options::MINIMUM_CLI_VERSION), None] {
         let fake = Fake::new(json!({}));
         let client = Client::connect(fake.builder().minimum_cli_version(minimum).build().unwrap())
             .await

@@ -6,10 +6,10 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ccwire::host::callbacks::can_use_tool;
-use ccwire::host::launch::{CommandPrefix, LaunchRequest, Launched, Launcher};
-use ccwire::protocol::permission::PermissionResult;
-use ccwire::query;
+use twinwire::host::callbacks::can_use_tool;
+use twinwire::host::launch::{CommandPrefix, LaunchRequest, Launched, Launcher};
+use twinwire::protocol::permission::PermissionResult;
+use twinwire::query;
 
 use super::*;
 
@@ -47,7 +47,7 @@ async fn a_prefix_launcher_sends_only_the_forwarded_environment() {
     let env = start["env"].as_object().unwrap();
     assert_eq!(env["CLAUDE_CODE_SECRET_FOR_TEST"], "s3cret value");
     assert_eq!(env["CLAUDE_CODE_ENTRYPOINT"], "sdk-rust");
-    assert!(env.contains_key("CCWIRE_FAKE_SCRIPT"));
+    assert!(env.contains_key("TWINWIRE_FAKE_SCRIPT"));
     // Nothing of the local environment beyond what Claude Code reads.
     assert!(!env.contains_key("HOME"), "{env:?}");
     assert!(!env.contains_key("CARGO_MANIFEST_DIR"), "{env:?}");
@@ -106,7 +106,9 @@ async fn a_custom_launcher_carries_the_whole_host_side() {
     // A client dropped mid-session: the stop function runs.
     let fake = Fake::new(serde_json::json!({"turns": [{"steps": [{"sleep_ms": 30000}]}]}));
     let options = fake.builder().launcher(launcher).build().unwrap();
-    let client = within(10, ccwire::Client::connect(options)).await.unwrap();
+    let client = within(10, twinwire::Client::connect(options))
+        .await
+        .unwrap();
     client.send("wait").await.unwrap();
     drop(client);
     assert!(
@@ -115,7 +117,7 @@ async fn a_custom_launcher_carries_the_whole_host_side() {
     );
 }
 
-fn tool_result_text_of(items: &[ccwire::Result<Message>]) -> String {
+fn tool_result_text_of(items: &[twinwire::Result<Message>]) -> String {
     of_kind(items, "user")
         .into_iter()
         .map(|m| m.to_value()["message"]["content"][0].to_string())
@@ -132,7 +134,7 @@ fn dropping_a_client_and_its_runtime_through_a_local_prefix_leaves_nothing_runni
     let fake = Fake::new(serde_json::json!({"turns": [{"steps": [
         {"text": "working"}, {"hang": true}
     ]}]}));
-    let mark = format!("ccwire-local-prefix-{}", std::process::id());
+    let mark = format!("twinwire-local-prefix-{}", std::process::id());
     // The CLI starts a process of its own, as a tool would.
     let cli = fake.dir.path().join("claude-with-a-tool.sh");
     std::fs::write(
@@ -148,8 +150,8 @@ fn dropping_a_client_and_its_runtime_through_a_local_prefix_leaves_nothing_runni
         .builder()
         .cli_path(&cli)
         .launcher(Launcher::via("nice -n 5").unwrap())
-        .env("CLAUDE_CCWIRE_TEST_MARK", &mark)
-        .shutdown(ccwire::host::process::ShutdownTimeouts {
+        .env("CLAUDE_TWINWIRE_TEST_MARK", &mark)
+        .shutdown(twinwire::host::process::ShutdownTimeouts {
             after_close: std::time::Duration::from_millis(300),
             after_term: std::time::Duration::from_millis(300),
         })
@@ -160,7 +162,9 @@ fn dropping_a_client_and_its_runtime_through_a_local_prefix_leaves_nothing_runni
         .build()
         .unwrap();
     let client = runtime.block_on(async {
-        let client = within(30, ccwire::Client::connect(options)).await.unwrap();
+        let client = within(30, twinwire::Client::connect(options))
+            .await
+            .unwrap();
         client.send("go").await.unwrap();
         // Mid-turn: the assistant has spoken, the fake hangs.
         loop {

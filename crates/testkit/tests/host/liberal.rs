@@ -5,14 +5,14 @@
 
 use std::sync::Arc;
 
-use ccwire::host::callbacks::can_use_tool;
-use ccwire::protocol::content::ContentBlock;
-use ccwire::protocol::permission::{PermissionMode, PermissionResult};
-use ccwire::protocol::system::SystemMessage;
-use ccwire::protocol::Message;
-use ccwire::{query, Client};
 use futures::StreamExt;
 use serde_json::{json, Value};
+use twinwire::host::callbacks::can_use_tool;
+use twinwire::protocol::content::ContentBlock;
+use twinwire::protocol::permission::{PermissionMode, PermissionResult};
+use twinwire::protocol::system::SystemMessage;
+use twinwire::protocol::Message;
+use twinwire::{query, Client};
 
 use crate::{alive, collect, within, Fake};
 
@@ -21,7 +21,7 @@ use crate::{alive, collect, within, Fake};
 fn initialize_answered_with(response: Value) -> Value {
     let mut response = response;
     response["subtype"] = json!("success");
-    // ccwire's first request is `initialize`, with id `req_1`.
+    // twinwire's first request is `initialize`, with id `req_1`.
     response["request_id"] = json!("req_1");
     json!({
         "requests": {"initialize": {"respond": "never"}},

@@ -5,11 +5,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ccwire::host::process::ShutdownTimeouts;
-use ccwire::protocol::Message;
-use ccwire::{query, Client, EndReason, Error, Options};
 use futures::StreamExt;
 use serde_json::json;
+use twinwire::host::process::ShutdownTimeouts;
+use twinwire::protocol::Message;
+use twinwire::{query, Client, EndReason, Error, Options};
 
 #[cfg(target_os = "linux")]
 use crate::left_running;
@@ -23,7 +23,7 @@ fn short_shutdown() -> ShutdownTimeouts {
 }
 
 /// The last item of a session that ended abnormally.
-fn end_error(items: &[ccwire::Result<Message>]) -> &Error {
+fn end_error(items: &[twinwire::Result<Message>]) -> &Error {
     match items.last() {
         Some(Err(err)) => err,
         other => panic!("the session ended without an error: {other:?}"),
@@ -143,7 +143,7 @@ async fn a_stderr_flood_without_newlines_keeps_a_bounded_tail_with_the_cause() {
     let options = fake
         .builder()
         .stderr(move |piece: &str| {
-            assert!(piece.len() <= ccwire::host::process::MAX_LINE_PIECE);
+            assert!(piece.len() <= twinwire::host::process::MAX_LINE_PIECE);
             counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         })
         .build()
@@ -159,7 +159,7 @@ async fn a_stderr_flood_without_newlines_keeps_a_bounded_tail_with_the_cause() {
                 stderr_tail.ends_with("fatal: out of tokens\n"),
                 "{stderr_tail:?}"
             );
-            assert!(stderr_tail.len() <= ccwire::host::process::TAIL_BYTES + 4);
+            assert!(stderr_tail.len() <= twinwire::host::process::TAIL_BYTES + 4);
         }
         other => panic!("{other}"),
     }
@@ -320,7 +320,7 @@ while :; do sleep 1; done
     )
     .unwrap();
     std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mark = format!("CCWIRE_TEST_STDOUT_HELD={}", std::process::id());
+    let mark = format!("TWINWIRE_TEST_STDOUT_HELD={}", std::process::id());
     let (key, value) = mark.split_once('=').unwrap();
     let options = Options::builder()
         .cli_path(&cli)

@@ -1,4 +1,4 @@
-//! The host SDK (`ccwire::query`, `ccwire::Client`) against `fake-claude` over real pipes:
+//! The host SDK (`twinwire::query`, `twinwire::Client`) against `fake-claude` over real pipes:
 //! every feature, and the faults a real CLI shows (crash, hang, garbage, huge lines, unknown
 //! kinds, stray responses, cancellations, panicking callbacks, a host that walks away).
 #![allow(clippy::unwrap_used)]
@@ -22,11 +22,11 @@ mod windows;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ccwire::options::OptionsBuilder;
-use ccwire::protocol::Message;
-use ccwire::{Options, Result};
 use futures::StreamExt;
 use serde_json::Value;
+use twinwire::options::OptionsBuilder;
+use twinwire::protocol::Message;
+use twinwire::{Options, Result};
 
 /// A scratch directory with a script and a record file for one fake session.
 pub struct Fake {
@@ -51,9 +51,9 @@ impl Fake {
     pub fn builder(&self) -> OptionsBuilder {
         Options::builder()
             .cli_path(Self::binary())
-            .env("CCWIRE_FAKE_SCRIPT", self.path("script.json"))
-            .env("CCWIRE_FAKE_RECORD", self.path("record.jsonl"))
-            .env("CCWIRE_FAKE_PERMISSION_TIMEOUT_MS", "20000")
+            .env("TWINWIRE_FAKE_SCRIPT", self.path("script.json"))
+            .env("TWINWIRE_FAKE_RECORD", self.path("record.jsonl"))
+            .env("TWINWIRE_FAKE_PERMISSION_TIMEOUT_MS", "20000")
             .request_timeout(Duration::from_secs(10))
     }
 
@@ -98,7 +98,7 @@ pub async fn within<T>(seconds: u64, future: impl std::future::Future<Output = T
 }
 
 /// Collects a whole query.
-pub async fn collect(stream: ccwire::MessageStream) -> Vec<Result<Message>> {
+pub async fn collect(stream: twinwire::MessageStream) -> Vec<Result<Message>> {
     within(30, stream.collect::<Vec<_>>()).await
 }
 

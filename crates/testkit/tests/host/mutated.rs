@@ -5,12 +5,12 @@
 
 use std::time::Duration;
 
-use ccwire::protocol::Message;
-use ccwire::Client;
-use ccwire_testkit::fixtures::{frames_of, recording_files, transcripts_dir};
-use ccwire_testkit::mutations::mutants;
 use futures::StreamExt;
 use serde_json::{json, Value};
+use twinwire::protocol::Message;
+use twinwire::Client;
+use twinwire_testkit::fixtures::{frames_of, recording_files, transcripts_dir};
+use twinwire_testkit::mutations::mutants;
 
 use crate::{alive, within, Fake};
 

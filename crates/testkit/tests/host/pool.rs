@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use ccwire::host::pool::{Budget, Claim, Pool, PoolConfig, Start};
-use ccwire::Error;
+use twinwire::host::pool::{Budget, Claim, Pool, PoolConfig, Start};
+use twinwire::Error;
 
 use super::*;
 
@@ -14,7 +14,7 @@ fn echo_script() -> serde_json::Value {
 }
 
 /// Reads until the turn's result.
-async fn one_turn(session: &mut ccwire::host::PooledClient, prompt: &str) -> Result<()> {
+async fn one_turn(session: &mut twinwire::host::PooledClient, prompt: &str) -> Result<()> {
     session.send(prompt).await?;
     while let Some(message) = session.receive().await {
         if message?.result_is_error().is_some() {
@@ -200,7 +200,7 @@ async fn budgets_stop_a_session() {
 }
 
 /// The `system/init` of a session's first turn.
-async fn first_init(session: &mut ccwire::host::PooledClient) -> serde_json::Value {
+async fn first_init(session: &mut twinwire::host::PooledClient) -> serde_json::Value {
     session.send("hi").await.unwrap();
     let mut init = None;
     while let Some(message) = within(20, session.receive()).await {
@@ -318,7 +318,7 @@ async fn a_claim_with_hook_settings_is_refused_before_anything_is_sent() {
 /// A fake whose `claim_session` answer is scripted (fake-claude parks nothing: it ignores
 /// `--await-claim` and answers the claim as the script says), with a private HOME for the
 /// parking places.
-fn claimable(claim_session: serde_json::Value) -> (Fake, tempfile::TempDir, ccwire::Options) {
+fn claimable(claim_session: serde_json::Value) -> (Fake, tempfile::TempDir, twinwire::Options) {
     let mut script = echo_script();
     script["requests"] = serde_json::json!({ "claim_session": claim_session });
     let fake = Fake::new(script);
@@ -345,7 +345,7 @@ async fn a_parked_spare_serves_a_claim_in_one_round_trip_and_nothing_outlives_th
     let folder = tempfile::tempdir().unwrap();
     let claim = Claim::new(folder.path())
         .model("claude-claimed-model")
-        .permission_mode(ccwire::protocol::permission::PermissionMode::AcceptEdits)
+        .permission_mode(twinwire::protocol::permission::PermissionMode::AcceptEdits)
         .title("claimed title")
         .append_system_prompt("appended")
         .credential("CLAUDE_CODE_OAUTH_TOKEN", "token-1")

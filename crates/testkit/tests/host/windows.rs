@@ -8,10 +8,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use ccwire::host::process::ShutdownTimeouts;
-use ccwire::{query, Client, Error};
 use futures::StreamExt;
 use serde_json::json;
+use twinwire::host::process::ShutdownTimeouts;
+use twinwire::{query, Client, Error};
 use windows_sys::Win32::Foundation::{CloseHandle, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
     CreateToolhelp32Snapshot, Process32FirstW, Process32NextW, PROCESSENTRY32W, TH32CS_SNAPPROCESS,

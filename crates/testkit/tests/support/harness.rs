@@ -64,8 +64,8 @@ impl<'a> Setup<'a> {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_fake-claude"));
         cmd.args(&self.args)
             .current_dir(&dir)
-            .env_remove("CCWIRE_FAKE_SCRIPT")
-            .env_remove("CCWIRE_FAKE_RECORD")
+            .env_remove("TWINWIRE_FAKE_SCRIPT")
+            .env_remove("TWINWIRE_FAKE_RECORD")
             .env_remove("CLAUDE_CODE_SDK_READS_SESSION_STATE")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -73,7 +73,7 @@ impl<'a> Setup<'a> {
         if let Some(script) = &self.script {
             let path = dir.join("script.json");
             std::fs::write(&path, script.to_string()).unwrap();
-            cmd.env("CCWIRE_FAKE_SCRIPT", &path);
+            cmd.env("TWINWIRE_FAKE_SCRIPT", &path);
         }
         for (key, value) in &self.env {
             cmd.env(key, value);

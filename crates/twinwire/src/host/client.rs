@@ -1,0 +1,703 @@
+//! [`Client`]: a multi-turn session with one `claude` process.
+
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::Stream;
+use serde_json::Value;
+use tokio::sync::{watch, Mutex};
+use twinwire_protocol::content::UserContent;
+use twinwire_protocol::control::{
+    ApplyFlagSettingsRequest, CancelAsyncMessageRequest, ControlRequestBody, ControlRequestKind,
+    GetContextUsageRequest, GetContextUsageResponse, GetSettingsRequest, GetSettingsResponse,
+    InitializeResponse, InterruptRequest, InterruptResponse, McpReadResourceRequest,
+    McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
+    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReloadPluginsRequest,
+    ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse, RewindFilesRequest,
+    RewindFilesResponse, SeedReadStateRequest, SetMaxThinkingTokensRequest, SetModelRequest,
+    SetPermissionModeRequest, StopTaskRequest,
+};
+use twinwire_protocol::control::{
+    InitializeRequest, McpPermissionModeOverride, SetMcpPermissionModeOverrideRequest,
+    SetMcpPermissionModeOverrideResponse,
+};
+use twinwire_protocol::permission::PermissionMode;
+use twinwire_protocol::{Message, UserMessage};
+
+use super::control::HostControl;
+use super::launch::{self, Carrier, Started};
+use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
+use super::spans::SessionSpans;
+use super::transcripts::{restore_from_store, Mirror};
+use crate::engine::{Connection, HostSide, Inbound};
+use crate::mcp::McpRouter;
+use crate::sessions::mirror::MirrorEvent;
+use crate::trace;
+use tracing::Instrument;
+
+/// How long `close` waits for the transcript mirror's last batch.
+const MIRROR_CLOSE_WAIT: Duration = Duration::from_secs(10);
+/// How long each in-process server may take to answer its handshake for a manifest.
+const MANIFEST_WAIT: Duration = Duration::from_secs(1);
+use crate::error::{Error, Result};
+use crate::host::options::{McpServer, Options};
+
+/// A session with one `claude` process, for many turns. Cheap to clone; every clone drives
+/// the same process. The process ends when [`Client::close`] is called, or at once when the
+/// last clone is dropped.
+///
+/// ```no_run
+/// # async fn demo() -> twinwire::Result<()> {
+/// use twinwire::{Client, Options};
+/// use futures::StreamExt;
+///
+/// let client = Client::connect(Options::default()).await?;
+/// client.send("What is 2 + 2?").await?;
+/// let mut turn = std::pin::pin!(client.receive_response());
+/// while let Some(message) = turn.next().await {
+///     println!("{}", message?.kind());
+/// }
+/// client.close().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    connection: Connection,
+    process: Carrier,
+    inbound: Arc<Mutex<Inbound<Message>>>,
+    initialize: Option<InitializeResponse>,
+    /// The `initialize` request as first sent, sent again by `reinitialize`.
+    initialize_request: InitializeRequest,
+    progress: Arc<watch::Sender<Progress>>,
+    /// Results seen when the latest user message was sent: its turn ends at the next one.
+    results_at_last_send: AtomicU64,
+    /// The configuration directory a store-backed resume wrote the session into; removed with
+    /// the client.
+    _restored: Option<tempfile::TempDir>,
+    /// The transcript mirror's task, awaited by `close` so its last batch is stored.
+    mirror: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+    options: Options,
+    /// The session's spans: the session, its turns and tool uses.
+    spans: Arc<SessionSpans>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("pid", &self.inner.process.pid())
+            .field("connection", &self.inner.connection)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Starts `claude` with `options` and initializes the session: the session restored from
+    /// a transcript store if it resumes from one, the host's answers set up, the CLI started,
+    /// the engine started with what it watches, and `initialize` answered.
+    pub async fn connect(options: Options) -> Result<Self> {
+        let mut options = options;
+        let spans = Arc::new(SessionSpans::start(options.model.as_deref()));
+        let session = spans.session();
+        let restored = restore_from_store(&mut options)
+            .instrument(session.clone())
+            .await
+            .inspect_err(|err| spans.close(Some(trace::error_type(err))))?;
+        let servers = InProcessServers::of(&options);
+        let (control, hooks) = HostControl::new(
+            options.host(),
+            options.permission_timeout,
+            &options.hooks,
+            servers.router.clone(),
+            Arc::clone(&spans),
+        );
+        let mut plan = options.launch_plan();
+        // First, so that the options' own `TRACEPARENT`/`TRACESTATE`, which come later, win.
+        plan.env.splice(0..0, trace::context_env(&session));
+        let Started {
+            carrier: process,
+            reader: stdout,
+            writer: stdin,
+        } = launch::start(plan)
+            .instrument(session.clone())
+            .await
+            .inspect_err(|err| spans.close(Some(trace::error_type(err))))?;
+        // Runs only once the CLI's stdout has ended (an async block waits until polled).
+        let output_ended = process.output_ended(options.shutdown);
+        let (mirror, mirror_task, mirror_failures) = Mirror::start(&options);
+        let progress = Arc::new(watch::channel(Progress::default()).0);
+        let seen = progress.subscribe();
+        let mut config = options.engine_config();
+        // Off until system/init names a CLI that accepts `control_cancel_request`.
+        config.withdraw_abandoned = false;
+        let (connection, inbound) = Connection::start_tapped::<HostSide, _, _>(
+            stdout,
+            stdin,
+            Arc::new(control),
+            config,
+            Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
+            Some(watcher(&options, Arc::clone(&progress), mirror, &spans)),
+            spans.tap(),
+        );
+        let inbound = match mirror_failures {
+            Some(failures) => inbound.with_side_channel(failures),
+            None => inbound,
+        };
+        connection.trace_under(session.clone());
+        let mut initialize_request = options.initialize_request(hooks, servers.names);
+        if let (true, Some(router)) = (options.sdk_mcp_manifests, &servers.router) {
+            let manifests = router.manifests(MANIFEST_WAIT).await;
+            initialize_request.sdk_mcp_server_manifests =
+                (!manifests.is_empty()).then_some(manifests);
+        }
+        let initialize = match initialize(&connection, &options, initialize_request.clone())
+            .instrument(session)
+            .await
+        {
+            Ok(initialize) => initialize,
+            Err(err) => {
+                process.kill();
+                connection.end_trace();
+                spans.close(Some(trace::error_type(&err)));
+                return Err(err);
+            }
+        };
+        Ok(Self {
+            inner: Arc::new(Inner {
+                connection,
+                process,
+                inbound: Arc::new(Mutex::new(inbound)),
+                initialize,
+                initialize_request,
+                progress,
+                results_at_last_send: AtomicU64::new(0),
+                mirror: std::sync::Mutex::new(mirror_task),
+                _restored: restored,
+                options,
+                spans,
+            }),
+        })
+    }
+
+    /// Sends a user turn.
+    pub async fn send(&self, prompt: impl Into<UserContent>) -> Result<()> {
+        self.send_message(UserMessage::new(prompt)).await
+    }
+
+    /// Sends a user message as given (priority, uuid, session id, …).
+    pub async fn send_message(&self, mut message: UserMessage) -> Result<()> {
+        if self.inner.options.verbatim_prompts() {
+            // The CLI then takes the prompt as written (no slash-command expansion).
+            message
+                .extra
+                .insert("client_composed".to_owned(), Value::Bool(true));
+        }
+        let results = self.inner.progress.borrow().results;
+        self.inner
+            .results_at_last_send
+            .store(results, Ordering::SeqCst);
+        self.inner.progress.send_if_modified(|p| {
+            p.turn_sent = true;
+            !std::mem::replace(&mut p.awaiting_result, true)
+        });
+        self.inner.spans.turn_sent();
+        let connection = &self.inner.connection;
+        match connection.send(&twinwire_protocol::InputMessage::User(Box::new(message))) {
+            Ok(()) => Ok(()),
+            // The CLI is gone: say why (its exit status and stderr), not only that it is.
+            Err(_) => Err(connection
+                .send_failure_cause(self.inner.options.request_timeout)
+                .await),
+        }
+    }
+
+    /// The next message from the CLI, or `None` once its output has ended. Recoverable
+    /// errors (a frame that did not decode) come as `Some(Err(_))` and reading can go on.
+    pub async fn receive(&self) -> Option<Result<Message>> {
+        self.inner.inbound.lock().await.recv().await
+    }
+
+    /// Every message from now on until the CLI's output ends, for a reader that keeps them
+    /// all to itself (a [`query`]'s stream): one lock for the whole session instead of one per
+    /// message. The stream owns the client: dropping it ends the CLI at once.
+    ///
+    /// [`query`]: crate::query
+    pub fn into_messages(self) -> Messages {
+        let inbound = Arc::clone(&self.inner.inbound);
+        Messages {
+            _client: self,
+            state: MessagesState::Locking(Box::pin(inbound.lock_owned())),
+        }
+    }
+
+    /// The messages of the current turn, up to and including its `result`.
+    pub fn receive_response(&self) -> impl Stream<Item = Result<Message>> + '_ {
+        futures::stream::unfold(false, move |done| async move {
+            if done {
+                return None;
+            }
+            let item = self.receive().await?;
+            // A `result` ends the turn even when it could not be typed.
+            let is_result = matches!(&item, Ok(message) if message.result_is_error().is_some());
+            Some((item, is_result))
+        })
+    }
+
+    /// Every message until the CLI's output ends.
+    pub fn receive_all(&self) -> impl Stream<Item = Result<Message>> + '_ {
+        futures::stream::unfold((), move |()| async move {
+            self.receive().await.map(|item| (item, ()))
+        })
+    }
+
+    /// The CLI's answer to `initialize`: commands, agents, models, account, version, …
+    pub fn initialize_response(&self) -> Option<&InitializeResponse> {
+        self.inner.initialize.as_ref()
+    }
+
+    /// The CLI's exit status, once it has exited (`None` while it runs). Through a launcher,
+    /// the status of the local program that carries it.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        self.inner.process.exit_status()
+    }
+
+    /// The process id of the CLI.
+    pub fn pid(&self) -> Option<u32> {
+        self.inner.process.pid()
+    }
+
+    /// The underlying connection, for raw frames and requests.
+    pub fn connection(&self) -> &Connection {
+        &self.inner.connection
+    }
+
+    /// Sends any typed control request and waits for its typed answer.
+    pub async fn request<K: ControlRequestKind>(&self, request: K) -> Result<K::Response> {
+        self.inner.connection.request(request).await
+    }
+
+    /// Sends any control request, typed or not, and waits for the raw answer.
+    pub async fn request_raw(&self, request: ControlRequestBody) -> Result<Option<Value>> {
+        let timeout = self.inner.options.request_timeout;
+        self.inner.connection.request_body(request, timeout).await
+    }
+
+    /// Stops the current turn. The CLI answers an interrupt with no turn running as it answers
+    /// any other (nothing happens): ask [`Client::is_turn_running`] first to know whether there
+    /// is one. An interrupt the CLI never answers ends with [`Error::Timeout`] after the
+    /// request time limit.
+    pub async fn interrupt(&self) -> Result<InterruptResponse> {
+        self.request(InterruptRequest::default()).await
+    }
+
+    /// Whether a turn is running: a user message was sent and the CLI has not yet written the
+    /// `result` that ends it (as read by the reader, before the user takes it).
+    pub fn is_turn_running(&self) -> bool {
+        self.inner.progress.borrow().awaiting_result
+    }
+
+    /// Switches the model for the next API requests (`None`: the default model).
+    pub async fn set_model(&self, model: Option<&str>) -> Result<()> {
+        let request = SetModelRequest {
+            model: Some(model.map(str::to_owned)),
+            ..SetModelRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Switches the permission mode. Returns the mode now in effect, which is not always the
+    /// one asked for (record it, not the argument); `None` when the CLI's answer names none
+    /// (CLIs before 2.1.332 answer with an empty payload).
+    pub async fn set_permission_mode(
+        &self,
+        mode: PermissionMode,
+    ) -> Result<Option<PermissionMode>> {
+        let request = SetPermissionModeRequest {
+            mode,
+            ..SetPermissionModeRequest::default()
+        };
+        Ok(self.request(request).await?.mode)
+    }
+
+    /// Sets the thinking budget (`None` turns extended thinking off).
+    pub async fn set_max_thinking_tokens(&self, tokens: Option<u64>) -> Result<()> {
+        let request = SetMaxThinkingTokensRequest {
+            max_thinking_tokens: Some(tokens),
+            ..SetMaxThinkingTokensRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// The state of every MCP server.
+    pub async fn mcp_status(&self) -> Result<McpStatusResponse> {
+        self.request(McpStatusRequest::default()).await
+    }
+
+    /// Reconnects an MCP server.
+    pub async fn mcp_reconnect(&self, server: &str) -> Result<()> {
+        let request = McpReconnectRequest {
+            server_name: server.to_owned(),
+            ..McpReconnectRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Enables or disables an MCP server.
+    pub async fn mcp_toggle(&self, server: &str, enabled: bool) -> Result<()> {
+        let request = McpToggleRequest {
+            server_name: server.to_owned(),
+            enabled,
+            ..McpToggleRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Replaces the dynamically added MCP servers.
+    pub async fn mcp_set_servers(
+        &self,
+        request: McpSetServersRequest,
+    ) -> Result<McpSetServersResponse> {
+        self.request(request).await
+    }
+
+    /// Reads a resource of an MCP server.
+    pub async fn mcp_read_resource(
+        &self,
+        server: &str,
+        uri: &str,
+    ) -> Result<McpReadResourceResponse> {
+        let request = McpReadResourceRequest {
+            server_name: server.to_owned(),
+            uri: uri.to_owned(),
+            ..McpReadResourceRequest::default()
+        };
+        self.request(request).await
+    }
+
+    /// How the context window is used.
+    pub async fn get_context_usage(&self) -> Result<GetContextUsageResponse> {
+        self.request(GetContextUsageRequest::default()).await
+    }
+
+    /// Restores files to their state at a user message (with `dry_run`, only reports).
+    pub async fn rewind_files(
+        &self,
+        user_message_id: &str,
+        dry_run: bool,
+    ) -> Result<RewindFilesResponse> {
+        let request = RewindFilesRequest {
+            user_message_id: user_message_id.to_owned(),
+            dry_run: Some(dry_run),
+            ..RewindFilesRequest::default()
+        };
+        self.request(request).await
+    }
+
+    /// Stops a background task.
+    pub async fn stop_task(&self, task_id: &str) -> Result<()> {
+        let request = StopTaskRequest {
+            task_id: task_id.to_owned(),
+            ..StopTaskRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Applies settings as if given by `--settings`.
+    pub async fn apply_flag_settings(
+        &self,
+        settings: serde_json::Map<String, Value>,
+    ) -> Result<()> {
+        let request = ApplyFlagSettingsRequest {
+            settings,
+            ..ApplyFlagSettingsRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// The effective settings.
+    pub async fn get_settings(&self) -> Result<GetSettingsResponse> {
+        self.request(GetSettingsRequest::default()).await
+    }
+
+    /// Reloads plugins.
+    pub async fn reload_plugins(&self) -> Result<ReloadPluginsResponse> {
+        self.request(ReloadPluginsRequest::default()).await
+    }
+
+    /// Reloads skills.
+    pub async fn reload_skills(&self) -> Result<ReloadSkillsResponse> {
+        self.request(ReloadSkillsRequest::default()).await
+    }
+
+    /// Tells the CLI a file was already read (so edits need no fresh read).
+    pub async fn seed_read_state(&self, request: SeedReadStateRequest) -> Result<()> {
+        self.request(request).await.map(drop)
+    }
+
+    /// Withdraws a queued user message by its uuid.
+    pub async fn cancel_async_message(&self, message_uuid: &str) -> Result<()> {
+        let request = CancelAsyncMessageRequest {
+            message_uuid: message_uuid.to_owned(),
+            ..CancelAsyncMessageRequest::default()
+        };
+        self.request(request).await.map(drop)
+    }
+
+    /// Closes stdin once the session no longer needs it: after the result of the latest turn
+    /// sent (even if that result has already arrived) and, when callbacks may still be called
+    /// (background tasks), once the CLI reports it is idle or after the configured ceiling.
+    pub async fn end_input_when_idle(&self) {
+        let baseline = self.inner.results_at_last_send.load(Ordering::SeqCst);
+        self.end_input_after(baseline).await;
+    }
+
+    /// Closes stdin once more than `baseline` results were seen (see
+    /// [`Client::end_input_when_idle`]).
+    async fn end_input_after(&self, baseline: u64) {
+        let options = &self.inner.options;
+        let progress = self.inner.progress.subscribe();
+        progress::input_done(
+            progress,
+            baseline,
+            options.has_callbacks(),
+            options.stdin_idle_ceiling,
+        )
+        .await;
+        self.inner.connection.close_input();
+    }
+
+    /// Ends the session gracefully: closes stdin, waits for the CLI to exit, then SIGTERM,
+    /// then SIGKILL. Returns its exit status.
+    pub async fn close(&self) -> Result<Option<ExitStatus>> {
+        self.inner.connection.close_input();
+        let status = self
+            .inner
+            .process
+            .shutdown(self.inner.options.shutdown)
+            .await;
+        // The output has ended, so the mirror has all there is: wait (bounded) for its last
+        // batch to reach the store.
+        let mirror = self
+            .inner
+            .mirror
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(task) = mirror {
+            if tokio::time::timeout(MIRROR_CLOSE_WAIT, task).await.is_err() {
+                tracing::warn!("the transcript store took too long: its last batch may be lost");
+            }
+        }
+        // The session's span ends here, not when the last clone of the client goes.
+        self.inner.connection.end_trace();
+        self.inner.spans.close(None);
+        Ok(status)
+    }
+
+    /// Waits up to `limit` for the CLI to exit on its own.
+    pub async fn wait(&self, limit: Duration) -> Option<ExitStatus> {
+        self.inner.process.wait_for_exit(limit).await
+    }
+
+    /// Pins (`Some`) or clears (`None`) a permission mode for the tools of the MCP server
+    /// `server`. It only tightens: it applies where the session's mode would allow a call
+    /// without asking (`bypassPermissions`, `auto`). The answer's `warning` says that no known
+    /// server has that name (the override is kept for one that connects later).
+    pub async fn set_mcp_permission_mode_override(
+        &self,
+        server: &str,
+        mode: Option<McpPermissionModeOverride>,
+    ) -> Result<SetMcpPermissionModeOverrideResponse> {
+        let request = SetMcpPermissionModeOverrideRequest {
+            server_name: server.to_owned(),
+            mode,
+            ..SetMcpPermissionModeOverrideRequest::default()
+        };
+        self.request(request).await
+    }
+
+    /// Sends the `initialize` request again, as first sent (the same hooks and callback ids),
+    /// and returns the CLI's fresh answer with the requests it is still waiting on (after a
+    /// gap in the transport, the permission requests and dialogs to answer again).
+    /// [`Client::initialize_response`] keeps the first answer.
+    pub async fn reinitialize(&self) -> Result<Reinitialized> {
+        let timeout = self.inner.options.initialize_timeout;
+        let request = ControlRequestBody::from(self.inner.initialize_request.clone());
+        let success = self
+            .inner
+            .connection
+            .request_success(request, timeout)
+            .await?;
+        // Read leniently, as every typed answer is (see `Connection::request_with_timeout`).
+        let payload = success
+            .response
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        let response = twinwire_protocol::from_value::<InitializeResponse>(payload)
+            .map_err(|source| Error::Decode { line: 0, source })?
+            .value;
+        Ok(Reinitialized {
+            response,
+            pending_permission_requests: success.pending_permission_requests.unwrap_or_default(),
+            pending_user_dialog_requests: success.pending_user_dialog_requests.unwrap_or_default(),
+            pending_elicitation_requests: success.pending_elicitation_requests.unwrap_or_default(),
+        })
+    }
+}
+
+/// The answer to [`Client::reinitialize`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Reinitialized {
+    /// The CLI's answer to `initialize`: commands, agents, models, account, version, ….
+    pub response: InitializeResponse,
+    /// The `can_use_tool` requests the CLI has sent and not yet seen answered.
+    pub pending_permission_requests: Vec<twinwire_protocol::control::ControlRequest>,
+    /// The `request_user_dialog` requests not yet answered.
+    pub pending_user_dialog_requests: Vec<twinwire_protocol::control::ControlRequest>,
+    /// The `elicitation` requests not yet answered.
+    pub pending_elicitation_requests: Vec<twinwire_protocol::control::ControlRequest>,
+}
+
+/// A session's messages until the CLI's output ends ([`Client::into_messages`]).
+pub struct Messages {
+    _client: Client,
+    state: MessagesState,
+}
+
+enum MessagesState {
+    Locking(futures::future::BoxFuture<'static, tokio::sync::OwnedMutexGuard<Inbound<Message>>>),
+    Reading(tokio::sync::OwnedMutexGuard<Inbound<Message>>),
+}
+
+impl std::fmt::Debug for Messages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Messages")
+    }
+}
+
+impl Stream for Messages {
+    type Item = Result<Message>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        loop {
+            match &mut self.state {
+                MessagesState::Locking(locking) => {
+                    let inbound = std::task::ready!(locking.as_mut().poll(cx));
+                    self.state = MessagesState::Reading(inbound);
+                }
+                MessagesState::Reading(inbound) => {
+                    return std::pin::Pin::new(&mut **inbound).poll_next(cx)
+                }
+            }
+        }
+    }
+}
+
+/// The options' in-process MCP servers: their router (`mcp_message` requests) and names (for
+/// `initialize`).
+struct InProcessServers {
+    router: Option<Arc<McpRouter>>,
+    names: Vec<String>,
+}
+
+impl InProcessServers {
+    fn of(options: &Options) -> Self {
+        let servers: Vec<_> = options
+            .mcp_servers
+            .values()
+            .filter_map(|server| match server {
+                McpServer::InProcess(server) => Some(server.clone()),
+                _ => None,
+            })
+            .collect();
+        let router = (!servers.is_empty()).then(|| Arc::new(McpRouter::new(servers)));
+        let names = router.as_ref().map(|r| r.names()).unwrap_or_default();
+        Self { router, names }
+    }
+}
+
+/// What the reader watches in the CLI's output before the user reads it: whether the CLI
+/// accepts `control_cancel_request` (and whether it is older than the options accept), the
+/// session's progress, and the frames the transcript mirror stores.
+fn watcher(
+    options: &Options,
+    progress: Arc<watch::Sender<Progress>>,
+    mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
+    spans: &Arc<SessionSpans>,
+) -> crate::engine::Observer<Message> {
+    let spans = spans.enabled().then(|| Arc::clone(spans));
+    let minimum = options.minimum_cli_version.clone();
+    let warned = std::sync::atomic::AtomicBool::new(false);
+    Box::new(
+        move |message: &Message, settings: &crate::engine::Settings<'_>| {
+            if let Some(accepts) = accepts_cancel(message) {
+                settings.withdraw_abandoned(accepts);
+                // Every turn begins with `system/init`: one warning is enough.
+                if let Some(minimum) = minimum
+                    .as_ref()
+                    .filter(|_| !warned.swap(true, Ordering::Relaxed))
+                {
+                    progress::warn_if_old(message, minimum);
+                }
+            }
+            observe(&progress, message);
+            if let Some(spans) = &spans {
+                spans.observe(message);
+            }
+            if let Some(mirror) = &mirror {
+                match message {
+                    Message::TranscriptMirror(frame) => {
+                        let _ = mirror.send(MirrorEvent::Entries {
+                            file_path: frame.file_path.clone(),
+                            entries: frame.entries.clone(),
+                        });
+                    }
+                    _ if message.result_is_error().is_some() => {
+                        let _ = mirror.send(MirrorEvent::Flush);
+                    }
+                    _ => {}
+                }
+            }
+        },
+    )
+}
+
+/// Sends `initialize` and checks the CLI's version against the options' minimum. An answer
+/// that cannot be read is still an answer: the session works without it.
+async fn initialize(
+    connection: &Connection,
+    options: &Options,
+    request: InitializeRequest,
+) -> Result<Option<InitializeResponse>> {
+    let initialize = match connection
+        .request_with_timeout(request, options.initialize_timeout)
+        .await
+    {
+        Ok(response) => Some(response),
+        Err(Error::Decode { source, .. }) => {
+            tracing::warn!(%source, "could not read the answer to `initialize`; going on");
+            None
+        }
+        Err(err) => return Err(progress::during_initialize(err)),
+    };
+    let reported = initialize
+        .as_ref()
+        .and_then(|i| i.claude_code_version.clone());
+    if let (Some(found), Some(minimum)) = (reported, &options.minimum_cli_version) {
+        if progress::older_than(&found, minimum) {
+            return Err(Error::CliTooOld {
+                found,
+                minimum: minimum.clone(),
+            });
+        }
+    }
+    Ok(initialize)
+}

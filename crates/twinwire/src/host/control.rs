@@ -1,0 +1,347 @@
+//! The host's side of the control plane: each request the CLI sends, answered by the
+//! session's [`Host`] (the closures of the options builder, or a `Host` of the user's), and
+//! the in-process MCP servers' messages by their router.
+//!
+//! Whatever the `Host` does, nothing is allowed because something failed: every call runs
+//! with a timeout and with panics caught; a permission that errors is denied with the reason;
+//! a failing blocking hook blocks.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde::Serialize;
+use serde_json::Value;
+use twinwire_protocol::control::{
+    CanUseToolRequest, ControlRequestBody, ElicitationRequest, HookCallbackRequest,
+    McpMessageResponse, RequestUserDialogRequest,
+};
+use twinwire_protocol::hooks::HookPermissionDecision;
+use twinwire_protocol::hooks::{
+    HookCallbackMatcher, HookEvent, HookMatchers, HookOutput, HookSpecificOutput, PreToolUseOutput,
+};
+use twinwire_protocol::permission::PermissionResult;
+
+use super::callbacks::{
+    CallbackError, HookCallback, HookContext, HookFailure, HookMatcher, PermissionRequest,
+};
+use super::handler::{cancelled, decline, HookCall, Host};
+use crate::engine::{Answer, ControlHandler, HandlerError, RequestContext};
+use crate::mcp::McpRouter;
+use crate::trace;
+use tracing::Instrument;
+
+use super::spans::SessionSpans;
+
+/// How long a hook callback may run when its matcher sets no timeout (the CLI's default).
+const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
+
+struct RegisteredHook {
+    event: HookEvent,
+    callback: Arc<dyn HookCallback>,
+    failure: HookFailure,
+    timeout: Duration,
+}
+
+/// Serves the CLI's requests with the session's [`Host`].
+pub(crate) struct HostControl {
+    host: Arc<dyn Host>,
+    permission_timeout: Option<Duration>,
+    hooks: HashMap<String, RegisteredHook>,
+    mcp: Option<Arc<McpRouter>>,
+    /// Where the permission and hook spans go: under their tool use's.
+    spans: Arc<SessionSpans>,
+}
+
+impl HostControl {
+    /// Builds the dispatcher and the wire form of the hooks for `initialize`, numbering the
+    /// callbacks `hook_0`, `hook_1`, … as the official SDKs do.
+    pub(crate) fn new(
+        host: Arc<dyn Host>,
+        permission_timeout: Option<Duration>,
+        hooks: &[(HookEvent, Vec<HookMatcher>)],
+        mcp: Option<Arc<McpRouter>>,
+        spans: Arc<SessionSpans>,
+    ) -> (Self, Option<HookMatchers>) {
+        let mut registered = HashMap::new();
+        let mut wire: HookMatchers = Default::default();
+        for (event, matchers) in hooks {
+            let entry = wire.entry(event.as_str().to_owned()).or_default();
+            for matcher in matchers {
+                let mut ids = Vec::new();
+                for callback in &matcher.hooks {
+                    let id = format!("hook_{}", registered.len());
+                    registered.insert(
+                        id.clone(),
+                        RegisteredHook {
+                            event: event.clone(),
+                            callback: Arc::clone(callback),
+                            failure: matcher.failure_mode(event),
+                            timeout: matcher.timeout.unwrap_or(DEFAULT_HOOK_TIMEOUT),
+                        },
+                    );
+                    ids.push(id);
+                }
+                entry.push(HookCallbackMatcher {
+                    matcher: Some(matcher.matcher.clone()),
+                    hook_callback_ids: ids,
+                    timeout: matcher.timeout.map(|t| t.as_secs_f64().ceil() as u64),
+                    ..HookCallbackMatcher::default()
+                });
+            }
+        }
+        let wire = (!wire.is_empty()).then_some(wire);
+        let control = Self {
+            host,
+            permission_timeout,
+            hooks: registered,
+            mcp,
+            spans,
+        };
+        (control, wire)
+    }
+}
+
+impl ControlHandler for HostControl {
+    fn handle(
+        &self,
+        request: ControlRequestBody,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Answer> {
+        let answer = match request {
+            ControlRequestBody::CanUseTool(request) => self.permission(*request, cx),
+            ControlRequestBody::HookCallback(request) => self.hook(*request, cx),
+            ControlRequestBody::McpMessage(request) => match &self.mcp {
+                Some(router) if router.serves(&request.server_name) => {
+                    let router = Arc::clone(router);
+                    Box::pin(async move {
+                        let response = router.handle(&request.server_name, request.message).await?;
+                        to_payload(&McpMessageResponse {
+                            mcp_response: response,
+                            extra: Default::default(),
+                        })
+                    })
+                }
+                _ => self
+                    .host
+                    .mcp_message(request.server_name, request.message, cx.cancel),
+            },
+            ControlRequestBody::Elicitation(request) => self.elicit(request, cx),
+            ControlRequestBody::RequestUserDialog(request) => self.dialog(request, cx),
+            other => self.host.request(other, cx),
+        };
+        Box::pin(answer.map(Answer::Respond))
+    }
+}
+
+impl HostControl {
+    fn permission(
+        &self,
+        request: CanUseToolRequest,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let input = request.input.clone();
+        let tool = request.tool_name.clone();
+        let host = Arc::clone(&self.host);
+        let timeout = self.permission_timeout;
+        let call_id = request.tool_use_id.as_deref();
+        let span = trace::permission(&self.spans.parent_for(call_id), &tool, call_id);
+        // A Host may panic before it returns its future, as well as while it runs.
+        let call = span.in_scope(|| {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                host.can_use_tool(PermissionRequest {
+                    request,
+                    cancel: cx.cancel.clone(),
+                })
+            }))
+        });
+        let traced = span.clone();
+        let answer = async move {
+            let outcome = match call {
+                Ok(call) => guarded(call, timeout).await,
+                Err(panic) => Err(format!(
+                    "panicked: {}",
+                    crate::engine::panic_message(&*panic)
+                )),
+            };
+            let result = match outcome {
+                Ok(PermissionResult::Allow(mut allow)) => {
+                    // The CLI requires the input on every allow; echo it when unchanged.
+                    if allow.updated_input.is_none() {
+                        allow.updated_input = Some(input);
+                    }
+                    PermissionResult::Allow(allow)
+                }
+                Ok(PermissionResult::Unknown(unknown)) => PermissionResult::deny(format!(
+                    "can_use_tool returned an unknown behavior `{}`",
+                    unknown.tag
+                )),
+                Ok(result) => result,
+                Err(reason) => {
+                    tracing::warn!(%tool, %reason, "permission callback failed: denying");
+                    trace::record_error(&traced, "callback_failed");
+                    PermissionResult::deny(format!("permission callback failed: {reason}"))
+                }
+            };
+            traced.record("twinwire.permission.behavior", behavior(&result));
+            to_payload(&result)
+        };
+        Box::pin(answer.instrument(span))
+    }
+
+    fn hook(
+        &self,
+        request: HookCallbackRequest,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let Some(hook) = self.hooks.get(&request.callback_id) else {
+            let error = HandlerError::new(format!("no hook callback `{}`", request.callback_id));
+            return Box::pin(async move { Err(error) });
+        };
+        let event = hook.event.clone();
+        let failure = hook.failure;
+        let timeout = hook.timeout;
+        let call_id = request.tool_use_id.as_deref();
+        let span = trace::hook(
+            &self.spans.parent_for(call_id),
+            event.as_str(),
+            &request.callback_id,
+            call_id,
+        );
+        let call = HookCall {
+            callback_id: request.callback_id,
+            event: event.clone(),
+            input: request.input,
+            cx: HookContext {
+                tool_use_id: request.tool_use_id,
+                cancel: cx.cancel,
+            },
+            registered: Some(Arc::clone(&hook.callback)),
+        };
+        let call =
+            span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| self.host.hook(call))));
+        let traced = span.clone();
+        let answer = async move {
+            let outcome = match call {
+                Ok(call) => guarded(call, Some(timeout)).await,
+                Err(panic) => Err(format!(
+                    "panicked: {}",
+                    crate::engine::panic_message(&*panic)
+                )),
+            };
+            match outcome {
+                Ok(output) => to_payload(&output),
+                Err(reason) => {
+                    tracing::warn!(event = %event, %reason, "hook callback failed");
+                    trace::record_error(&traced, "callback_failed");
+                    match failure {
+                        HookFailure::Block => to_payload(&blocking_output(&event, &reason)),
+                        HookFailure::Continue => {
+                            Err(HandlerError::new(format!("hook callback failed: {reason}")))
+                        }
+                    }
+                }
+            }
+        };
+        Box::pin(answer.instrument(span))
+    }
+
+    /// An elicitation: the host's answer, or declined when it fails.
+    fn elicit(
+        &self,
+        request: ElicitationRequest,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            self.host.elicitation(request, cx.cancel)
+        }));
+        Box::pin(async move {
+            let outcome = match call {
+                Ok(call) => guarded(call, None).await,
+                Err(panic) => Err(crate::engine::panic_message(&*panic)),
+            };
+            let response = outcome.unwrap_or_else(|reason| {
+                tracing::warn!(%reason, "elicitation callback failed: declining");
+                decline()
+            });
+            to_payload(&response)
+        })
+    }
+
+    /// A dialog: the host's answer, or cancelled (the CLI then applies its default) when it
+    /// fails.
+    fn dialog(
+        &self,
+        request: RequestUserDialogRequest,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let kind = request.dialog_kind.clone();
+        let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            self.host.user_dialog(request, cx.cancel)
+        }));
+        Box::pin(async move {
+            let outcome = match call {
+                Ok(call) => guarded(call, None).await,
+                Err(panic) => Err(crate::engine::panic_message(&*panic)),
+            };
+            let response = outcome.unwrap_or_else(|reason| {
+                tracing::warn!(%reason, kind, "user dialog callback failed: cancelling");
+                cancelled()
+            });
+            to_payload(&response)
+        })
+    }
+}
+
+/// The answer of a blocking hook that failed: for `PreToolUse`, a deny decision too.
+fn blocking_output(event: &HookEvent, reason: &str) -> HookOutput {
+    let mut output = HookOutput::block(format!("hook callback failed: {reason}"));
+    if *event == HookEvent::PreToolUse {
+        output.hook_specific_output = Some(HookSpecificOutput::PreToolUse(PreToolUseOutput {
+            permission_decision: Some(HookPermissionDecision::Deny),
+            permission_decision_reason: Some(format!("hook callback failed: {reason}")),
+            ..PreToolUseOutput::default()
+        }));
+    }
+    output
+}
+
+/// Runs a callback with an optional timeout, turning errors, panics and timeouts into a reason.
+async fn guarded<T>(
+    call: BoxFuture<'static, Result<T, CallbackError>>,
+    timeout: Option<Duration>,
+) -> Result<T, String> {
+    let call = AssertUnwindSafe(call).catch_unwind();
+    let outcome = match timeout {
+        Some(limit) => match tokio::time::timeout(limit, call).await {
+            Ok(outcome) => outcome,
+            Err(_) => return Err(format!("timed out after {limit:?}")),
+        },
+        None => call.await,
+    };
+    match outcome {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(err)) => Err(err.to_string()),
+        Err(panic) => Err(format!(
+            "panicked: {}",
+            crate::engine::panic_message(&*panic)
+        )),
+    }
+}
+
+/// The permission's behavior for its span: `allow`, `deny`, or what else it said.
+fn behavior(result: &PermissionResult) -> &str {
+    match result {
+        PermissionResult::Allow(_) => "allow",
+        PermissionResult::Deny(_) => "deny",
+        PermissionResult::Unknown(unknown) => &unknown.tag,
+        _ => "other",
+    }
+}
+
+fn to_payload<T: Serialize>(value: &T) -> Result<Value, HandlerError> {
+    serde_json::to_value(value).map_err(|err| HandlerError::new(err.to_string()))
+}

@@ -1,0 +1,121 @@
+//! The host's turn and tool spans from the frames the reader sees, as a subscriber records them.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use twinwire_protocol::Message;
+
+use super::SessionSpans;
+use crate::trace::tests::Recorder;
+
+fn line(value: serde_json::Value) -> String {
+    value.to_string()
+}
+
+fn frame(value: serde_json::Value) -> Message {
+    Message::from_json(&value.to_string()).unwrap()
+}
+
+#[test]
+fn a_subagents_tool_use_goes_under_the_tool_that_started_it_and_everything_ends_with_the_turn() {
+    let recorder = Recorder::default();
+    let _guard = recorder.install();
+    let spans = Arc::new(SessionSpans::start(Some("claude-sonnet-4-5")));
+    let mut tap = spans.tap().expect("a tap while somebody listens");
+    spans.turn_sent();
+    spans.observe(&frame(json!({
+        "type": "system", "subtype": "init", "session_id": "s-1", "model": "claude-opus-4-1",
+        "cwd": "/", "tools": [], "mcp_servers": [], "permissionMode": "default",
+        "slash_commands": [], "apiKeySource": "none", "output_style": "default", "uuid": "u"
+    })));
+    tap(&line(
+        json!({"type": "assistant", "parent_tool_use_id": null, "session_id": "s-1",
+        "message": {"content": [{"type": "tool_use", "id": "task-1", "name": "Task", "input": {}}]}}),
+    ));
+    tap(&line(
+        json!({"type": "assistant", "parent_tool_use_id": "task-1", "session_id": "s-1",
+        "message": {"content": [{"type": "tool_use", "id": "read-1", "name": "Read", "input": {}}]}}),
+    ));
+    // A streamed delta that names a tool block opens nothing.
+    tap(&line(
+        json!({"type": "stream_event", "event": {"type": "content_block_start",
+        "content_block": {"type": "tool_use", "id": "x", "name": "Bash"}}}),
+    ));
+    tap(&line(
+        json!({"type": "user", "parent_tool_use_id": "task-1", "message": {"role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "read-1", "is_error": true,
+                     "content": "no such file"}]}}),
+    ));
+    spans.observe(&frame(json!({
+        "type": "result", "subtype": "error_during_execution", "is_error": true,
+        "session_id": "s-1", "duration_ms": 1, "duration_api_ms": 1, "num_turns": 1,
+        "total_cost_usd": 0.0,
+        "usage": {"input_tokens": 3, "output_tokens": 5, "cache_read_input_tokens": 10,
+                  "cache_creation_input_tokens": 2}
+    })));
+
+    let one = |name: &str| {
+        let found = recorder.named(name);
+        assert_eq!(found.len(), 1, "one {name}: {:?}", recorder.spans());
+        found[0].clone()
+    };
+    let (session_id, session) = one("session");
+    let (turn_id, turn) = one("invoke_agent");
+    assert_eq!(session.field("gen_ai.conversation.id"), "s-1");
+    assert_eq!(session.field("gen_ai.request.model"), "claude-sonnet-4-5");
+    assert_eq!(session.field("gen_ai.response.model"), "claude-opus-4-1");
+    assert_eq!(turn.parent, Some(session_id));
+    assert_eq!(turn.field("gen_ai.conversation.id"), "s-1");
+    assert_eq!(
+        turn.field("gen_ai.usage.input_tokens"),
+        "15",
+        "cached tokens count as input"
+    );
+    assert_eq!(turn.field("gen_ai.usage.output_tokens"), "5");
+    assert_eq!(turn.field("error.type"), "error_during_execution");
+    assert!(turn.closed, "the result ends the turn");
+
+    let tools = recorder.named("execute_tool");
+    assert_eq!(tools.len(), 2, "{tools:?}");
+    let (task_id, task) = tools
+        .iter()
+        .find(|(_, span)| span.field("gen_ai.tool.name") == "Task")
+        .cloned()
+        .unwrap();
+    let (_, read) = tools
+        .iter()
+        .find(|(_, span)| span.field("gen_ai.tool.name") == "Read")
+        .cloned()
+        .unwrap();
+    assert_eq!(task.parent, Some(turn_id));
+    assert_eq!(task.field("gen_ai.tool.call.id"), "task-1");
+    assert_eq!(read.parent, Some(task_id));
+    assert_eq!(read.field("error.type"), "tool_error");
+    assert!(
+        read.closed && task.closed,
+        "a tool left open ends with its turn"
+    );
+
+    // A permission asked for the subagent's tool after it ended goes under the session.
+    assert_eq!(
+        spans
+            .parent_for(Some("read-1"))
+            .id()
+            .map(|id| id.into_u64()),
+        Some(session_id)
+    );
+    spans.close(None);
+    drop(spans);
+    drop(tap);
+    assert!(recorder.named("session")[0].1.closed);
+}
+
+#[test]
+fn without_a_listener_there_is_no_tap_and_no_span() {
+    // Set here, not left to the global default: tests on other threads install recorders,
+    // and only a subscriber in place here makes this thread's answer count.
+    let _guard = tracing::subscriber::set_default(tracing::subscriber::NoSubscriber::default());
+    let spans = SessionSpans::start(None);
+    assert!(!spans.enabled());
+    assert!(Arc::new(spans).tap().is_none());
+}

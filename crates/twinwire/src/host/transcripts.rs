@@ -1,0 +1,115 @@
+//! The session's transcript store: the mirror task that appends the CLI's `transcript_mirror`
+//! frames to it, and the restore that writes a stored session where the CLI resumes it.
+
+use std::sync::Arc;
+
+use twinwire_protocol::Message;
+
+use super::launch;
+use super::options::Options;
+use crate::sessions::mirror::{self, MirrorEvent};
+use crate::sessions::restore;
+use crate::Result;
+
+/// The transcript mirror: a task that batches the CLI's `transcript_mirror` frames into the
+/// options' store; it ends (after a last flush) when the reader drops its sender. A batch it
+/// has to drop comes into the session's stream as a `system/mirror_error` message.
+pub(super) struct Mirror;
+
+pub(super) type MirrorStarted = (
+    Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
+    Option<tokio::task::JoinHandle<()>>,
+    Option<tokio::sync::mpsc::UnboundedReceiver<Message>>,
+);
+
+impl Mirror {
+    pub(super) fn start(options: &Options) -> MirrorStarted {
+        let Some(store) = &options.transcript_store else {
+            return (None, None, None);
+        };
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let (failures_tx, failures_rx) = tokio::sync::mpsc::unbounded_channel();
+        let projects = options.cli_projects_dir();
+        let config = mirror::MirrorConfig {
+            flush: options.transcript_store_flush,
+            ..mirror::MirrorConfig::default()
+        };
+        let on_failure: mirror::OnFailure = Box::new(move |failure| {
+            let _ = failures_tx.send(mirror_error(failure));
+        });
+        let task = tokio::spawn(mirror::run(
+            Arc::clone(store),
+            projects,
+            rx,
+            config,
+            on_failure,
+        ));
+        (Some(tx), Some(task), Some(failures_rx))
+    }
+}
+
+/// The `system/mirror_error` message the official SDKs deliver for a dropped batch.
+fn mirror_error(failure: mirror::MirrorFailure) -> Message {
+    use twinwire_protocol::system::{MirrorError, MirrorKey, SystemMessage};
+    let key = failure.key;
+    Message::System(Box::new(SystemMessage::MirrorError(MirrorError {
+        error: failure.error,
+        session_id: key.session_id.clone(),
+        key: MirrorKey {
+            project_key: key.project_key,
+            session_id: key.session_id,
+            subpath: key.subpath,
+            extra: Default::default(),
+        },
+        uuid: uuid::Uuid::new_v4().to_string(),
+        extra: Default::default(),
+    })))
+}
+
+/// With a transcript store and `resume` (or `continue`: the store's newest session, then
+/// resumed by its id), writes the stored session into a temporary configuration directory for
+/// the CLI (see [`crate::sessions::restore`]). Only for a local CLI: through a launcher, the
+/// far side's disk is not ours to write.
+pub(super) async fn restore_from_store(options: &mut Options) -> Result<Option<tempfile::TempDir>> {
+    let Some(store) = options.transcript_store.clone() else {
+        return Ok(None);
+    };
+    if options.resume.is_none() && !options.continue_conversation {
+        return Ok(None);
+    }
+    if !matches!(options.launcher, launch::Launcher::Local) {
+        tracing::warn!(
+            "a store-backed resume needs a local CLI: resuming from the CLI's own files"
+        );
+        return Ok(None);
+    }
+    let cwd = match &options.cwd {
+        Some(cwd) => cwd.clone(),
+        None => std::env::current_dir()?,
+    };
+    let projects = options.cli_projects_dir();
+    let config_dir = projects.parent().unwrap_or(&projects).to_owned();
+    let timeout = options.transcript_store_load_timeout;
+    let restored = match options.resume.clone() {
+        Some(session) => {
+            restore::restore(store.as_ref(), &session, &cwd, &config_dir, timeout).await
+        }
+        None => restore::restore_newest(store.as_ref(), &cwd, &config_dir, timeout)
+            .await
+            .map(|found| {
+                found.map(|(session, dir)| {
+                    // `--continue` is resolved: the CLI resumes that session by its id.
+                    options.resume = Some(session);
+                    options.continue_conversation = false;
+                    dir
+                })
+            }),
+    }
+    .map_err(std::io::Error::other)?;
+    if let Some(dir) = &restored {
+        options
+            .env
+            .push(("CLAUDE_CONFIG_DIR".into(), Some(dir.path().into())));
+    }
+    Ok(restored)
+}
