@@ -313,6 +313,25 @@ fn test() -> Result<()> {
         let root = root.clone();
         move || semver::prepare(&root, true)
     });
+    if let Err(err) = suites(&root) {
+        semver::stop_background();
+        let _ = semver.join();
+        return Err(err);
+    }
+    let waited = std::time::Instant::now();
+    let prepared = semver
+        .join()
+        .map_err(|_| anyhow::anyhow!("the semver builds panicked"))??;
+    eprintln!(
+        "semver: waited {:.0} s for its builds",
+        waited.elapsed().as_secs_f64()
+    );
+    prepared.compare()
+}
+
+/// Every suite of `cargo xtask test` but semver's comparison, in order.
+fn suites(root: &Path) -> Result<()> {
+    let root = root.to_path_buf();
     for version in conformance::GENERATIONS {
         install_claude(version)?;
     }
@@ -443,16 +462,7 @@ fn test() -> Result<()> {
     fuzz(&root, 10.0, 1, false)?;
     // Proves the benchmark harness works (tiny sizes, dev build): about a minute with the
     // one-time SDK installs, seconds after.
-    bench::bench(&root, &bench::BenchArgs::quick())?;
-    let waited = std::time::Instant::now();
-    let prepared = semver
-        .join()
-        .map_err(|_| anyhow::anyhow!("the semver builds panicked"))??;
-    eprintln!(
-        "semver: waited {:.0} s for its builds",
-        waited.elapsed().as_secs_f64()
-    );
-    prepared.compare()
+    bench::bench(&root, &bench::BenchArgs::quick())
 }
 
 /// `cargo xtask record`: see [`Task::Record`].

@@ -13,13 +13,16 @@
 //! fail does not count as passing.
 
 use std::collections::BTreeSet;
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, ensure, Context, Result};
 
-use crate::cmd::run;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
 
 /// The cargo-semver-checks release used (its rustdoc JSON support follows Rust releases).
 const SEMVER_CHECKS_VERSION: &str = "0.51.0";
@@ -240,12 +243,13 @@ fn extract(root: &Path, id: &str, dir: &Path) -> Result<()> {
 
 /// The names of the packages in the workspace at `root`.
 fn workspace_packages(root: &Path, quiet: Option<&Path>) -> Result<BTreeSet<String>> {
-    let output = lowly(quiet, crate::cargo())?
-        .current_dir(root)
-        .args(["metadata", "--no-deps", "--format-version", "1", "--locked"])
-        .stdout(Stdio::piped())
-        .output()
-        .context("starting cargo metadata")?;
+    let output = finish(
+        lowly(quiet, crate::cargo())?
+            .current_dir(root)
+            .args(["metadata", "--no-deps", "--format-version", "1", "--locked"])
+            .stdout(Stdio::piped()),
+        quiet.is_some(),
+    )?;
     ensure!(
         output.status.success(),
         "cargo metadata in {} failed",
@@ -280,7 +284,7 @@ fn document(
     for library in libraries {
         clean.args(["--package", library]);
     }
-    run(&mut clean)?;
+    succeed(&mut clean, quiet.is_some())?;
     let mut command = lowly(quiet, crate::cargo())?;
     command
         .current_dir(tree)
@@ -291,7 +295,7 @@ fn document(
     for library in libraries {
         command.args(["--package", library]);
     }
-    run(&mut command)?;
+    succeed(&mut command, quiet.is_some())?;
     std::fs::create_dir_all(out)?;
     libraries
         .iter()
@@ -366,6 +370,66 @@ fn lowly(quiet: Option<&Path>, program: impl AsRef<std::ffi::OsStr>) -> Result<C
     Ok(command)
 }
 
+/// What runs in the background: the process group of its command, and whether it was stopped.
+static BACKGROUND: Mutex<Background> = Mutex::new(Background {
+    group: None,
+    stopped: false,
+});
+
+struct Background {
+    group: Option<Pid>,
+    stopped: bool,
+}
+
+/// Ends the background builds (the command running and those still to come), when the run
+/// they were beside has failed: nothing of theirs outlives `cargo xtask test`.
+pub fn stop_background() {
+    let mut background = BACKGROUND.lock().unwrap_or_else(|e| e.into_inner());
+    background.stopped = true;
+    if let Some(group) = background.group.take() {
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+}
+
+/// Runs `command` to its end and returns its output (what was piped). In the background, it
+/// runs in a process group of its own, which [`stop_background`] ends with all it started.
+fn finish(command: &mut Command, background: bool) -> Result<Output> {
+    if !background {
+        let child = command
+            .spawn()
+            .with_context(|| format!("starting {command:?}"))?;
+        return Ok(child.wait_with_output()?);
+    }
+    command.process_group(0);
+    let child = {
+        let mut state = BACKGROUND.lock().unwrap_or_else(|e| e.into_inner());
+        ensure!(!state.stopped, "stopped: the run beside failed");
+        let child = command
+            .spawn()
+            .with_context(|| format!("starting {command:?}"))?;
+        state.group = Some(Pid::from_raw(child.id() as i32));
+        child
+    };
+    let output = child.wait_with_output();
+    BACKGROUND
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .group
+        .take();
+    Ok(output?)
+}
+
+/// [`finish`], and an error if the command failed.
+fn succeed(command: &mut Command, background: bool) -> Result<()> {
+    let output = finish(command, background)?;
+    ensure!(
+        output.status.success(),
+        "{command:?} failed: {}",
+        output.status
+    );
+    Ok(())
+}
+
 /// The last `count` lines of the file at `path` (what is there of it).
 fn last_lines(path: &Path, count: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -396,20 +460,61 @@ fn install(quiet: Option<&Path>) -> Result<PathBuf> {
         root.display()
     );
     let started = Instant::now();
-    run(lowly(quiet, crate::cargo())?
-        .args([
-            "install",
-            "--locked",
-            "cargo-semver-checks",
-            "--version",
-            SEMVER_CHECKS_VERSION,
-        ])
-        .arg("--root")
-        .arg(&root))
+    succeed(
+        lowly(quiet, crate::cargo())?
+            .args([
+                "install",
+                "--locked",
+                "cargo-semver-checks",
+                "--version",
+                SEMVER_CHECKS_VERSION,
+            ])
+            .arg("--root")
+            .arg(&root),
+        quiet.is_some(),
+    )
     .context("installing cargo-semver-checks")?;
     eprintln!(
         "cargo-semver-checks installed in {:.0} s",
         started.elapsed().as_secs_f64()
     );
     Ok(binary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn stopping_the_background_ends_its_command_and_what_that_started() {
+        let runner = std::thread::spawn(|| {
+            // A shell with a child of its own: both must go.
+            finish(
+                Command::new("sh").args(["-c", "sleep 60 & sleep 60; wait"]),
+                true,
+            )
+        });
+        let group = loop {
+            if let Some(group) = BACKGROUND.lock().unwrap().group {
+                break group;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        let started = Instant::now();
+        stop_background();
+        let output = runner.join().unwrap().unwrap();
+        assert!(!output.status.success());
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // Nothing of the group is left (killpg with no signal: ESRCH once it is gone).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while killpg(group, None).is_ok() {
+            assert!(Instant::now() < deadline, "the group outlived the stop");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // And nothing starts after the stop.
+        let refused = finish(&mut Command::new("true"), true).unwrap_err();
+        assert!(refused.to_string().contains("stopped"), "{refused}");
+    }
 }
