@@ -39,8 +39,8 @@ pub fn package(root: &Path, allow_dirty: bool) -> Result<()> {
         command.arg("--allow-dirty");
     }
     run(&mut command).context(
-        "packaging failed (with uncommitted changes: commit them, or `cargo xtask package \
-         --allow-dirty`)",
+        "packaging failed: cargo says why above (if it names uncommitted changes, commit them \
+         or run `cargo xtask package --allow-dirty`)",
     )?;
     let sizes = package_sizes(&target_dir(root).join("package"))?;
     let mut too_large = Vec::new();
