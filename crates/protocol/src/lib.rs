@@ -58,6 +58,7 @@ pub mod lenient;
 pub mod limits;
 pub mod mcp;
 mod message;
+mod meta;
 pub mod permission;
 pub mod recording;
 pub mod result;

@@ -17,9 +17,9 @@ use crate::stream::StreamEvent;
 use crate::system::SystemMessage;
 use crate::{DecodeError, Decoded};
 
-mod meta;
-
-pub use meta::{AbandonedBlocks, MessageOrigin, ToolResultDecision, ToolResultMeta, ToolUseMeta};
+pub use crate::meta::{
+    AbandonedBlocks, MessageOrigin, ToolResultDecision, ToolResultMeta, ToolUseMeta,
+};
 
 crate::tagged_union! {
     /// One frame the CLI writes to stdout: the data plane (assistant, user, result, system,

@@ -290,7 +290,7 @@ pub struct ResultMessage {
     pub fast_mode_disabled_reason: Option<FastModeDisabledReason>,
     /// Provenance of the turn's prompt (`{"kind": "human"}`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin: Option<crate::message::MessageOrigin>,
+    pub origin: Option<crate::meta::MessageOrigin>,
     /// Time to first token, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttft_ms: Option<u64>,
