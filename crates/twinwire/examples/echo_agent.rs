@@ -14,28 +14,28 @@ use twinwire::agent::{agent, serve_stdio, Peer, Turn, TurnOutcome};
 use twinwire::protocol::control::CanUseToolRequest;
 use twinwire::protocol::permission::PermissionResult;
 
-async fn run_turn(turn: Turn, session: Peer) -> TurnOutcome {
+async fn run_turn(turn: Turn, peer: Peer) -> TurnOutcome {
     let prompt = turn.text();
     if !prompt.contains("delete") {
         let reply = format!("You said: {prompt}");
-        session.say(&reply)?;
-        return session.success(&reply);
+        peer.say(&reply)?;
+        return peer.success(&reply);
     }
     let ask = CanUseToolRequest {
         tool_name: "Bash".to_owned(),
         input: json!({"command": "rm -rf build", "description": "Delete the build directory"}),
-        tool_use_id: Some(format!("toolu_echo_{}", session.session_id())),
+        tool_use_id: Some(format!("toolu_echo_{}", peer.session_id())),
         ..CanUseToolRequest::default()
     };
     // A host that fails to answer denies: the tool never runs because something failed.
-    let reply = match session.can_use_tool(ask).await {
+    let reply = match peer.can_use_tool(ask).await {
         Ok(PermissionResult::Allow(_)) => "allowed: rm -rf build".to_owned(),
         Ok(PermissionResult::Deny(deny)) => format!("denied: {}", deny.message),
         Ok(other) => format!("denied: an answer this agent does not know ({other:?})"),
         Err(error) => format!("denied: {error}"),
     };
-    session.say(&reply)?;
-    session.success(&reply)
+    peer.say(&reply)?;
+    peer.success(&reply)
 }
 
 #[tokio::main]

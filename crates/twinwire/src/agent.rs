@@ -1,34 +1,39 @@
 //! The agent side: serve the CLI's end of the protocol from Rust, so that any host (the
 //! official Python and TypeScript SDKs, or twinwire's own) can drive a Rust agent.
 //!
-//! [`serve`] runs the same [`crate::engine::Connection`] engine as the host side,
-//! reading [`InputMessage`]s. Each user message starts a turn, run by your [`Agent`] with a
-//! [`Peer`] handle to write frames and to ask the host (permissions, hooks, MCP, elicitation).
-//! A user message that arrives during a turn is queued, with a `system/queued` notice; the agent
-//! takes the queue at its next model-call boundary with [`Peer::take_queued`] (the messages
-//! are joined and a `system/injected` notice is written), and whatever is left starts the next
-//! turn. `interrupt` cancels the running turn. An unsupported request is answered with
-//! `error_code: "unsupported_request"`; a malformed frame gets a clear error frame and the agent
-//! keeps serving.
+//! [`serve`] runs the same [`crate::engine::Connection`] engine as the host side. The
+//! engine reads the host's input once, and the agent gets it in the order the host wrote it
+//! (the **inbox**): each user message starts a turn, run by your [`Agent`] with a [`Peer`] (the
+//! session: write frames, ask the host for permissions, hooks, MCP, elicitation); each request
+//! goes to the [`Agent`] method of its kind, with a [`RequestContext`]. A user message that
+//! arrives during a turn is queued, with a `system/queued` notice; the agent takes the queue
+//! at its next model-call boundary with [`Peer::take_queued`] (the messages are joined and a
+//! `system/injected` notice is written), and whatever is left starts the next turn. A turn
+//! read after an `initialize` starts once that is answered. `interrupt` stops the running
+//! turn. A malformed frame gets a clear notice and the agent keeps serving.
 //!
-//! That is [`Framing::Managed`], what an agent normally wants. An agent that must write every
-//! frame itself (a scripted stand-in for the CLI, a proxy) chooses [`Framing::Raw`] and may
-//! take over the answers to host requests with [`Agent::respond`].
+//! That is [`Framing::Managed`], what an agent normally wants: the server writes
+//! `system/init` from the agent's own facts ([`Agent::describe`]), the session state, the
+//! notices and the `result` the turn returns, every frame built from protocol types
+//! ([`frames`]). An agent that must write every frame itself (a scripted stand-in for the
+//! CLI) chooses [`Framing::Raw`] in its [`Profile`].
 //!
 //! ```no_run
 //! use twinwire::agent::{serve_stdio, agent, Peer, Turn};
 //!
 //! # async fn demo() -> twinwire::Result<()> {
-//! serve_stdio(agent(|turn: Turn, session: Peer| async move {
-//!     session.say(&format!("You said: {}", turn.text()))?;
-//!     session.success("done")
+//! serve_stdio(agent(|turn: Turn, peer: Peer| async move {
+//!     peer.say(&format!("You said: {}", turn.text()))?;
+//!     peer.success("done")
 //! }))
 //! .await
 //! # }
 //! ```
 
 mod control;
-mod frames;
+pub mod frames;
+mod handler;
+mod inbox;
 mod peer;
 mod reply;
 mod state;
@@ -36,22 +41,29 @@ mod state;
 mod tests;
 mod turns;
 
-use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use futures::future::BoxFuture;
-use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tracing::Instrument;
-use twinwire_protocol::control::{ControlRequestBody, InitializeRequest};
 use twinwire_protocol::result::ResultMessage;
-use twinwire_protocol::{InputMessage, UserMessage};
+use twinwire_protocol::UserMessage;
 
-use crate::engine::{AgentSide, Connection, EngineConfig, HandlerError};
+use crate::engine::{AgentSide, Connection, EngineConfig, LineTap, Watchers};
 use crate::error::{Error, Result};
 
+pub use crate::engine::Answer;
+pub use handler::{agent, Agent, AnswerFuture, Profile, RequestContext};
 pub use peer::{Peer, Turn};
 pub use reply::Reply;
+
+/// How long a turn read after an `initialize` waits for its answer (the SDK MCP handshake
+/// the answer may wait for included) before it starts without it.
+pub const INITIALIZE_WAIT: Duration = Duration::from_secs(120);
+
+/// How long a turn that watches interrupts ([`Profile::watches_interrupts`]) may take to end
+/// once interrupted before the server stops it.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 
 /// What the server writes around each turn on the agent's behalf.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -60,7 +72,8 @@ pub enum Framing {
     /// As Claude Code does: `system/session_state_changed` (`running`, then `idle`) and
     /// `system/init` around each turn, the `result` the turn returns (or an aborted one when
     /// the host interrupts it), `system/queued` for a message that arrives during a turn, and
-    /// queued messages joined into one turn. A malformed host frame gets an error frame.
+    /// queued messages joined into one turn. A turn read after an `initialize` waits for its
+    /// answer. A malformed host frame gets a notice.
     #[default]
     Managed,
     /// Nothing at all: the turn writes its own frames, `result` included (the value
@@ -104,188 +117,120 @@ impl From<&str> for TurnError {
     }
 }
 
-/// A Rust agent behind the protocol.
-pub trait Agent: Send + Sync + 'static {
-    /// Runs one turn. Write frames with `session`; return the result.
-    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome>;
-
-    /// Answers `initialize` (the default: an empty success, which every host accepts).
-    fn initialize(
-        &self,
-        _request: InitializeRequest,
-    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
-        Box::pin(async { Ok(Value::Object(Default::default())) })
-    }
-
-    /// Answers any other host request; `None` means unsupported (the default).
-    fn handle_request(
-        &self,
-        _request: &ControlRequestBody,
-        _session: &Peer,
-    ) -> Option<BoxFuture<'static, Result<Value, HandlerError>>> {
-        None
-    }
-
-    /// Takes over the answer to a host request, `initialize` and `interrupt` included: the
-    /// returned work runs in its own task and answers through `reply` (keep a clone) whenever
-    /// and however often it likes, or never. It may ask the host things through `session`
-    /// first (Claude Code sends `mcp_message` requests before it answers `initialize`).
-    /// `None`, the default, answers the usual way ([`Agent::initialize`],
-    /// [`Agent::handle_request`]). Either way an `interrupt` cancels the turn running when it
-    /// arrived, right after the first poll of the answering work (so that an answer given at
-    /// once precedes the frames the turn writes as it ends, as with the CLI).
-    fn respond(
-        &self,
-        _request: &ControlRequestBody,
-        _reply: &Reply,
-        _session: &Peer,
-    ) -> Option<BoxFuture<'static, ()>> {
-        None
-    }
-
-    /// What the server writes around each turn (the default: [`Framing::Managed`]).
-    fn framing(&self) -> Framing {
-        Framing::Managed
-    }
-
-    /// The host's input ended (it closed the agent's stdin, as the SDKs do when a session is
-    /// over) and the last turn and the work started with [`Peer::spawn`] are done; the output
-    /// is still open, and closes when the returned work is done. The place for what Claude
-    /// Code does before it exits, such as its `SessionEnd` hooks. The host can no longer
-    /// answer a request: write frames or [`Peer::hook_without_answer`], never wait for a
-    /// reply. The work should bound its own time: the server waits for it. The mirror of the
-    /// host side's end of the CLI's output ([`crate::engine::OutputEnd`]). Default: nothing.
-    fn input_ended(&self, _session: Peer) -> BoxFuture<'static, ()> {
-        Box::pin(async {})
-    }
-}
-
-/// Any async closure from a turn to its outcome is an [`Agent`] with the defaults for
-/// everything else.
-impl<F, Fut> Agent for F
-where
-    F: Fn(Turn, Peer) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = TurnOutcome> + Send + 'static,
-{
-    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
-        Box::pin(self(turn, session))
-    }
-}
-
-/// An async closure as an [`Agent`] (the closure is one already; this names its shape so
-/// the closure's argument types are inferred).
-pub fn agent<F, Fut>(run_turn: F) -> impl Agent
-where
-    F: Fn(Turn, Peer) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = TurnOutcome> + Send + 'static,
-{
-    run_turn
-}
-
 /// Serves the protocol on this process's stdin and stdout until stdin ends.
 pub async fn serve_stdio(agent: impl Agent) -> Result<()> {
-    serve(
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        agent,
-        EngineConfig::default(),
-    )
-    .await
+    Server::new(agent)
+        .serve(tokio::io::stdin(), tokio::io::stdout())
+        .await
 }
 
 /// Serves the protocol over any pipe pair until the host's input ends, the last turn and the
 /// work started with [`Peer::spawn`] are done, [`Agent::input_ended`] is done, and every
 /// frame is written.
-pub async fn serve<R, W>(
-    reader: R,
-    writer: W,
-    agent: impl Agent,
-    config: EngineConfig,
-) -> Result<()>
+pub async fn serve<R, W>(reader: R, writer: W, agent: impl Agent, config: EngineConfig) -> Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    // The session's span: from here until every frame is written.
-    let span = crate::trace::session("agent", None);
-    serve_session(reader, writer, agent, config, span.clone())
-        .instrument(span)
-        .await
+    Server::new(agent).config(config).serve(reader, writer).await
 }
 
-async fn serve_session<R, W>(
-    reader: R,
-    writer: W,
-    agent: impl Agent,
+/// An agent about to be served, in named steps: the engine's settings, a record of the wire.
+#[must_use = "a server does nothing until it serves"]
+pub struct Server<A> {
+    agent: A,
     config: EngineConfig,
-    span: tracing::Span,
-) -> Result<()>
-where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let agent: Arc<dyn Agent> = Arc::new(agent);
-    let output = reply::OutputState::new();
-    let state = state::AgentState::new(Arc::clone(&agent), Arc::clone(&output));
-    // Counts each user message as the reader reads it, in order with the requests it
-    // dispatches: an interrupt read after a prompt stops that prompt's turn.
-    let counter = Arc::clone(&state);
-    let (connection, mut inbound) = Connection::start_observed::<AgentSide, _, _>(
-        reader,
-        reply::WatchedOutput::new(writer, output),
-        Arc::new(control::AgentControl::new(Arc::clone(&state))),
-        config,
-        Box::new(|_| Box::pin(async { Error::Closed })),
-        Some(Box::new(move |message: &InputMessage, _| {
-            if matches!(message, InputMessage::User(_)) {
-                counter.user_read();
-            }
-        })),
-    );
-    span.record("gen_ai.conversation.id", state.session_id());
-    connection.trace_under(span);
-    state.attach(connection.clone());
-    while let Some(item) = inbound.recv().await {
-        match item {
-            Ok(InputMessage::User(message)) => {
-                turns::user_message(&state, *message);
-                state.user_taken();
-            }
-            Ok(InputMessage::Malformed(malformed)) => {
-                tracing::warn!(%malformed, "a host frame that could not be read");
-                if state.framing() == Framing::Managed {
-                    let message = format!("could not read a host frame: {malformed}");
-                    state.emit(&frames::error_notice(state.session_id(), &message));
-                }
-            }
-            Ok(InputMessage::UpdateEnvironmentVariables(update)) => {
-                state.update_env(update.variables)
-            }
-            Ok(other) => tracing::debug!(kind = %other.kind(), "ignored host frame"),
-            Err(err) if err.is_recoverable() => {
-                tracing::warn!(%err, "malformed host input");
-                if state.framing() == Framing::Managed {
-                    state.emit(&frames::error_notice(state.session_id(), &err.to_string()));
-                }
-            }
-            Err(err) => {
-                tracing::debug!(%err, "host input ended");
-                break;
-            }
+    tap: Option<LineTap>,
+}
+
+impl<A: Agent> Server<A> {
+    /// A server for `agent`, with the engine's default settings.
+    pub fn new(agent: A) -> Self {
+        Self {
+            agent,
+            config: EngineConfig::default(),
+            tap: None,
         }
     }
-    state.finish().await;
-    let session = Peer::new(
-        Arc::clone(&state),
-        tokio_util::sync::CancellationToken::new(),
-    );
-    state.agent.input_ended(session).await;
-    // What the agent did at the end may have started work of its own.
-    state.finish().await;
-    // Returning while frames are still queued would lose them when the caller exits.
-    state.close_output().await;
-    connection.end_trace();
-    Ok(())
+
+    /// The engine's settings.
+    pub fn config(mut self, config: EngineConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Sees every line the host writes, in order, before it is served (a record of the
+    /// wire): called in the reader, so it must be quick.
+    pub fn tap(mut self, tap: impl FnMut(&str) + Send + 'static) -> Self {
+        self.tap = Some(Box::new(tap));
+        self
+    }
+
+    /// Serves the protocol over `reader` and `writer` (see [`serve`]).
+    pub async fn serve<R, W>(self, reader: R, writer: W) -> Result<()>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        // The session's span: from here until every frame is written.
+        let span = crate::trace::session("agent", None);
+        self.serve_session(reader, writer, span.clone())
+            .instrument(span)
+            .await
+    }
+
+    async fn serve_session<R, W>(self, reader: R, writer: W, span: tracing::Span) -> Result<()>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let agent: Arc<dyn Agent> = Arc::new(self.agent);
+        let output = reply::OutputState::new();
+        let state = state::AgentState::new(Arc::clone(&agent), Arc::clone(&output));
+        let watchers = Watchers {
+            observer: Some(inbox::observer(Arc::clone(&state))),
+            deferred: None,
+            lines: self.tap,
+        };
+        let (connection, mut inbound) = Connection::start_watched::<AgentSide, _, _>(
+            reader,
+            reply::WatchedOutput::new(writer, output),
+            Arc::new(control::AgentControl::new(Arc::clone(&state))),
+            self.config,
+            Box::new(|_| Box::pin(async { Error::Closed })),
+            watchers,
+        );
+        span.record("gen_ai.conversation.id", state.session_id());
+        connection.trace_under(span);
+        state.attach(connection.clone());
+        // Every frame is served in the reader, in order (the inbox); what reaches this loop
+        // is what the reader could not read as a frame at all.
+        while let Some(item) = inbound.recv().await {
+            match item {
+                Ok(other) => tracing::debug!(kind = %other.kind(), "ignored host frame"),
+                Err(err) if err.is_recoverable() => {
+                    tracing::warn!(%err, "malformed host input");
+                    inbox::notice(&state, &err.to_string());
+                }
+                Err(err) => {
+                    tracing::debug!(%err, "host input ended");
+                    break;
+                }
+            }
+        }
+        state.finish().await;
+        let peer = Peer::new(
+            Arc::clone(&state),
+            tokio_util::sync::CancellationToken::new(),
+        );
+        state.agent.input_ended(peer).await;
+        // What the agent did at the end may have started work of its own.
+        state.finish().await;
+        // Returning while frames are still queued would lose them when the caller exits.
+        state.close_output().await;
+        connection.end_trace();
+        Ok(())
+    }
 }
 
 /// A user message as the host sends it (for tests and tools).

@@ -19,6 +19,7 @@
 mod budget;
 mod frames;
 mod inbound;
+mod outgoing;
 mod peer_requests;
 mod pending;
 mod reader;
@@ -26,6 +27,7 @@ mod writer;
 
 pub use budget::DEFAULT_MAX_BUFFERED_BYTES;
 pub use inbound::Inbound;
+pub use outgoing::Outgoing;
 pub(crate) use peer_requests::panic_message;
 
 use std::collections::HashMap;
@@ -42,17 +44,14 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 use twinwire_protocol::control::{
-    ControlCancelRequest, ControlRequest, ControlRequestBody, ControlRequestKind, ControlResponse,
-    ControlSuccess, RequestId,
+    ControlCancelRequest, ControlRequest, ControlRequestBody, ControlResponse, RequestId,
 };
 use twinwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
 use twinwire_protocol::{DecodeError, InputMessage, Malformed, Message};
 
 use crate::error::{Error, Result};
-use crate::trace;
 use budget::ByteBudget;
 use pending::Pending;
-use tracing::Instrument;
 use writer::Outbox;
 
 /// Settings of a [`Connection`].
@@ -223,20 +222,46 @@ pub struct RequestContext {
     pub request_id: RequestId,
     /// Cancelled when the peer withdraws the request or the connection ends.
     pub cancel: CancellationToken,
+    connection: Connection,
 }
 
-/// A handler's answer to one request.
+impl RequestContext {
+    /// The connection the request came on (to answer it by hand, or to ask the peer first).
+    pub fn connection(&self) -> &Connection {
+        &self.connection
+    }
+}
+
+/// A handler's answer to one request: typed where the handler knows the request's kind
+/// (`T` is its response), the payload as JSON for the engine (`Answer<Value>`).
 #[derive(Debug)]
-pub enum Answer {
+pub enum Answer<T = Value> {
     /// The engine writes this answer: a success with its payload, or an error.
-    Respond(Result<Value, HandlerError>),
+    Respond(Result<T, HandlerError>),
     /// The handler answered the request itself (the agent side's [`Reply`](crate::agent::Reply)
     /// may answer late, twice or never): the engine writes nothing.
     AlreadyAnswered,
 }
 
-impl From<Result<Value, HandlerError>> for Answer {
-    fn from(result: Result<Value, HandlerError>) -> Self {
+impl<T> Answer<T> {
+    /// A success carrying `payload`.
+    pub fn ok(payload: T) -> Self {
+        Self::Respond(Ok(payload))
+    }
+
+    /// An error answer.
+    pub fn error(error: HandlerError) -> Self {
+        Self::Respond(Err(error))
+    }
+
+    /// The answer to a request subtype nobody handles, in Claude Code's words.
+    pub fn unsupported(subtype: &str) -> Self {
+        Self::Respond(Err(HandlerError::unsupported(subtype)))
+    }
+}
+
+impl<T> From<Result<T, HandlerError>> for Answer<T> {
+    fn from(result: Result<T, HandlerError>) -> Self {
         Answer::Respond(result)
     }
 }
@@ -304,23 +329,54 @@ pub struct OutputEnd {
     pub input_closed: bool,
 }
 
-/// Sees every data-plane frame in the reader task, before it is queued for the user (e.g. to
-/// track the session's state whether or not the user is reading), except the bulk kinds that
-/// are decoded only when the user takes them ([`Side::deferrable`]); it may change the
-/// connection's [`Settings`] as it learns about the peer. Must be quick.
-pub type Observer<T> = Box<dyn FnMut(&T, &Settings<'_>) + Send>;
+/// Sees every data-plane frame in the reader task, in the order the peer wrote it among its
+/// control frames, before it is queued for the user (e.g. to track the session's state
+/// whether or not the user is reading, or, on the agent side, to start a turn in order with
+/// the requests around it), except the bulk kinds that are decoded only when the user takes
+/// them ([`Side::deferrable`]). It hands the frame on to the user (`Some`) or keeps it
+/// (`None`), and may change the connection's [`Settings`] as it learns about the peer. Must
+/// be quick.
+pub type Observer<T> = Box<dyn FnMut(T, &Settings<'_>) -> Option<T> + Send>;
 
-/// Sees the text of each line the reader defers undecoded ([`Side::deferrable`]), in the
-/// reader task. Only installed while someone listens for twinwire's spans (the host's tool
-/// spans): without one, deferred lines cost no more than before.
-pub(crate) type LineTap = Box<dyn FnMut(&str) + Send>;
+/// Sees the text of a line in the reader task: each line the reader defers undecoded
+/// ([`Side::deferrable`]; only installed while someone listens for twinwire's spans, so that
+/// without one deferred lines cost no more than before), or every line the peer wrote, in
+/// order, before it is routed (a record of the wire).
+pub type LineTap = Box<dyn FnMut(&str) + Send>;
+
+/// What watches the reader beside the handler: the data plane's [`Observer`], and taps on the
+/// lines.
+pub(crate) struct Watchers<T> {
+    pub(crate) observer: Option<Observer<T>>,
+    /// The deferred lines.
+    pub(crate) deferred: Option<LineTap>,
+    /// Every line.
+    pub(crate) lines: Option<LineTap>,
+}
+
+impl<T> Default for Watchers<T> {
+    fn default() -> Self {
+        Self {
+            observer: None,
+            deferred: None,
+            lines: None,
+        }
+    }
+}
 
 /// What an [`Observer`] may change in its connection.
 pub struct Settings<'a> {
-    shared: &'a ConnectionState,
+    shared: &'a Arc<ConnectionState>,
 }
 
 impl Settings<'_> {
+    /// The connection the frame came on.
+    pub fn connection(&self) -> Connection {
+        Connection {
+            shared: Arc::clone(self.shared),
+        }
+    }
+
     /// Whether requests we stop waiting for are withdrawn from now on (see
     /// [`EngineConfig::withdraw_abandoned`]).
     pub fn withdraw_abandoned(&self, on: bool) {
@@ -415,18 +471,21 @@ impl Connection {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        Self::start_tapped::<S, R, W>(reader, writer, handler, config, end_cause, observer, None)
+        let watchers = Watchers {
+            observer,
+            ..Watchers::default()
+        };
+        Self::start_watched::<S, R, W>(reader, writer, handler, config, end_cause, watchers)
     }
 
-    /// Like [`Connection::start_observed`], with a tap on the deferred lines.
-    pub(crate) fn start_tapped<S, R, W>(
+    /// Like [`Connection::start_observed`], with taps on the lines.
+    pub(crate) fn start_watched<S, R, W>(
         reader: R,
         writer: W,
         handler: Arc<dyn ControlHandler>,
         config: EngineConfig,
         end_cause: EndCause,
-        observer: Option<Observer<S::Inbound>>,
-        tap: Option<LineTap>,
+        watchers: Watchers<S::Inbound>,
     ) -> (Connection, Inbound<S::Inbound>)
     where
         S: Side,
@@ -455,115 +514,10 @@ impl Connection {
             handler,
             data_tx,
             end_cause,
-            observer,
-            tap,
+            watchers,
         ));
         let inbound = Inbound::new(data_rx, S::decode, Arc::clone(&shared));
         (Connection { shared }, inbound)
-    }
-
-    /// Sends a typed control request and waits for its typed answer, within the configured
-    /// timeout.
-    pub async fn request<K: ControlRequestKind>(&self, request: K) -> Result<K::Response> {
-        let timeout = self.shared.config.request_timeout;
-        self.request_with_timeout(request, timeout).await
-    }
-
-    /// Like [`Connection::request`] with an explicit timeout.
-    pub async fn request_with_timeout<K: ControlRequestKind>(
-        &self,
-        request: K,
-        timeout: Duration,
-    ) -> Result<K::Response> {
-        let payload = self.request_body(request.into(), timeout).await?;
-        // A response with no payload reads as an empty object, which every response type but
-        // the permission and dialog decisions accepts; fields that do not fit are read
-        // leniently (see `twinwire_protocol::lenient`).
-        let payload = payload.unwrap_or_else(|| Value::Object(Default::default()));
-        let decoded = twinwire_protocol::from_value::<K::Response>(payload)
-            .map_err(|source| Error::Decode { line: 0, source })?;
-        if !decoded.repairs.is_empty() {
-            tracing::debug!(subtype = K::SUBTYPE, repairs = ?decoded.repairs, "read a response leniently");
-        }
-        Ok(decoded.value)
-    }
-
-    /// Sends any control request and waits for the raw payload of the answer.
-    pub async fn request_body(
-        &self,
-        body: ControlRequestBody,
-        timeout: Duration,
-    ) -> Result<Option<Value>> {
-        Ok(self.request_success(body, timeout).await?.response)
-    }
-
-    /// Sends any control request and waits for the whole success answer: its payload and the
-    /// requests the peer lists as still waiting (`pending_permission_requests`, …).
-    pub async fn request_success(
-        &self,
-        body: ControlRequestBody,
-        timeout: Duration,
-    ) -> Result<ControlSuccess> {
-        let span = trace::control(
-            &self.shared.trace_parent(),
-            trace::Direction::Outgoing,
-            body.tag(),
-        );
-        let outcome = self
-            .send_request(body, timeout, &span)
-            .instrument(span.clone())
-            .await;
-        if let Err(err) = &outcome {
-            trace::record_error(&span, trace::error_type(err));
-        }
-        outcome
-    }
-
-    /// Sends a request and waits for its answer; `span` is its round trip's.
-    async fn send_request(
-        &self,
-        body: ControlRequestBody,
-        timeout: Duration,
-        span: &tracing::Span,
-    ) -> Result<ControlSuccess> {
-        if let Some(cause) = self.closed_cause() {
-            return Err(cause);
-        }
-        let subtype = body.tag().to_owned();
-        let id = RequestId::Text(format!(
-            "req_{}",
-            self.shared.next_id.fetch_add(1, Ordering::Relaxed)
-        ));
-        trace::record_request_id(span, &id);
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        lock(&self.shared.pending).insert(id.clone(), tx);
-        // A reader paused by a full budget reads on while a request waits for its answer.
-        self.shared.budget.nudge();
-        // From here on, leaving early (timeout, or the caller dropping this future) withdraws
-        // the request from the peer.
-        let guard = PendingGuard {
-            shared: &self.shared,
-            id: id.clone(),
-        };
-        if self.shared.outbox.line(frames::request(id, body)).is_err() {
-            return Err(self.send_failure_cause(timeout).await);
-        }
-        match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(outcome)) => {
-                std::mem::forget(guard);
-                outcome.map_err(|err| match err {
-                    Error::Control { message, code, .. } => Error::Control {
-                        subtype,
-                        message,
-                        code,
-                    },
-                    other => other,
-                })
-            }
-            // The sender was dropped without an answer: the connection ended.
-            Ok(Err(_)) => Err(self.closed_cause().unwrap_or(Error::Closed)),
-            Err(_) => Err(Error::Timeout { subtype, timeout }),
-        }
     }
 
     /// Writes one frame (any serializable wire value) to the peer, after every frame sent
@@ -638,21 +592,6 @@ impl Connection {
     /// last handle on the connection is dropped.
     pub(crate) fn end_trace(&self) {
         *lock(&self.shared.trace_parent) = Some(tracing::Span::none());
-    }
-}
-
-/// Withdraws a request whose caller stopped waiting.
-struct PendingGuard<'a> {
-    shared: &'a ConnectionState,
-    id: RequestId,
-}
-
-impl Drop for PendingGuard<'_> {
-    fn drop(&mut self) {
-        let abandoned = lock(&self.shared.pending).abandon(&self.id);
-        if abandoned && self.shared.withdraw_abandoned.load(Ordering::Relaxed) {
-            let _ = self.shared.outbox.line(frames::cancel(self.id.clone()));
-        }
     }
 }
 

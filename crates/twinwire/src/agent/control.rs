@@ -1,22 +1,23 @@
-//! Answering the host's requests on the agent side: `interrupt` and `set_model` act on the
-//! session here; the rest go to the agent ([`Agent::respond`](super::Agent::respond),
-//! [`Agent::initialize`](super::Agent::initialize),
-//! [`Agent::handle_request`](super::Agent::handle_request)), or are unsupported.
+//! Answering the host's requests on the agent side: each goes to the [`Agent`] method of its
+//! kind ([`super::handler::dispatch`]); `initialize`, `interrupt` and `set_model` also act on
+//! the session here, whatever the agent answers. The engine calls this in its reader, in the
+//! order the host wrote the requests among its user messages (the inbox).
 
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use twinwire_protocol::control::ControlRequestBody;
 
+use super::handler::{dispatch, RequestContext};
 use super::peer::Peer;
 use super::reply::Reply;
 use super::state::AgentState;
-use crate::engine::{lock, Answer, ControlHandler, HandlerError, RequestContext};
+use super::Agent;
+use crate::engine::{lock, Answer, ControlHandler, RequestContext as EngineContext};
 
-/// Answers the host's requests: interrupt here, the rest by the agent.
+/// Serves the host's requests with the agent.
 pub(crate) struct AgentControl {
     state: Arc<AgentState>,
 }
@@ -28,109 +29,46 @@ impl AgentControl {
 }
 
 impl ControlHandler for AgentControl {
-    fn handle(
-        &self,
-        request: ControlRequestBody,
-        cx: RequestContext,
-    ) -> BoxFuture<'static, Answer> {
-        // The reader dispatches a request as it reads it, while the user messages read before
-        // it may still wait for `serve` to start their turn: an interrupt waits for them, so
-        // that it stops the turn of a prompt sent just before it.
-        if matches!(request, ControlRequestBody::Interrupt(_)) {
-            let read = self.state.users_read();
-            let state = Arc::clone(&self.state);
-            return Box::pin(async move {
-                state.users_taken(read).await;
-                AgentControl { state }.answer(request, cx).await
-            });
+    fn handle(&self, request: ControlRequestBody, cx: EngineContext) -> BoxFuture<'static, Answer> {
+        let state = &self.state;
+        if state.connection().is_none() {
+            state.attach(cx.connection().clone());
         }
-        self.answer(request, cx)
-    }
-}
-
-impl AgentControl {
-    /// Answers `request` now.
-    fn answer(
-        &self,
-        request: ControlRequestBody,
-        cx: RequestContext,
-    ) -> BoxFuture<'static, Answer> {
-        let Some(connection) = self.state.connection().cloned() else {
-            // Served as soon as `serve` has attached the connection.
-            let state = Arc::clone(&self.state);
-            return Box::pin(async move {
-                state.attached().await;
-                AgentControl { state }.answer(request, cx).await
-            });
-        };
-        // Effects that happen however the request is answered. The turn an interrupt stops is
-        // the one running now; it is cancelled below.
+        // Effects on the session, in the reader's order.
+        let mut initializing = None;
         let mut interrupted = None;
-        let builtin = match &request {
-            ControlRequestBody::Interrupt(_) => {
-                let (receipt, turn) = self.state.interrupt();
-                interrupted = Some(turn);
-                serde_json::to_value(receipt).ok()
+        match &request {
+            ControlRequestBody::Initialize(_) => initializing = Some(state.initialize_read()),
+            ControlRequestBody::Interrupt(_) => interrupted = Some(state.running()),
+            ControlRequestBody::SetModel(set) => {
+                lock(&state.turns).model = set.model.clone().flatten();
             }
-            ControlRequestBody::SetModel(request) => {
-                lock(&self.state.turns).model = request.model.clone().flatten();
-                Some(json!({}))
-            }
-            _ => None,
-        };
-        let reply = Reply::new(connection, cx.request_id.clone(), cx.cancel.clone());
-        let session = Peer::new(Arc::clone(&self.state), CancellationToken::new());
-        let answer = match self.state.agent.respond(&request, &reply, &session) {
-            Some(custom) => custom,
-            None => {
-                let standard = match (builtin, request) {
-                    (Some(payload), _) => Box::pin(async move { Ok(payload) }),
-                    (None, ControlRequestBody::Initialize(request)) => {
-                        self.state.agent.initialize(*request)
-                    }
-                    (None, other) => match self.state.agent.handle_request(&other, &session) {
-                        Some(answer) => answer,
-                        None => {
-                            let error = HandlerError::unsupported(other.tag());
-                            Box::pin(async move { Err(error) })
-                        }
-                    },
-                };
-                Box::pin(async move {
-                    let written = match standard.await {
-                        Ok(payload) => reply.success(payload),
-                        Err(error) => {
-                            // Polled inside the engine's span of this round trip.
-                            let error_type = error.code.as_deref().unwrap_or("handler_error");
-                            crate::trace::record_error(&tracing::Span::current(), error_type);
-                            reply.error(&error.message, error.code.as_deref())
-                        }
-                    };
-                    if let Err(err) = written {
-                        tracing::debug!(%err, "could not answer a host request");
-                    }
-                })
-            }
-        };
-        // The answer is written through `Reply` (so that it can come late, twice or never, and
-        // carries its `type` first as the CLI writes it): the engine writes nothing more.
+            _ => {}
+        }
+        let reply = Reply::new(
+            cx.connection().clone(),
+            cx.request_id.clone(),
+            cx.cancel.clone(),
+        );
+        let peer = Peer::new(Arc::clone(state), CancellationToken::new());
+        let context = RequestContext::new(cx.request_id.clone(), cx.cancel.clone(), peer, reply);
+        let agent: &dyn Agent = state.agent.as_ref();
+        let mut answer = dispatch(agent, request, context);
         Box::pin(async move {
-            let mut answer = answer;
-            match interrupted {
-                Some(turn) => {
-                    // An answer ready at once goes out before the frames the cancelled turn
-                    // writes as it ends, in the order the CLI writes them.
-                    let finished = (&mut answer).now_or_never().is_some();
-                    if let Some(turn) = turn {
-                        turn.cancel();
-                    }
-                    if !finished {
-                        answer.await;
-                    }
+            let _initializing = initializing;
+            if let Some(turn) = interrupted {
+                // An answer ready at once goes out before the frames the stopped turn writes
+                // as it ends, in the order the CLI writes them.
+                let ready = (&mut answer).now_or_never();
+                if let Some(turn) = turn {
+                    turn.cancel();
                 }
-                None => answer.await,
+                return match ready {
+                    Some(answer) => answer,
+                    None => answer.await,
+                };
             }
-            Answer::AlreadyAnswered
+            answer.await
         })
     }
 }

@@ -6,8 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use twinwire_protocol::control::{
     CanUseToolRequest, ControlFrame, ControlRequest, ControlRequestBody, ControlRequestKind,
@@ -16,12 +15,12 @@ use twinwire_protocol::control::{
 use twinwire_protocol::hooks::{HookInput, HookOutput};
 use twinwire_protocol::permission::PermissionResult;
 use twinwire_protocol::result::{ResultMessage, ResultSubtype};
-use twinwire_protocol::UserMessage;
+use twinwire_protocol::{Message, UserMessage};
 
 use super::frames;
 use super::state::{content_text, join, AgentState};
 use super::TurnOutcome;
-use crate::engine::lock;
+use crate::engine::{lock, Outgoing};
 use crate::error::{Error, Result};
 
 /// The user message that started a turn.
@@ -38,7 +37,8 @@ impl Turn {
     }
 }
 
-/// A running turn's handle on the session. Cheap to clone.
+/// The session as an agent sees it: what a turn (or a request's answer) uses to write frames
+/// and to ask the host. The mirror of the host's [`Client`](crate::host::Client). Cheap to clone.
 #[derive(Clone)]
 pub struct Peer {
     state: Arc<AgentState>,
@@ -73,8 +73,18 @@ impl Peer {
         self.state.env()
     }
 
-    /// Writes a data-plane frame (any serializable wire value, `type` included).
-    pub fn emit<T: Serialize + ?Sized>(&self, frame: &T) -> Result<()> {
+    /// The model the host set with `set_model`, if any.
+    pub fn model(&self) -> Option<String> {
+        self.state.model()
+    }
+
+    /// The uuids of the user messages waiting behind the running turn.
+    pub fn queued_uuids(&self) -> Vec<String> {
+        self.state.queued_uuids()
+    }
+
+    /// Writes a frame (build it with [`super::frames`]).
+    pub fn emit(&self, frame: &Message) -> Result<()> {
         self.connection()?.send(frame)
     }
 
@@ -107,11 +117,8 @@ impl Peer {
         let count = queued.len();
         let joined = join(queued)?;
         let length = content_text(&joined.message.content).len();
-        let mut fields = Map::new();
-        fields.insert("message_count".to_owned(), json!(count));
-        fields.insert("content_length".to_owned(), json!(length));
         self.state
-            .emit(&frames::notice(self.session_id(), "injected", fields));
+            .emit(&frames::injected(self.session_id(), count, length));
         Some(joined)
     }
 
@@ -141,6 +148,23 @@ impl Peer {
         timeout: Duration,
     ) -> Result<Option<Value>> {
         self.connection()?.request_body(body, timeout).await
+    }
+
+    /// Sends any request body now and hands back its id with the wait for its answer (see
+    /// [`crate::engine::Connection::start_request`]): for an agent that must know the id, to
+    /// withdraw the request itself ([`Peer::withdraw`]) or to match the answer it records.
+    pub fn start_request(&self, body: ControlRequestBody, timeout: Duration) -> Result<Outgoing> {
+        Ok(self.connection()?.start_request(body, timeout))
+    }
+
+    /// Withdraws one of our requests with `control_cancel_request` (the host stops serving
+    /// it; a late answer is dropped).
+    pub fn withdraw(&self, id: &RequestId) -> Result<()> {
+        let frame = ControlFrame::Cancel(twinwire_protocol::control::ControlCancelRequest {
+            request_id: id.clone(),
+            ..Default::default()
+        });
+        self.connection()?.send(&frame)
     }
 
     /// Runs `work` in its own task, beside the turns: a background subagent that still asks

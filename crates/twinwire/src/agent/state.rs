@@ -8,12 +8,12 @@ use futures::future::BoxFuture;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use twinwire_protocol::content::UserContent;
-use twinwire_protocol::control::InterruptResponse;
 use twinwire_protocol::{Message, UserMessage};
 
 use super::frames::new_id;
+use super::handler::Profile;
 use super::reply::OutputState;
-use super::{Agent, Framing};
+use super::{Agent, Framing, INITIALIZE_WAIT};
 use crate::engine::{lock, Connection};
 
 /// How many resolved tool use ids are remembered, to drop repeated permission answers.
@@ -22,10 +22,9 @@ const RESOLVED_TOOL_USES: usize = 1000;
 /// What every part of a served session shares.
 pub(crate) struct AgentState {
     pub(crate) agent: Arc<dyn Agent>,
-    framing: Framing,
+    pub(crate) profile: Profile,
+    /// Set by whichever comes first: `serve`, or the reader serving the first frame.
     connection: OnceLock<Connection>,
-    /// Woken when `connection` is set.
-    attached: tokio::sync::Notify,
     output: Arc<OutputState>,
     session_id: String,
     pub(crate) turns: Mutex<Turns>,
@@ -34,11 +33,9 @@ pub(crate) struct AgentState {
     /// How many tasks started with `Peer::spawn` are running.
     background: watch::Sender<usize>,
     pub(crate) resolved_tool_uses: Mutex<Bounded>,
-    /// User messages the reader has read (counted as it reads them, in order with the
-    /// requests it dispatches) and those `serve` has handed to the turns: an interrupt waits
-    /// until every user message read before it has started its turn or joined the queue.
-    users_read: std::sync::atomic::AtomicU64,
-    users_taken: watch::Sender<u64>,
+    /// How many `initialize` requests are being answered: a turn read after one waits for it
+    /// (the one place that knows; the reader counts them in order with the user messages).
+    initializing: watch::Sender<usize>,
 }
 
 /// The turn running, the messages waiting for it, and what the host set.
@@ -54,24 +51,24 @@ pub(crate) struct Turns {
 
 impl AgentState {
     pub(crate) fn new(agent: Arc<dyn Agent>, output: Arc<OutputState>) -> Arc<Self> {
+        let profile = agent.profile();
+        let session_id = profile.session_id.clone().unwrap_or_else(new_id);
         Arc::new(Self {
-            framing: agent.framing(),
+            profile,
             agent,
             connection: OnceLock::new(),
-            attached: tokio::sync::Notify::new(),
             output,
-            session_id: new_id(),
+            session_id,
             turns: Mutex::new(Turns::default()),
             busy: watch::channel(false).0,
             background: watch::channel(0).0,
             resolved_tool_uses: Mutex::new(Bounded::new(RESOLVED_TOOL_USES)),
-            users_read: std::sync::atomic::AtomicU64::new(0),
-            users_taken: watch::channel(0).0,
+            initializing: watch::channel(0).0,
         })
     }
 
     pub(crate) fn framing(&self) -> Framing {
-        self.framing
+        self.profile.framing
     }
 
     /// Writes what is queued, closes the output and waits until that is done.
@@ -101,25 +98,10 @@ impl AgentState {
 
     pub(crate) fn attach(&self, connection: Connection) {
         let _ = self.connection.set(connection);
-        self.attached.notify_waiters();
     }
 
     pub(crate) fn connection(&self) -> Option<&Connection> {
         self.connection.get()
-    }
-
-    /// Waits until the connection is attached: a request may arrive before `serve` attaches
-    /// it (the reader starts with the engine).
-    pub(crate) async fn attached(&self) {
-        loop {
-            let notified = self.attached.notified();
-            let mut notified = std::pin::pin!(notified);
-            notified.as_mut().enable();
-            if self.connection.get().is_some() {
-                return;
-            }
-            notified.await;
-        }
     }
 
     pub(crate) fn session_id(&self) -> &str {
@@ -160,37 +142,49 @@ impl AgentState {
         }
     }
 
-    /// The reader read a user message.
-    pub(crate) fn user_read(&self) {
-        self.users_read
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    /// An `initialize` was read; the returned guard marks it answered when dropped.
+    pub(crate) fn initialize_read(self: &Arc<Self>) -> Initializing {
+        self.initializing.send_modify(|n| *n += 1);
+        Initializing(Arc::clone(self))
     }
 
-    /// `serve` handed a user message to the turns.
-    pub(crate) fn user_taken(&self) {
-        self.users_taken.send_modify(|taken| *taken += 1);
+    /// Waits until no `initialize` is being answered, at most [`INITIALIZE_WAIT`].
+    pub(crate) async fn initialized(&self) {
+        let mut initializing = self.initializing.subscribe();
+        let waited = tokio::time::timeout(INITIALIZE_WAIT, initializing.wait_for(|n| *n == 0));
+        if waited.await.is_err() {
+            tracing::warn!("initialize was not answered in time; the turn goes on without it");
+        }
     }
 
-    /// How many user messages the reader has read so far.
-    pub(crate) fn users_read(&self) -> u64 {
-        self.users_read.load(std::sync::atomic::Ordering::SeqCst)
+    /// The uuids of the messages waiting behind the running turn.
+    pub(crate) fn queued_uuids(&self) -> Vec<String> {
+        lock(&self.turns)
+            .queue
+            .iter()
+            .filter_map(|m| m.uuid.clone())
+            .collect()
     }
 
-    /// Waits until the first `count` user messages read have been handed to the turns.
-    pub(crate) async fn users_taken(&self, count: u64) {
-        let mut taken = self.users_taken.subscribe();
-        let _ = taken.wait_for(|taken| *taken >= count).await;
+    /// The model the host set with `set_model`, if any.
+    pub(crate) fn model(&self) -> Option<String> {
+        lock(&self.turns).model.clone()
     }
 
-    /// The receipt of an interrupt, and the running turn it is to cancel.
-    pub(crate) fn interrupt(&self) -> (InterruptResponse, Option<CancellationToken>) {
-        let turns = lock(&self.turns);
-        let still_queued = turns.queue.iter().filter_map(|m| m.uuid.clone()).collect();
-        let receipt = InterruptResponse {
-            still_queued: Some(still_queued),
-            ..InterruptResponse::default()
-        };
-        (receipt, turns.running.clone())
+    /// The running turn, to cancel when an interrupt arrives.
+    pub(crate) fn running(&self) -> Option<CancellationToken> {
+        lock(&self.turns).running.clone()
+    }
+}
+
+/// An `initialize` being answered; answered (or given up) when dropped.
+pub(crate) struct Initializing(Arc<AgentState>);
+
+impl Drop for Initializing {
+    fn drop(&mut self) {
+        self.0
+            .initializing
+            .send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 

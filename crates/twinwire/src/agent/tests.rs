@@ -9,12 +9,17 @@ use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::Notify;
-use twinwire_protocol::control::{CanUseToolRequest, ControlRequestBody, InterruptRequest};
+use twinwire_protocol::control::{
+    CanUseToolRequest, ControlRequestBody, GetSessionCostRequest, GetSessionCostResponse,
+    GetUsageRequest, GetUsageResponse, InterruptRequest, McpStatusRequest, McpStatusResponse,
+};
 use twinwire_protocol::permission::PermissionResult;
 use twinwire_protocol::{InputMessage, Message, UserMessage};
 
 use super::*;
-use crate::engine::{ControlHandler, HostSide, Inbound, RequestContext};
+use crate::engine::{
+    ControlHandler, HandlerError, HostSide, Inbound, RequestContext as EngineContext,
+};
 
 /// The host end: a connection plus its data plane.
 struct Driver {
@@ -88,7 +93,7 @@ impl Permissions {
     fn serve(
         &self,
         request: ControlRequestBody,
-        cx: RequestContext,
+        cx: EngineContext,
     ) -> BoxFuture<'static, Result<Value, HandlerError>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         let delay = self.delay;
@@ -139,9 +144,9 @@ fn permissions(delay: Duration, answer: &'static str) -> Arc<Permissions> {
 }
 
 fn echo() -> impl Agent {
-    agent(|turn: Turn, session: Peer| async move {
-        session.say(&format!("echo: {}", turn.text()))?;
-        session.success(&format!("echo: {}", turn.text()))
+    agent(|turn: Turn, peer: Peer| async move {
+        peer.say(&format!("echo: {}", turn.text()))?;
+        peer.success(&format!("echo: {}", turn.text()))
     })
 }
 
@@ -175,16 +180,16 @@ async fn a_turn_writes_state_init_assistant_result_then_idle() {
 async fn messages_during_a_turn_are_queued_then_injected_at_the_boundary() {
     let gate = Arc::new(Notify::new());
     let opened = Arc::clone(&gate);
-    let agent = agent(move |turn: Turn, session: Peer| {
+    let agent = agent(move |turn: Turn, peer: Peer| {
         let gate = Arc::clone(&opened);
         async move {
             if turn.text() == "first" {
                 gate.notified().await;
                 // A model-call boundary: take what arrived meanwhile.
-                let queued = session.take_queued().map(|m| Turn { message: m }.text());
-                return session.success(&format!("first + {queued:?}"));
+                let queued = peer.take_queued().map(|m| Turn { message: m }.text());
+                return peer.success(&format!("first + {queued:?}"));
             }
-            session.success(&format!("later: {}", turn.text()))
+            peer.success(&format!("later: {}", turn.text()))
         }
     });
     let mut host = start(agent, permissions(Duration::ZERO, "allow"));
@@ -214,13 +219,13 @@ async fn messages_during_a_turn_are_queued_then_injected_at_the_boundary() {
 async fn queued_messages_left_over_start_the_next_turn() {
     let gate = Arc::new(Notify::new());
     let opened = Arc::clone(&gate);
-    let agent = agent(move |turn: Turn, session: Peer| {
+    let agent = agent(move |turn: Turn, peer: Peer| {
         let gate = Arc::clone(&opened);
         async move {
             if turn.text() == "first" {
                 gate.notified().await;
             }
-            session.success(&format!("did: {}", turn.text()))
+            peer.success(&format!("did: {}", turn.text()))
         }
     });
     let mut host = start(agent, permissions(Duration::ZERO, "allow"));
@@ -237,11 +242,11 @@ async fn queued_messages_left_over_start_the_next_turn() {
 
 #[tokio::test]
 async fn interrupt_cancels_the_running_turn_and_the_next_turn_works() {
-    let agent = agent(|turn: Turn, session: Peer| async move {
+    let agent = agent(|turn: Turn, peer: Peer| async move {
         if turn.text() == "forever" {
             std::future::pending::<()>().await;
         }
-        session.success("quick")
+        peer.success("quick")
     });
     let mut host = start(agent, permissions(Duration::ZERO, "allow"));
     host.send("forever");
@@ -264,11 +269,11 @@ async fn interrupt_cancels_the_running_turn_and_the_next_turn_works() {
 
 #[tokio::test]
 async fn an_interrupt_right_behind_a_prompt_stops_that_prompts_turn() {
-    let agent = agent(|turn: Turn, session: Peer| async move {
+    let agent = agent(|turn: Turn, peer: Peer| async move {
         if turn.text() == "forever" {
             std::future::pending::<()>().await;
         }
-        session.success("quick")
+        peer.success("quick")
     });
     let mut host = start(agent, permissions(Duration::ZERO, "allow"));
     // Both lines are read together: the interrupt is dispatched while the prompt still waits
@@ -301,17 +306,17 @@ fn permission_request(tool_use_id: &str) -> CanUseToolRequest {
 #[tokio::test]
 async fn the_first_permission_decision_wins_and_the_host_request_is_withdrawn() {
     let slow_host = permissions(Duration::from_secs(3600), "allow");
-    let agent = agent(|_turn: Turn, session: Peer| async move {
+    let agent = agent(|_turn: Turn, peer: Peer| async move {
         // The policy decides after the host was asked.
         let local = async {
             tokio::time::sleep(Duration::from_millis(50)).await;
             Some(PermissionResult::deny("policy: no shell"))
         };
-        let decision = session
+        let decision = peer
             .decide_permission(permission_request("toolu_1"), local)
             .await?;
-        let again = session.can_use_tool(permission_request("toolu_1")).await;
-        session.success(&format!("{} / {}", decision.tag(), again.is_err()))
+        let again = peer.can_use_tool(permission_request("toolu_1")).await;
+        peer.success(&format!("{} / {}", decision.tag(), again.is_err()))
     });
     let mut host = start(agent, slow_host.clone());
     host.send("go");
@@ -326,11 +331,11 @@ async fn the_first_permission_decision_wins_and_the_host_request_is_withdrawn() 
 #[tokio::test]
 async fn the_host_decision_wins_when_the_local_side_defers() {
     let host_permissions = permissions(Duration::from_millis(10), "allow");
-    let agent = agent(|_turn: Turn, session: Peer| async move {
-        let decision = session
+    let agent = agent(|_turn: Turn, peer: Peer| async move {
+        let decision = peer
             .decide_permission(permission_request("toolu_2"), async { None })
             .await?;
-        session.success(decision.tag())
+        peer.success(decision.tag())
     });
     let mut host = start(agent, host_permissions);
     host.send("go");
@@ -405,9 +410,9 @@ async fn unsupported_requests_and_malformed_input_keep_the_agent_serving() {
 
 #[tokio::test]
 async fn a_repeated_permission_answer_is_dropped() {
-    let agent = agent(|_turn: Turn, session: Peer| async move {
-        let decision = session.can_use_tool(permission_request("toolu_9")).await?;
-        session.success(decision.tag())
+    let agent = agent(|_turn: Turn, peer: Peer| async move {
+        let decision = peer.can_use_tool(permission_request("toolu_9")).await?;
+        peer.success(decision.tag())
     });
     let mut host = RawHost::start(agent);
     host.write(&json!({"type": "user", "message": {"role": "user", "content": "go"}}).to_string())
@@ -439,17 +444,17 @@ async fn a_repeated_permission_answer_is_dropped() {
 struct Scripted;
 
 impl Agent for Scripted {
-    fn framing(&self) -> Framing {
-        Framing::Raw
+    fn profile(&self) -> Profile {
+        Profile::new().framing(Framing::Raw)
     }
 
-    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
+    fn run_turn(&self, turn: Turn, peer: Peer) -> BoxFuture<'static, TurnOutcome> {
         Box::pin(async move {
             let text = turn.text();
-            session.send_line(format!("not json: {text}\n").into_bytes())?;
+            peer.send_line(format!("not json: {text}\n").into_bytes())?;
             if text == "slow" {
                 // Unanswered by the raw host: times out and is withdrawn.
-                let asked = session
+                let asked = peer
                     .request_body(
                         ControlRequestBody::Elicitation(
                             serde_json::from_value(json!({"mcp_server_name": "s", "message": "?"}))
@@ -459,38 +464,53 @@ impl Agent for Scripted {
                     )
                     .await;
                 assert!(asked.unwrap_err().is_timeout());
-                let later = session.clone();
-                session.spawn(async move {
+                let later = peer.clone();
+                peer.spawn(async move {
                     tokio::time::sleep(Duration::from_millis(100)).await;
-                    let _ = later.emit(&json!({"type": "system", "subtype": "late"}));
+                    let late = frames::notice(later.session_id(), "late", Default::default());
+                    let _ = later.emit(&late);
                 });
             }
-            session.emit(&json!({"type": "result", "subtype": "success", "result": text}))?;
-            session.success("not written")
+            let result = peer.success(&text)?;
+            peer.emit(&frames::result(result))?;
+            peer.success("not written")
         })
     }
 
-    fn respond(
+    fn get_usage(
         &self,
-        request: &ControlRequestBody,
-        reply: &Reply,
-        _session: &Peer,
-    ) -> Option<BoxFuture<'static, ()>> {
-        let reply = reply.clone();
-        match request.tag() {
-            "get_usage" => Some(Box::pin(async move {
-                reply.success(json!({"n": 1})).unwrap();
-                reply.success(json!({"n": 2})).unwrap();
-            })),
-            "mcp_status" => Some(Box::pin(async move {
-                tokio::time::sleep(Duration::from_millis(30)).await;
-                reply
-                    .error("late and wrong", Some("internal_error"))
-                    .unwrap();
-            })),
-            "get_session_cost" => Some(Box::pin(async {})),
-            _ => None,
-        }
+        _request: GetUsageRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<GetUsageResponse> {
+        let reply = cx.reply().clone();
+        Box::pin(async move {
+            reply.success(json!({"n": 1})).unwrap();
+            reply.success(json!({"n": 2})).unwrap();
+            Answer::AlreadyAnswered
+        })
+    }
+
+    fn mcp_status(
+        &self,
+        _request: McpStatusRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<McpStatusResponse> {
+        let reply = cx.reply().clone();
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            reply
+                .error("late and wrong", Some("internal_error"))
+                .unwrap();
+            Answer::AlreadyAnswered
+        })
+    }
+
+    fn get_session_cost(
+        &self,
+        _request: GetSessionCostRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetSessionCostResponse> {
+        Box::pin(async { Answer::AlreadyAnswered })
     }
 }
 
@@ -572,13 +592,15 @@ async fn a_raw_agent_writes_every_frame_and_answers_as_it_likes() {
 
 #[tokio::test]
 async fn close_output_writes_what_was_queued_then_ends_the_output() {
-    let agent = agent(|_turn: Turn, session: Peer| async move {
+    let agent = agent(|_turn: Turn, peer: Peer| async move {
         for n in 0..100 {
-            session.emit(&json!({"type": "system", "subtype": "n", "n": n}))?;
+            let mut fields = serde_json::Map::new();
+            fields.insert("n".into(), json!(n));
+            peer.emit(&frames::notice(peer.session_id(), "n", fields))?;
         }
-        session.close_output().await;
-        let _ = session.emit(&json!({"type": "system", "subtype": "dropped"}));
-        session.success("not written either")
+        peer.close_output().await;
+        let _ = peer.emit(&frames::notice(peer.session_id(), "dropped", Default::default()));
+        peer.success("not written either")
     });
     let mut host = RawHost::start(agent);
     host.write(&json!({"type": "user", "message": {"role": "user", "content": "go"}}).to_string())
@@ -635,20 +657,20 @@ async fn a_partial_initialize_from_a_minimal_host_starts_the_session() {
 struct SaysGoodbye;
 
 impl Agent for SaysGoodbye {
-    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
-        Box::pin(async move { session.success(&format!("echo: {}", turn.text())) })
+    fn run_turn(&self, turn: Turn, peer: Peer) -> BoxFuture<'static, TurnOutcome> {
+        Box::pin(async move { peer.success(&format!("echo: {}", turn.text())) })
     }
 
-    fn input_ended(&self, session: Peer) -> BoxFuture<'static, ()> {
+    fn input_ended(&self, peer: Peer) -> BoxFuture<'static, ()> {
         Box::pin(async move {
             // The turn before is done: its result is already written.
             let input = serde_json::from_value(json!({
                 "hook_event_name": "SessionEnd", "reason": "other",
-                "session_id": session.session_id(), "transcript_path": "", "cwd": "/"
+                "session_id": peer.session_id(), "transcript_path": "", "cwd": "/"
             }))
             .unwrap();
-            session.hook_without_answer("hook_0", input, None).unwrap();
-            session.say("goodbye").unwrap();
+            peer.hook_without_answer("hook_0", input, None).unwrap();
+            peer.say("goodbye").unwrap();
         })
     }
 }

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{json, Map};
 use tokio_util::sync::CancellationToken;
 use twinwire_protocol::result::{ResultMessage, ResultSubtype, TerminalReason};
 use twinwire_protocol::system::SessionState;
@@ -13,7 +12,7 @@ use twinwire_protocol::UserMessage;
 use super::frames::{self, new_id};
 use super::peer::{Peer, Turn};
 use super::state::{join, AgentState, Turns};
-use super::Framing;
+use super::{Framing, INTERRUPT_GRACE};
 use crate::engine::lock;
 
 /// A user message: starts a turn, or waits in the queue behind the running one.
@@ -26,9 +25,7 @@ pub(crate) fn user_message(state: &Arc<AgentState>, message: UserMessage) {
         }
         let position = turns.queue.len();
         drop(turns);
-        let mut fields = Map::new();
-        fields.insert("position".to_owned(), json!(position));
-        state.emit(&frames::notice(state.session_id(), "queued", fields));
+        state.emit(&frames::queued(state.session_id(), position));
         return;
     }
     start(state, &mut turns, message);
@@ -44,31 +41,51 @@ fn start(state: &Arc<AgentState>, turns: &mut Turns, message: UserMessage) {
 }
 
 async fn run(state: Arc<AgentState>, message: UserMessage, cancel: CancellationToken) {
+    let peer = Peer::new(Arc::clone(&state), cancel.clone());
     if state.framing() == Framing::Raw {
-        let session = Peer::new(Arc::clone(&state), cancel);
-        if let Err(error) = state.agent.run_turn(Turn { message }, session).await {
+        if let Err(error) = state.agent.run_turn(Turn { message }, peer).await {
             tracing::warn!(%error, "turn failed");
         }
         next(&state);
         return;
     }
     let started = Instant::now();
-    let model = lock(&state.turns).model.clone();
     let session_id = state.session_id().to_owned();
-    state.emit(&frames::state_changed(&session_id, SessionState::Running));
-    let model = model.unwrap_or_else(|| "twinwire-agent".to_owned());
-    state.emit(&frames::init(&session_id, &model));
-    let session = Peer::new(Arc::clone(&state), cancel.clone());
-    let run = state.agent.run_turn(Turn { message }, session);
-    let outcome = tokio::select! {
-        biased;
-        _ = cancel.cancelled() => None,
-        outcome = run => Some(outcome),
+    let states = state.profile.session_state_events;
+    if states {
+        state.emit(&frames::session_state(&session_id, SessionState::Running));
+    }
+    // A turn read after an `initialize` applies it (the reader counted it first).
+    state.initialized().await;
+    let mut init = state.agent.describe(&peer).await;
+    init.session_id = session_id.clone();
+    init.uuid = new_id();
+    state.emit(&frames::init(init));
+    let run = state.agent.run_turn(Turn { message }, peer);
+    let outcome = if state.profile.watches_interrupts {
+        let stopped = async {
+            cancel.cancelled().await;
+            tokio::time::sleep(INTERRUPT_GRACE).await;
+        };
+        tokio::select! {
+            outcome = run => Some(outcome),
+            () = stopped => None,
+        }
+    } else {
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => None,
+            outcome = run => Some(outcome),
+        }
     };
+    let interrupted = cancel.is_cancelled();
     let result = match outcome {
+        // A turn that watches interrupts wrote what an interrupted turn writes.
         Some(Ok(result)) => result,
-        Some(Err(error)) => error_result(ResultSubtype::ErrorDuringExecution, vec![error.0], None),
-        None => {
+        Some(Err(error)) if !interrupted => {
+            error_result(ResultSubtype::ErrorDuringExecution, vec![error.0], None)
+        }
+        Some(Err(_)) | None => {
             state.emit(&frames::interrupted(&session_id));
             error_result(
                 ResultSubtype::ErrorDuringExecution,
@@ -108,8 +125,8 @@ fn next(state: &Arc<AgentState>) {
         return;
     }
     drop(turns);
-    if state.framing() == Framing::Managed {
-        state.emit(&frames::state_changed(
+    if state.framing() == Framing::Managed && state.profile.session_state_events {
+        state.emit(&frames::session_state(
             state.session_id(),
             SessionState::Idle,
         ));

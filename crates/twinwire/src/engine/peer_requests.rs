@@ -45,6 +45,9 @@ pub(crate) fn spawn(
     let cx = RequestContext {
         request_id: id.clone(),
         cancel: token.clone(),
+        connection: super::Connection {
+            shared: Arc::clone(shared),
+        },
     };
     let span = trace::control(&shared.trace_parent(), Direction::Incoming, &subtype);
     trace::record_request_id(&span, &id);

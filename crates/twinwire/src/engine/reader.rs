@@ -12,7 +12,7 @@ use super::inbound::{Batch, BatchBuilder};
 use super::pending::Resolution;
 use super::{
     lock, peer_requests, ConnectionState, ControlHandler, EndCause, LineTap, Observer, OutputEnd,
-    Routed, Side,
+    Routed, Side, Watchers,
 };
 use crate::error::Error;
 
@@ -24,8 +24,7 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
     handler: Arc<dyn ControlHandler>,
     data: mpsc::UnboundedSender<Batch<S::Inbound>>,
     end_cause: EndCause,
-    observer: Option<Observer<S::Inbound>>,
-    tap: Option<LineTap>,
+    watchers: Watchers<S::Inbound>,
 ) {
     let mut decoder = LineDecoder::with_max_line_length(shared.config.max_line_length);
     let mut router = Router::<S> {
@@ -33,8 +32,9 @@ pub(crate) async fn run<S: Side, R: AsyncRead + Unpin>(
         handler: &handler,
         data: &data,
         batch: BatchBuilder::default(),
-        observer,
-        tap,
+        observer: watchers.observer,
+        deferred_tap: watchers.deferred,
+        line_tap: watchers.lines,
     };
     let mut bytes_read: u64 = 0;
     loop {
@@ -96,7 +96,8 @@ struct Router<'a, S: Side> {
     /// Data-plane items of the current read, sent together by `flush`.
     batch: BatchBuilder<S::Inbound>,
     observer: Option<Observer<S::Inbound>>,
-    tap: Option<LineTap>,
+    deferred_tap: Option<LineTap>,
+    line_tap: Option<LineTap>,
 }
 
 impl<S: Side> Router<'_, S> {
@@ -109,9 +110,12 @@ impl<S: Side> Router<'_, S> {
                 return;
             }
         };
+        if let Some(tap) = &mut self.line_tap {
+            tap(line.text);
+        }
         let bytes = line.text.len();
         if twinwire_protocol::leading_type(line.text).is_some_and(S::deferrable) {
-            if let Some(tap) = &mut self.tap {
+            if let Some(tap) = &mut self.deferred_tap {
                 tap(line.text);
             }
             self.batch.deferred(line.text, line.number);
@@ -151,14 +155,18 @@ impl<S: Side> Router<'_, S> {
 
     /// Hands a decoded frame to the user, charged `cost` (see [`decoded_cost`]).
     fn deliver(&mut self, frame: S::Inbound, cost: usize) {
-        if let Some(observer) = &mut self.observer {
-            observer(
-                &frame,
-                &super::Settings {
+        let frame = match &mut self.observer {
+            Some(observer) => {
+                let settings = super::Settings {
                     shared: self.shared,
-                },
-            );
-        }
+                };
+                match observer(frame, &settings) {
+                    Some(frame) => frame,
+                    None => return,
+                }
+            }
+            None => frame,
+        };
         self.batch.ready(Ok(frame), cost);
     }
 

@@ -437,8 +437,9 @@ async fn bulk_frames_are_decoded_in_order_when_taken() {
         EngineConfig::default(),
         Box::new(|_| Box::pin(async { Error::Closed })),
         Some(Box::new(
-            move |message: &Message, _: &crate::engine::Settings<'_>| {
-                seen.lock().unwrap().push(message.kind())
+            move |message: Message, _: &crate::engine::Settings<'_>| {
+                seen.lock().unwrap().push(message.kind());
+                Some(message)
             },
         )),
     );

@@ -135,14 +135,18 @@ impl Client {
         let mut config = options.engine_config();
         // Off until system/init names a CLI that accepts `control_cancel_request`.
         config.withdraw_abandoned = false;
-        let (connection, inbound) = Connection::start_tapped::<HostSide, _, _>(
+        let watchers = crate::engine::Watchers {
+            observer: Some(watcher(&options, Arc::clone(&progress), mirror, &spans)),
+            deferred: spans.tap(),
+            lines: None,
+        };
+        let (connection, inbound) = Connection::start_watched::<HostSide, _, _>(
             stdout,
             stdin,
             Arc::new(control),
             config,
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
-            Some(watcher(&options, Arc::clone(&progress), mirror, &spans)),
-            spans.tap(),
+            watchers,
         );
         let inbound = match mirror_failures {
             Some(failures) => inbound.with_side_channel(failures),
@@ -637,7 +641,8 @@ fn watcher(
     let minimum = options.minimum_cli_version.clone();
     let warned = std::sync::atomic::AtomicBool::new(false);
     Box::new(
-        move |message: &Message, settings: &crate::engine::Settings<'_>| {
+        move |owned: Message, settings: &crate::engine::Settings<'_>| {
+            let message = &owned;
             if let Some(accepts) = accepts_cancel(message) {
                 settings.withdraw_abandoned(accepts);
                 // Every turn begins with `system/init`: one warning is enough.
@@ -666,6 +671,7 @@ fn watcher(
                     _ => {}
                 }
             }
+            Some(owned)
         },
     )
 }
