@@ -1,32 +1,33 @@
-//! [`CodingAgent`]: the agent behind twinwire's agent side. It writes every frame itself
-//! ([`Framing::Raw`]) so that `system/init`, the results and the session id are the agent's
-//! own; twinwire's engine does the wire (framing, control requests both ways, the queue of
-//! messages that arrive during a turn, interrupts).
-
-mod control;
-mod frames;
-mod inbox;
-mod ready;
-mod state;
-mod tool_calls;
-mod turn;
+//! [`CodingAgent`]: the coding agent as a twinwire [`Agent`]. twinwire's agent side does the
+//! wire and the frames around each turn ([`Framing::Managed`]: `system/init` from
+//! [`Agent::describe`], the session state, the queue and its notices, the `result` a turn
+//! returns); the agent runs the turns ([`crate::turn`]) and answers the host's requests
+//! ([`crate::requests`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
-use twinwire::agent::{Agent, Framing, Peer, Reply, Turn, TurnOutcome};
-use twinwire::engine::EngineConfig;
+use twinwire::agent::{
+    Agent, Answer, AnswerFuture, Framing, Peer, Profile, RequestContext, Server, Turn, TurnOutcome,
+};
 use twinwire::sessions::SavedSessions;
-use twinwire_protocol::control::ControlRequestBody;
+use twinwire_protocol::control::{
+    EmptyResponse, GetContextUsageRequest, GetContextUsageResponse, InitializeRequest,
+    InitializeResponse, McpStatusRequest, McpStatusResponse, SetMaxThinkingTokensRequest,
+    SetModelRequest, SetModelResponse, SetPermissionModeRequest, SetPermissionModeResponse,
+};
+use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
 use crate::config::Config;
 use crate::model::{ModelClient, ModelError};
 use crate::permissions::{Permissions, RuleError};
+use crate::session::Session;
+use crate::session_end::Ending;
+use crate::state::State;
 use crate::tools::{Registry, Workspace};
-
-pub use state::State;
+use crate::{requests, VERSION};
 
 /// Why a session could not start.
 #[derive(Debug, thiserror::Error)]
@@ -49,34 +50,16 @@ pub enum StartError {
     Wire(#[from] twinwire::Error),
 }
 
-/// What every turn and request of a session shares.
-pub(crate) struct Shared {
-    pub(crate) config: Config,
-    pub(crate) client: ModelClient,
-    pub(crate) workspace: Arc<Workspace>,
-    pub(crate) store: SavedSessions,
-    pub(crate) state: Mutex<State>,
-    /// Held while the session's tools are prepared (SDK and external MCP servers), once.
-    pub(crate) ready: tokio::sync::Mutex<bool>,
-    /// The turn running now, for the notices of messages queued behind it.
-    pub(crate) live: Mutex<inbox::Live>,
-    /// `true` from the moment an `initialize` is read until it is applied: a turn started by
-    /// a later message waits for it.
-    pub(crate) initializing: tokio::sync::watch::Sender<bool>,
-    /// Whether the last result was an error (the process then exits 1, as Claude Code does).
-    pub(crate) last_failed: AtomicBool,
-}
-
 /// The coding agent, as a twinwire [`Agent`].
 #[derive(Clone)]
 pub struct CodingAgent {
-    shared: Arc<Shared>,
+    session: Arc<Session>,
 }
 
 impl std::fmt::Debug for CodingAgent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CodingAgent")
-            .field("model", &self.shared.config.model)
+            .field("model", &self.session.config.model)
             .finish_non_exhaustive()
     }
 }
@@ -116,15 +99,13 @@ impl CodingAgent {
         let state =
             State::start(&config, &store, tools, permissions).map_err(StartError::Resume)?;
         Ok(Self {
-            shared: Arc::new(Shared {
+            session: Arc::new(Session {
                 client,
                 workspace,
                 store,
                 state: Mutex::new(state),
                 ready: tokio::sync::Mutex::new(false),
-                live: Mutex::new(inbox::Live::default()),
                 last_failed: AtomicBool::new(false),
-                initializing: tokio::sync::watch::channel(false).0,
                 config,
             }),
         })
@@ -132,7 +113,7 @@ impl CodingAgent {
 
     /// Whether the last turn's result was an error.
     pub fn last_result_failed(&self) -> bool {
-        self.shared.last_failed.load(Ordering::SeqCst)
+        self.session.last_failed.load(Ordering::SeqCst)
     }
 
     /// Serves the session over `reader` and `writer` until the host's input ends and the
@@ -142,10 +123,9 @@ impl CodingAgent {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let watched = inbox::Watched::new(reader, Arc::clone(&self.shared));
         // A prompt on the command line is the first user message.
         let first = self
-            .shared
+            .session
             .config
             .prompt
             .as_ref()
@@ -158,45 +138,139 @@ impl CodingAgent {
                 line
             })
             .unwrap_or_default();
-        let input = std::io::Cursor::new(first).chain(watched);
-        twinwire::agent::serve(input, writer, self, EngineConfig::default()).await?;
+        let input = std::io::Cursor::new(first).chain(reader);
+        Server::new(self).serve(input, writer).await?;
         Ok(())
     }
 }
 
 impl Agent for CodingAgent {
-    fn run_turn(&self, turn: Turn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
-        let shared = Arc::clone(&self.shared);
+    fn profile(&self) -> Profile {
+        // As Claude Code: session states only for a host that says it reads them (the Python
+        // SDK and twinwire do; the TypeScript SDK passes unknown frames on to its caller).
+        let states = self
+            .session
+            .config
+            .var("CLAUDE_CODE_SDK_READS_SESSION_STATE")
+            .as_deref()
+            == Some("1");
+        Profile::new()
+            .framing(Framing::Managed)
+            .session_id(self.session.id())
+            .watches_interrupts(true)
+            .session_state_events(states)
+    }
+
+    fn describe(&self, peer: &Peer) -> BoxFuture<'static, SystemInit> {
+        let session = Arc::clone(&self.session);
+        let peer = peer.clone();
         Box::pin(async move {
-            turn::run(shared, turn.message, session).await;
-            // The result frame is written by the turn itself (raw framing).
-            Ok(Default::default())
+            crate::mcp::prepare(&session, &peer).await;
+            let state = session.state();
+            let key_source = if session.config.var("ANTHROPIC_API_KEY").is_some() {
+                ApiKeySource::AnthropicApiKey
+            } else {
+                ApiKeySource::None
+            };
+            SystemInit {
+                cwd: session.config.cwd.display().to_string(),
+                tools: state.tools.names(),
+                mcp_servers: state.mcp_status.clone(),
+                model: state.model.clone(),
+                permission_mode: state.mode.clone(),
+                api_key_source: key_source,
+                claude_code_version: Some(VERSION.to_owned()),
+                output_style: "default".to_owned(),
+                agents: Some(Vec::new()),
+                skills: Some(Vec::new()),
+                plugins: Some(Vec::new()),
+                ..SystemInit::default()
+            }
         })
     }
 
-    fn respond(
+    fn run_turn(&self, turn: Turn, peer: Peer) -> BoxFuture<'static, TurnOutcome> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move { Ok(crate::turn::run(session, turn.message, peer).await) })
+    }
+
+    fn input_ended(&self, peer: Peer) -> BoxFuture<'static, ()> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            let ending = {
+                let state = session.state();
+                Ending {
+                    session_id: state.session_id.clone(),
+                    transcript: crate::transcript::file_of(
+                        &session.store,
+                        &session.config.cwd,
+                        &state.session_id,
+                    ),
+                    config_dir: session.store.config_dir().to_path_buf(),
+                    callbacks: state.hooks.clone(),
+                }
+            };
+            crate::session_end::fire(&session.config, ending, peer).await;
+        })
+    }
+
+    fn initialize(
         &self,
-        request: &ControlRequestBody,
-        reply: &Reply,
-        session: &Peer,
-    ) -> Option<BoxFuture<'static, ()>> {
-        control::respond(&self.shared, request, reply, session)
+        request: InitializeRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<InitializeResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            requests::initialize(&session, request, &cx.peer)
+                .await
+                .into()
+        })
     }
 
-    fn framing(&self) -> Framing {
-        Framing::Raw
+    fn set_model(
+        &self,
+        request: SetModelRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<SetModelResponse> {
+        let answer = requests::set_model(&self.session, request.model.flatten());
+        Box::pin(async move { Answer::ok(answer) })
     }
 
-    fn input_ended(&self, session: Peer) -> BoxFuture<'static, ()> {
-        Box::pin(crate::session_end::fire(Arc::clone(&self.shared), session))
+    fn set_permission_mode(
+        &self,
+        request: SetPermissionModeRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<SetPermissionModeResponse> {
+        let answer = requests::set_mode(&self.session, &cx.peer, &request.mode);
+        Box::pin(async move { answer.into() })
     }
-}
 
-/// Locks a mutex, whatever a panicking holder left (the state stays usable).
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn set_max_thinking_tokens(
+        &self,
+        request: SetMaxThinkingTokensRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        requests::set_thinking(&self.session, request.max_thinking_tokens.flatten());
+        Box::pin(async { Answer::ok(EmptyResponse::default()) })
+    }
+
+    fn mcp_status(
+        &self,
+        _request: McpStatusRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<McpStatusResponse> {
+        let answer = requests::mcp_status(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn get_context_usage(
+        &self,
+        _request: GetContextUsageRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetContextUsageResponse> {
+        let answer = requests::context_usage(&self.session);
+        Box::pin(async move { answer.into() })
+    }
 }
 
 /// Serves a session on this process's stdin and stdout; `true` when the last result was an

@@ -29,13 +29,23 @@ pub mod args;
 pub mod config;
 pub mod hooks;
 pub mod in_process;
+mod mcp;
 pub mod model;
 pub mod permissions;
 pub mod prompt;
+mod requests;
+mod session;
 pub mod session_end;
+pub mod state;
 pub mod tools;
 pub mod transcript;
+mod turn;
 
 pub use agent::{serve_stdio, CodingAgent, StartError};
 pub use args::Args;
 pub use config::{Config, ConfigError, Limits, SessionStart};
+pub use state::State;
+
+/// The version `system/init` and the `initialize` answer name, in Claude Code's
+/// `claude_code_version` field.
+pub const VERSION: &str = concat!("twinwire-agent ", env!("CARGO_PKG_VERSION"));

@@ -9,9 +9,8 @@
 //! 60 s), and never less than 1.5 s. A command still running then is killed with its process
 //! group, so that a hook that hangs cannot keep the session alive.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -22,8 +21,8 @@ use twinwire::options::SettingSource;
 use twinwire::settings::{resolve_settings, ResolveOptions};
 use twinwire_protocol::hooks::HookInput;
 
-use crate::agent::Shared;
 use crate::config::Config;
+use crate::hooks::Hooks;
 
 /// The reason Claude Code gives when its input closes.
 pub const REASON: &str = "other";
@@ -103,19 +102,26 @@ pub fn budget(config: &Config, hooks: &[CommandHook]) -> Duration {
     longest.min(MAX_HOOK_BUDGET).max(DEFAULT_BUDGET)
 }
 
+/// What `SessionEnd` needs of the session.
+pub(crate) struct Ending {
+    pub(crate) session_id: String,
+    /// The session's file.
+    pub(crate) transcript: PathBuf,
+    /// Where the user's settings are.
+    pub(crate) config_dir: PathBuf,
+    /// The host's callbacks.
+    pub(crate) callbacks: Hooks,
+}
+
 /// Fires `SessionEnd`: the settings' command hooks and the host's callbacks, within the budget.
-pub(crate) async fn fire(shared: Arc<Shared>, session: Peer) {
-    let config = &shared.config;
-    let hooks = command_hooks(config, shared.store.config_dir(), "SessionEnd", REASON);
-    let (callbacks, session_id) = {
-        let state = crate::agent::lock(&shared.state);
-        let id = state
-            .session_id
-            .clone()
-            .unwrap_or_else(|| session.session_id().to_owned());
-        (state.hooks.clone(), id)
-    };
-    let transcript = crate::transcript::file_of(&shared.store, &config.cwd, &session_id);
+pub(crate) async fn fire(config: &Config, ending: Ending, peer: Peer) {
+    let Ending {
+        session_id,
+        transcript,
+        config_dir,
+        callbacks,
+    } = ending;
+    let hooks = command_hooks(config, &config_dir, "SessionEnd", REASON);
     let input = json!({
         "session_id": session_id,
         "transcript_path": transcript.display().to_string(),
@@ -129,7 +135,7 @@ pub(crate) async fn fire(shared: Arc<Shared>, session: Peer) {
         match serde_json::from_value::<HookInput>(input.clone()) {
             Ok(hook_input) => {
                 for id in ids {
-                    if let Err(err) = session.hook_without_answer(&id, hook_input.clone(), None) {
+                    if let Err(err) = peer.hook_without_answer(&id, hook_input.clone(), None) {
                         tracing::debug!(%err, callback = %id, "a SessionEnd callback not sent");
                     }
                 }

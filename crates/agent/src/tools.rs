@@ -75,7 +75,7 @@ pub struct ToolContext {
     /// Cancelled when the host interrupts the turn: a tool stops (Bash kills its processes).
     pub cancel: CancellationToken,
     /// The host, for SDK MCP tools.
-    pub session: Option<Peer>,
+    pub peer: Option<Peer>,
     /// The call's id.
     pub tool_use_id: String,
 }

@@ -56,7 +56,7 @@ impl Bench {
         let cx = ToolContext {
             workspace: Arc::clone(&self.workspace),
             cancel,
-            session: None,
+            peer: None,
             tool_use_id: "toolu_test".into(),
         };
         self.tools.get(tool).unwrap().call(input, cx).await

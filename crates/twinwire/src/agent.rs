@@ -127,12 +127,20 @@ pub async fn serve_stdio(agent: impl Agent) -> Result<()> {
 /// Serves the protocol over any pipe pair until the host's input ends, the last turn and the
 /// work started with [`Peer::spawn`] are done, [`Agent::input_ended`] is done, and every
 /// frame is written.
-pub async fn serve<R, W>(reader: R, writer: W, agent: impl Agent, config: EngineConfig) -> Result<()>
+pub async fn serve<R, W>(
+    reader: R,
+    writer: W,
+    agent: impl Agent,
+    config: EngineConfig,
+) -> Result<()>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    Server::new(agent).config(config).serve(reader, writer).await
+    Server::new(agent)
+        .config(config)
+        .serve(reader, writer)
+        .await
 }
 
 /// An agent about to be served, in named steps: the engine's settings, a record of the wire.

@@ -14,12 +14,14 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
-use serde_json::{json, Value};
-use twinwire::agent::Peer;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+use twinwire_protocol::mcp::{McpConnectionStatus, McpServerStatus};
 
 use super::sdk_mcp::content_output;
 use super::{Tool, ToolContext, ToolOutput};
-use crate::agent::Shared;
 
 /// How long a server may take to start and list its tools.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -68,37 +70,57 @@ impl Tool for ExternalTool {
     }
 }
 
-/// Connects every external server of the configuration and registers its tools.
-pub(crate) async fn connect_all(shared: &Arc<Shared>, _session: &Peer) {
-    let servers: Vec<(String, Value)> = shared
-        .config
-        .mcp_servers
-        .iter()
-        .filter(|(_, server)| server["type"] != "sdk")
-        .map(|(name, server)| (name.clone(), server.clone()))
-        .collect();
-    for (name, server) in servers {
-        let status =
-            match tokio::time::timeout(CONNECT_TIMEOUT, connect(shared, &name, &server)).await {
-                Ok(Ok(tools)) => {
-                    let mut state = crate::agent::lock(&shared.state);
-                    for tool in tools {
-                        state.tools.add(Arc::new(tool));
-                    }
-                    json!({"name": name, "status": "connected"})
-                }
-                Ok(Err(why)) => json!({"name": name, "status": "failed", "error": why}),
-                Err(_) => json!({"name": name, "status": "failed",
-                             "error": format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())}),
-            };
-        if status["status"] == "failed" {
-            tracing::warn!(server = %name, %status, "an MCP server could not be used");
-        }
-        crate::agent::lock(&shared.state).mcp_status.push(status);
-    }
+/// One external server, as connecting to it went.
+pub(crate) struct Connected {
+    /// What `mcp_status` and `system/init` say of it.
+    pub(crate) status: McpServerStatus,
+    /// Its tools, when it connected.
+    pub(crate) tools: Vec<Arc<dyn Tool>>,
 }
 
-async fn connect(shared: &Shared, name: &str, server: &Value) -> Result<Vec<ExternalTool>, String> {
+/// Connects every external server of the configuration (started in `cwd` with `env`), and
+/// says how each went.
+pub(crate) async fn connect_all(
+    servers: &BTreeMap<String, Value>,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+) -> Vec<Connected> {
+    let mut connected = Vec::new();
+    for (name, server) in servers.iter().filter(|(_, s)| s["type"] != "sdk") {
+        let outcome = tokio::time::timeout(CONNECT_TIMEOUT, connect(name, server, cwd, env)).await;
+        let mut status = McpServerStatus {
+            name: name.clone(),
+            ..McpServerStatus::default()
+        };
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        match outcome {
+            Ok(Ok(found)) => {
+                status.status = McpConnectionStatus::Connected;
+                tools.extend(found.into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>));
+            }
+            Ok(Err(why)) => {
+                status.status = McpConnectionStatus::Failed;
+                status.error = Some(why);
+            }
+            Err(_) => {
+                status.status = McpConnectionStatus::Failed;
+                status.error = Some(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()));
+            }
+        }
+        if let Some(why) = &status.error {
+            tracing::warn!(server = %name, %why, "an MCP server could not be used");
+        }
+        connected.push(Connected { status, tools });
+    }
+    connected
+}
+
+async fn connect(
+    name: &str,
+    server: &Value,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+) -> Result<Vec<ExternalTool>, String> {
     let kind = server["type"].as_str().unwrap_or("stdio");
     if kind != "stdio" {
         return Err(format!("{kind} servers are not supported (only stdio)"));
@@ -115,9 +137,9 @@ async fn connect(shared: &Shared, name: &str, server: &Value) -> Result<Vec<Exte
                 .flatten()
                 .filter_map(Value::as_str),
         )
-        .current_dir(&shared.config.cwd)
+        .current_dir(cwd)
         .env_clear()
-        .envs(&shared.config.env);
+        .envs(env);
     for (key, value) in server["env"].as_object().into_iter().flatten() {
         if let Some(value) = value.as_str() {
             command.env(key, value);

@@ -55,7 +55,7 @@ impl Tool for SdkMcpTool {
     fn call(&self, input: Value, cx: ToolContext) -> BoxFuture<'static, ToolOutput> {
         let (server, tool) = (self.server.clone(), self.tool.clone());
         Box::pin(async move {
-            let Some(session) = cx.session else {
+            let Some(peer) = cx.peer else {
                 return ToolOutput::error("no host to reach the MCP server through");
             };
             let message = json!({"jsonrpc": "2.0", "id": uuid::Uuid::new_v4().to_string(),
@@ -64,7 +64,7 @@ impl Tool for SdkMcpTool {
                                             "_meta": {"claudecode/toolUseId": cx.tool_use_id,
                                                       "progressToken": cx.tool_use_id}}});
             let answer = tokio::select! {
-                answer = session.mcp_message(&server, message) => answer,
+                answer = peer.mcp_message(&server, message) => answer,
                 () = cx.cancel.cancelled() => return ToolOutput::error("interrupted"),
             };
             match answer {

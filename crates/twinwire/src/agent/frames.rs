@@ -302,10 +302,7 @@ mod tests {
             ),
             (init(default_init(Some("m"))), "system/init"),
             (requesting("s"), "system/status"),
-            (
-                permission_mode("s", PermissionMode::Plan),
-                "system/status",
-            ),
+            (permission_mode("s", PermissionMode::Plan), "system/status"),
             (
                 api_retry(
                     "s",
@@ -326,10 +323,18 @@ mod tests {
             (queued("s", 1), "system/queued"),
             (injected("s", 2, 10), "system/injected"),
             (error_notice("s", "bad"), "system/informational"),
-            (stream_event("s", event, Some("msg_1"), Some(3)), "stream_event"),
+            (
+                stream_event("s", event, Some("msg_1"), Some(3)),
+                "stream_event",
+            ),
             (assistant_text("s", "hi"), "assistant"),
             (
-                api_error("s", "API Error: 500", AssistantMessageError::ServerError, Some(500)),
+                api_error(
+                    "s",
+                    "API Error: 500",
+                    AssistantMessageError::ServerError,
+                    Some(500),
+                ),
                 "assistant",
             ),
             (tool_result("s", "u", block, None), "user"),

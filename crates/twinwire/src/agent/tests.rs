@@ -599,7 +599,11 @@ async fn close_output_writes_what_was_queued_then_ends_the_output() {
             peer.emit(&frames::notice(peer.session_id(), "n", fields))?;
         }
         peer.close_output().await;
-        let _ = peer.emit(&frames::notice(peer.session_id(), "dropped", Default::default()));
+        let _ = peer.emit(&frames::notice(
+            peer.session_id(),
+            "dropped",
+            Default::default(),
+        ));
         peer.success("not written either")
     });
     let mut host = RawHost::start(agent);

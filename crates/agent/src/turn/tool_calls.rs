@@ -8,14 +8,24 @@ use std::sync::Arc;
 
 use futures::future::join_all;
 use serde_json::{json, Map, Value};
+use twinwire::agent::frames::{self, new_id};
 use twinwire_protocol::content::{
-    ApiMessage, ContentBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserContent,
+    ContentBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserContent,
 };
+use twinwire_protocol::permission::{PermissionDenial, PermissionUpdate};
 
-use super::frames::{self, new_id};
-use super::turn::TurnRun;
+use super::context::TurnContext;
 use crate::permissions::Verdict;
 use crate::tools::{ToolContext, ToolOutput, STRUCTURED_OUTPUT};
+
+/// What the calls of a reply gave the turn.
+pub(crate) struct Calls {
+    pub(crate) outcome: Outcome,
+    /// The calls that were refused.
+    pub(crate) denials: Vec<PermissionDenial>,
+    /// The final answer, when the model gave it with the structured-output tool.
+    pub(crate) structured: Option<Value>,
+}
 
 /// How the calls of a reply ended.
 pub(crate) enum Outcome {
@@ -30,7 +40,7 @@ pub(crate) enum Outcome {
 /// One call's end.
 struct Done {
     output: ToolOutput,
-    denial: Option<Value>,
+    denial: Option<PermissionDenial>,
     stop: Option<String>,
     interrupt: bool,
     structured: Option<Value>,
@@ -48,20 +58,12 @@ impl Done {
     }
 }
 
-/// Runs the calls of `reply` and adds their results to the conversation.
-pub(crate) async fn run_all(
-    turn: &mut TurnRun,
-    reply: &ApiMessage,
-    calls: Vec<ToolUseBlock>,
-) -> Outcome {
-    let _ = reply;
-    let read_only: Vec<bool> = {
-        let state = super::lock(&turn.shared.state);
-        calls
-            .iter()
-            .map(|c| state.tools.get(&c.name).is_some_and(|t| t.read_only()))
-            .collect()
-    };
+/// Runs the calls of a reply and adds their results to the conversation.
+pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls {
+    let read_only: Vec<bool> = calls
+        .iter()
+        .map(|c| cx.tools.get(&c.name).is_some_and(|t| t.read_only()))
+        .collect();
     let mut batches: Vec<Vec<usize>> = Vec::new();
     for (i, ro) in read_only.iter().enumerate() {
         match batches.last_mut() {
@@ -72,10 +74,10 @@ pub(crate) async fn run_all(
     let mut done: Vec<Option<Done>> = (0..calls.len()).map(|_| None).collect();
     let mut interrupted = false;
     for batch in batches {
-        let runs = batch.iter().map(|&i| run_one(turn, &calls[i]));
+        let runs = batch.iter().map(|&i| run_one(cx, &calls[i]));
         let finished = tokio::select! {
             biased;
-            () = turn.cancel.cancelled() => None,
+            () = cx.cancel.cancelled() => None,
             finished = join_all(runs) => Some(finished),
         };
         let Some(finished) = finished else {
@@ -87,24 +89,24 @@ pub(crate) async fn run_all(
             stop_here |= result.interrupt || result.stop.is_some();
             done[i] = Some(result);
         }
-        if stop_here || turn.cancel.is_cancelled() {
-            interrupted |= turn.cancel.is_cancelled();
+        if stop_here || cx.cancel.is_cancelled() {
+            interrupted |= cx.cancel.is_cancelled();
             break;
         }
     }
     let mut blocks = Vec::new();
     let mut outcome = Outcome::Continue;
+    let mut denials = Vec::new();
+    let mut structured = None;
     for (call, result) in calls.iter().zip(done) {
         let result = result.unwrap_or_else(|| {
             Done::output(ToolOutput::error(
                 "Interrupted: the tool was not run (the user interrupted the turn).",
             ))
         });
-        if let Some(denial) = result.denial {
-            turn.denials.push(denial);
-        }
-        if let Some(structured) = result.structured {
-            turn.structured = Some(structured);
+        denials.extend(result.denial);
+        if result.structured.is_some() {
+            structured = result.structured;
         }
         if result.interrupt {
             interrupted = true;
@@ -112,55 +114,41 @@ pub(crate) async fn run_all(
         if let Some(reason) = result.stop {
             outcome = Outcome::Stopped(reason);
         }
-        let block = ContentBlock::ToolResult(ToolResultBlock {
+        let block = ToolResultBlock {
             tool_use_id: call.id.clone(),
             content: Some(result.output.content.clone()),
             is_error: Some(result.output.is_error),
             ..ToolResultBlock::default()
-        });
+        };
         let uuid = new_id();
-        turn.emit(&frames::tool_result(
-            &turn.session_id,
+        cx.emit(&frames::tool_result(
+            &cx.session_id,
             &uuid,
-            &block,
-            result.output.result.as_ref(),
+            block.clone(),
+            result.output.result.clone(),
         ));
         let mut fields = Map::new();
         if let Some(result) = &result.output.result {
             fields.insert("toolUseResult".into(), result.clone());
         }
-        {
-            let mut state = super::lock(&turn.shared.state);
-            let message =
-                twinwire_protocol::content::MessageParam::user(UserContent::Blocks(vec![
-                    block.clone()
-                ]));
-            if let Some(file) = state.transcript(&turn.shared.config, &turn.shared.store) {
-                file.user(&uuid, &message, fields);
-            }
-        }
+        let block = ContentBlock::ToolResult(block);
+        cx.session.record_tool_result(&uuid, block.clone(), fields);
         blocks.push(block);
     }
-    super::lock(&turn.shared.state).push_user(UserContent::Blocks(blocks));
+    cx.session.state().push_user(UserContent::Blocks(blocks));
     if interrupted {
-        return Outcome::Interrupted;
+        outcome = Outcome::Interrupted;
     }
-    outcome
+    Calls {
+        outcome,
+        denials,
+        structured,
+    }
 }
 
 /// One call, from hooks to result.
-async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
-    let (tool, hooks, common, permissions, mode) = {
-        let state = super::lock(&turn.shared.state);
-        (
-            state.tools.get(&call.name),
-            state.hooks.clone(),
-            turn.hook_common(&state),
-            state.permissions.clone(),
-            state.mode.clone(),
-        )
-    };
-    let Some(tool) = tool else {
+async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
+    let Some(tool) = cx.tools.get(&call.name) else {
         return Done::output(ToolOutput::error(format!(
             "No such tool available: {}",
             call.name
@@ -171,15 +159,8 @@ async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
     fields.insert("tool_name".into(), json!(call.name));
     fields.insert("tool_input".into(), input.clone());
     fields.insert("tool_use_id".into(), json!(call.id));
-    let pre = hooks
-        .fire(
-            &turn.session,
-            &common,
-            "PreToolUse",
-            Some(&call.name),
-            fields,
-            Some(&call.id),
-        )
+    let pre = cx
+        .fire("PreToolUse", Some(&call.name), fields, Some(&call.id))
         .await;
     if let Some(reason) = pre.stop {
         let mut done = Done::output(ToolOutput::error(format!("Stopped by a hook: {reason}")));
@@ -198,21 +179,22 @@ async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
         return Done::output(denied(reason));
     }
     if hook_decision != Some("allow") {
-        let (verdict, updates) = permissions
+        let (verdict, updates) = cx
+            .permissions
             .decide(
-                &mode,
+                &cx.mode,
                 &call.name,
                 &input,
                 tool.read_only(),
                 &call.id,
-                &turn.session,
+                &cx.peer,
             )
             .await;
         if !updates.is_empty() {
-            let mut state = super::lock(&turn.shared.state);
+            let mut state = cx.session.state();
             state.permissions.apply(&updates);
             for update in &updates {
-                if let twinwire_protocol::permission::PermissionUpdate::SetMode(set) = update {
+                if let PermissionUpdate::SetMode(set) = update {
                     state.mode = set.mode.clone();
                 }
             }
@@ -221,20 +203,24 @@ async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
             Verdict::Allow(updated) => input = updated,
             Verdict::Deny { message, interrupt } => {
                 let mut done = Done::output(denied(message));
-                done.denial = Some(json!({"tool_name": call.name, "tool_use_id": call.id,
-                                          "tool_input": input}));
+                done.denial = Some(PermissionDenial {
+                    tool_name: call.name.clone(),
+                    tool_use_id: call.id.clone(),
+                    tool_input: input,
+                    extra: Map::new(),
+                });
                 done.interrupt = interrupt;
                 return done;
             }
         }
     }
-    let cx = ToolContext {
-        workspace: Arc::clone(&turn.shared.workspace),
-        cancel: turn.cancel.clone(),
-        session: Some(turn.session.clone()),
+    let tool_cx = ToolContext {
+        workspace: Arc::clone(&cx.workspace),
+        cancel: cx.cancel.clone(),
+        peer: Some(cx.peer.clone()),
         tool_use_id: call.id.clone(),
     };
-    let mut output = tool.call(input.clone(), cx).await;
+    let mut output = tool.call(input.clone(), tool_cx).await;
     let structured = (call.name == STRUCTURED_OUTPUT && !output.is_error)
         .then(|| {
             output
@@ -261,15 +247,8 @@ async fn run_one(turn: &TurnRun, call: &ToolUseBlock) -> Done {
             .unwrap_or_else(|| json!(output.content.joined_text()));
         fields.insert("tool_response".into(), response);
     }
-    let post = hooks
-        .fire(
-            &turn.session,
-            &common,
-            event,
-            Some(&call.name),
-            fields,
-            Some(&call.id),
-        )
+    let post = cx
+        .fire(event, Some(&call.name), fields, Some(&call.id))
         .await;
     if !post.context.is_empty() {
         let mut text = output.content.joined_text();

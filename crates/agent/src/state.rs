@@ -5,21 +5,22 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 use twinwire::sessions::SavedSessions;
 use twinwire_protocol::content::{MessageParam, UserContent};
+use twinwire_protocol::mcp::McpServerStatus;
 use twinwire_protocol::permission::PermissionMode;
 use twinwire_protocol::usage::{ModelUsage, Usage};
 
-use super::frames::new_id;
 use crate::config::{Config, SessionStart};
 use crate::hooks::Hooks;
 use crate::model::pricing;
 use crate::permissions::Permissions;
 use crate::tools::Registry;
 use crate::transcript::{self, Loaded, Transcript};
+use twinwire::agent::frames::new_id;
 
 /// A session's state.
 pub struct State {
-    /// The session's id; `None` until the first turn adopts the wire's.
-    pub session_id: Option<String>,
+    /// The session's id: a new one, the one `--session-id` gives, or the resumed one.
+    pub session_id: String,
     /// The conversation the model is sent.
     pub conversation: Vec<MessageParam>,
     /// The model of the next call.
@@ -43,7 +44,7 @@ pub struct State {
     /// The host's in-process MCP servers, by name, with their manifests when given.
     pub sdk_servers: BTreeMap<String, Option<Value>>,
     /// Each MCP server's status, for `system/init` and `mcp_status`.
-    pub mcp_status: Vec<Value>,
+    pub mcp_status: Vec<McpServerStatus>,
     /// What the session has cost so far.
     pub cost_usd: f64,
     /// Usage per model, over the session.
@@ -69,7 +70,7 @@ impl State {
         permissions: Permissions,
     ) -> Result<Self, String> {
         let mut state = Self {
-            session_id: None,
+            session_id: new_id(),
             conversation: Vec::new(),
             model: config.model.clone(),
             mode: config.permission_mode.clone(),
@@ -93,7 +94,7 @@ impl State {
         let (id, at, fork) = match &config.start {
             SessionStart::New => return Ok(state),
             SessionStart::NewWithId(id) => {
-                state.session_id = Some(id.clone());
+                state.session_id = id.clone();
                 return Ok(state);
             }
             SessionStart::Resume { id, at, fork } => (id.clone(), at.clone(), *fork),
@@ -107,10 +108,9 @@ impl State {
         state.conversation = loaded.messages.clone();
         state.source = "resume";
         if fork {
-            state.session_id = Some(new_id());
             state.pending_fork = Some(loaded);
         } else {
-            state.session_id = Some(id);
+            state.session_id = id;
             state.leaf = loaded.leaf;
         }
         Ok(state)
@@ -126,7 +126,7 @@ impl State {
             return None;
         }
         if self.transcript.is_none() {
-            let id = self.session_id.clone()?;
+            let id = self.session_id.clone();
             match Transcript::open(store, &config.cwd, &id, self.leaf.take()) {
                 Ok(mut file) => {
                     if let Some(loaded) = self.pending_fork.take() {

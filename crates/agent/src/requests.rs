@@ -1,0 +1,184 @@
+//! The host's requests this agent answers: `initialize` (hooks, SDK MCP servers, system
+//! prompt, schema), `set_model`, `set_permission_mode`, `set_max_thinking_tokens`, `mcp_status`
+//! and `get_context_usage`. `interrupt` is twinwire's agent side's (it stops the turn); every
+//! other request is answered `unsupported_request` by its default.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use twinwire::agent::{frames, Peer};
+use twinwire::engine::HandlerError;
+use twinwire_protocol::control::{
+    GetContextUsageResponse, InitializeRequest, InitializeResponse, McpStatusResponse, ModelInfo,
+    SetModelResponse, SetPermissionModeResponse,
+};
+use twinwire_protocol::permission::PermissionMode;
+
+use crate::config::{parse_mode, resolve_alias};
+use crate::hooks::Hooks;
+use crate::model::pricing::CONTEXT_WINDOW;
+use crate::session::Session;
+use crate::VERSION;
+
+/// `initialize`: takes the host's session settings, prepares the tools (talking to its SDK MCP
+/// servers first, as Claude Code does), and describes the agent.
+pub(crate) async fn initialize(
+    session: &Arc<Session>,
+    init: InitializeRequest,
+    peer: &Peer,
+) -> Result<InitializeResponse, HandlerError> {
+    {
+        let mut state = session.state();
+        if let Some(Some(hooks)) = &init.hooks {
+            let by_event = serde_json::to_value(hooks)
+                .ok()
+                .and_then(|v| serde_json::from_value(v).ok())
+                .unwrap_or_default();
+            state.hooks = Hooks::new(by_event);
+        }
+        let manifests: BTreeMap<String, Value> = init
+            .sdk_mcp_server_manifests
+            .as_ref()
+            .and_then(|m| serde_json::to_value(m).ok())
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default();
+        for name in init.sdk_mcp_servers.iter().flatten() {
+            state
+                .sdk_servers
+                .insert(name.clone(), manifests.get(name).cloned());
+        }
+        if let Some(parts) = &init.system_prompt {
+            state.system_prompt = Some(parts.join("\n\n"));
+        }
+        if let Some(append) = &init.append_system_prompt {
+            state.append_system_prompt = Some(append.clone());
+        }
+        if let Some(schema) = &init.json_schema {
+            state.json_schema = Some(schema.clone());
+        }
+        if let Some(schema) = state.json_schema.clone() {
+            state
+                .tools
+                .add(Arc::new(crate::tools::StructuredOutput { schema }));
+        }
+    }
+    crate::mcp::prepare(session, peer).await;
+    let state = session.state();
+    let model = |value: &str, name: &str, description: String| ModelInfo {
+        value: value.to_owned(),
+        display_name: name.to_owned(),
+        description,
+        ..ModelInfo::default()
+    };
+    let mut response = InitializeResponse {
+        agents: Some(Vec::new()),
+        output_style: "default".to_owned(),
+        available_output_styles: vec!["default".to_owned()],
+        models: vec![
+            model("default", "Default", session.config.model.clone()),
+            model("sonnet", "Sonnet", resolve_alias("sonnet")),
+            model("opus", "Opus", resolve_alias("opus")),
+            model("haiku", "Haiku", resolve_alias("haiku")),
+        ],
+        pid: Some(u64::from(std::process::id())),
+        claude_code_version: Some(VERSION.to_owned()),
+        ..InitializeResponse::default()
+    };
+    response
+        .extra
+        .insert("tools".to_owned(), json!(state.tools.names()));
+    Ok(response)
+}
+
+/// `set_model`: the model of later calls (an alias resolved; none: the session's own).
+pub(crate) fn set_model(session: &Session, model: Option<String>) -> SetModelResponse {
+    let mut state = session.state();
+    state.model = model
+        .map(|m| resolve_alias(&m))
+        .unwrap_or_else(|| session.config.model.clone());
+    SetModelResponse {
+        model: Some(state.model.clone()),
+        ..SetModelResponse::default()
+    }
+}
+
+/// `set_permission_mode`: the mode of later tool calls, told to the host with a status frame.
+pub(crate) fn set_mode(
+    session: &Session,
+    peer: &Peer,
+    mode: &PermissionMode,
+) -> Result<SetPermissionModeResponse, HandlerError> {
+    let mode = parse_mode(mode.as_str()).map_err(|e| HandlerError::new(e.to_string()))?;
+    if mode == PermissionMode::BypassPermissions && !session.config.allow_bypass {
+        return Err(HandlerError::new(
+            "Cannot set permission mode to bypassPermissions: the session was not started with \
+             --allow-dangerously-skip-permissions",
+        ));
+    }
+    let session_id = {
+        let mut state = session.state();
+        state.mode = mode.clone();
+        state.session_id.clone()
+    };
+    let _ = peer.emit(&frames::permission_mode(&session_id, mode.clone()));
+    Ok(SetPermissionModeResponse {
+        mode: Some(mode),
+        ..SetPermissionModeResponse::default()
+    })
+}
+
+/// `set_max_thinking_tokens`: the thinking budget of later calls (none or 0: off).
+pub(crate) fn set_thinking(session: &Session, tokens: Option<u64>) {
+    session.state().thinking_tokens = tokens
+        .and_then(|t| u32::try_from(t).ok())
+        .filter(|t| *t > 0);
+}
+
+/// `mcp_status`: each MCP server's status.
+pub(crate) fn mcp_status(session: &Session) -> McpStatusResponse {
+    McpStatusResponse {
+        mcp_servers: session.state().mcp_status.clone(),
+        ..McpStatusResponse::default()
+    }
+}
+
+/// `get_context_usage`: what the context holds, estimated at four bytes a token (no call is
+/// made to count; said so with `isEstimate`).
+pub(crate) fn context_usage(session: &Session) -> Result<GetContextUsageResponse, HandlerError> {
+    let state = session.state();
+    let estimate = |value: &Value| (value.to_string().len() / 4) as u64;
+    let system = crate::prompt::system(
+        state.system_prompt.as_deref(),
+        state.append_system_prompt.as_deref(),
+        &session.config.cwd,
+        state.json_schema.is_some(),
+    );
+    let system = estimate(&json!(system));
+    let tools = estimate(&json!(state.tools.definitions()));
+    let messages = estimate(&json!(state.conversation));
+    let total = system + tools + messages;
+    let free = CONTEXT_WINDOW.saturating_sub(total);
+    let payload = json!({
+        "categories": [
+            {"name": "System prompt", "tokens": system, "color": "promptBorder"},
+            {"name": "System tools", "tokens": tools, "color": "inactive"},
+            {"name": "Messages", "tokens": messages, "color": "purple"},
+            {"name": "Free space", "tokens": free, "color": "promptBorder"}
+        ],
+        "totalTokens": total,
+        "maxTokens": CONTEXT_WINDOW,
+        "rawMaxTokens": CONTEXT_WINDOW,
+        "percentage": (total * 100) / CONTEXT_WINDOW,
+        "gridRows": [],
+        "model": state.model,
+        "memoryFiles": [],
+        "mcpTools": [],
+        "agents": [],
+        "isAutoCompactEnabled": false,
+        "isEstimate": true,
+    });
+    twinwire_protocol::from_value(payload)
+        .map(|decoded| decoded.value)
+        .map_err(|err| HandlerError::new(format!("cannot describe the context: {err}")))
+}

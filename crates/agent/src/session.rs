@@ -1,0 +1,98 @@
+//! [`Session`]: what every turn and request of a session shares: the configuration, the model
+//! client, the workspace, where sessions are saved, and the [`State`] that changes between
+//! turns. A turn reads it once, into its [`TurnContext`](crate::turn::TurnContext); requests
+//! change it.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{json, Map, Value};
+use twinwire::sessions::SavedSessions;
+use twinwire_protocol::content::{ContentBlock, MessageParam, UserContent};
+
+use crate::config::Config;
+use crate::model::ModelClient;
+use crate::state::State;
+use crate::tools::Workspace;
+
+/// What every turn and request of a session shares.
+pub(crate) struct Session {
+    pub(crate) config: Config,
+    pub(crate) client: ModelClient,
+    pub(crate) workspace: Arc<Workspace>,
+    pub(crate) store: SavedSessions,
+    pub(crate) state: Mutex<State>,
+    /// Held while the session's tools are prepared (SDK and external MCP servers), once.
+    pub(crate) ready: tokio::sync::Mutex<bool>,
+    /// Whether the last result was an error (the process then exits 1, as Claude Code does).
+    pub(crate) last_failed: AtomicBool,
+}
+
+impl Session {
+    /// The state, whatever a panicking holder left (it stays usable).
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// The session's id.
+    pub(crate) fn id(&self) -> String {
+        self.state().session_id.clone()
+    }
+}
+
+/// Locks a mutex, whatever a panicking holder left (the state stays usable).
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Session {
+    /// Adds a user message to the conversation and the session file.
+    pub(crate) fn record_user(&self, uuid: &str, content: UserContent, fields: Map<String, Value>) {
+        let mut state = self.state();
+        let message = MessageParam::user(content.clone());
+        if let Some(file) = state.transcript(&self.config, &self.store) {
+            file.user(uuid, &message, fields);
+        }
+        state.push_user(content);
+    }
+
+    /// Writes a tool's result to the session file (the conversation takes a reply's results
+    /// together, see [`State::push_user`]).
+    pub(crate) fn record_tool_result(
+        &self,
+        uuid: &str,
+        block: ContentBlock,
+        fields: Map<String, Value>,
+    ) {
+        let mut state = self.state();
+        let message = MessageParam::user(UserContent::Blocks(vec![block]));
+        if let Some(file) = state.transcript(&self.config, &self.store) {
+            file.user(uuid, &message, fields);
+        }
+    }
+
+    /// Writes one block of a reply to the session file.
+    pub(crate) fn record_assistant(&self, uuid: &str, message: Value, request_id: Option<&str>) {
+        let mut state = self.state();
+        if let Some(file) = state.transcript(&self.config, &self.store) {
+            file.assistant(uuid, message, request_id);
+        }
+    }
+
+    /// The fields every hook input carries.
+    pub(crate) fn hook_common(&self, state: &State) -> Map<String, Value> {
+        let transcript =
+            crate::transcript::file_of(&self.store, &self.config.cwd, &state.session_id);
+        let mut common = Map::new();
+        common.insert("session_id".into(), json!(state.session_id));
+        common.insert(
+            "transcript_path".into(),
+            json!(transcript.display().to_string()),
+        );
+        common.insert("cwd".into(), json!(self.config.cwd.display().to_string()));
+        common.insert("permission_mode".into(), json!(state.mode));
+        common
+    }
+}

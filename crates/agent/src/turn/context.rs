@@ -1,0 +1,83 @@
+//! [`TurnContext`]: what a turn's model calls, tool calls and hooks read, taken from the
+//! session once per step (each model call and the tool calls of its reply), so that a change
+//! the host makes (`set_permission_mode`, `set_model`) applies from the next step on, and no
+//! part of a step reaches into the session's state for it.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use twinwire::agent::Peer;
+use twinwire_protocol::permission::PermissionMode;
+
+use crate::hooks::Hooks;
+use crate::permissions::Permissions;
+use crate::session::Session;
+use crate::tools::{Registry, Workspace};
+
+/// One step's view of the session.
+#[derive(Clone)]
+pub(crate) struct TurnContext {
+    /// The session, to record what happens.
+    pub(crate) session: Arc<Session>,
+    /// The host.
+    pub(crate) peer: Peer,
+    /// Cancelled when the host interrupts the turn.
+    pub(crate) cancel: CancellationToken,
+    pub(crate) session_id: String,
+    pub(crate) model: String,
+    pub(crate) mode: PermissionMode,
+    pub(crate) tools: Registry,
+    pub(crate) permissions: Permissions,
+    pub(crate) hooks: Hooks,
+    /// The fields every hook input carries.
+    pub(crate) hook_common: Map<String, Value>,
+    pub(crate) workspace: Arc<Workspace>,
+}
+
+impl TurnContext {
+    /// The session as it is now.
+    pub(crate) fn read(session: &Arc<Session>, peer: &Peer) -> Self {
+        let state = session.state();
+        Self {
+            session: Arc::clone(session),
+            peer: peer.clone(),
+            cancel: peer.interrupted().clone(),
+            session_id: state.session_id.clone(),
+            model: state.model.clone(),
+            mode: state.mode.clone(),
+            tools: state.tools.clone(),
+            permissions: state.permissions.clone(),
+            hooks: state.hooks.clone(),
+            hook_common: session.hook_common(&state),
+            workspace: Arc::clone(&session.workspace),
+        }
+    }
+
+    /// Fires the host's hooks for `event` (see [`Hooks::fire`]).
+    pub(crate) async fn fire(
+        &self,
+        event: &str,
+        subject: Option<&str>,
+        fields: Map<String, Value>,
+        tool_use_id: Option<&str>,
+    ) -> crate::hooks::HookReport {
+        self.hooks
+            .fire(
+                &self.peer,
+                &self.hook_common,
+                event,
+                subject,
+                fields,
+                tool_use_id,
+            )
+            .await
+    }
+
+    /// Writes a frame; a host that left is not an error here.
+    pub(crate) fn emit(&self, frame: &twinwire_protocol::Message) {
+        if let Err(err) = self.peer.emit(frame) {
+            tracing::debug!(%err, "a frame the host will not see");
+        }
+    }
+}
