@@ -120,13 +120,13 @@ pub struct CacheMissReason {
 /// `message_start` stream event.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ApiMessage {
-    /// The API message id; the lines of one response share it.
-    #[serde(default)]
-    pub id: String,
-    /// The object type, always `message`.
+    /// The object type, always `message` (written first, as every object's `type` is).
     #[serde(rename = "type")]
     #[serde(default)]
     pub kind: String,
+    /// The API message id; the lines of one response share it.
+    #[serde(default)]
+    pub id: String,
     /// Always `assistant`.
     #[serde(default)]
     pub role: String,

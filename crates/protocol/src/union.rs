@@ -39,6 +39,25 @@ impl Serialize for Unknown {
     }
 }
 
+impl Unknown {
+    /// Writes the object with its tag first (under `tag_field`), then the rest as it was, as
+    /// the known variants are written.
+    #[doc(hidden)]
+    pub fn serialize_tag_first<S: Serializer>(
+        &self,
+        tag_field: &str,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry(tag_field, &self.tag)?;
+        for (key, value) in self.raw.iter().filter(|(key, _)| *key != tag_field) {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
 /// A union object whose tag is known (or missing) but whose payload could not be typed, even
 /// leniently: kept whole, with what went wrong.
 ///
@@ -499,7 +518,7 @@ macro_rules! tagged_union {
                 }
                 match self {
                     $( Self::$variant(inner) => Tagged { tag: $wire, inner }.serialize(serializer), )*
-                    Self::Unknown(unknown) => unknown.serialize(serializer),
+                    Self::Unknown(unknown) => unknown.serialize_tag_first($tag_field, serializer),
                     Self::Malformed(malformed) => malformed.serialize(serializer),
                 }
             }

@@ -21,7 +21,7 @@ use crate::script::Script;
 use io::{stderr_line, Recorder};
 use session::Fake;
 use state::{Config, FakeState};
-use wire::{Input, Output, Requests};
+use wire::{InputRecord, Output, Requests};
 
 /// Default wait for the host's answer to a request the fake sends (permissions, hooks, MCP).
 const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 30_000;
@@ -75,10 +75,14 @@ pub(crate) fn run() -> i32 {
     let requests = Arc::new(Requests::default());
     let shared = Arc::new(FakeState::new(script, config, Arc::clone(&requests)));
     let agent = Fake(Arc::clone(&shared));
+    let record = InputRecord::new(requests, rec);
     let served = runtime.block_on(async move {
         // Inside the runtime: a pipe registers with its poller.
-        let input = Input::new(wire::stdin(), Arc::clone(&requests), rec);
-        twinwire::agent::serve(input, Output::new(requests), agent, EngineConfig::default()).await
+        twinwire::agent::Server::new(agent)
+            .config(EngineConfig::default())
+            .tap(move |line| record.line(line))
+            .serve(wire::stdin(), Output::new())
+            .await
     });
     if let Err(err) = served {
         stderr_line(&format!("fake-claude: {err}"));

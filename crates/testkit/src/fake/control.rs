@@ -6,6 +6,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use twinwire::agent::{Peer, Reply};
+use twinwire::protocol::permission::PermissionMode;
+use twinwire::protocol::Message;
 
 use super::frames::{self, DEFAULT_MODEL};
 use super::io::stderr_line;
@@ -227,7 +229,7 @@ fn apply(
     subtype: &str,
     request: &Value,
     scripted: bool,
-) -> Result<(Value, Option<Value>), String> {
+) -> Result<(Value, Option<Message>), String> {
     let payload = match subtype {
         // twinwire's agent server has already cancelled the running turn.
         "interrupt" => json!({"still_queued": []}),
@@ -248,8 +250,10 @@ fn apply(
                 .unwrap_or("default")
                 .to_string();
             shared.state().permission_mode = mode.clone();
-            let status = json!({"status": null, "permissionMode": mode});
-            let after = frames::system(&shared.meta(), "status", status);
+            let after = twinwire::agent::frames::permission_mode(
+                &shared.config.session_id,
+                PermissionMode::from(mode.as_str()),
+            );
             return Ok((json!({"mode": mode}), Some(after)));
         }
         "set_max_thinking_tokens" => {

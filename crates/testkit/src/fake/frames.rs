@@ -1,8 +1,18 @@
 //! Builders for the frames the fake writes, shaped like Claude Code 2.1.330's.
 
 use serde_json::{json, Map, Value};
-
-use super::io::{now_iso, uuid};
+use twinwire::agent::frames as agent_frames;
+use twinwire::protocol::content::{
+    ApiMessage, ContentBlock, TextBlock, ToolResultBlock, ToolResultContent, UserContent,
+};
+use twinwire::protocol::control::{ControlResponse, FastModeState, RequestId};
+use twinwire::protocol::mcp::{McpConnectionStatus, McpServerStatus};
+use twinwire::protocol::permission::{PermissionDenial, PermissionMode};
+use twinwire::protocol::result::{ResultMessage, ResultSubtype, TerminalReason};
+use twinwire::protocol::stream::StreamEvent;
+use twinwire::protocol::system::{ApiKeySource, SessionState, SystemInit};
+use twinwire::protocol::usage::{ModelUsage, ServiceTier, Usage};
+use twinwire::protocol::{AssistantMessage, Message};
 
 /// The version the fake reports.
 pub(crate) const VERSION: &str = "2.1.330-fake";
@@ -106,6 +116,13 @@ fn write_value(out: &mut Vec<u8>, value: &Value) {
     }
 }
 
+/// A typed frame as one line.
+pub(crate) fn message_line(frame: &Message) -> Vec<u8> {
+    let mut line = serde_json::to_vec(frame).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
 /// Who is speaking: the fields every session frame carries.
 #[derive(Clone, Debug)]
 pub(crate) struct Meta {
@@ -114,133 +131,127 @@ pub(crate) struct Meta {
 }
 
 /// `usage` of one streamed API message as the CLI reports it on `assistant` frames.
-fn message_usage() -> Value {
-    json!({
-        "input_tokens": 100,
-        "output_tokens": 1,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0
-    })
+fn message_usage() -> Usage {
+    Usage {
+        input_tokens: 100,
+        output_tokens: 1,
+        cache_creation_input_tokens: Some(0),
+        cache_read_input_tokens: Some(0),
+        ..Usage::default()
+    }
+}
+
+/// The API message of an `assistant` frame with one content block.
+fn api_message(meta: &Meta, msg_id: &str, content: Vec<ContentBlock>) -> ApiMessage {
+    ApiMessage {
+        id: msg_id.to_owned(),
+        kind: "message".to_owned(),
+        role: "assistant".to_owned(),
+        model: meta.model.clone(),
+        content,
+        usage: message_usage(),
+        context_management: Some(None),
+        ..ApiMessage::default()
+    }
 }
 
 /// An `assistant` frame with one content block.
-pub(crate) fn assistant(meta: &Meta, msg_id: &str, request_id: &str, block: Value) -> Value {
-    json!({
-        "type": "assistant",
-        "message": {
-            "id": msg_id,
-            "type": "message",
-            "role": "assistant",
-            "model": meta.model,
-            "content": [block],
-            "stop_reason": null,
-            "stop_sequence": null,
-            "usage": message_usage(),
-            "context_management": null
-        },
-        "parent_tool_use_id": null,
-        "session_id": meta.session_id,
-        "uuid": uuid(),
-        "timestamp": now_iso(),
-        "request_id": request_id
-    })
+pub(crate) fn assistant(
+    meta: &Meta,
+    msg_id: &str,
+    request_id: &str,
+    block: ContentBlock,
+) -> AssistantMessage {
+    let mut frame =
+        agent_frames::assistant(&meta.session_id, api_message(meta, msg_id, vec![block]));
+    frame.request_id = Some(request_id.to_owned());
+    frame
 }
 
 /// A text content block.
-pub(crate) fn text_block(text: &str) -> Value {
-    json!({"type": "text", "text": text})
+pub(crate) fn text_block(text: &str) -> ContentBlock {
+    ContentBlock::Text(TextBlock {
+        text: text.to_owned(),
+        ..TextBlock::default()
+    })
 }
 
 /// A `user` frame carrying one `tool_result` block.
 pub(crate) fn tool_result(
     meta: &Meta,
     tool_use_id: &str,
-    content: Value,
+    content: ToolResultContent,
     is_error: bool,
     tool_use_result: Value,
     decision: Value,
-) -> Value {
-    json!({
-        "type": "user",
-        "message": {
-            "role": "user",
-            "content": [{
-                "tool_use_id": tool_use_id,
-                "type": "tool_result",
-                "content": content,
-                "is_error": is_error
-            }]
-        },
-        "parent_tool_use_id": null,
-        "session_id": meta.session_id,
-        "uuid": uuid(),
-        "timestamp": now_iso(),
-        "tool_use_result": tool_use_result,
-        "tool_result_meta": [{"id": tool_use_id, "permission_decision": decision}]
-    })
+) -> Message {
+    let block = ToolResultBlock {
+        tool_use_id: tool_use_id.to_owned(),
+        content: Some(content),
+        is_error: Some(is_error),
+        ..ToolResultBlock::default()
+    };
+    let mut frame = agent_frames::tool_result(
+        &meta.session_id,
+        &agent_frames::new_id(),
+        block,
+        Some(tool_use_result),
+    );
+    if let Message::User(user) = &mut frame {
+        let mut entry = Map::new();
+        entry.insert("id".into(), Value::String(tool_use_id.to_owned()));
+        entry.insert("permission_decision".into(), decision);
+        user.tool_result_meta =
+            serde_json::from_value(Value::Array(vec![Value::Object(entry)])).ok();
+    }
+    frame
 }
 
 /// A `user` frame with one text block (e.g. `[Request interrupted by user]`).
-pub(crate) fn user_text(meta: &Meta, text: &str) -> Value {
-    json!({
-        "type": "user",
-        "message": {"role": "user", "content": [text_block(text)]},
-        "parent_tool_use_id": null,
-        "session_id": meta.session_id,
-        "uuid": uuid(),
-        "timestamp": now_iso()
-    })
+pub(crate) fn user_text(meta: &Meta, text: &str) -> Message {
+    let mut frame = agent_frames::user(
+        &meta.session_id,
+        &agent_frames::new_id(),
+        UserContent::Blocks(vec![text_block(text)]),
+    );
+    frame.parent_tool_use_id = None;
+    Message::User(Box::new(frame))
 }
 
-/// A `stream_event` frame around one Messages API event.
-pub(crate) fn stream_event(meta: &Meta, msg_id: &str, event: Value) -> Value {
-    json!({
-        "type": "stream_event",
-        "event": event,
-        "session_id": meta.session_id,
-        "parent_tool_use_id": null,
-        "uuid": uuid(),
-        "api_message_id": msg_id
-    })
+/// A `stream_event` frame around one Messages API event (given as the API writes it).
+pub(crate) fn stream_event(meta: &Meta, msg_id: &str, event: Value) -> Message {
+    match serde_json::from_value::<StreamEvent>(event) {
+        Ok(event) => agent_frames::stream_event(&meta.session_id, event, Some(msg_id), None),
+        Err(err) => {
+            agent_frames::error_notice(&meta.session_id, &format!("bad stream event: {err}"))
+        }
+    }
 }
 
 /// The `message_start` event of a streamed message.
 pub(crate) fn message_start(meta: &Meta, msg_id: &str) -> Value {
-    json!({
-        "type": "message_start",
-        "message": {
-            "id": msg_id,
-            "type": "message",
-            "role": "assistant",
-            "model": meta.model,
-            "content": [],
-            "stop_reason": null,
-            "stop_sequence": null,
-            "usage": message_usage()
-        }
-    })
+    let message = api_message(meta, msg_id, Vec::new());
+    let mut event = Map::new();
+    event.insert("type".into(), Value::String("message_start".into()));
+    event.insert(
+        "message".into(),
+        serde_json::to_value(message).unwrap_or_default(),
+    );
+    Value::Object(event)
 }
 
-/// A `system` frame of some subtype with extra fields, plus `uuid` and `session_id`.
-pub(crate) fn system(meta: &Meta, subtype: &str, fields: Value) -> Value {
-    let mut frame = Map::new();
-    frame.insert("type".into(), json!("system"));
-    frame.insert("subtype".into(), json!(subtype));
-    if let Value::Object(fields) = fields {
-        frame.extend(fields);
-    }
-    frame.insert("uuid".into(), json!(uuid()));
-    frame.insert("session_id".into(), json!(meta.session_id));
-    Value::Object(frame)
+/// A `system` notice of a subtype the fake reports about itself (`fake_observed`, …).
+pub(crate) fn notice(meta: &Meta, subtype: &str, fields: Value) -> Message {
+    let fields = match fields {
+        Value::Object(fields) => fields,
+        _ => Map::new(),
+    };
+    agent_frames::notice(&meta.session_id, subtype, fields)
 }
 
 /// `system/session_state_changed`.
-pub(crate) fn session_state(meta: &Meta, state: &str) -> Value {
-    system(
-        meta,
-        "session_state_changed",
-        json!({"state": state, "sdk_host_only": true}),
-    )
+pub(crate) fn session_state(meta: &Meta, state: &str) -> Message {
+    agent_frames::session_state(&meta.session_id, SessionState::from(state))
 }
 
 /// What `system/init` reports besides the session identity.
@@ -251,48 +262,63 @@ pub(crate) struct InitInfo<'a> {
 }
 
 /// The `system/init` frame sent at the start of every turn.
-pub(crate) fn system_init(meta: &Meta, info: &InitInfo<'_>) -> Value {
-    let mcp: Vec<Value> = info
+pub(crate) fn system_init(meta: &Meta, info: &InitInfo<'_>) -> Message {
+    let mcp_servers = info
         .mcp_servers
         .iter()
-        .map(|s| json!({"name": s, "status": "connected", "source": "sdk"}))
+        .map(|name| McpServerStatus {
+            name: name.clone(),
+            status: McpConnectionStatus::Connected,
+            source: serde_json::from_value(Value::String("sdk".into())).ok(),
+            ..McpServerStatus::default()
+        })
         .collect();
-    let commands: Vec<&str> = COMMANDS.iter().map(|(name, _)| *name).collect();
-    let agents: Vec<&str> = AGENTS.iter().map(|(name, _)| *name).collect();
-    json!({
-        "type": "system",
-        "subtype": "init",
-        "cwd": info.cwd,
-        "session_id": meta.session_id,
-        "tools": TOOLS,
-        "mcp_servers": mcp,
-        "model": meta.model,
-        "permissionMode": info.permission_mode,
-        "slash_commands": commands,
-        "apiKeySource": "ANTHROPIC_API_KEY",
-        "claude_code_version": VERSION,
-        "output_style": "default",
-        "agents": agents,
-        "skills": [],
-        "plugins": [],
-        "uuid": uuid(),
-        "original_cwd": info.cwd,
-        "additional_directories": [],
-        "fast_mode_state": "off"
-    })
+    let mut init = SystemInit {
+        cwd: info.cwd.to_owned(),
+        session_id: meta.session_id.clone(),
+        tools: TOOLS.iter().map(|t| (*t).to_owned()).collect(),
+        mcp_servers,
+        model: meta.model.clone(),
+        permission_mode: PermissionMode::from(info.permission_mode),
+        slash_commands: COMMANDS
+            .iter()
+            .map(|(name, _)| (*name).to_owned())
+            .collect(),
+        api_key_source: ApiKeySource::AnthropicApiKey,
+        claude_code_version: Some(VERSION.to_owned()),
+        output_style: "default".to_owned(),
+        agents: Some(AGENTS.iter().map(|(name, _)| (*name).to_owned()).collect()),
+        skills: Some(Vec::new()),
+        plugins: Some(Vec::new()),
+        fast_mode_state: Some(FastModeState::from("off")),
+        uuid: agent_frames::new_id(),
+        ..SystemInit::default()
+    };
+    init.extra
+        .insert("original_cwd".into(), Value::String(info.cwd.to_owned()));
+    init.extra
+        .insert("additional_directories".into(), Value::Array(Vec::new()));
+    agent_frames::init(init)
 }
 
 /// The `usage` object of a `result`.
-fn result_usage() -> Value {
-    json!({
-        "input_tokens": 100,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
-        "output_tokens": 20,
-        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
-        "service_tier": "standard",
-        "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}
-    })
+fn result_usage() -> Usage {
+    Usage {
+        input_tokens: 100,
+        output_tokens: 20,
+        cache_creation_input_tokens: Some(0),
+        cache_read_input_tokens: Some(0),
+        server_tool_use: serde_json::from_value(
+            serde_json::json!({"web_search_requests": 0, "web_fetch_requests": 0}),
+        )
+        .ok(),
+        service_tier: Some(Some(ServiceTier::from("standard"))),
+        cache_creation: serde_json::from_value(
+            serde_json::json!({"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}),
+        )
+        .ok(),
+        ..Usage::default()
+    }
 }
 
 /// Everything a `result` frame reports.
@@ -302,63 +328,51 @@ pub(crate) struct ResultInfo {
     pub(crate) text: Option<String>,
     pub(crate) num_turns: u64,
     pub(crate) duration_ms: u64,
-    pub(crate) permission_denials: Vec<Value>,
+    pub(crate) permission_denials: Vec<PermissionDenial>,
     pub(crate) terminal_reason: String,
     pub(crate) structured_output: Option<Value>,
     pub(crate) errors: Option<Vec<String>>,
 }
 
 /// A `result` frame.
-pub(crate) fn result(meta: &Meta, info: ResultInfo) -> Value {
+pub(crate) fn result(meta: &Meta, info: ResultInfo) -> Message {
     let cost = 0.0008 * info.num_turns.max(1) as f64;
     let success = info.subtype == "success";
-    let mut frame = json!({
-        "type": "result",
-        "subtype": info.subtype,
-        "is_error": info.is_error,
-        "duration_ms": info.duration_ms,
-        "duration_api_ms": info.duration_ms / 2,
-        "num_turns": info.num_turns,
-        "stop_reason": if success { json!("end_turn") } else { Value::Null },
-        "session_id": meta.session_id,
-        "total_cost_usd": cost,
-        "usage": result_usage(),
-        "modelUsage": {
-            meta.model.clone(): {
-                "inputTokens": 100 * info.num_turns,
-                "outputTokens": 20 * info.num_turns,
-                "cacheReadInputTokens": 0,
-                "cacheCreationInputTokens": 0,
-                "webSearchRequests": 0,
-                "costUSD": cost,
-                "contextWindow": 200_000,
-                "maxOutputTokens": 32_000
-            }
-        },
-        "permission_denials": info.permission_denials,
-        "terminal_reason": info.terminal_reason,
-        "uuid": uuid()
-    });
-    if let Value::Object(map) = &mut frame {
-        if success {
-            map.insert("result".into(), json!(info.text.unwrap_or_default()));
-            map.insert("api_error_status".into(), Value::Null);
-        } else {
-            map.insert("errors".into(), json!(info.errors.unwrap_or_default()));
-        }
-        if let Some(out) = info.structured_output {
-            map.insert("structured_output".into(), out);
-        }
-    }
-    frame
+    let usage = ModelUsage {
+        input_tokens: 100 * info.num_turns,
+        output_tokens: 20 * info.num_turns,
+        cost_usd: cost,
+        context_window: 200_000,
+        max_output_tokens: Some(32_000),
+        ..ModelUsage::default()
+    };
+    let result = ResultMessage {
+        subtype: ResultSubtype::from(info.subtype.as_str()),
+        is_error: info.is_error,
+        duration_ms: info.duration_ms,
+        duration_api_ms: info.duration_ms / 2,
+        num_turns: info.num_turns,
+        result: success.then(|| info.text.unwrap_or_default()),
+        stop_reason: Some(success.then(|| "end_turn".to_owned())),
+        session_id: meta.session_id.clone(),
+        total_cost_usd: cost,
+        usage: result_usage(),
+        model_usage: [(meta.model.clone(), usage)].into_iter().collect(),
+        permission_denials: info.permission_denials,
+        errors: (!success).then(|| info.errors.unwrap_or_default()),
+        api_error_status: success.then_some(None),
+        terminal_reason: Some(TerminalReason::from(info.terminal_reason.as_str())),
+        structured_output: info.structured_output,
+        uuid: agent_frames::new_id(),
+        ..ResultMessage::default()
+    };
+    agent_frames::result(result)
 }
 
-/// A success control response.
-pub(crate) fn control_success(request_id: &str, payload: Value) -> Value {
-    json!({
-        "type": "control_response",
-        "response": {"subtype": "success", "request_id": request_id, "response": payload}
-    })
+/// A success control response (for an id of the script's choosing, such as a wrong one).
+pub(crate) fn control_success(request_id: &str, payload: Value) -> Message {
+    let id = RequestId::Text(request_id.to_owned());
+    Message::ControlResponse(Box::new(ControlResponse::success(id, Some(payload))))
 }
 
 /// The payload of a successful `initialize` response (smaller than the real ~18 KB).

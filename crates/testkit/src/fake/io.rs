@@ -159,26 +159,9 @@ pub(crate) fn hex(n: usize) -> String {
     s[..n.min(32)].to_string()
 }
 
-/// The current time as the CLI writes it: `2026-11-22T02:13:31.134Z`.
-pub(crate) fn now_iso() -> String {
-    static FORMAT: &[time::format_description::BorrowedFormatItem<'static>] = time::macros::format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
-    time::OffsetDateTime::now_utc()
-        .format(FORMAT)
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn times_look_like_the_clis() {
-        let now = now_iso();
-        assert_eq!(now.len(), 24, "{now}");
-        assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
-    }
 
     #[test]
     fn uuids_look_like_uuids() {

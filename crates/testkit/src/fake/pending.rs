@@ -5,7 +5,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 use twinwire::agent::Peer;
-use twinwire::protocol::control::ControlRequestBody;
+use twinwire::protocol::control::{ControlRequestBody, RequestId};
 use twinwire::protocol::Unknown;
 
 use super::state::FakeState;
@@ -42,11 +42,7 @@ impl Pending {
     /// Write a control request (`{"subtype": …, …}`, sent as is). The engine is told to wait
     /// as long as the process lives, so it never withdraws the request: the fake does, when
     /// and how the script says (see [`Pending::abandon`]).
-    pub(crate) async fn send(
-        shared: &FakeState,
-        session: &Peer,
-        request: Map<String, Value>,
-    ) -> Self {
+    pub(crate) async fn send(shared: &FakeState, peer: &Peer, request: Map<String, Value>) -> Self {
         let subtype = request
             .get("subtype")
             .and_then(Value::as_str)
@@ -59,26 +55,27 @@ impl Pending {
                 tag: subtype,
                 raw: request,
             }));
-        let bytes = serde_json::to_vec(&body).unwrap_or_default();
-        let id = shared.requests.expect(bytes.clone());
-        let asking = session.clone();
-        let mut answer: EngineAnswer =
-            Box::pin(async move { asking.request_body(body, FOREVER).await });
-        tokio::select! {
-            biased;
-            id = id => Self {
-                id: id.unwrap_or_default(),
-                answer: Some(answer),
-                outcome: None,
-            },
-            outcome = &mut answer => {
-                shared.requests.never_written(&bytes);
+        match peer.start_request(body, FOREVER) {
+            Ok(outgoing) => {
+                let id = match outgoing.id() {
+                    RequestId::Text(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                // Before the host can answer: the line is only queued so far.
+                shared.requests.wait_for(&id);
                 Self {
-                    id: String::new(),
-                    answer: None,
-                    outcome: Some(outcome),
+                    id,
+                    answer: Some(Box::pin(async move {
+                        outgoing.answer().await.map(|success| success.response)
+                    })),
+                    outcome: None,
                 }
             }
+            Err(err) => Self {
+                id: String::new(),
+                answer: None,
+                outcome: Some(Err(err)),
+            },
         }
     }
 

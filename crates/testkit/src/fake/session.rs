@@ -6,9 +6,15 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
-use twinwire::agent::{Agent, Framing, Peer, Reply, Turn as UserTurn, TurnOutcome};
+use twinwire::agent::{
+    Agent, Answer, AnswerFuture, Framing, Peer, Profile, RequestContext, Turn as UserTurn,
+    TurnOutcome,
+};
 use twinwire::protocol::content::UserContent;
-use twinwire::protocol::control::ControlRequestBody;
+use twinwire::protocol::control::{
+    ControlRequestBody, InitializeRequest, InitializeResponse, InterruptRequest, InterruptResponse,
+    SetModelRequest, SetModelResponse,
+};
 use twinwire::protocol::result::ResultMessage;
 
 use super::frames::{self, Meta};
@@ -17,10 +23,10 @@ use super::steps::Runner;
 use crate::script::{Script, Turn};
 
 /// Play the turn answering the next user message.
-async fn play_turn(state: Arc<FakeState>, turn: UserTurn, session: Peer) {
+async fn play_turn(state: Arc<FakeState>, turn: UserTurn, peer: Peer) {
     let index = state.turns.fetch_add(1, Ordering::SeqCst);
     state.turn_started();
-    state.session_state(&session, "running");
+    state.session_state(&peer, "running");
     let prompt = user_text(&turn.message.message.content);
     let echo;
     let steps = match usize::try_from(index)
@@ -33,7 +39,7 @@ async fn play_turn(state: Arc<FakeState>, turn: UserTurn, session: Peer) {
             &echo.turns[0].steps
         }
     };
-    let mut runner = Runner::new(Arc::clone(&state), session.clone(), prompt.clone(), true);
+    let mut runner = Runner::new(Arc::clone(&state), peer.clone(), prompt.clone(), true);
     if state.script.auto_hooks {
         runner
             .auto_hook("UserPromptSubmit", json!({"prompt": prompt}))
@@ -54,9 +60,9 @@ async fn play_turn(state: Arc<FakeState>, turn: UserTurn, session: Peer) {
             &info,
         )
     };
-    emit(&session, &init);
+    emit(&peer, &init);
     runner.play(steps).await;
-    state.turn_finished(&session);
+    state.turn_finished(&peer);
 }
 
 /// The text of a user message (text blocks joined by newlines, or a plain string content).
@@ -71,36 +77,77 @@ fn user_text(content: &UserContent) -> String {
     }
 }
 
-/// The fake as twinwire sees it: an agent that writes every frame itself and answers every host
-/// request as the script says.
+/// The fake as twinwire sees it: an agent that writes every frame itself ([`Framing::Raw`]) and
+/// answers every host request as the script says, when and as often as it says (through the
+/// request's [`Reply`]): `initialize`, `interrupt` and `set_model` (which act on the session
+/// whatever the answer) and, through the catch-all, every other kind.
 pub(crate) struct Fake(pub(crate) Arc<FakeState>);
 
+impl Fake {
+    /// Serves one request as the script says; the answer is written through `cx`'s reply.
+    fn scripted<T>(
+        &self,
+        request: impl Into<ControlRequestBody>,
+        cx: RequestContext,
+    ) -> AnswerFuture<T>
+    where
+        T: Send + 'static,
+    {
+        let request = serde_json::to_value(request.into()).unwrap_or(Value::Null);
+        let work = super::control::respond(
+            Arc::clone(&self.0),
+            request,
+            cx.reply().clone(),
+            cx.peer.clone(),
+        );
+        Box::pin(async move {
+            work.await;
+            Answer::AlreadyAnswered
+        })
+    }
+}
+
 impl Agent for Fake {
-    fn framing(&self) -> Framing {
-        Framing::Raw
+    fn profile(&self) -> Profile {
+        Profile::new()
+            .framing(Framing::Raw)
+            .session_id(self.0.config.session_id.clone())
     }
 
-    fn run_turn(&self, turn: UserTurn, session: Peer) -> BoxFuture<'static, TurnOutcome> {
+    fn run_turn(&self, turn: UserTurn, peer: Peer) -> BoxFuture<'static, TurnOutcome> {
         let shared = Arc::clone(&self.0);
         Box::pin(async move {
-            play_turn(shared, turn, session).await;
+            play_turn(shared, turn, peer).await;
             // Raw framing: the turn wrote its own result (or none, on purpose).
             Ok(ResultMessage::default())
         })
     }
 
-    fn respond(
+    fn request(&self, request: ControlRequestBody, cx: RequestContext) -> AnswerFuture<Value> {
+        self.scripted(request, cx)
+    }
+
+    fn initialize(
         &self,
-        request: &ControlRequestBody,
-        reply: &Reply,
-        session: &Peer,
-    ) -> Option<BoxFuture<'static, ()>> {
-        let request = serde_json::to_value(request).unwrap_or(Value::Null);
-        Some(super::control::respond(
-            Arc::clone(&self.0),
-            request,
-            reply.clone(),
-            session.clone(),
-        ))
+        request: InitializeRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<InitializeResponse> {
+        self.scripted(request, cx)
+    }
+
+    fn interrupt(
+        &self,
+        request: InterruptRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<InterruptResponse> {
+        self.scripted(request, cx)
+    }
+
+    fn set_model(
+        &self,
+        request: SetModelRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<SetModelResponse> {
+        self.scripted(request, cx)
     }
 }

@@ -8,15 +8,21 @@ use std::time::Duration;
 
 use serde_json::Value;
 use twinwire::agent::Peer;
+use twinwire::protocol::Message;
 
 use super::frames::{self, Meta};
 use super::wire::Requests;
 use crate::script::Script;
 
-/// Write one frame, `type` first. A host that is gone is not an error here: the writer ends
-/// the process when stdout breaks, as the real CLI dies.
-pub(crate) fn emit(session: &Peer, frame: &Value) {
-    let _ = session.send_line(frames::line(frame));
+/// Write one frame. A host that is gone is not an error here: the writer ends the process
+/// when stdout breaks, as the real CLI dies.
+pub(crate) fn emit(peer: &Peer, frame: &Message) {
+    let _ = peer.emit(frame);
+}
+
+/// Write a frame the script gives as it is, `type` first.
+pub(crate) fn emit_raw(peer: &Peer, frame: &Value) {
+    let _ = peer.send_line(frames::line(frame));
 }
 
 /// One registered hook matcher from `initialize`.

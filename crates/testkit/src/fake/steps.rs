@@ -8,11 +8,14 @@ use std::time::{Duration, Instant};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 use twinwire::agent::Peer;
+use twinwire::protocol::control::RequestId;
+use twinwire::protocol::permission::PermissionDenial;
+use twinwire::protocol::Message;
 
 use super::frames::{self, Meta};
 use super::io::{self, hex, stderr_line};
 use super::pending::{Answer, Pending};
-use super::state::{emit, FakeState};
+use super::state::{emit, emit_raw, FakeState};
 use crate::script::{BackgroundStep, CancelStep, FloodStep, ResultStep, Step, StreamStep};
 
 /// Counter behind the `request_id` (`req_fake_N`) of assistant frames.
@@ -30,7 +33,7 @@ pub(crate) struct Runner {
     message: Option<(String, String)>,
     num_turns: u64,
     pub(super) last_text: String,
-    pub(super) denials: Vec<Value>,
+    pub(super) denials: Vec<PermissionDenial>,
     result_sent: bool,
     /// The turn ended early (interrupt, deny with interrupt); later steps are skipped.
     pub(super) ended: bool,
@@ -97,7 +100,7 @@ impl Runner {
                 Step::Request(request) => self.request(request).await,
                 Step::CancelAfterMs(cancel) => self.cancel_after(cancel).await,
                 Step::Result(result) => self.result(result),
-                Step::Emit(value) => self.emit(value),
+                Step::Emit(value) => emit_raw(&self.session, value),
                 Step::Garbage(line) => {
                     let _ = self.session.send_line(format!("{line}\n").into_bytes());
                 }
@@ -146,7 +149,7 @@ impl Runner {
                         } else {
                             json!({"type": "control_response", "response": value})
                         };
-                    self.emit(&frame);
+                    emit_raw(&self.session, &frame);
                 }
                 Step::Background(background) => self.background(background),
             }
@@ -154,7 +157,7 @@ impl Runner {
     }
 
     /// Write one frame.
-    pub(super) fn emit(&self, frame: &Value) {
+    pub(super) fn emit(&self, frame: &Message) {
         emit(&self.session, frame);
     }
 
@@ -213,7 +216,7 @@ impl Runner {
         let (msg_id, request_id) = self.message();
         let block = frames::text_block(&text);
         let frame = frames::assistant(&self.shared.meta(), &msg_id, &request_id, block);
-        self.emit(&frame);
+        self.emit(&Message::Assistant(Box::new(frame)));
         self.last_text = text;
     }
 
@@ -242,10 +245,8 @@ impl Runner {
         if aborted || self.interrupted() {
             let mut partial =
                 frames::assistant(&meta, &msg_id, &request_id, frames::text_block(&sent));
-            if let Value::Object(map) = &mut partial {
-                map.insert("aborted".into(), json!(true));
-            }
-            self.emit(&partial);
+            partial.aborted = Some(true);
+            self.emit(&Message::Assistant(Box::new(partial)));
             self.emit(&frames::user_text(&meta, "[Request interrupted by user]"));
             event(json!({"type": "content_block_stop", "index": 0}));
             event(json!({"type": "message_delta",
@@ -256,12 +257,8 @@ impl Runner {
             self.error_result("aborted_streaming");
             return;
         }
-        self.emit(&frames::assistant(
-            &meta,
-            &msg_id,
-            &request_id,
-            frames::text_block(&text),
-        ));
+        let frame = frames::assistant(&meta, &msg_id, &request_id, frames::text_block(&text));
+        self.emit(&Message::Assistant(Box::new(frame)));
         event(json!({"type": "content_block_stop", "index": 0}));
         event(json!({"type": "message_delta",
                      "delta": {"stop_reason": "end_turn", "stop_sequence": null},
@@ -348,7 +345,7 @@ impl Runner {
             .await;
         let id = pending.id.clone();
         if let Answer::TimedOut = answer {
-            self.emit(&json!({"type": "control_cancel_request", "request_id": id}));
+            let _ = self.session.withdraw(&RequestId::Text(id.clone()));
             let (_, late) = self
                 .await_answer(pending, Duration::from_millis(cancel.grace_ms), false)
                 .await;
@@ -374,7 +371,7 @@ impl Runner {
             "response": response,
             "cancelled": cancelled
         });
-        self.emit(&frames::system(
+        self.emit(&frames::notice(
             &self.shared.meta(),
             "fake_observed",
             fields,
@@ -392,7 +389,7 @@ impl Runner {
             &request_id,
             frames::text_block(MARK),
         );
-        let text = frames::line(&frame);
+        let text = frames::message_line(&Message::Assistant(Box::new(frame)));
         let text = String::from_utf8_lossy(&text);
         let text = text.trim_end();
         let (prefix, suffix) = text.split_once(MARK).unwrap_or((text, ""));
@@ -413,9 +410,10 @@ impl Runner {
         let (msg_id, request_id) = self.message();
         let delta = json!({"type": "content_block_delta", "index": 0,
                            "delta": {"type": "text_delta", "text": "x"}});
-        let event_line = frames::line(&frames::stream_event(&meta, &msg_id, delta));
+        let event_line = frames::message_line(&frames::stream_event(&meta, &msg_id, delta));
         let block = frames::text_block("flood");
-        let assistant_line = frames::line(&frames::assistant(&meta, &msg_id, &request_id, block));
+        let assistant = frames::assistant(&meta, &msg_id, &request_id, block);
+        let assistant_line = frames::message_line(&Message::Assistant(Box::new(assistant)));
         let every = match flood.assistants {
             0 => usize::MAX,
             n => (flood.stream_events / n).max(1),

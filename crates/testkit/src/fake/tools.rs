@@ -1,6 +1,10 @@
 //! Tool uses (with PreToolUse / PostToolUse hooks and `can_use_tool`) and hook steps.
 
 use serde_json::{json, Map, Value};
+use twinwire::protocol::content::{ContentBlock, ToolResultContent, ToolUseBlock};
+use twinwire::protocol::control::RequestId;
+use twinwire::protocol::permission::PermissionDenial;
+use twinwire::protocol::Message;
 
 use super::frames;
 use super::io::{hex, uuid};
@@ -159,7 +163,7 @@ impl Runner {
                 "output": output,
                 "response": response
             });
-            self.emit(&frames::system(&self.meta(), "fake_hook_answer", fields));
+            self.emit(&frames::notice(&self.meta(), "fake_hook_answer", fields));
         }
     }
 
@@ -214,14 +218,14 @@ impl Runner {
     /// PostToolUse hooks, the tool result.
     pub(super) async fn tool_use(&mut self, call: ToolCall, run: ToolRun<'_>) {
         let (msg_id, request_id) = self.message();
-        let block = json!({"type": "tool_use", "id": call.id, "name": call.name,
-                           "input": call.input});
-        self.emit(&frames::assistant(
-            &self.meta(),
-            &msg_id,
-            &request_id,
-            block,
-        ));
+        let block = ContentBlock::ToolUse(ToolUseBlock {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone(),
+            ..ToolUseBlock::default()
+        });
+        let frame = frames::assistant(&self.meta(), &msg_id, &request_id, block);
+        self.emit(&Message::Assistant(Box::new(frame)));
         match self.pre_tool_use(&call).await {
             Verdict::Interrupted => {
                 self.end_message();
@@ -231,17 +235,18 @@ impl Runner {
                 let frame = frames::tool_result(
                     &self.meta(),
                     &call.id,
-                    json!(message),
+                    ToolResultContent::Text(message.clone()),
                     true,
                     json!(format!("Error: {message}")),
                     json!({"decision": "reject", "source": "user_reject"}),
                 );
                 self.emit(&frame);
-                self.denials.push(json!({
-                    "tool_name": call.name,
-                    "tool_use_id": call.id,
-                    "tool_input": call.input
-                }));
+                self.denials.push(PermissionDenial {
+                    tool_name: call.name.clone(),
+                    tool_use_id: call.id.clone(),
+                    tool_input: call.input.clone(),
+                    extra: Map::new(),
+                });
                 self.end_message();
                 if interrupt {
                     self.abort("aborted_tools", INTERRUPTED_FOR_TOOL);
@@ -259,7 +264,7 @@ impl Runner {
                 let frame = frames::tool_result(
                     &self.meta(),
                     &call.id,
-                    outcome.content,
+                    content(outcome.content),
                     outcome.is_error,
                     outcome.tool_use_result,
                     json!({"decision": "accept", "source": source}),
@@ -373,7 +378,7 @@ impl Runner {
         let timeout = self.shared.config.request_timeout;
         let (id, answer) = self.await_answer(pending, timeout, true).await;
         self.shared.session_state(&self.session, "running");
-        let cancel = json!({"type": "control_cancel_request", "request_id": id});
+        let cancel = RequestId::Text(id.clone());
         match answer {
             Answer::Response(response) if is_success(&response) => {
                 let payload = response.get("response").cloned().unwrap_or(Value::Null);
@@ -405,7 +410,7 @@ impl Runner {
                 interrupt: false,
             },
             Answer::TimedOut => {
-                self.emit(&cancel);
+                let _ = self.session.withdraw(&cancel);
                 Verdict::Deny {
                     message: "Permission request timed out".into(),
                     interrupt: false,
@@ -416,7 +421,7 @@ impl Runner {
                 interrupt: false,
             },
             Answer::Interrupted => {
-                self.emit(&cancel);
+                let _ = self.session.withdraw(&cancel);
                 Verdict::Interrupted
             }
         }
@@ -491,5 +496,14 @@ mod tests {
         ));
         assert!(!matcher_accepts(Some("mcp__calc__.*"), Some("Bash")));
         assert!(matcher_accepts(Some("Bash"), None));
+    }
+}
+
+/// A tool's content as the result block carries it (text, or blocks as the script gives them).
+fn content(value: Value) -> ToolResultContent {
+    match value {
+        Value::String(text) => ToolResultContent::Text(text),
+        other => serde_json::from_value(other.clone())
+            .unwrap_or_else(|_| ToolResultContent::Text(other.to_string())),
     }
 }
