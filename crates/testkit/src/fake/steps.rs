@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 use twinwire::agent::Peer;
-use twinwire::protocol::control::RequestId;
+use twinwire::protocol::control::{ControlResponse, ControlResponseBody, RequestId};
+use twinwire::protocol::Malformed;
 use twinwire::protocol::permission::PermissionDenial;
 use twinwire::protocol::Message;
 
@@ -143,13 +144,26 @@ impl Runner {
                 Step::Stderr(line) => stderr_line(line),
                 Step::StderrFlood(flood) => io::stderr_flood(flood.bytes, flood.one_line),
                 Step::ControlResponse(value) => {
-                    let frame =
-                        if value.get("type").and_then(Value::as_str) == Some("control_response") {
-                            value.clone()
-                        } else {
-                            json!({"type": "control_response", "response": value})
+                    if value.get("type").and_then(Value::as_str) == Some("control_response") {
+                        emit_raw(&self.session, value);
+                    } else {
+                        // Read leniently: an answer the script breaks on purpose stays as it is.
+                        let body = twinwire::protocol::from_value(value.clone())
+                            .map(|decoded| decoded.value)
+                            .unwrap_or_else(|_| {
+                                ControlResponseBody::Malformed(Box::new(Malformed {
+                                    tag: String::new(),
+                                    raw: value.clone(),
+                                    path: ".".into(),
+                                    message: "not an object".into(),
+                                }))
+                            });
+                        let response = ControlResponse {
+                            response: body,
+                            extra: Map::new(),
                         };
-                    emit_raw(&self.session, &frame);
+                        self.emit(&Message::ControlResponse(Box::new(response)));
+                    }
                 }
                 Step::Background(background) => self.background(background),
             }
