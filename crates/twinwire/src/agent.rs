@@ -35,6 +35,7 @@ pub mod frames;
 mod handler;
 mod inbox;
 mod peer;
+mod profile;
 mod reply;
 mod state;
 #[cfg(test)]
@@ -53,8 +54,9 @@ use crate::engine::{AgentSide, Connection, EngineConfig, LineTap, Watchers};
 use crate::error::{Error, Result};
 
 pub use crate::engine::Answer;
-pub use handler::{agent, Agent, AnswerFuture, Profile, RequestContext};
+pub use handler::{agent, Agent, AnswerFuture, RequestContext};
 pub use peer::{Peer, Turn};
+pub use profile::Profile;
 pub use reply::Reply;
 
 /// How long a turn read after an `initialize` waits for its answer (the SDK MCP handshake

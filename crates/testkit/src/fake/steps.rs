@@ -9,8 +9,8 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 use twinwire::agent::Peer;
 use twinwire::protocol::control::{ControlResponse, ControlResponseBody, RequestId};
-use twinwire::protocol::Malformed;
 use twinwire::protocol::permission::PermissionDenial;
+use twinwire::protocol::Malformed;
 use twinwire::protocol::Message;
 
 use super::frames::{self, Meta};

@@ -477,6 +477,15 @@ fn matcher_accepts(matcher: Option<&str>, target: Option<&str>) -> bool {
         })
 }
 
+/// A tool's content as the result block carries it (text, or blocks as the script gives them).
+fn content(value: Value) -> ToolResultContent {
+    match value {
+        Value::String(text) => ToolResultContent::Text(text),
+        other => serde_json::from_value(other.clone())
+            .unwrap_or_else(|_| ToolResultContent::Text(other.to_string())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::matcher_accepts;
@@ -496,14 +505,5 @@ mod tests {
         ));
         assert!(!matcher_accepts(Some("mcp__calc__.*"), Some("Bash")));
         assert!(matcher_accepts(Some("Bash"), None));
-    }
-}
-
-/// A tool's content as the result block carries it (text, or blocks as the script gives them).
-fn content(value: Value) -> ToolResultContent {
-    match value {
-        Value::String(text) => ToolResultContent::Text(text),
-        other => serde_json::from_value(other.clone())
-            .unwrap_or_else(|_| ToolResultContent::Text(other.to_string())),
     }
 }

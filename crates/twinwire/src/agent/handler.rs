@@ -21,8 +21,9 @@ use twinwire_protocol::control::*;
 use twinwire_protocol::system::SystemInit;
 
 use super::peer::{Peer, Turn};
+use super::profile::Profile;
 use super::reply::Reply;
-use super::{frames, Framing, TurnOutcome};
+use super::{frames, TurnOutcome};
 use crate::engine::{Answer, HandlerError};
 
 /// What a request method returns: the typed answer, when it is ready.
@@ -64,69 +65,6 @@ impl RequestContext {
     /// cope with all three, and a stand-in for the CLI in a test needs to produce them).
     pub fn reply(&self) -> &Reply {
         &self.reply
-    }
-}
-
-/// What the server needs to know of an agent before the first frame.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Profile {
-    /// What the server writes around each turn.
-    pub framing: Framing,
-    /// The session's id, written on every frame (a resumed session keeps its own); `None`
-    /// for a new random one.
-    pub session_id: Option<String>,
-    /// Whether a turn ends itself when the host interrupts it (it watches
-    /// [`Peer::interrupted`] and returns the result to write, having written what Claude Code
-    /// writes for an interrupted turn). Otherwise the server stops the turn and writes the
-    /// interrupted-turn marker and an aborted result. A turn that watches is given
-    /// [`INTERRUPT_GRACE`](super::INTERRUPT_GRACE) to end before it is stopped all the same.
-    pub watches_interrupts: bool,
-    /// Whether `system/session_state_changed` (`running`, `idle`) is written around turns:
-    /// Claude Code writes it only for a host that says it reads it
-    /// (`CLAUDE_CODE_SDK_READS_SESSION_STATE=1`).
-    pub session_state_events: bool,
-}
-
-impl Default for Profile {
-    fn default() -> Self {
-        Self {
-            framing: Framing::Managed,
-            session_id: None,
-            watches_interrupts: false,
-            session_state_events: true,
-        }
-    }
-}
-
-impl Profile {
-    /// The profile of a managed agent (the default).
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// With this framing.
-    pub fn framing(mut self, framing: Framing) -> Self {
-        self.framing = framing;
-        self
-    }
-
-    /// With this session id.
-    pub fn session_id(mut self, id: impl Into<String>) -> Self {
-        self.session_id = Some(id.into());
-        self
-    }
-
-    /// Turns end themselves when interrupted.
-    pub fn watches_interrupts(mut self, on: bool) -> Self {
-        self.watches_interrupts = on;
-        self
-    }
-
-    /// Whether `system/session_state_changed` is written.
-    pub fn session_state_events(mut self, on: bool) -> Self {
-        self.session_state_events = on;
-        self
     }
 }
 
@@ -187,7 +125,7 @@ macro_rules! agent_requests {
         /// A Rust agent behind the protocol. Everything but [`Agent::run_turn`] has a default.
         pub trait Agent: Send + Sync + 'static {
             /// Runs one turn: write frames with `peer`; return the result (written by the
-            /// server under [`Framing::Managed`]).
+            /// server under [`Framing::Managed`](super::Framing::Managed)).
             fn run_turn(&self, turn: Turn, peer: Peer) -> BoxFuture<'static, TurnOutcome>;
 
             /// How the server frames this agent; asked once, before the first frame.
@@ -196,7 +134,7 @@ macro_rules! agent_requests {
             }
 
             /// The facts `system/init` gives at the start of each turn under
-            /// [`Framing::Managed`] (the server fills in the session id and the uuid): the
+            /// [`Framing::Managed`](super::Framing::Managed) (the server fills in the session id and the uuid): the
             /// agent's working directory, model, tools, MCP servers, permission mode, … The
             /// place to prepare what the first turn needs. Default: the process's directory
             /// and the model the host set, nothing else.

@@ -17,7 +17,7 @@ use crate::error::Result;
 
 /// The answer to one host request. Cheap to clone; every clone answers the same request.
 ///
-/// The server hands one to [`crate::agent::Agent::respond`]. Answers are written as the CLI
+/// A request method gets one in its [`crate::agent::RequestContext`]. Answers are written as the CLI
 /// writes them (`{"type":"control_response","response":{"subtype":…}}`). Nothing stops an
 /// answer from being written late, twice, or never: a host must cope with all three, and a
 /// test double needs to produce them. A request nobody answers stays unanswered until the

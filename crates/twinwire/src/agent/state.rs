@@ -11,7 +11,7 @@ use twinwire_protocol::content::UserContent;
 use twinwire_protocol::{Message, UserMessage};
 
 use super::frames::new_id;
-use super::handler::Profile;
+use super::profile::Profile;
 use super::reply::OutputState;
 use super::{Agent, Framing, INITIALIZE_WAIT};
 use crate::engine::{lock, Connection};

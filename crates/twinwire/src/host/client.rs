@@ -1,4 +1,4 @@
-//! [`Client`]: a multi-turn session with one `claude` process.
+//! [`Client`]: the host's handle on one `claude` process, for many turns of its session.
 
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,8 +44,9 @@ const MANIFEST_WAIT: Duration = Duration::from_secs(1);
 use crate::error::{Error, Result};
 use crate::host::options::{McpServer, Options};
 
-/// A session with one `claude` process, for many turns. Cheap to clone; every clone drives
-/// the same process. The process ends when [`Client::close`] is called, or at once when the
+/// The host's handle on one `claude` process, for the many turns of its session: what the host
+/// sends and reads through (the mirror of the agent side's [`Peer`](crate::agent::Peer)).
+/// Cheap to clone; every clone drives the same process. The process ends when [`Client::close`] is called, or at once when the
 /// last clone is dropped.
 ///
 /// ```no_run
