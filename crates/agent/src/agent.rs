@@ -1,8 +1,8 @@
 //! [`CodingAgent`]: the coding agent as a twinwire [`Agent`]. twinwire's agent side does the
 //! wire and the frames around each turn ([`Framing::Managed`]: `system/init` from
 //! [`Agent::describe`], the session state, the queue and its notices, the `result` a turn
-//! returns); the agent runs the turns ([`crate::turn`]) and answers the host's requests
-//! ([`crate::requests`]).
+//! returns); the agent runs the turns (`turn`) and answers the host's requests
+//! (`requests`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
