@@ -780,12 +780,18 @@ pub const KNOWN: &[Known] = &[
         ..Known::NONE
     },
     Known {
-        names: &["env", "printenv"],
+        names: &["env"],
         operands: Operands::Text,
         prints_secrets: true,
         check: Some(environment),
+        example: "env",
+        ..Known::NONE
+    },
+    Known {
+        names: &["printenv"],
+        operands: Operands::Text,
+        prints_secrets: true,
         example: "printenv LANG",
-        counter: "",
         ..Known::NONE
     },
     Known {
@@ -820,7 +826,10 @@ pub const KNOWN: &[Known] = &[
     },
     Known {
         names: &["tar", "gtar"],
-        operands: Operands::Custom,
+        operands: Operands::Read,
+        valued: "CbHKNTVXg",
+        read_valued: "f",
+        long_read_valued: &["file"],
         check: Some(tar),
         example: "tar -tzf a.tgz",
         counter: "tar -czf out.tgz src",
