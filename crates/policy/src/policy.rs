@@ -707,8 +707,21 @@ fn wraps_covered(scan: &Scan, covering: &[Option<&Rule>], at: usize) -> bool {
     }
 }
 
-/// Builtins that only print or test, which need no rule (`echo`, `test -f x`, `true`).
+/// Builtins that only print or test, which need no rule (`echo`, `test -f x`, `true`); not
+/// under a program that wraps (`timeout 5 echo` runs the program `echo`), only under the
+/// builtins that do (`command echo`).
 fn harmless_builtin(scan: &Scan, at: usize) -> bool {
+    if let Some(parent) = scan.info[at].parent {
+        let builtin_wrapper = matches!(
+            scan.analysis.commands[parent].name(),
+            Some("command" | "builtin")
+        );
+        if !builtin_wrapper
+            || !harmless_builtin(scan, parent) && scan.info[parent].role != Role::Wrapper
+        {
+            return false;
+        }
+    }
     const PRINT_OR_TEST: &[&str] = &[
         "echo", "printf", "test", "[", "true", "false", ":", "pwd", "type", "help", "dirs",
         "times", "jobs",

@@ -20,18 +20,43 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use twinwire_policy::shell::known::KNOWN;
 use twinwire_policy::shell::programs::EXECUTORS;
-use twinwire_policy::PermissionPolicy;
+use twinwire_policy::{Directories, PermissionPolicy};
 
-use sandbox::{Exec, Sandbox};
+use sandbox::{Exec, Run, Sandbox};
+
+/// Wrappers that only wrap: a program bash runs that is one of these is covered when what it
+/// runs is.
+const WRAPPERS: &[&str] = &[
+    "timeout", "nice", "nohup", "stdbuf", "env", "time", "setsid", "busybox",
+];
 
 /// Commands per sandbox.
 const BATCH: usize = 250;
 
-/// The rule sets every command is decided under.
+/// The rule sets every command is decided under: each with its deny rules alone (under a
+/// bare `Bash`), which every program executed anywhere must pass.
 fn rule_sets() -> Vec<(&'static str, PermissionPolicy)> {
-    let parse = |allow: &[&str], deny: &[&str]| PermissionPolicy::parse(allow, deny).unwrap();
-    vec![
+    rule_set_texts()
+        .into_iter()
+        .map(|(name, allow, deny)| (name, PermissionPolicy::parse(&allow, &deny).unwrap()))
+        .collect()
+}
+
+/// Each rule set's deny rules under a bare `Bash`: what no program may be, however reached.
+fn deny_sets() -> Vec<PermissionPolicy> {
+    rule_set_texts()
+        .into_iter()
+        .map(|(_, _, deny)| PermissionPolicy::parse(&["Bash"], &deny).unwrap())
+        .collect()
+}
+
+type RuleSet = (&'static str, Vec<&'static str>, Vec<&'static str>);
+
+fn rule_set_texts() -> Vec<RuleSet> {
+    let parse = |allow: &[&'static str], deny: &[&'static str]| (allow.to_vec(), deny.to_vec());
+    let sets: Vec<(&'static str, (Vec<&'static str>, Vec<&'static str>))> = vec![
         (
             "--allow Bash --deny 'Bash(rm:*)'",
             parse(&["Bash"], &["Bash(rm:*)"]),
@@ -84,7 +109,32 @@ fn rule_sets() -> Vec<(&'static str, PermissionPolicy)> {
                 &[],
             ),
         ),
-    ]
+        (
+            "executors allowed, rm denied",
+            parse(
+                &[
+                    "Bash(ls:*)",
+                    "Bash(echo:*)",
+                    "Bash(cat:*)",
+                    "Bash(timeout:*)",
+                    "Bash(env:*)",
+                    "Bash(find:*)",
+                    "Bash(xargs:*)",
+                    "Bash(bash:*)",
+                    "Bash(sort:*)",
+                    "Bash(split:*)",
+                    "Bash(rg:*)",
+                    "Bash(sqlite3:*)",
+                    "Bash(git:*)",
+                    "Bash(make:*)",
+                ],
+                &["Bash(rm:*)"],
+            ),
+        ),
+    ];
+    sets.into_iter()
+        .map(|(name, (allow, deny))| (name, allow, deny))
+        .collect()
 }
 
 /// What one run found.
@@ -92,6 +142,9 @@ fn rule_sets() -> Vec<(&'static str, PermissionPolicy)> {
 struct Tally {
     commands: usize,
     allowed: Vec<usize>,
+    /// Commands judged read-only, and judged edits inside the work directory.
+    read_only: usize,
+    edits: usize,
     executed: usize,
     execs: usize,
     violations: Vec<String>,
@@ -105,9 +158,12 @@ impl Tally {
             .map(|(name, n)| format!("{n} allowed under {name}"))
             .collect();
         format!(
-            "{what}: {} commands, {}; {} run in bash, {} programs executed, {} violations",
+            "{what}: {} commands, {}; {} read-only, {} edits inside; {} run in bash, {} programs \
+             executed, {} violations",
             self.commands,
             allowed.join(", "),
+            self.read_only,
+            self.edits,
             self.executed,
             self.execs,
             self.violations.len()
@@ -115,32 +171,77 @@ impl Tally {
     }
 }
 
-/// Decides `commands` under every rule set, runs the allowed ones, and checks what ran.
-fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
-    let sets = rule_sets();
-    tally.allowed.resize(sets.len(), 0);
-    let mut to_run: Vec<(String, Vec<usize>)> = Vec::new();
-    for command in commands {
-        tally.commands += 1;
-        let allowed_by: Vec<usize> = sets
+/// Whether the exec at `at` (one bash ran, or a wrapper bash ran did) is covered: allowed
+/// by the rules, or a wrapper whose every program is.
+fn covered(policy: &PermissionPolicy, execs: &[Exec], at: usize) -> bool {
+    let exec = &execs[at];
+    if policy.allows_exec(&argv(exec)) {
+        return true;
+    }
+    WRAPPERS.contains(&exec.program.as_str())
+        && execs
             .iter()
             .enumerate()
-            .filter(|(_, (_, policy))| {
-                policy
-                    .decide("Bash", &json!({ "command": command }))
-                    .is_allowed()
-            })
-            .map(|(i, _)| i)
-            .collect();
-        for i in &allowed_by {
+            .filter(|(_, e)| e.by == Some(at))
+            .all(|(inner, _)| covered(policy, execs, inner))
+}
+
+fn argv(exec: &Exec) -> Vec<String> {
+    std::iter::once(exec.program.clone())
+        .chain(exec.args.iter().cloned())
+        .collect()
+}
+
+/// What a command was judged to be.
+#[derive(Clone, Default)]
+struct Verdicts {
+    allowed_by: Vec<usize>,
+    read_only: bool,
+    edits: bool,
+}
+
+/// Decides `commands` under every rule set and both modes, runs those anything allows, and
+/// checks what ran: every program bash ran (through wrappers that only wrap) is allowed by
+/// the set that allowed the command, no program anywhere is one its deny rules name, a
+/// read-only command wrote nothing, read nothing outside and printed no secret, an edit wrote
+/// only inside the work directory.
+fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
+    let sets = rule_sets();
+    let denies = deny_sets();
+    let work = sandbox.work();
+    let dirs = Directories::new(vec![work.clone()], &work);
+    let modes = PermissionPolicy::default()
+        .with_base(twinwire_policy::Base::new(&work, Some("/tmp".into())));
+    tally.allowed.resize(sets.len(), 0);
+    let mut to_run: Vec<(String, Verdicts)> = Vec::new();
+    for command in commands {
+        tally.commands += 1;
+        let mut verdicts = Verdicts {
+            allowed_by: sets
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, policy))| {
+                    policy
+                        .decide("Bash", &json!({ "command": command }))
+                        .is_allowed()
+                })
+                .map(|(i, _)| i)
+                .collect(),
+            read_only: modes.read_only(command, &dirs).is_ok(),
+            edits: false,
+        };
+        verdicts.edits = !verdicts.read_only && modes.edits_inside(command, &dirs).is_ok();
+        for i in &verdicts.allowed_by {
             tally.allowed[*i] += 1;
         }
-        if !allowed_by.is_empty() {
-            to_run.push((command.clone(), allowed_by));
+        tally.read_only += usize::from(verdicts.read_only);
+        tally.edits += usize::from(verdicts.edits);
+        if !verdicts.allowed_by.is_empty() || verdicts.read_only || verdicts.edits {
+            to_run.push((command.clone(), verdicts));
         }
     }
-    let batches: Vec<&[(String, Vec<usize>)]> = to_run.chunks(BATCH).collect();
-    let results: Vec<Vec<Vec<Exec>>> = std::thread::scope(|scope| {
+    let batches: Vec<&[(String, Verdicts)]> = to_run.chunks(BATCH).collect();
+    let results: Vec<Vec<Run>> = std::thread::scope(|scope| {
         let handles: Vec<_> = batches
             .chunks(batches.len().div_ceil(2).max(1))
             .map(|group| {
@@ -150,7 +251,7 @@ fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
                         .map(|batch| {
                             let commands: Vec<String> =
                                 batch.iter().map(|(c, _)| c.clone()).collect();
-                            sandbox.run(&commands)
+                            sandbox.trace(&commands)
                         })
                         .collect::<Vec<_>>()
                 })
@@ -161,22 +262,52 @@ fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
             .flat_map(|h| h.join().unwrap())
             .collect()
     });
-    for (batch, execs) in batches.iter().zip(results) {
-        for ((command, allowed_by), execs) in batch.iter().zip(execs) {
+    for (batch, runs) in batches.iter().zip(results) {
+        for ((command, verdicts), run) in batch.iter().zip(runs) {
             tally.executed += 1;
-            tally.execs += execs.len();
-            for exec in &execs {
-                let line = exec_line(exec);
-                let argv: Vec<String> = std::iter::once(exec.program.clone())
-                    .chain(exec.args.iter().cloned())
-                    .collect();
-                for i in allowed_by {
-                    let (name, policy) = &sets[*i];
-                    if !policy.allows_exec(&argv) {
+            tally.execs += run.execs.len();
+            for i in &verdicts.allowed_by {
+                let (name, policy) = &sets[*i];
+                for (at, exec) in run.execs.iter().enumerate() {
+                    if !denies[*i].allows_exec(&argv(exec)) {
                         tally.violations.push(format!(
-                            "under {name}, `{command}` was allowed but ran `{line}`"
+                            "under {name}, `{command}` was allowed but ran `{}`, which it denies",
+                            exec_line(exec)
+                        ));
+                    } else if exec.by.is_none() && !covered(policy, &run.execs, at) {
+                        tally.violations.push(format!(
+                            "under {name}, `{command}` was allowed but bash ran `{}`",
+                            exec_line(exec)
                         ));
                     }
+                }
+            }
+            let effects = &run.effects;
+            if verdicts.read_only
+                && (!effects.writes.is_empty()
+                    || !effects.reads_outside.is_empty()
+                    || effects.printed_secret)
+            {
+                tally.violations.push(format!(
+                    "`{command}` was judged read-only but wrote {:?}, read {:?}, printed the \
+                     secret: {}",
+                    effects.writes, effects.reads_outside, effects.printed_secret
+                ));
+            }
+            if verdicts.edits {
+                let outside: Vec<&String> = effects
+                    .writes
+                    .iter()
+                    .filter(|w| !Path::new(w.split(' ').next().unwrap_or("")).starts_with(&work))
+                    .collect();
+                if !outside.is_empty()
+                    || !effects.reads_outside.is_empty()
+                    || effects.printed_secret
+                {
+                    tally.violations.push(format!(
+                        "`{command}` was judged an edit inside but wrote {outside:?}, read {:?}",
+                        effects.reads_outside
+                    ));
                 }
             }
         }
@@ -246,6 +377,15 @@ fn table_and_recorded_commands_run_only_what_was_allowed() {
         .filter_map(|case| case.input["command"].as_str().map(str::to_owned))
         .collect();
     commands.extend(EXECUTORS.iter().map(|e| e.example.to_owned()));
+    for entry in KNOWN {
+        commands.extend(
+            [entry.example, entry.counter]
+                .into_iter()
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    commands.extend(OUTSIDE.iter().map(|c| (*c).to_owned()));
     let recorded = recorded_commands();
     assert!(recorded.len() >= 5, "{} recorded commands", recorded.len());
     commands.extend(recorded);
@@ -345,6 +485,34 @@ fn executor_examples_run_rm() {
         not_shown.join("\n")
     );
 }
+
+/// Commands that read or write outside the work directory, print the environment or run a
+/// program through a known program's option: none may be judged read-only.
+const OUTSIDE: &[&str] = &[
+    "env | grep -i canary",
+    "printenv TWINWIRE_CANARY",
+    "sort -o ../outside/out x",
+    "cat /etc/hostname",
+    "cat ../outside/secret",
+    "cat out/secret",
+    "cat out/*",
+    "cd .. && cat outside/secret",
+    "cat /proc/self/environ",
+    "rg --pre /bin/touch foo .",
+    "sort --compress-program=touch -S 1 -T . f",
+    "split --filter='touch y' f",
+    "uniq f ../outside/u",
+    "tree -o ../outside/t",
+    "find .. -name secret",
+    "grep -r s ..",
+    "cp f ../outside/",
+    "mv ../outside/secret .",
+    "touch ../outside/new",
+    "mkdir ../outside/d",
+    "echo x > ../outside/w",
+    "cp f g && mkdir -p d && touch d/e && mv g d/",
+    "cat f > copy.txt",
+];
 
 /// Programs whose example runs `rm` only with a terminal on standard output.
 const NEEDS_TERMINAL: &[&str] = &["man"];
