@@ -13,6 +13,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod corpus;
 mod generate;
 mod sandbox;
 
@@ -581,4 +582,93 @@ fn collect_bash(value: &Value, out: &mut Vec<String>) {
         }
         _ => {}
     }
+}
+
+/// Real commands nobody on the project wrote (see `corpus.rs`): of those within the rule
+/// their page implies, the share allowed; of those allowed, none outside their rule. Needs
+/// `TWINWIRE_RULES_CORPUS` (`cargo xtask test` and `cargo xtask fuzz-rules` fetch the corpus);
+/// `TWINWIRE_RULES_CORPUS_LIMIT` takes every n-th command to bound the run.
+#[test]
+fn real_commands_within_their_rule_are_allowed() {
+    let dir = std::env::var_os("TWINWIRE_RULES_CORPUS").expect(
+        "TWINWIRE_RULES_CORPUS is not set: `cargo xtask test` fetches the corpus (the cheat \
+         package's sheets) and sets it",
+    );
+    let mut examples = corpus::read(Path::new(&dir));
+    assert!(
+        examples.len() > 500,
+        "{} commands in the corpus",
+        examples.len()
+    );
+    let limit = env_number("TWINWIRE_RULES_CORPUS_LIMIT", 0) as usize;
+    if limit > 0 && examples.len() > limit {
+        let step = examples.len().div_ceil(limit);
+        examples = examples.into_iter().step_by(step).collect();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut missing: Vec<String> = examples
+        .iter()
+        .filter_map(|e| e.command.split_whitespace().next().map(str::to_owned))
+        .filter(|p| !std::env::split_paths(&path).any(|dir| dir.join(p).is_file()))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    let mut sandbox = Sandbox::with_stand_ins(&missing);
+    sandbox.limit = Duration::from_secs(3);
+    let commands: Vec<String> = examples.iter().map(|e| e.command.clone()).collect();
+    let mut runs = Vec::new();
+    for batch in commands.chunks(BATCH) {
+        runs.extend(sandbox.trace(batch));
+    }
+    let (mut ran, mut within, mut allowed_within, mut allowed_outside) = (0, 0, 0, Vec::new());
+    let mut refused = Vec::new();
+    for (example, run) in examples.iter().zip(&runs) {
+        let policy = PermissionPolicy::parse(&[example.rule.as_str()], &[]).unwrap();
+        let allowed = policy
+            .decide("Bash", &json!({ "command": example.command }))
+            .is_allowed();
+        let by_bash: Vec<usize> = (0..run.execs.len())
+            .filter(|at| run.execs[*at].by.is_none())
+            .collect();
+        if by_bash.is_empty() {
+            continue;
+        }
+        ran += 1;
+        let inside = by_bash.iter().all(|at| covered(&policy, &run.execs, *at));
+        if inside {
+            within += 1;
+            if allowed {
+                allowed_within += 1;
+            } else {
+                refused.push(format!("{} under {}", example.command, example.rule));
+            }
+        } else if allowed {
+            allowed_outside.push(format!("{} under {}", example.command, example.rule));
+        }
+    }
+    let share = 100.0 * allowed_within as f64 / within.max(1) as f64;
+    let report = format!(
+        "real commands: {} in the corpus, {ran} ran a program, {within} within their rule, \
+         {allowed_within} of them allowed ({share:.1}%), {} allowed outside their rule",
+        examples.len(),
+        allowed_outside.len()
+    );
+    eprintln!("{report}");
+    if std::env::var_os("TWINWIRE_RULES_DEBUG").is_some() {
+        eprintln!("refused within their rule:\n{}", refused.join("\n"));
+    }
+    if let Some(dir) = std::env::var_os("TWINWIRE_RULES_REPORT") {
+        std::fs::write(
+            Path::new(&dir).join("real-commands.txt"),
+            format!("{report}\n"),
+        )
+        .unwrap();
+    }
+    assert!(
+        allowed_outside.is_empty(),
+        "{report}\n{}",
+        allowed_outside.join("\n")
+    );
+    assert!(within > 100, "{report}");
+    assert!(share >= 94.0, "{report}\nrefused:\n{}", refused.join("\n"));
 }

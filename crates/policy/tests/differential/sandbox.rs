@@ -107,6 +107,11 @@ impl Sandbox {
     /// Finds strace and bwrap (`$TWINWIRE_STRACE`, `$TWINWIRE_BWRAP`, else on `PATH`) and makes
     /// the stand-ins and the template tree.
     pub fn new() -> Self {
+        Self::with_stand_ins(&[])
+    }
+
+    /// [`Sandbox::new`] with stand-ins for `extra` programs too (those not installed here).
+    pub fn with_stand_ins(extra: &[String]) -> Self {
         let strace = tool("TWINWIRE_STRACE", "strace", "strace");
         let bwrap = tool("TWINWIRE_BWRAP", "bwrap", "bubblewrap");
         // Outside /tmp, which the sandbox replaces.
@@ -119,9 +124,12 @@ impl Sandbox {
             .into_iter()
             .find(|p| Path::new(p).exists())
             .expect("no `true` program");
-        for name in STAND_INS {
-            std::os::unix::fs::symlink(truth, stand_ins.path().join(name))
-                .expect("linking a stand-in");
+        for name in STAND_INS
+            .iter()
+            .copied()
+            .chain(extra.iter().map(String::as_str))
+        {
+            let _ = std::os::unix::fs::symlink(truth, stand_ins.path().join(name));
         }
         let root = tempfile::Builder::new()
             .prefix("twinwire-differential-")
