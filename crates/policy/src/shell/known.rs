@@ -72,12 +72,15 @@ pub struct Known {
     pub prints_secrets: bool,
     /// A check of its own for what the option grammar cannot say (`find -exec`, `git`
     /// subcommands, `sed`'s script); `None` when the grammar is all.
-    pub check: Option<fn(&[Word]) -> Option<Effect>>,
+    pub check: Option<Check>,
     /// A command of it that is harmless (read-only when `reads_only`).
     pub example: &'static str,
     /// A command of it that writes or runs something (empty when none can).
     pub counter: &'static str,
 }
+
+/// An entry's own check of a command's words (after the name).
+pub type Check = fn(&[Word]) -> Option<Effect>;
 
 /// What a command of a [`Known`] program does beyond printing.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -57,7 +57,8 @@ type RuleSet = (&'static str, Vec<&'static str>, Vec<&'static str>);
 
 fn rule_set_texts() -> Vec<RuleSet> {
     let parse = |allow: &[&'static str], deny: &[&'static str]| (allow.to_vec(), deny.to_vec());
-    let sets: Vec<(&'static str, (Vec<&'static str>, Vec<&'static str>))> = vec![
+    type Rules = (Vec<&'static str>, Vec<&'static str>);
+    let sets: Vec<(&'static str, Rules)> = vec![
         (
             "--allow Bash --deny 'Bash(rm:*)'",
             parse(&["Bash"], &["Bash(rm:*)"]),
