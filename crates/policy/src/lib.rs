@@ -70,12 +70,14 @@
 //! (`make`, `npm test`, `cargo build` and its build scripts, git hooks, a `python` script).
 //! For guarantees that hold whatever runs, use Claude Code's sandbox settings.
 
+mod modes;
 pub mod paths;
 mod policy;
 mod rule;
 pub mod shell;
 pub mod winpath;
 
+pub use modes::Directories;
 pub use paths::{Base, Case};
 pub use policy::{Decision, PermissionPolicy, Reason};
 pub use rule::{known_tools, Rule, RuleError};

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use crate::paths::{rule_globs, Base, Reading, Unmatchable};
 use crate::rule::{is_tool_char, Content, Rule, RuleError, EDIT_TOOLS, READ_TOOLS};
-use crate::shell::{self, base_name, Analysis, Command, Unproven};
+use crate::shell::known::{self, Operands};
+use crate::shell::{self, base_name, Analysis, Command, Role, Scan, Unproven};
 
 /// What the rules decide for one call: there is no fourth answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +61,25 @@ pub enum Reason {
     },
     /// Nothing to decide on: an empty command, no path for a path rule.
     Empty,
+    /// A program that may run others, under a deny rule it could reach that way.
+    MayReach {
+        /// The deny rule, as written.
+        rule: String,
+        /// The command.
+        command: String,
+        /// Why it may run others.
+        why: String,
+    },
+    /// The command does more than read (for the modes that allow reads or edits alone).
+    NotReadOnly {
+        /// The command.
+        command: String,
+        /// What it does.
+        why: String,
+    },
+    /// A path outside the session's allowed directories (or one whose place the text cannot
+    /// tell).
+    Outside(String),
 }
 
 impl fmt::Display for Reason {
@@ -82,6 +102,16 @@ impl fmt::Display for Reason {
             }
             Reason::UnprovenPath { path, why } => write!(f, "`{path}`: {why}"),
             Reason::Empty => f.write_str("there is nothing the rules could allow"),
+            Reason::MayReach { rule, command, why } => write!(
+                f,
+                "`{command}` may run other programs ({why}), and so what `{rule}` denies"
+            ),
+            Reason::NotReadOnly { command, why } => write!(f, "`{command}` {why}"),
+            Reason::Outside(path) => write!(
+                f,
+                "`{path}` is outside the session's allowed directories (or where it leads \
+                 cannot be told)"
+            ),
         }
     }
 }
@@ -143,6 +173,11 @@ impl PermissionPolicy {
     pub fn strict_redirects(mut self) -> Self {
         self.strict_redirects = true;
         self
+    }
+
+    /// The session's directory and home the rules read paths from.
+    pub fn base(&self) -> &Base {
+        &self.base
     }
 
     /// Adds an allow rule (an "always" answer).
@@ -267,11 +302,54 @@ impl PermissionPolicy {
                 None => Decision::Ask(Reason::Empty),
             };
         };
-        let analysis = shell::analyze(text);
-        if let Some(rule) = self.denied_command(text, &analysis) {
+        let scan = shell::scan(text);
+        if let Some(rule) = self.denied_command(text, &scan.analysis) {
             return Decision::Deny(rule.clone());
         }
-        self.allow_command(&analysis)
+        if let Some(rule) = self.denied_paths(&scan) {
+            return Decision::Deny(rule.clone());
+        }
+        self.allow_command(&scan)
+    }
+
+    /// The deny rule a file a known program reads or changes hits: `Read(…)` rules for what
+    /// `cat`, `grep`, `cp`'s sources read, `Edit(…)` rules for what `cp`, `mv`, `touch`,
+    /// `rm` change (and `mv`'s sources, which it removes).
+    fn denied_paths(&self, scan: &Scan) -> Option<&Rule> {
+        for (command, info) in scan.analysis.commands.iter().zip(&scan.info) {
+            for (file, _) in &info.reads {
+                if let Some(rule) = self.denies_read(file) {
+                    return Some(rule);
+                }
+            }
+            if info.role != Role::Known {
+                continue;
+            }
+            let Some(name) = command.name().map(base_name) else {
+                continue;
+            };
+            let Some(entry) = known::known(name) else {
+                continue;
+            };
+            let judged = entry.judge(&command.words[1..]);
+            let moves = name == "mv";
+            for word in &judged.reads {
+                if let Some(rule) = self.denies_read(&word.text) {
+                    return Some(rule);
+                }
+            }
+            for word in &judged.edits {
+                let rule = self.denies_write(&word.text).or_else(|| {
+                    (entry.operands == Operands::Copy && !moves)
+                        .then(|| self.denies_read(&word.text))
+                        .flatten()
+                });
+                if rule.is_some() {
+                    return rule;
+                }
+            }
+        }
+        None
     }
 
     /// The deny rule a command hits: the tool, a program it runs (read every way it could
@@ -309,10 +387,14 @@ impl PermissionPolicy {
             .find_map(|(file, _)| self.denies_write(file))
     }
 
-    /// Every command must be allowed, and proven to be all that runs; a bare `Bash` allows
-    /// all but what it cannot read, and, while a deny rule could apply to a command, only what
-    /// is proven.
-    fn allow_command(&self, analysis: &Analysis) -> Decision {
+    /// Every program bash runs for the command must be named by an allow rule (builtins that
+    /// only print or test need none; a wrapper that only wraps is covered by its own rule or
+    /// by its command's); what a named program runs in turn is covered by the rule that names
+    /// it. Under a Bash deny rule, a program not known to run nothing else may reach what the
+    /// rule denies, so it is asked about. A bare `Bash` allows all but what it cannot read,
+    /// and, while a deny rule could apply, only what is proven.
+    fn allow_command(&self, scan: &Scan) -> Decision {
+        let analysis = &scan.analysis;
         if analysis.unreadable {
             return Decision::Ask(Reason::Unreadable);
         }
@@ -324,7 +406,7 @@ impl PermissionPolicy {
         if let (Some(bare), false) = (bare, guarded) {
             return Decision::Allow(bare.clone());
         }
-        if let Some(unproven) = analysis.unproven.first() {
+        if let Some(unproven) = scan.hard.first() {
             return Decision::Ask(Reason::Unproven(unproven.clone()));
         }
         if let Some(near) = self.near_deny(analysis) {
@@ -338,14 +420,20 @@ impl PermissionPolicy {
                 None => Decision::Ask(Reason::Empty),
             };
         }
+        let reachable = self.deny.iter().find(|r| r.is_bash_content());
         let changes_directory = analysis
             .commands
             .iter()
             .any(|c| matches!(c.name(), Some("cd" | "pushd" | "popd")));
         let denies_edits = self.deny.iter().any(|r| r.matches_tool("Edit"));
+        let covering: Vec<Option<&Rule>> = analysis
+            .commands
+            .iter()
+            .map(|c| self.allow_rule_for(c))
+            .collect();
         let mut first = None;
         let mut missing = Vec::new();
-        for command in &analysis.commands {
+        for (at, command) in analysis.commands.iter().enumerate() {
             if bare.is_none() && self.strict_redirects && command.redirects {
                 missing.push(format!("{} (a redirection)", command.written()));
                 continue;
@@ -363,19 +451,28 @@ impl PermissionPolicy {
                     missing.push(format!("writing {file}"));
                 }
             }
-            if bare.is_some() || command.words.is_empty() {
+            if command.words.is_empty() {
                 continue;
             }
-            let written = command.written();
-            match self
-                .allow
-                .iter()
-                .find(|r| r.is_bash_content() && r.matches_command(&written))
-            {
+            if let Some(rule) = reachable {
+                if let Some(why) = self.may_run_others(scan, at) {
+                    return Decision::Ask(Reason::MayReach {
+                        rule: rule.to_string(),
+                        command: command.written(),
+                        why,
+                    });
+                }
+            }
+            if bare.is_some() || covered_above(scan, &covering, at) {
+                continue;
+            }
+            match covering[at] {
                 Some(rule) => {
                     first.get_or_insert_with(|| rule.clone());
                 }
-                None => missing.push(written),
+                None if harmless_builtin(scan, at) => {}
+                None if wraps_covered(scan, &covering, at) => {}
+                None => missing.push(command.written()),
             }
         }
         if !missing.is_empty() {
@@ -384,10 +481,55 @@ impl PermissionPolicy {
         }
         match bare.cloned().or(first) {
             Some(rule) => Decision::Allow(rule),
-            None => Decision::Ask(Reason::Empty),
+            // Only harmless builtins: what any Bash content rule would allow.
+            None => match self.allow.iter().find(|r| r.is_bash_content()) {
+                Some(rule) => Decision::Allow(rule.clone()),
+                None => Decision::Ask(Reason::Empty),
+            },
         }
     }
 
+    /// The allow rule that names this command: its words as written, or, for `git`, without
+    /// the global options that change neither what runs nor which command it is
+    /// (`git -C dir --no-pager log`).
+    fn allow_rule_for(&self, command: &Command) -> Option<&Rule> {
+        let written = command.written();
+        let plain = match command.name().map(base_name) {
+            Some("git") => shell::git::plain_form(&command.words[1..]),
+            _ => None,
+        };
+        self.allow.iter().find(|r| {
+            r.is_bash_content()
+                && (r.matches_command(&written)
+                    || plain.as_deref().is_some_and(|p| r.matches_command(p)))
+        })
+    }
+
+    /// Why the command at `at` may run programs besides itself: an executor, a program no
+    /// table knows, a known one with an option that runs something, `git` configured to run
+    /// programs. Wrappers are judged by their command, builtins run nothing.
+    fn may_run_others(&self, scan: &Scan, at: usize) -> Option<String> {
+        let info = &scan.info[at];
+        let command = &scan.analysis.commands[at];
+        match info.role {
+            Role::Builtin | Role::Wrapper => None,
+            Role::Executor => Some(info.runs.as_ref().map_or_else(
+                || "it runs programs".to_owned(),
+                |u| u.construct.to_string(),
+            )),
+            Role::Unknown => Some(format!(
+                "`{}` is not known to run nothing else",
+                command.name().map(base_name).unwrap_or("")
+            )),
+            Role::Known => match command.name().map(base_name) {
+                Some("git") => {
+                    let dir = git_dir(&self.base.cwd, &command.words[1..]);
+                    shell::git::configured_to_run(&dir, self.base.home.as_deref())
+                }
+                _ => None,
+            },
+        }
+    }
     /// A deny rule about a subcommand (`Bash(git push:*)`) and a command of its program with
     /// options before the first operand (`git -C . push` is caught by [`options_reach`];
     /// `git -c x=y status` is not proven to stay away from `push`).
@@ -496,6 +638,17 @@ impl PermissionPolicy {
         self.allow.iter().any(|r| self.allows(r, &call))
     }
 
+    /// The deny rule that forbids reading `file`, if any.
+    fn denies_read(&self, file: &str) -> Option<&Rule> {
+        let call = Call {
+            tool: "Read",
+            argument: Argument::Paths(vec![file]),
+        };
+        self.deny
+            .iter()
+            .find(|r| r.content.is_some() && self.denies(r, &call))
+    }
+
     /// The deny rule that forbids writing `file`, if any.
     fn denies_write(&self, file: &str) -> Option<&Rule> {
         let call = Call::write(file);
@@ -523,6 +676,71 @@ fn options_reach(rule: &Rule, command: &Command) -> bool {
         }
     }
     wanted.peek().is_none()
+}
+
+/// Whether an ancestor of the command at `at` (a wrapper, a shell) is named by an allow
+/// rule: what it runs is then its own business.
+fn covered_above(scan: &Scan, covering: &[Option<&Rule>], at: usize) -> bool {
+    let mut parent = scan.info[at].parent;
+    while let Some(up) = parent {
+        if covering[up].is_some() {
+            return true;
+        }
+        parent = scan.info[up].parent;
+    }
+    false
+}
+
+/// Whether the command at `at` is a wrapper that only wraps (`timeout 5 ls`) and the command
+/// it wraps is covered.
+fn wraps_covered(scan: &Scan, covering: &[Option<&Rule>], at: usize) -> bool {
+    if scan.info[at].role != Role::Wrapper {
+        return false;
+    }
+    match scan.info.iter().position(|i| i.parent == Some(at)) {
+        Some(inner) => {
+            covering[inner].is_some()
+                || harmless_builtin(scan, inner)
+                || wraps_covered(scan, covering, inner)
+        }
+        None => false,
+    }
+}
+
+/// Builtins that only print or test, which need no rule (`echo`, `test -f x`, `true`); not
+/// under a program that wraps (`timeout 5 echo` runs the program `echo`), only under the
+/// builtins that do (`command echo`).
+fn harmless_builtin(scan: &Scan, at: usize) -> bool {
+    if let Some(parent) = scan.info[at].parent {
+        let builtin_wrapper = matches!(
+            scan.analysis.commands[parent].name(),
+            Some("command" | "builtin")
+        );
+        if !builtin_wrapper
+            || !harmless_builtin(scan, parent) && scan.info[parent].role != Role::Wrapper
+        {
+            return false;
+        }
+    }
+    const PRINT_OR_TEST: &[&str] = &[
+        "echo", "printf", "test", "[", "true", "false", ":", "pwd", "type", "help", "dirs",
+        "times", "jobs",
+    ];
+    scan.info[at].role == Role::Builtin
+        && scan.analysis.commands[at]
+            .name()
+            .is_some_and(|name| PRINT_OR_TEST.contains(&name))
+}
+
+/// The directory a git command reads its repository from: the session's, or its `-C`s.
+pub(crate) fn git_dir(cwd: &std::path::Path, args: &[shell::Word]) -> std::path::PathBuf {
+    let mut dir = cwd.to_path_buf();
+    if let Some(line) = shell::git::read(args) {
+        for step in line.dirs {
+            dir = dir.join(step);
+        }
+    }
+    dir
 }
 
 fn push_new(rules: &mut Vec<Rule>, rule: Rule) {

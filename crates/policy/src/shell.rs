@@ -23,6 +23,8 @@
 //! and checks exactly that.
 
 mod builtins;
+pub mod git;
+pub mod known;
 pub mod programs;
 mod scripts;
 mod variables;
@@ -209,13 +211,100 @@ impl fmt::Display for Construct {
 
 /// Reads `command` as bash would, and proves what it can execute.
 pub fn analyze(command: &str) -> Analysis {
-    let mut analysis = Analysis::default();
+    scan(command).analysis
+}
+
+/// [`analyze`] with what the rules need besides: each command's origin and role.
+pub(crate) fn scan(command: &str) -> Scan {
+    let mut scan = Scan::default();
     if let Some(c) = command
         .chars()
         .find(|c| c.is_control() && !matches!(c, '\n' | '\t'))
     {
-        analysis.unproven(Construct::ControlCharacter, format!("{c:?}"));
+        scan.unproven(Construct::ControlCharacter, format!("{c:?}"));
     }
-    walk::read_program(command, &mut analysis, 0);
-    analysis
+    walk::read_program(command, &mut scan, 0);
+    scan
+}
+
+/// What the rules need beyond [`Analysis`]: for each command, where it was read from and
+/// what the tables know of its program.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scan {
+    pub analysis: Analysis,
+    /// One per command of `analysis`, in the same order.
+    pub info: Vec<Info>,
+    /// What cannot be proven whatever the rules name: everything unproven but programs that
+    /// may run others (those are in their command's [`Info`]).
+    pub hard: Vec<Unproven>,
+    /// Files read through `<` while a command's redirections are read.
+    pub(crate) pending_reads: Vec<(String, bool)>,
+}
+
+impl Scan {
+    /// Records something no rule can cover.
+    fn unproven(&mut self, construct: Construct, near: impl Into<String>) {
+        let near = near.into();
+        let unproven = Unproven { construct, near };
+        if !self.hard.contains(&unproven) {
+            self.hard.push(unproven.clone());
+        }
+        self.analysis.unproven(unproven.construct, unproven.near);
+    }
+
+    /// Records that the command at `at` may run other programs.
+    fn soft(&mut self, at: usize, construct: Construct, near: impl Into<String>) {
+        let near = near.into();
+        self.info[at].runs = Some(Unproven {
+            construct: construct.clone(),
+            near: near.clone(),
+        });
+        self.analysis.unproven(construct, near);
+    }
+
+    /// Adds a command read out of `parent` (or bash's own), with the files it reads through
+    /// `<`; returns its index.
+    fn push(
+        &mut self,
+        command: Command,
+        parent: Option<usize>,
+        reads: Vec<(String, bool)>,
+    ) -> usize {
+        self.analysis.commands.push(command);
+        self.info.push(Info {
+            parent,
+            reads,
+            ..Info::default()
+        });
+        self.analysis.commands.len() - 1
+    }
+}
+
+/// What the rules know of one command.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Info {
+    /// The command it was read out of: a wrapper's operands, a shell string.
+    pub parent: Option<usize>,
+    /// What its program is to the tables.
+    pub role: Role,
+    /// Why it may run other programs, when it may.
+    pub runs: Option<Unproven>,
+    /// Files it reads through `<`, each with whether its name is computed.
+    pub reads: Vec<(String, bool)>,
+}
+
+/// What a command's program is to the tables.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// A builtin, or a command with no words.
+    #[default]
+    Builtin,
+    /// In the positive table, with options that keep it from running others.
+    Known,
+    /// A wrapper whose command is read (the next command, with this one as its parent).
+    Wrapper,
+    /// It may run others (an executor, or a known program with an option that runs one).
+    Executor,
+    /// In no table: it may run anything.
+    Unknown,
 }

@@ -128,9 +128,10 @@ fn builtins_by_kind() {
     assert!(cases >= 40);
 }
 
-/// Every executor in the table: its example is never allowed, neither with everything but
-/// `rm` allowed nor with the executor itself allowed; its names are not allowed bare when
-/// they run anything.
+/// Every executor in the table: its example is never allowed with everything but `rm`
+/// allowed, nor with the executor itself allowed and `rm` denied (what a program runs is its
+/// own business only while no deny rule could be reached through it); none of its names is
+/// allowed at all under a deny rule, whatever its operands.
 #[test]
 fn every_executor_example_is_refused() {
     let mut failures = Vec::new();
@@ -144,14 +145,23 @@ fn every_executor_example_is_refused() {
             ));
         }
         for name in executor.names {
-            let own = PermissionPolicy::parse(&[&format!("Bash({name}:*)")], &[]).unwrap();
+            let rule = format!("Bash({name}:*)");
+            let own = PermissionPolicy::parse(&[&rule], RM).unwrap();
             let command = executor.example.replacen(
                 executor.example.split_whitespace().next().unwrap(),
                 name,
                 1,
             );
             if own.decide("Bash", &bash(&command)).is_allowed() {
-                failures.push(format!("{command} allowed under Bash({name}:*)"));
+                failures.push(format!("{command} allowed under {rule} with rm denied"));
+            }
+            let any = PermissionPolicy::parse(&[&rule], &["Bash(git push:*)"]).unwrap();
+            if !matches!(executor.runs, Runs::Operand(_))
+                && any.decide("Bash", &bash(&command)).is_allowed()
+            {
+                failures.push(format!(
+                    "{command} allowed under {rule} with git push denied"
+                ));
             }
             if let Runs::Anything = executor.runs {
                 if all_but_rm

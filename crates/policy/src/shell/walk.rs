@@ -10,9 +10,10 @@ use brush_parser::ast::{
 use brush_parser::ParserOptions;
 
 use super::builtins;
+use super::known;
 use super::programs::{self, Verdict};
 use super::variables;
-use super::{base_name, Analysis, Command, Construct, Word, MAX_DEPTH};
+use super::{base_name, Command, Construct, Role, Scan, Word, MAX_DEPTH};
 
 /// The parser's options: bash's, with `extglob` off as in the shell Claude Code runs
 /// commands in (it turns it off before each command).
@@ -24,7 +25,7 @@ pub(super) fn options() -> ParserOptions {
 }
 
 /// Reads `text` as a program into `out`, `depth` levels inside another.
-pub(super) fn read_program(text: &str, out: &mut Analysis, depth: usize) {
+pub(super) fn read_program(text: &str, out: &mut Scan, depth: usize) {
     if depth > MAX_DEPTH {
         out.unproven(Construct::TooDeep, text);
         return;
@@ -32,7 +33,7 @@ pub(super) fn read_program(text: &str, out: &mut Analysis, depth: usize) {
     let mut parser = brush_parser::Parser::new(std::io::Cursor::new(text), &options());
     match parser.parse_program() {
         Ok(program) => Walker { out, depth }.program(&program),
-        Err(_) => out.unreadable = true,
+        Err(_) => out.analysis.unreadable = true,
     }
 }
 
@@ -45,7 +46,7 @@ const SCRIPT_TAKERS: &[&str] = &[
 ];
 
 pub(super) struct Walker<'a> {
-    pub(super) out: &'a mut Analysis,
+    pub(super) out: &'a mut Scan,
     pub(super) depth: usize,
 }
 
@@ -105,15 +106,21 @@ impl Walker<'_> {
         for redirect in &redirects.0 {
             self.redirect(redirect, &mut effect);
         }
-        if self.out.commands.is_empty() && (effect.redirects || !effect.written_files.is_empty()) {
-            self.out.commands.push(effect);
+        let reads = std::mem::take(&mut self.out.pending_reads);
+        if self.out.analysis.commands.is_empty()
+            && (effect.redirects || !effect.written_files.is_empty())
+        {
+            self.out.push(effect, None, reads);
             return;
         }
-        for command in &mut self.out.commands {
+        for command in &mut self.out.analysis.commands {
             command.redirects |= effect.redirects;
             command
                 .written_files
                 .extend(effect.written_files.iter().cloned());
+        }
+        for info in &mut self.out.info {
+            info.reads.extend(reads.iter().cloned());
         }
     }
 
@@ -224,11 +231,12 @@ impl Walker<'_> {
         for item in simple.suffix.iter().flat_map(|s| &s.0) {
             self.item(item, &mut command, false);
         }
+        let reads = std::mem::take(&mut self.out.pending_reads);
         if command.words.is_empty() && command.assignments.is_empty() && !command.redirects {
             return;
         }
-        self.out.commands.push(command.clone());
-        self.classify(&command, self.depth);
+        let at = self.out.push(command.clone(), None, reads);
+        self.classify(&command, at, self.depth);
     }
 
     fn item(&mut self, item: &CommandPrefixOrSuffixItem, command: &mut Command, prefix: bool) {
@@ -313,6 +321,8 @@ impl Walker<'_> {
                         command.redirects = true;
                         if writes {
                             command.wrote(path.text, !path.literal);
+                        } else {
+                            self.out.pending_reads.push((path.text, !path.literal));
                         }
                     }
                     IoFileRedirectTarget::Fd(_) => {}
@@ -348,16 +358,17 @@ impl Walker<'_> {
                         Ok(pieces) => {
                             self.heredoc(&pieces, &doc.doc.value);
                         }
-                        Err(_) => self.out.unreadable = true,
+                        Err(_) => self.out.analysis.unreadable = true,
                     }
                 }
             }
         }
     }
 
-    /// What `command` runs besides itself: the command of a wrapper, read as a command of
-    /// its own; what cannot be proven is recorded.
-    fn classify(&mut self, command: &Command, depth: usize) {
+    /// What `command` (the one at `at`) runs besides itself: the command of a wrapper, read as
+    /// a command of its own; what cannot be proven is recorded, and what the tables know of
+    /// the program noted for the rules.
+    fn classify(&mut self, command: &Command, at: usize, depth: usize) {
         let Some(first) = command.words.first() else {
             return;
         };
@@ -373,30 +384,49 @@ impl Walker<'_> {
         let name = first.text.as_str();
         let args = &command.words[1..];
         let program = base_name(name);
-        let verdict = match builtins::check(name, args) {
-            Some(verdict) if !name.contains('/') => verdict,
-            _ => programs::check(program, args),
+        let (verdict, builtin) = match builtins::check(name, args) {
+            Some(verdict) if !name.contains('/') => (verdict, true),
+            _ => (programs::check(program, args), false),
         };
         match verdict {
-            Verdict::Plain => {}
+            Verdict::Plain if builtin => self.out.info[at].role = Role::Builtin,
+            Verdict::Plain => {
+                self.out.info[at].role = match known::known(program) {
+                    Some(entry) => match entry.judge(args).runs {
+                        None => Role::Known,
+                        Some(why) => {
+                            let why = Construct::Executor(format!("`{program}` {why}"));
+                            self.out.soft(at, why, command.written());
+                            Role::Executor
+                        }
+                    },
+                    None => Role::Unknown,
+                };
+            }
             Verdict::Unproven(construct) => {
-                self.unproven(construct, command.written());
+                if builtin || !matches!(construct, Construct::Executor(_)) {
+                    self.unproven(construct, command.written());
+                } else {
+                    self.out.soft(at, construct, command.written());
+                    self.out.info[at].role = Role::Executor;
+                }
                 if SCRIPT_TAKERS.contains(&program) {
-                    self.operands_as_scripts(args);
+                    self.operands_as_scripts(args, at);
                 }
             }
-            Verdict::Unwrap(at) => {
+            Verdict::Unwrap(start) => {
+                self.out.info[at].role = Role::Wrapper;
                 if depth >= MAX_DEPTH {
                     self.unproven(Construct::TooDeep, command.written());
                     return;
                 }
                 let inner = Command {
-                    words: args[at..].to_vec(),
+                    words: args[start..].to_vec(),
                     nested: true,
                     ..Command::default()
                 };
-                self.out.commands.push(inner.clone());
-                self.classify(&inner, depth + 1);
+                let inner_at = self.out.push(inner.clone(), Some(at), Vec::new());
+                self.classify(&inner, inner_at, depth + 1);
             }
         }
     }
@@ -404,7 +434,7 @@ impl Walker<'_> {
     /// Reads each literal operand of an unproven command as a script, so that deny rules see
     /// the commands a shell string, `eval` or `trap` would run. The analysis is unproven
     /// already; only the commands are kept.
-    fn operands_as_scripts(&mut self, args: &[Word]) {
+    fn operands_as_scripts(&mut self, args: &[Word], parent: usize) {
         if self.depth + 1 > MAX_DEPTH {
             return;
         }
@@ -418,11 +448,11 @@ impl Walker<'_> {
             .map(|w| w.text.as_str())
             .chain([joined.as_str()])
         {
-            let mut scratch = Analysis::default();
+            let mut scratch = Scan::default();
             read_program(script, &mut scratch, self.depth + 1);
-            for mut command in scratch.commands {
+            for mut command in scratch.analysis.commands {
                 command.nested = true;
-                self.out.commands.push(command);
+                self.out.push(command, Some(parent), Vec::new());
             }
         }
     }

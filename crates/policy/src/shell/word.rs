@@ -57,7 +57,7 @@ impl Walker<'_> {
                 }
             }
             Err(_) => {
-                self.out.unreadable = true;
+                self.out.analysis.unreadable = true;
                 Word {
                     text: raw.to_owned(),
                     literal: false,

@@ -52,6 +52,41 @@ const HARMLESS: &[&str] = &[
     "cat x | wc -c",
 ];
 
+/// Programs the positive table knows, with and without the options that make them run a
+/// program, write, or read outside the work directory (`out` is a link to `../outside`).
+const KNOWN_FORMS: &[&str] = &[
+    "sort --compress-program=rm -S 1 -T . f",
+    "sort --comp=rm f",
+    "split --filter=rm f",
+    "rg --pre rm x .",
+    "rg -z x .",
+    "sqlite3 :memory: '.shell rm x'",
+    "sqlite3 :memory: 'select 1'",
+    "tar -cf /dev/null -I rm f",
+    "tar -tf /dev/null",
+    "sort -o ../outside/o f",
+    "sort -u f",
+    "uniq f ../outside/u",
+    "uniq -c f",
+    "cat ../outside/secret",
+    "cat out/secret",
+    "grep -r x src",
+    "rg x src",
+    "env",
+    "printenv",
+    "cat f > ../outside/y",
+    "cp f ../outside/",
+    "cp f g",
+    "touch g",
+    "mkdir -p d",
+    "mv ../outside/secret .",
+    "find . -name f",
+    "find . -name g -delete",
+    "git status",
+    "diff f x",
+    "tree -o ../outside/t",
+];
+
 /// Commands that run the forbidden program.
 const FORBIDDEN: &[&str] = &["rm x", "rm -rf y", "/bin/rm x", "rm"];
 
@@ -178,7 +213,8 @@ pub fn command(random: &mut Random, depth: usize) -> String {
 }
 
 fn leaf_command(random: &mut Random) -> String {
-    match random.below(13) {
+    match random.below(15) {
+        13 | 14 => random.pick(KNOWN_FORMS).to_owned(),
         11 => random.pick(LEXICAL).to_owned(),
         0..=2 => random.pick(HARMLESS).to_owned(),
         3 => random.pick(FORBIDDEN).to_owned(),

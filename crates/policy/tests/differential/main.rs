@@ -13,6 +13,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod corpus;
 mod generate;
 mod sandbox;
 
@@ -20,18 +21,44 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use twinwire_policy::shell::known::KNOWN;
 use twinwire_policy::shell::programs::EXECUTORS;
-use twinwire_policy::PermissionPolicy;
+use twinwire_policy::{Directories, PermissionPolicy};
 
-use sandbox::{Exec, Sandbox};
+use sandbox::{Exec, Run, Sandbox};
+
+/// Wrappers that only wrap: a program bash runs that is one of these is covered when what it
+/// runs is.
+const WRAPPERS: &[&str] = &[
+    "timeout", "nice", "nohup", "stdbuf", "env", "time", "setsid", "busybox",
+];
 
 /// Commands per sandbox.
 const BATCH: usize = 250;
 
-/// The rule sets every command is decided under.
+/// The rule sets every command is decided under: each with its deny rules alone (under a
+/// bare `Bash`), which every program executed anywhere must pass.
 fn rule_sets() -> Vec<(&'static str, PermissionPolicy)> {
-    let parse = |allow: &[&str], deny: &[&str]| PermissionPolicy::parse(allow, deny).unwrap();
-    vec![
+    rule_set_texts()
+        .into_iter()
+        .map(|(name, allow, deny)| (name, PermissionPolicy::parse(&allow, &deny).unwrap()))
+        .collect()
+}
+
+/// Each rule set's deny rules under a bare `Bash`: what no program may be, however reached.
+fn deny_sets() -> Vec<PermissionPolicy> {
+    rule_set_texts()
+        .into_iter()
+        .map(|(_, _, deny)| PermissionPolicy::parse(&["Bash"], &deny).unwrap())
+        .collect()
+}
+
+type RuleSet = (&'static str, Vec<&'static str>, Vec<&'static str>);
+
+fn rule_set_texts() -> Vec<RuleSet> {
+    let parse = |allow: &[&'static str], deny: &[&'static str]| (allow.to_vec(), deny.to_vec());
+    type Rules = (Vec<&'static str>, Vec<&'static str>);
+    let sets: Vec<(&'static str, Rules)> = vec![
         (
             "--allow Bash --deny 'Bash(rm:*)'",
             parse(&["Bash"], &["Bash(rm:*)"]),
@@ -84,7 +111,32 @@ fn rule_sets() -> Vec<(&'static str, PermissionPolicy)> {
                 &[],
             ),
         ),
-    ]
+        (
+            "executors allowed, rm denied",
+            parse(
+                &[
+                    "Bash(ls:*)",
+                    "Bash(echo:*)",
+                    "Bash(cat:*)",
+                    "Bash(timeout:*)",
+                    "Bash(env:*)",
+                    "Bash(find:*)",
+                    "Bash(xargs:*)",
+                    "Bash(bash:*)",
+                    "Bash(sort:*)",
+                    "Bash(split:*)",
+                    "Bash(rg:*)",
+                    "Bash(sqlite3:*)",
+                    "Bash(git:*)",
+                    "Bash(make:*)",
+                ],
+                &["Bash(rm:*)"],
+            ),
+        ),
+    ];
+    sets.into_iter()
+        .map(|(name, (allow, deny))| (name, allow, deny))
+        .collect()
 }
 
 /// What one run found.
@@ -92,6 +144,9 @@ fn rule_sets() -> Vec<(&'static str, PermissionPolicy)> {
 struct Tally {
     commands: usize,
     allowed: Vec<usize>,
+    /// Commands judged read-only, and judged edits inside the work directory.
+    read_only: usize,
+    edits: usize,
     executed: usize,
     execs: usize,
     violations: Vec<String>,
@@ -105,9 +160,12 @@ impl Tally {
             .map(|(name, n)| format!("{n} allowed under {name}"))
             .collect();
         format!(
-            "{what}: {} commands, {}; {} run in bash, {} programs executed, {} violations",
+            "{what}: {} commands, {}; {} read-only, {} edits inside; {} run in bash, {} programs \
+             executed, {} violations",
             self.commands,
             allowed.join(", "),
+            self.read_only,
+            self.edits,
             self.executed,
             self.execs,
             self.violations.len()
@@ -115,32 +173,77 @@ impl Tally {
     }
 }
 
-/// Decides `commands` under every rule set, runs the allowed ones, and checks what ran.
-fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
-    let sets = rule_sets();
-    tally.allowed.resize(sets.len(), 0);
-    let mut to_run: Vec<(String, Vec<usize>)> = Vec::new();
-    for command in commands {
-        tally.commands += 1;
-        let allowed_by: Vec<usize> = sets
+/// Whether the exec at `at` (one bash ran, or a wrapper bash ran did) is covered: allowed
+/// by the rules, or a wrapper whose every program is.
+fn covered(policy: &PermissionPolicy, execs: &[Exec], at: usize) -> bool {
+    let exec = &execs[at];
+    if policy.allows_exec(&argv(exec)) {
+        return true;
+    }
+    WRAPPERS.contains(&exec.program.as_str())
+        && execs
             .iter()
             .enumerate()
-            .filter(|(_, (_, policy))| {
-                policy
-                    .decide("Bash", &json!({ "command": command }))
-                    .is_allowed()
-            })
-            .map(|(i, _)| i)
-            .collect();
-        for i in &allowed_by {
+            .filter(|(_, e)| e.by == Some(at))
+            .all(|(inner, _)| covered(policy, execs, inner))
+}
+
+fn argv(exec: &Exec) -> Vec<String> {
+    std::iter::once(exec.program.clone())
+        .chain(exec.args.iter().cloned())
+        .collect()
+}
+
+/// What a command was judged to be.
+#[derive(Clone, Default)]
+struct Verdicts {
+    allowed_by: Vec<usize>,
+    read_only: bool,
+    edits: bool,
+}
+
+/// Decides `commands` under every rule set and both modes, runs those anything allows, and
+/// checks what ran: every program bash ran (through wrappers that only wrap) is allowed by
+/// the set that allowed the command, no program anywhere is one its deny rules name, a
+/// read-only command wrote nothing, read nothing outside and printed no secret, an edit wrote
+/// only inside the work directory.
+fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
+    let sets = rule_sets();
+    let denies = deny_sets();
+    let work = sandbox.work();
+    let dirs = Directories::new(vec![work.clone()], &work);
+    let modes = PermissionPolicy::default()
+        .with_base(twinwire_policy::Base::new(&work, Some("/tmp".into())));
+    tally.allowed.resize(sets.len(), 0);
+    let mut to_run: Vec<(String, Verdicts)> = Vec::new();
+    for command in commands {
+        tally.commands += 1;
+        let mut verdicts = Verdicts {
+            allowed_by: sets
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, policy))| {
+                    policy
+                        .decide("Bash", &json!({ "command": command }))
+                        .is_allowed()
+                })
+                .map(|(i, _)| i)
+                .collect(),
+            read_only: modes.read_only(command, &dirs).is_ok(),
+            edits: false,
+        };
+        verdicts.edits = !verdicts.read_only && modes.edits_inside(command, &dirs).is_ok();
+        for i in &verdicts.allowed_by {
             tally.allowed[*i] += 1;
         }
-        if !allowed_by.is_empty() {
-            to_run.push((command.clone(), allowed_by));
+        tally.read_only += usize::from(verdicts.read_only);
+        tally.edits += usize::from(verdicts.edits);
+        if !verdicts.allowed_by.is_empty() || verdicts.read_only || verdicts.edits {
+            to_run.push((command.clone(), verdicts));
         }
     }
-    let batches: Vec<&[(String, Vec<usize>)]> = to_run.chunks(BATCH).collect();
-    let results: Vec<Vec<Vec<Exec>>> = std::thread::scope(|scope| {
+    let batches: Vec<&[(String, Verdicts)]> = to_run.chunks(BATCH).collect();
+    let results: Vec<Vec<Run>> = std::thread::scope(|scope| {
         let handles: Vec<_> = batches
             .chunks(batches.len().div_ceil(2).max(1))
             .map(|group| {
@@ -150,7 +253,7 @@ fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
                         .map(|batch| {
                             let commands: Vec<String> =
                                 batch.iter().map(|(c, _)| c.clone()).collect();
-                            sandbox.run(&commands)
+                            sandbox.trace(&commands)
                         })
                         .collect::<Vec<_>>()
                 })
@@ -161,22 +264,52 @@ fn prove(sandbox: &Sandbox, commands: &[String], tally: &mut Tally) {
             .flat_map(|h| h.join().unwrap())
             .collect()
     });
-    for (batch, execs) in batches.iter().zip(results) {
-        for ((command, allowed_by), execs) in batch.iter().zip(execs) {
+    for (batch, runs) in batches.iter().zip(results) {
+        for ((command, verdicts), run) in batch.iter().zip(runs) {
             tally.executed += 1;
-            tally.execs += execs.len();
-            for exec in &execs {
-                let line = exec_line(exec);
-                let argv: Vec<String> = std::iter::once(exec.program.clone())
-                    .chain(exec.args.iter().cloned())
-                    .collect();
-                for i in allowed_by {
-                    let (name, policy) = &sets[*i];
-                    if !policy.allows_exec(&argv) {
+            tally.execs += run.execs.len();
+            for i in &verdicts.allowed_by {
+                let (name, policy) = &sets[*i];
+                for (at, exec) in run.execs.iter().enumerate() {
+                    if !denies[*i].allows_exec(&argv(exec)) {
                         tally.violations.push(format!(
-                            "under {name}, `{command}` was allowed but ran `{line}`"
+                            "under {name}, `{command}` was allowed but ran `{}`, which it denies",
+                            exec_line(exec)
+                        ));
+                    } else if exec.by.is_none() && !covered(policy, &run.execs, at) {
+                        tally.violations.push(format!(
+                            "under {name}, `{command}` was allowed but bash ran `{}`",
+                            exec_line(exec)
                         ));
                     }
+                }
+            }
+            let effects = &run.effects;
+            if verdicts.read_only
+                && (!effects.writes.is_empty()
+                    || !effects.reads_outside.is_empty()
+                    || effects.printed_secret)
+            {
+                tally.violations.push(format!(
+                    "`{command}` was judged read-only but wrote {:?}, read {:?}, printed the \
+                     secret: {}",
+                    effects.writes, effects.reads_outside, effects.printed_secret
+                ));
+            }
+            if verdicts.edits {
+                let outside: Vec<&String> = effects
+                    .writes
+                    .iter()
+                    .filter(|w| !Path::new(w.split(' ').next().unwrap_or("")).starts_with(&work))
+                    .collect();
+                if !outside.is_empty()
+                    || !effects.reads_outside.is_empty()
+                    || effects.printed_secret
+                {
+                    tally.violations.push(format!(
+                        "`{command}` was judged an edit inside but wrote {outside:?}, read {:?}",
+                        effects.reads_outside
+                    ));
                 }
             }
         }
@@ -246,6 +379,15 @@ fn table_and_recorded_commands_run_only_what_was_allowed() {
         .filter_map(|case| case.input["command"].as_str().map(str::to_owned))
         .collect();
     commands.extend(EXECUTORS.iter().map(|e| e.example.to_owned()));
+    for entry in KNOWN {
+        commands.extend(
+            [entry.example, entry.counter]
+                .into_iter()
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    commands.extend(OUTSIDE.iter().map(|c| (*c).to_owned()));
     let recorded = recorded_commands();
     assert!(recorded.len() >= 5, "{} recorded commands", recorded.len());
     commands.extend(recorded);
@@ -346,6 +488,34 @@ fn executor_examples_run_rm() {
     );
 }
 
+/// Commands that read or write outside the work directory, print the environment or run a
+/// program through a known program's option: none may be judged read-only.
+const OUTSIDE: &[&str] = &[
+    "env | grep -i canary",
+    "printenv TWINWIRE_CANARY",
+    "sort -o ../outside/out x",
+    "cat /etc/hostname",
+    "cat ../outside/secret",
+    "cat out/secret",
+    "cat out/*",
+    "cd .. && cat outside/secret",
+    "cat /proc/self/environ",
+    "rg --pre /bin/touch foo .",
+    "sort --compress-program=touch -S 1 -T . f",
+    "split --filter='touch y' f",
+    "uniq f ../outside/u",
+    "tree -o ../outside/t",
+    "find .. -name secret",
+    "grep -r s ..",
+    "cp f ../outside/",
+    "mv ../outside/secret .",
+    "touch ../outside/new",
+    "mkdir ../outside/d",
+    "echo x > ../outside/w",
+    "cp f g && mkdir -p d && touch d/e && mv g d/",
+    "cat f > copy.txt",
+];
+
 /// Programs whose example runs `rm` only with a terminal on standard output.
 const NEEDS_TERMINAL: &[&str] = &["man"];
 
@@ -413,4 +583,93 @@ fn collect_bash(value: &Value, out: &mut Vec<String>) {
         }
         _ => {}
     }
+}
+
+/// Real commands nobody on the project wrote (see `corpus.rs`): of those within the rule
+/// their page implies, the share allowed; of those allowed, none outside their rule. Needs
+/// `TWINWIRE_RULES_CORPUS` (`cargo xtask test` and `cargo xtask fuzz-rules` fetch the corpus);
+/// `TWINWIRE_RULES_CORPUS_LIMIT` takes every n-th command to bound the run.
+#[test]
+fn real_commands_within_their_rule_are_allowed() {
+    let dir = std::env::var_os("TWINWIRE_RULES_CORPUS").expect(
+        "TWINWIRE_RULES_CORPUS is not set: `cargo xtask test` fetches the corpus (the cheat \
+         package's sheets) and sets it",
+    );
+    let mut examples = corpus::read(Path::new(&dir));
+    assert!(
+        examples.len() > 500,
+        "{} commands in the corpus",
+        examples.len()
+    );
+    let limit = env_number("TWINWIRE_RULES_CORPUS_LIMIT", 0) as usize;
+    if limit > 0 && examples.len() > limit {
+        let step = examples.len().div_ceil(limit);
+        examples = examples.into_iter().step_by(step).collect();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut missing: Vec<String> = examples
+        .iter()
+        .filter_map(|e| e.command.split_whitespace().next().map(str::to_owned))
+        .filter(|p| !std::env::split_paths(&path).any(|dir| dir.join(p).is_file()))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    let mut sandbox = Sandbox::with_stand_ins(&missing);
+    sandbox.limit = Duration::from_secs(3);
+    let commands: Vec<String> = examples.iter().map(|e| e.command.clone()).collect();
+    let mut runs = Vec::new();
+    for batch in commands.chunks(BATCH) {
+        runs.extend(sandbox.trace(batch));
+    }
+    let (mut ran, mut within, mut allowed_within, mut allowed_outside) = (0, 0, 0, Vec::new());
+    let mut refused = Vec::new();
+    for (example, run) in examples.iter().zip(&runs) {
+        let policy = PermissionPolicy::parse(&[example.rule.as_str()], &[]).unwrap();
+        let allowed = policy
+            .decide("Bash", &json!({ "command": example.command }))
+            .is_allowed();
+        let by_bash: Vec<usize> = (0..run.execs.len())
+            .filter(|at| run.execs[*at].by.is_none())
+            .collect();
+        if by_bash.is_empty() {
+            continue;
+        }
+        ran += 1;
+        let inside = by_bash.iter().all(|at| covered(&policy, &run.execs, *at));
+        if inside {
+            within += 1;
+            if allowed {
+                allowed_within += 1;
+            } else {
+                refused.push(format!("{} under {}", example.command, example.rule));
+            }
+        } else if allowed {
+            allowed_outside.push(format!("{} under {}", example.command, example.rule));
+        }
+    }
+    let share = 100.0 * allowed_within as f64 / within.max(1) as f64;
+    let report = format!(
+        "real commands: {} in the corpus, {ran} ran a program, {within} within their rule, \
+         {allowed_within} of them allowed ({share:.1}%), {} allowed outside their rule",
+        examples.len(),
+        allowed_outside.len()
+    );
+    eprintln!("{report}");
+    if std::env::var_os("TWINWIRE_RULES_DEBUG").is_some() {
+        eprintln!("refused within their rule:\n{}", refused.join("\n"));
+    }
+    if let Some(dir) = std::env::var_os("TWINWIRE_RULES_REPORT") {
+        std::fs::write(
+            Path::new(&dir).join("real-commands.txt"),
+            format!("{report}\n"),
+        )
+        .unwrap();
+    }
+    assert!(
+        allowed_outside.is_empty(),
+        "{report}\n{}",
+        allowed_outside.join("\n")
+    );
+    assert!(within > 100, "{report}");
+    assert!(share >= 94.0, "{report}\nrefused:\n{}", refused.join("\n"));
 }

@@ -7,9 +7,18 @@
 //! on, `extglob` off, the command through `eval`, standard input from `/dev/null`), each under
 //! `timeout`. Each execve is attributed to the command whose bash it descends from.
 //!
-//! The programs that change files or reach the network (`rm`, `mv`, `curl`, …) are stand-ins
+//! The programs that reach the network or the system (`rm`, `curl`, `kill`, …) are stand-ins
 //! (links to `true` in a directory first on `PATH`); everything else is the machine's own, so
-//! that executors (`env`, `find`, `xargs`, `awk`, `python3`, …) really run what they run.
+//! that executors (`env`, `find`, `xargs`, `awk`, `python3`, …) really run what they run, and
+//! programs that write files (`cp`, `mv`, `touch`, `sort -o`) really try to: the root is
+//! read-only, but strace records every attempt.
+//!
+//! Besides programs, strace records file effects: every call that writes, creates, removes,
+//! renames or changes a file (`openat` with a write flag, `unlink`, `rename`, `mkdir`,
+//! `chmod`, `truncate`, `utimensat`, links, …), whatever its result, and every open for
+//! reading of the directory beside the work directory (`outside`) or of a process's
+//! environment. Each command's output goes to a file, so that a secret planted in the
+//! environment (`TWINWIRE_CANARY`) can be looked for in it.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -18,10 +27,13 @@ use std::process::{Command, Stdio};
 
 /// Programs replaced by stand-ins that do nothing.
 pub const STAND_INS: &[&str] = &[
-    "rm", "mv", "cp", "chmod", "chown", "ln", "mkdir", "touch", "dd", "shred", "truncate", "rmdir",
-    "unlink", "curl", "wget", "cargo", "npm", "pip", "apt-get", "kill", "pkill", "killall",
-    "reboot", "shutdown", "sudo", "docker",
+    "rm", "chown", "dd", "shred", "rmdir", "unlink", "curl", "wget", "cargo", "npm", "pip",
+    "apt-get", "kill", "pkill", "killall", "reboot", "shutdown", "sudo", "docker", "hostname",
+    "date",
 ];
+
+/// The secret every command's environment holds; no read-only command may print it.
+pub const CANARY: &str = "twinwire-canary-5f1e";
 
 /// The marker before a case's number in its bash's `$0`.
 const MARKER: &str = "twinwire-case-";
@@ -31,41 +43,107 @@ const MARKER: &str = "twinwire-case-";
 pub struct Exec {
     pub program: String,
     pub args: Vec<String>,
+    /// The earlier exec (index in its command's list) whose program executed this one;
+    /// `None` when the command's own bash did (itself, a subshell, a pipeline's fork).
+    pub by: Option<usize>,
 }
 
-/// The tools the sandbox needs.
+/// What one command did besides executing programs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Effects {
+    /// Files written, created, removed, renamed or changed (absolute where it could be
+    /// told), each with the call.
+    pub writes: Vec<String>,
+    /// Files read outside the work directory that no read-only command may read (the
+    /// `outside` directory, a process's environment).
+    pub reads_outside: Vec<String>,
+    /// Whether its output holds the planted secret.
+    pub printed_secret: bool,
+}
+
+/// What one command did.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    pub execs: Vec<Exec>,
+    pub effects: Effects,
+}
+
+/// The tools the sandbox needs, and the tree every batch starts from.
 pub struct Sandbox {
     /// How long one command may run before it is killed.
     pub limit: std::time::Duration,
     strace: PathBuf,
     bwrap: PathBuf,
     stand_ins: tempfile::TempDir,
+    /// The template: `tree/work` (where commands run) and `tree/outside` beside it. Each
+    /// batch runs in a fresh copy mounted at this same path, so that decisions made against
+    /// the template see the paths the commands see.
+    root: tempfile::TempDir,
+    batches: std::sync::atomic::AtomicUsize,
+}
+
+/// The files of the work directory and of `outside`, and the links between them.
+fn populate(tree: &Path, at: &Path) {
+    let work = tree.join("work");
+    let outside = tree.join("outside");
+    std::fs::create_dir_all(work.join("src")).expect("creating the work directory");
+    std::fs::create_dir_all(&outside).expect("creating the outside directory");
+    for (name, text) in [
+        ("f", "x\n"),
+        ("x", "x\n"),
+        ("a.txt", "a\n"),
+        ("b.txt", "b\n"),
+        ("README.md", "# x\n"),
+        ("src/main.rs", "fn main() {}\n"),
+    ] {
+        std::fs::write(work.join(name), text).expect("writing a work file");
+    }
+    std::fs::write(outside.join("secret"), "s\n").expect("writing the outside file");
+    // A link out of the work directory, to where the commands see `outside`.
+    let _ = std::os::unix::fs::symlink(at.join("outside"), work.join("out"));
 }
 
 impl Sandbox {
     /// Finds strace and bwrap (`$TWINWIRE_STRACE`, `$TWINWIRE_BWRAP`, else on `PATH`) and makes
-    /// the stand-ins.
+    /// the stand-ins and the template tree.
     pub fn new() -> Self {
+        Self::with_stand_ins(&[])
+    }
+
+    /// [`Sandbox::new`] with stand-ins for `extra` programs too (those not installed here).
+    pub fn with_stand_ins(extra: &[String]) -> Self {
         let strace = tool("TWINWIRE_STRACE", "strace", "strace");
         let bwrap = tool("TWINWIRE_BWRAP", "bwrap", "bubblewrap");
         // Outside /tmp, which the sandbox replaces.
+        let target = std::env::var_os("CARGO_TARGET_TMPDIR").unwrap_or_else(|| ".".into());
         let stand_ins = tempfile::Builder::new()
             .prefix("twinwire-stand-ins-")
-            .tempdir_in(std::env::var_os("CARGO_TARGET_TMPDIR").unwrap_or_else(|| ".".into()))
+            .tempdir_in(&target)
             .expect("creating the stand-ins directory");
         let truth = ["/usr/bin/true", "/bin/true"]
             .into_iter()
             .find(|p| Path::new(p).exists())
             .expect("no `true` program");
-        for name in STAND_INS {
-            std::os::unix::fs::symlink(truth, stand_ins.path().join(name))
-                .expect("linking a stand-in");
+        for name in STAND_INS
+            .iter()
+            .copied()
+            .chain(extra.iter().map(String::as_str))
+        {
+            let _ = std::os::unix::fs::symlink(truth, stand_ins.path().join(name));
         }
+        let root = tempfile::Builder::new()
+            .prefix("twinwire-differential-")
+            .tempdir_in(&target)
+            .expect("creating the sandbox's root");
+        let tree = root.path().join("tree");
+        populate(&tree, &tree);
         Self {
             limit: std::time::Duration::from_secs(10),
             strace,
             bwrap,
             stand_ins,
+            root,
+            batches: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -74,48 +152,53 @@ impl Sandbox {
         self.stand_ins.path()
     }
 
+    /// Where the commands run (as they see it, and as decisions should).
+    pub fn work(&self) -> PathBuf {
+        self.tree().join("work")
+    }
+
+    fn tree(&self) -> PathBuf {
+        self.root.path().join("tree")
+    }
+
     /// Runs `commands` (one batch) and returns what each executed, by index.
     pub fn run(&self, commands: &[String]) -> Vec<Vec<Exec>> {
-        let scratch = tempfile::Builder::new()
-            .prefix("twinwire-differential-")
-            .tempdir_in(std::env::var_os("CARGO_TARGET_TMPDIR").unwrap_or_else(|| ".".into()))
-            .expect("creating a scratch directory");
-        let work = scratch.path().join("work");
-        std::fs::create_dir_all(work.join("src")).expect("creating the work directory");
-        for (name, text) in [
-            ("f", "x\n"),
-            ("x", "x\n"),
-            ("a.txt", "a\n"),
-            ("src/main.rs", "fn main() {}\n"),
-        ] {
-            std::fs::write(work.join(name), text).expect("writing a work file");
-        }
-        let cases = scratch.path().join("cases");
+        self.trace(commands).into_iter().map(|r| r.execs).collect()
+    }
+
+    /// Runs `commands` (one batch) and returns what each executed and did to files.
+    pub fn trace(&self, commands: &[String]) -> Vec<Run> {
+        let batch = self
+            .batches
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let scratch = self.root.path().join(format!("batch-{batch}"));
+        let tree = self.tree();
+        populate(&scratch, &tree);
+        let outputs = scratch.join("output");
+        std::fs::create_dir_all(&outputs).expect("creating the output directory");
+        let cases = scratch.join("cases");
         let mut file = std::fs::File::create(&cases).expect("writing the cases");
         for command in commands {
             file.write_all(command.as_bytes()).expect("writing a case");
             file.write_all(b"\0").expect("writing a case");
         }
         drop(file);
-        let driver = scratch.path().join("driver.sh");
-        let times_path = scratch.path().join("times");
+        let driver = scratch.join("driver.sh");
         std::fs::write(
             &driver,
             format!(
                 r#"i=0
 while IFS= read -r -d '' cmd; do
-  start=$EPOCHREALTIME
-  timeout -s KILL {limit} /bin/bash --norc --noprofile -c 'shopt -s expand_aliases; shopt -u extglob; eval "$1"' "{MARKER}$i" "$cmd" </dev/null >/dev/null 2>&1
-  echo "$i $start $EPOCHREALTIME" >> {times}
+  timeout -s KILL {limit} /bin/bash --norc --noprofile -c 'shopt -s expand_aliases; shopt -u extglob; eval "$1"' "{MARKER}$i" "$cmd" </dev/null >"{outputs}/$i" 2>&1
   i=$((i+1))
 done < "$1"
 "#,
-                times = times_path.display(),
+                outputs = tree.join("output").display(),
                 limit = self.limit.as_secs().max(1),
             ),
         )
         .expect("writing the driver");
-        let log = scratch.path().join("strace.log");
+        let log = self.root.path().join(format!("strace-{batch}.log"));
         let path = format!(
             "{}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             self.stand_ins().display()
@@ -131,7 +214,7 @@ done < "$1"
                 "65536",
             ])
             .args(["-e", "signal=none"])
-            .args(["-e", "trace=execve,execveat,fork,vfork,clone,clone3"])
+            .args(["-e", TRACED])
             .arg("-o")
             .arg(&log)
             .arg(&self.bwrap)
@@ -147,42 +230,39 @@ done < "$1"
                 "/proc",
             ])
             .arg("--bind")
-            .arg(scratch.path())
-            .arg(scratch.path())
+            .arg(&scratch)
+            .arg(&tree)
             .args(["--unshare-all", "--die-with-parent", "--new-session"])
             .arg("--chdir")
-            .arg(&work)
+            .arg(tree.join("work"))
             .args(["--setenv", "PATH", &path, "--setenv", "HOME", "/tmp"])
+            .args(["--setenv", "TWINWIRE_CANARY", CANARY])
             .args(["--", "/bin/bash", "--norc", "--noprofile"])
-            .arg(&driver)
-            .arg(&cases)
+            .arg(tree.join("driver.sh"))
+            .arg(tree.join("cases"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
             .expect("running strace and bwrap");
         assert!(status.success(), "the sandbox failed: {status}");
-        let log = std::fs::read_to_string(&log).expect("reading the strace log");
-        if std::env::var_os("TWINWIRE_RULES_DEBUG").is_some() {
-            let times = std::fs::read_to_string(&times_path).unwrap_or_default();
-            let mut slow: Vec<(f64, usize)> = times
-                .lines()
-                .filter_map(|l| {
-                    let mut parts = l.split_whitespace();
-                    let i: usize = parts.next()?.parse().ok()?;
-                    let a: f64 = parts.next()?.parse().ok()?;
-                    let b: f64 = parts.next()?.parse().ok()?;
-                    Some((b - a, i))
-                })
-                .collect();
-            slow.sort_by(|a, b| b.0.total_cmp(&a.0));
-            for (seconds, i) in slow.iter().take(8) {
-                eprintln!("{seconds:.2} s: {}", commands[*i]);
-            }
+        let text = std::fs::read_to_string(&log).expect("reading the strace log");
+        let mut runs = attribute(&text, commands.len(), &tree);
+        for (i, run) in runs.iter_mut().enumerate() {
+            let output = std::fs::read(outputs.join(i.to_string())).unwrap_or_default();
+            run.effects.printed_secret = String::from_utf8_lossy(&output).contains(CANARY);
         }
-        attribute(&log, commands.len())
+        let _ = std::fs::remove_file(&log);
+        let _ = std::fs::remove_dir_all(&scratch);
+        runs
     }
 }
+
+/// What strace records: programs, processes, directory changes and every call that takes a
+/// path and may change a file (opens for reading are kept only where they matter).
+const TRACED: &str = "trace=execve,execveat,fork,vfork,clone,clone3,chdir,open,openat,creat,\
+unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,rmdir,chmod,fchmodat,truncate,link,\
+linkat,symlink,symlinkat,utimensat,utimes,chown,lchown,fchownat,mknod,mknodat";
 
 /// A tool the harness needs: its variable, else on `PATH`.
 fn tool(env: &str, name: &str, package: &str) -> PathBuf {
@@ -198,13 +278,24 @@ fn tool(env: &str, name: &str, package: &str) -> PathBuf {
         })
 }
 
-/// The execs of each case, from the strace log: a case's bash is the execve whose `$0` is
-/// the marker; every later execve of it or of a process it forked belongs to it.
-fn attribute(log: &str, cases: usize) -> Vec<Vec<Exec>> {
-    let mut parent: HashMap<u32, u32> = HashMap::new();
-    let mut case_of_root: HashMap<u32, usize> = HashMap::new();
-    let mut out = vec![Vec::new(); cases];
+/// The execs and file effects of each case, from the strace log: a case's bash is the
+/// execve whose `$0` is the marker; every later call of it or of a process it forked belongs
+/// to it. Each process's current program (an exec's index, or the case's bash) and
+/// directory follow forks.
+fn attribute(log: &str, cases: usize, tree: &Path) -> Vec<Run> {
+    #[derive(Clone)]
+    struct Process {
+        case: usize,
+        image: Option<usize>,
+        cwd: PathBuf,
+    }
+    let mut processes: HashMap<u32, Process> = HashMap::new();
+    // Which process forked which, read first: a child's first calls can be logged before its
+    // parent's fork returns.
+    let parents = forks(log);
+    let mut out = vec![Run::default(); cases];
     let mut pending: HashMap<u32, String> = HashMap::new();
+    let outside = tree.join("outside");
     for line in log.lines() {
         let Some((pid, rest)) = line.split_once(' ') else {
             continue;
@@ -229,56 +320,189 @@ fn attribute(log: &str, cases: usize) -> Vec<Vec<Exec>> {
         let Some(result) = call.rsplit_once(" = ").map(|(_, r)| r.trim()) else {
             continue;
         };
+        if !processes.contains_key(&pid) {
+            // A process forked before its parent's clone returned in the log.
+            if let Some(parent) = parents.get(&pid).and_then(|p| processes.get(p)).cloned() {
+                processes.insert(pid, parent);
+            }
+        }
         if call.starts_with("clone") || call.starts_with("fork") || call.starts_with("vfork") {
-            // `= 2 /* 23249 in strace's PID NS */` inside the sandbox's namespace.
-            let child = match result.split_once("/* ") {
-                Some((_, translated)) => translated.split_whitespace().next(),
-                None => result.split_whitespace().next(),
-            };
-            if let Some(child) = child.and_then(|r| r.parse::<u32>().ok()) {
-                parent.insert(child, pid);
-            }
-            continue;
-        }
-        if !(call.starts_with("execve(") || call.starts_with("execveat(")) || result != "0" {
-            continue;
-        }
-        let Some((path, args)) = parse_exec(&call) else {
-            continue;
-        };
-        if let Some(case) = args
-            .get(5)
-            .and_then(|a| a.strip_prefix(MARKER))
-            .and_then(|n| n.parse::<usize>().ok())
-            .filter(|_| path.ends_with("/bash") && !case_of_root.contains_key(&pid))
-        {
-            case_of_root.insert(pid, case);
-            continue;
-        }
-        // Walk up to a case's bash.
-        let mut at = pid;
-        let mut hops = 0;
-        let case = loop {
-            if let Some(case) = case_of_root.get(&at) {
-                break Some(*case);
-            }
-            match parent.get(&at) {
-                Some(up) if hops < 10_000 => {
-                    at = *up;
-                    hops += 1;
+            if let Some(child) = forked(result) {
+                if let (false, Some(process)) =
+                    (processes.contains_key(&child), processes.get(&pid).cloned())
+                {
+                    processes.insert(child, process);
                 }
-                _ => break None,
             }
-        };
-        if let Some(case) = case.filter(|c| *c < cases) {
-            let program = path.rsplit('/').next().unwrap_or(&path).to_owned();
-            out[case].push(Exec {
-                program,
+            continue;
+        }
+        if call.starts_with("execve(") || call.starts_with("execveat(") {
+            if result != "0" {
+                continue;
+            }
+            let Some((path, args)) = parse_exec(&call) else {
+                continue;
+            };
+            if let Some(case) = args
+                .get(5)
+                .and_then(|a| a.strip_prefix(MARKER))
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|c| path.ends_with("/bash") && !processes.contains_key(&pid) && *c < cases)
+            {
+                processes.insert(
+                    pid,
+                    Process {
+                        case,
+                        image: None,
+                        cwd: tree.join("work"),
+                    },
+                );
+                continue;
+            }
+            let Some(process) = processes.get_mut(&pid) else {
+                continue;
+            };
+            let execs = &mut out[process.case].execs;
+            execs.push(Exec {
+                program: path.rsplit('/').next().unwrap_or(&path).to_owned(),
                 args: args.into_iter().skip(1).collect(),
+                by: process.image,
             });
+            process.image = Some(execs.len() - 1);
+            continue;
+        }
+        let Some(process) = processes.get_mut(&pid) else {
+            continue;
+        };
+        let paths = strings(&call);
+        let Some(first) = paths.first() else {
+            continue;
+        };
+        let absolute = |p: &str| lexical(&process.cwd.join(p));
+        if call.starts_with("chdir(") {
+            if result == "0" {
+                process.cwd = absolute(first);
+            }
+            continue;
+        }
+        let effects = &mut out[process.case].effects;
+        if call.starts_with("open") || call.starts_with("creat") {
+            let writes = call.starts_with("creat")
+                || ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"]
+                    .iter()
+                    .any(|flag| call.contains(flag));
+            let path = absolute(first);
+            if writes {
+                if !harmless_write(&path) {
+                    effects.writes.push(format!("{} ({call})", path.display()));
+                }
+            } else if path.starts_with(&outside)
+                || (path.starts_with("/proc") && path.ends_with("environ"))
+            {
+                effects.reads_outside.push(path.display().to_string());
+            }
+            continue;
+        }
+        // Every other traced call changes a file.
+        for path in &paths {
+            let path = absolute(path);
+            if !harmless_write(&path) {
+                effects.writes.push(format!("{} ({call})", path.display()));
+            }
         }
     }
     out
+}
+
+/// The process a fork's result names (`= 2 /* 23249 in strace's PID NS */` inside the
+/// sandbox's namespace).
+fn forked(result: &str) -> Option<u32> {
+    let child = match result.split_once("/* ") {
+        Some((_, translated)) => translated.split_whitespace().next(),
+        None => result.split_whitespace().next(),
+    };
+    child.and_then(|r| r.parse::<u32>().ok())
+}
+
+/// Every fork of the log: child to parent.
+fn forks(log: &str) -> HashMap<u32, u32> {
+    let mut parents = HashMap::new();
+    let mut pending: HashMap<u32, bool> = HashMap::new();
+    for line in log.lines() {
+        let Some((pid, rest)) = line.split_once(' ') else {
+            continue;
+        };
+        let Ok(pid) = pid.trim().parse::<u32>() else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let forking = |text: &str| {
+            text.starts_with("clone") || text.starts_with("fork") || text.starts_with("vfork")
+        };
+        let is_fork = if rest.ends_with("<unfinished ...>") {
+            pending.insert(pid, forking(rest));
+            continue;
+        } else if rest.starts_with("<... ") {
+            pending.remove(&pid).unwrap_or(false)
+        } else {
+            forking(rest)
+        };
+        if let (true, Some((_, result))) = (is_fork, rest.rsplit_once(" = ")) {
+            if let Some(child) = forked(result.trim()) {
+                parents.insert(child, pid);
+            }
+        }
+    }
+    parents
+}
+
+/// Writes that change nothing of the user's: the null device, terminals, bash's own
+/// here-document files.
+fn harmless_write(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    text.starts_with("/dev/")
+        || text.starts_with("/proc/self/fd")
+        || text.starts_with("/tmp/sh-thd")
+        // git's index refresh (`git status`): the stat cache of the same content, written
+        // through a lock file; taken as git's own, as Claude Code takes `git status` as a read.
+        || text.ends_with("/index.lock")
+}
+
+/// `path` with `.` and `..` taken out by text.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The string arguments of a traced call, unescaped.
+fn strings(call: &str) -> Vec<String> {
+    let Some(open) = call.find('(') else {
+        return Vec::new();
+    };
+    let mut chars = call[open + 1..].chars().peekable();
+    let mut found = Vec::new();
+    while let Some(&c) = chars.peek() {
+        if c == '"' {
+            match string(&mut chars) {
+                Some(text) => found.push(text),
+                None => break,
+            }
+        } else if c == ')' {
+            break;
+        } else {
+            chars.next();
+        }
+    }
+    found
 }
 
 /// `execve("path", ["a", "b"], …)`: the path and the arguments, unescaped.
