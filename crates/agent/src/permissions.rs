@@ -117,7 +117,7 @@ impl Permissions {
         input: &Value,
         read_only: bool,
         tool_use_id: &str,
-        session: &Peer,
+        peer: &Peer,
     ) -> (Verdict, Vec<PermissionUpdate>) {
         let allow = || (Verdict::Allow(input.clone()), Vec::new());
         let deny = |message: String| {
@@ -186,7 +186,7 @@ impl Permissions {
             tool_use_id: Some(tool_use_id.to_owned()),
             ..CanUseToolRequest::default()
         };
-        match session.can_use_tool(request).await {
+        match peer.can_use_tool(request).await {
             Ok(PermissionResult::Allow(allow)) => (
                 Verdict::Allow(allow.updated_input.unwrap_or_else(|| input.clone())),
                 allow.updated_permissions.unwrap_or_default(),

@@ -179,6 +179,8 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
         return Done::output(denied(reason));
     }
     if hook_decision != Some("allow") {
+        // Relative paths of a command are judged where its shell is (after a `cd`).
+        cx.permissions.set_shell_dir(cx.workspace.shell_cwd());
         let (verdict, updates) = cx
             .permissions
             .decide(

@@ -237,6 +237,11 @@ done < "$1"
             .arg(tree.join("work"))
             .args(["--setenv", "PATH", &path, "--setenv", "HOME", "/tmp"])
             .args(["--setenv", "TWINWIRE_CANARY", CANARY])
+            // The tree lies inside the checkout's target directory: git must not find the
+            // checkout's repository above it (its history is not the commands' to read).
+            .arg("--setenv")
+            .arg("GIT_CEILING_DIRECTORIES")
+            .arg(&tree)
             .args(["--", "/bin/bash", "--norc", "--noprofile"])
             .arg(tree.join("driver.sh"))
             .arg(tree.join("cases"))
