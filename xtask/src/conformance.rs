@@ -238,7 +238,7 @@ pub fn run_agent_column(root: &Path, tap: &Path) -> Result<Run> {
         .arg("--version")
         .output()
         .with_context(|| format!("running {} --version", agent.display()))?;
-    // `0.1.0 (twinwire-agent)`, as `claude --version` prints `2.1.330 (Claude Code)`.
+    // `0.2.0 (twinwire-agent)`, as `claude --version` prints `2.1.330 (Claude Code)`.
     let printed = String::from_utf8_lossy(&output.stdout);
     let version = printed
         .split_whitespace()

@@ -304,7 +304,7 @@ fn still_in(totals: &Totals) -> String {
 }
 
 /// `Claude Code 2.1.330 · /help for commands, Ctrl-D to quit`; a CLI in Claude Code's place
-/// that names itself (`twinwire-agent 0.1.0`) is named as it says.
+/// that names itself (`twinwire-agent 0.2.0`) is named as it says.
 fn banner(client: &Client) -> String {
     let version = client
         .initialize_response()
