@@ -12,6 +12,7 @@ mod install;
 mod offline;
 mod pipe;
 mod replay;
+mod rules;
 mod run;
 mod sessions;
 mod tap;
@@ -58,6 +59,9 @@ enum Command {
     /// Play the CLI's side of a recording to a host and check that the host sends what the
     /// recording says. Exits 1 with a diff on the first divergence.
     Replay(replay::ReplayArgs),
+    /// Permission rules: `rules check` lints those of a directory's settings and the command
+    /// line (rules wider than they look, deny rules that cannot hold, shadowed rules).
+    Rules(rules::RulesArgs),
     /// Download Claude Code from the npm registry (its sha512 integrity checked) into twinwire's
     /// cache, where the other subcommands find it when `claude` is not on PATH; a no-op when it
     /// is there. Prints the executable's path.
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
         Command::Sessions(args) => printing(|out| sessions::run(&args, out)),
         Command::View(args) => printing(|out| view::run(&args, out)),
         Command::InstallClaude(args) => printing(|out| install::run(&args, out)),
+        Command::Rules(args) => printing(|out| rules::run(&args, out)),
         Command::ModelServer(args) => {
             offline::model_server(&args, &mut std::io::stdout()).map(|()| ExitCode::SUCCESS)
         }

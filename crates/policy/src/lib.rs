@@ -71,6 +71,7 @@
 //! For guarantees that hold whatever runs, use Claude Code's sandbox settings.
 
 mod decision;
+pub mod lint;
 mod modes;
 pub mod paths;
 mod policy;
