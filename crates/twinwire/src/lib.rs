@@ -84,6 +84,7 @@ pub mod install;
 pub mod mcp;
 #[cfg(feature = "policy")]
 pub mod policy;
+pub mod redact;
 pub mod sessions;
 pub mod settings;
 mod trace;

@@ -1,10 +1,26 @@
-//! Secrets out of recordings.
+//! Secrets out of what is kept: `twinwire tap`'s recordings, the transcripts a
+//! [`TranscriptStore`](crate::sessions::stores::TranscriptStore) holds, the entries the
+//! transcript mirror appends, and saved sessions (`twinwire sessions scrub`).
 //!
-//! Redaction applies to what is written to a recording only, never to what is relayed. A
-//! secret becomes `<redacted N chars>` (N counts the characters it replaces in the string as
-//! a reader of the frame sees it), so a recording still shows the shape of what was there,
-//! and [`matches_redacted`] lets a replay accept the live value in its place. A frame is
-//! edited in place: everything but the secrets keeps its bytes.
+//! Redaction applies to what is written to rest only, never to what is relayed or what the
+//! CLI keeps in its own files. A secret becomes `<redacted N chars>` (N counts the characters
+//! it replaces in the string as a reader of the frame sees it), so a recording still shows the
+//! shape of what was there, and [`matches_redacted`] lets a replay accept the live value in its
+//! place. A frame is edited in place: everything but the secrets keeps its bytes.
+//!
+//! ```
+//! use twinwire::redact::Redactor;
+//!
+//! let redactor = Redactor::from_env([("DB_PASSWORD", "hunter2-hunter2")]);
+//! let mut entry = serde_json::json!({
+//!     "type": "user",
+//!     "message": {"content": "export DB_PASSWORD=hunter2-hunter2; curl -H 'x-api-key: abc123'"},
+//!     "headers": {"Authorization": "Bearer eyJhbGciOi"},
+//! });
+//! assert_eq!(redactor.value(&mut entry), 3);
+//! let text = entry.to_string();
+//! assert!(!text.contains("hunter2") && !text.contains("abc123") && !text.contains("eyJhbG"));
+//! ```
 //!
 //! What counts as a secret (docs/tap-replay.md, "What is redacted and what is not", says the
 //! same for users):
@@ -30,20 +46,12 @@
 //! * in streamed deltas, secrets cut across the deltas of one content block (see
 //!   [`stream`]).
 
-// Paths spelled out: the peers suite includes this file by its path, where the default
-// would look for the modules beside it rather than in `redact/`.
-#[path = "redact/escapes.rs"]
 mod escapes;
-#[path = "redact/json.rs"]
 mod json;
-#[path = "redact/layers.rs"]
 mod layers;
-#[path = "redact/patterns.rs"]
 mod patterns;
-#[path = "redact/stream.rs"]
 pub mod stream;
 #[cfg(test)]
-#[path = "redact/tests.rs"]
 mod tests;
 
 use std::borrow::Cow;
@@ -54,7 +62,7 @@ pub use patterns::is_secret_env;
 use patterns::Literals;
 
 /// A byte range of a text: `(start, end)`.
-type Span = (usize, usize);
+pub type Span = (usize, usize);
 
 /// Replaces secrets with `<redacted N chars>`.
 #[derive(Debug, Clone, Default)]
@@ -113,6 +121,24 @@ impl Redactor {
             .collect()
     }
 
+    /// Redacts a JSON value in place (a transcript entry, a store's row): every string is
+    /// read through the rules, every secret-named key's value is replaced. Returns how many
+    /// secrets were replaced (0: the value is as it was).
+    pub fn value(&self, value: &mut serde_json::Value) -> usize {
+        let line = value.to_string();
+        let Cow::Owned(redacted) = self.json_line(&line) else {
+            return 0;
+        };
+        let replaced = markers(&redacted).saturating_sub(markers(&line));
+        match serde_json::from_str(&redacted) {
+            Ok(parsed) => *value = parsed,
+            // The edits keep the JSON valid; should they not, nothing of the value is kept
+            // rather than a secret.
+            Err(_) => *value = serde_json::Value::String(placeholder(&line)),
+        }
+        replaced.max(1)
+    }
+
     /// Byte ranges of the secrets in `text`, sorted and apart.
     pub(crate) fn spans(&self, text: &str) -> Vec<(usize, usize)> {
         text_edits(text, 1, &self.rules())
@@ -129,7 +155,7 @@ impl Redactor {
     /// [`Redactor::json_line`], with the secrets of one of its strings known from the frames
     /// around it (a streamed delta): `interior` is the range of the escaped text between its
     /// quotes, `spans` are byte ranges of its unescaped text.
-    pub(crate) fn json_line_with<'a>(
+    pub fn json_line_with<'a>(
         &self,
         line: &'a str,
         extra: Option<KnownSecrets>,
@@ -153,13 +179,19 @@ impl Redactor {
     }
 }
 
-/// The secrets of one string of a frame, known from the frames around it.
+/// The secrets of one string of a frame, known from the frames around it (see
+/// [`stream`]).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct KnownSecrets<'a> {
+pub struct KnownSecrets<'a> {
     /// The escaped text between the string's quotes, in the line.
     pub interior: &'a Range<usize>,
     /// Byte ranges of its unescaped text.
     pub spans: &'a [Span],
+}
+
+/// How many redaction markers `text` holds.
+pub fn markers(text: &str) -> usize {
+    memchr::memmem::find_iter(text.as_bytes(), b"<redacted ").count()
 }
 
 /// `<redacted N chars>` for `secret`.
