@@ -88,6 +88,15 @@ impl Redactor {
         }
     }
 
+    /// A redactor that also looks for the values of this process's secret-named environment
+    /// variables (those that are text).
+    pub fn from_process_env() -> Self {
+        let vars: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .collect();
+        Self::from_env(vars.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+    }
+
     fn rules(&self) -> Rules<'_> {
         Rules {
             literals: &self.literals,
@@ -155,11 +164,7 @@ impl Redactor {
     /// [`Redactor::json_line`], with the secrets of one of its strings known from the frames
     /// around it (a streamed delta): `interior` is the range of the escaped text between its
     /// quotes, `spans` are byte ranges of its unescaped text.
-    pub fn json_line_with<'a>(
-        &self,
-        line: &'a str,
-        extra: Option<KnownSecrets>,
-    ) -> Cow<'a, str> {
+    pub fn json_line_with<'a>(&self, line: &'a str, extra: Option<KnownSecrets>) -> Cow<'a, str> {
         let quick = extra.is_none()
             && memchr::memchr(b'\\', line.as_bytes()).is_none()
             && !patterns::may_name_a_secret(line);
@@ -189,9 +194,24 @@ pub struct KnownSecrets<'a> {
     pub spans: &'a [Span],
 }
 
+/// Where the redaction markers of `text` are.
+pub(crate) fn marker_ranges(text: &str) -> Vec<(usize, usize)> {
+    const OPEN: &str = "<redacted ";
+    const CLOSE: &str = " chars>";
+    let mut ranges = Vec::new();
+    for at in memchr::memmem::find_iter(text.as_bytes(), OPEN.as_bytes()) {
+        let rest = &text[at + OPEN.len()..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(CLOSE) {
+            ranges.push((at, at + OPEN.len() + digits + CLOSE.len()));
+        }
+    }
+    ranges
+}
+
 /// How many redaction markers `text` holds.
 pub fn markers(text: &str) -> usize {
-    memchr::memmem::find_iter(text.as_bytes(), b"<redacted ").count()
+    marker_ranges(text).len()
 }
 
 /// `<redacted N chars>` for `secret`.

@@ -149,6 +149,9 @@ pub struct Options {
     pub(crate) transcript_store_flush: crate::sessions::mirror::StoreFlush,
     /// How long each store call of a store-backed resume may take (TS `loadTimeoutMs`).
     pub(crate) transcript_store_load_timeout: std::time::Duration,
+    /// How the mirror redacts entries before the store gets them; `None`: on, with the
+    /// secrets of the session's environment.
+    pub(crate) transcript_redaction: Option<crate::sessions::stores::StoreRedaction>,
 
     // --- MCP -------------------------------------------------------------------------------
     /// MCP servers by name: configs for the CLI to run and servers in this process.
@@ -310,6 +313,7 @@ impl Default for Options {
             transcript_store: None,
             transcript_store_flush: crate::sessions::mirror::StoreFlush::Batched,
             transcript_store_load_timeout: crate::sessions::restore::LOAD_TIMEOUT,
+            transcript_redaction: None,
             minimum_cli_version: std::env::var_os(SKIP_VERSION_CHECK_ENV)
                 .filter(|v| !v.is_empty())
                 .is_none()
@@ -503,6 +507,10 @@ impl fmt::Debug for Options {
                 &self.transcript_store.as_ref().map(|_| "<store>"),
             )
             .field("transcript_store_flush", &self.transcript_store_flush)
+            .field(
+                "transcript_redaction",
+                &self.transcript_redaction.as_ref().map(|r| r.is_on()),
+            )
             .field(
                 "transcript_store_load_timeout",
                 &self.transcript_store_load_timeout,

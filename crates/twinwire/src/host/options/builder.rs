@@ -316,6 +316,19 @@ impl OptionsBuilder {
         self
     }
 
+    /// How the transcript mirror redacts entries before the store gets them. By default it is
+    /// on, with the values of the session's secret-named environment variables (the host's and
+    /// [`env`](Self::env)'s) besides the rules every redactor has, whatever the store does
+    /// itself; [`StoreRedaction::off`](crate::sessions::stores::StoreRedaction::off) hands the
+    /// store the entries as the CLI wrote them.
+    pub fn transcript_redaction(
+        mut self,
+        redaction: crate::sessions::stores::StoreRedaction,
+    ) -> Self {
+        self.options.transcript_redaction = Some(redaction);
+        self
+    }
+
     // --- Pass-through ----------------------------------------------------------------------
 
     /// Adds a field to the `initialize` request as given, e.g. `supportedDialogKinds` or a
