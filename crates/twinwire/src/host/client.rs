@@ -1,4 +1,7 @@
-//! [`Client`]: a multi-turn session with one `claude` process.
+//! [`Client`]: a multi-turn session with one `claude` process; its control requests are in
+//! `client/requests.rs`.
+
+mod requests;
 
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,20 +13,8 @@ use serde_json::Value;
 use tokio::sync::{watch, Mutex};
 use twinwire_protocol::content::UserContent;
 use twinwire_protocol::control::{
-    ApplyFlagSettingsRequest, CancelAsyncMessageRequest, ControlRequestBody, ControlRequestKind,
-    GetContextUsageRequest, GetContextUsageResponse, GetSettingsRequest, GetSettingsResponse,
-    InitializeResponse, InterruptRequest, InterruptResponse, McpReadResourceRequest,
-    McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
-    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReloadPluginsRequest,
-    ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse, RewindFilesRequest,
-    RewindFilesResponse, SeedReadStateRequest, SetMaxThinkingTokensRequest, SetModelRequest,
-    SetPermissionModeRequest, StopTaskRequest,
+    ControlRequestBody, ControlRequestKind, InitializeRequest, InitializeResponse,
 };
-use twinwire_protocol::control::{
-    InitializeRequest, McpPermissionModeOverride, SetMcpPermissionModeOverrideRequest,
-    SetMcpPermissionModeOverrideResponse,
-};
-use twinwire_protocol::permission::PermissionMode;
 use twinwire_protocol::{Message, UserMessage};
 
 use super::control::HostControl;
@@ -287,165 +278,10 @@ impl Client {
         self.inner.connection.request_body(request, timeout).await
     }
 
-    /// Stops the current turn. The CLI answers an interrupt with no turn running as it answers
-    /// any other (nothing happens): ask [`Client::is_turn_running`] first to know whether there
-    /// is one. An interrupt the CLI never answers ends with [`Error::Timeout`] after the
-    /// request time limit.
-    pub async fn interrupt(&self) -> Result<InterruptResponse> {
-        self.request(InterruptRequest::default()).await
-    }
-
     /// Whether a turn is running: a user message was sent and the CLI has not yet written the
     /// `result` that ends it (as read by the reader, before the user takes it).
     pub fn is_turn_running(&self) -> bool {
         self.inner.progress.borrow().awaiting_result
-    }
-
-    /// Switches the model for the next API requests (`None`: the default model).
-    pub async fn set_model(&self, model: Option<&str>) -> Result<()> {
-        let request = SetModelRequest {
-            model: Some(model.map(str::to_owned)),
-            ..SetModelRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// Switches the permission mode. Returns the mode now in effect, which is not always the
-    /// one asked for (record it, not the argument); `None` when the CLI's answer names none
-    /// (CLIs before 2.1.332 answer with an empty payload).
-    pub async fn set_permission_mode(
-        &self,
-        mode: PermissionMode,
-    ) -> Result<Option<PermissionMode>> {
-        let request = SetPermissionModeRequest {
-            mode,
-            ..SetPermissionModeRequest::default()
-        };
-        Ok(self.request(request).await?.mode)
-    }
-
-    /// Sets the thinking budget (`None` turns extended thinking off).
-    pub async fn set_max_thinking_tokens(&self, tokens: Option<u64>) -> Result<()> {
-        let request = SetMaxThinkingTokensRequest {
-            max_thinking_tokens: Some(tokens),
-            ..SetMaxThinkingTokensRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// The state of every MCP server.
-    pub async fn mcp_status(&self) -> Result<McpStatusResponse> {
-        self.request(McpStatusRequest::default()).await
-    }
-
-    /// Reconnects an MCP server.
-    pub async fn mcp_reconnect(&self, server: &str) -> Result<()> {
-        let request = McpReconnectRequest {
-            server_name: server.to_owned(),
-            ..McpReconnectRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// Enables or disables an MCP server.
-    pub async fn mcp_toggle(&self, server: &str, enabled: bool) -> Result<()> {
-        let request = McpToggleRequest {
-            server_name: server.to_owned(),
-            enabled,
-            ..McpToggleRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// Replaces the dynamically added MCP servers.
-    pub async fn mcp_set_servers(
-        &self,
-        request: McpSetServersRequest,
-    ) -> Result<McpSetServersResponse> {
-        self.request(request).await
-    }
-
-    /// Reads a resource of an MCP server.
-    pub async fn mcp_read_resource(
-        &self,
-        server: &str,
-        uri: &str,
-    ) -> Result<McpReadResourceResponse> {
-        let request = McpReadResourceRequest {
-            server_name: server.to_owned(),
-            uri: uri.to_owned(),
-            ..McpReadResourceRequest::default()
-        };
-        self.request(request).await
-    }
-
-    /// How the context window is used.
-    pub async fn get_context_usage(&self) -> Result<GetContextUsageResponse> {
-        self.request(GetContextUsageRequest::default()).await
-    }
-
-    /// Restores files to their state at a user message (with `dry_run`, only reports).
-    pub async fn rewind_files(
-        &self,
-        user_message_id: &str,
-        dry_run: bool,
-    ) -> Result<RewindFilesResponse> {
-        let request = RewindFilesRequest {
-            user_message_id: user_message_id.to_owned(),
-            dry_run: Some(dry_run),
-            ..RewindFilesRequest::default()
-        };
-        self.request(request).await
-    }
-
-    /// Stops a background task.
-    pub async fn stop_task(&self, task_id: &str) -> Result<()> {
-        let request = StopTaskRequest {
-            task_id: task_id.to_owned(),
-            ..StopTaskRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// Applies settings as if given by `--settings`.
-    pub async fn apply_flag_settings(
-        &self,
-        settings: serde_json::Map<String, Value>,
-    ) -> Result<()> {
-        let request = ApplyFlagSettingsRequest {
-            settings,
-            ..ApplyFlagSettingsRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// The effective settings.
-    pub async fn get_settings(&self) -> Result<GetSettingsResponse> {
-        self.request(GetSettingsRequest::default()).await
-    }
-
-    /// Reloads plugins.
-    pub async fn reload_plugins(&self) -> Result<ReloadPluginsResponse> {
-        self.request(ReloadPluginsRequest::default()).await
-    }
-
-    /// Reloads skills.
-    pub async fn reload_skills(&self) -> Result<ReloadSkillsResponse> {
-        self.request(ReloadSkillsRequest::default()).await
-    }
-
-    /// Tells the CLI a file was already read (so edits need no fresh read).
-    pub async fn seed_read_state(&self, request: SeedReadStateRequest) -> Result<()> {
-        self.request(request).await.map(drop)
-    }
-
-    /// Withdraws a queued user message by its uuid.
-    pub async fn cancel_async_message(&self, message_uuid: &str) -> Result<()> {
-        let request = CancelAsyncMessageRequest {
-            message_uuid: message_uuid.to_owned(),
-            ..CancelAsyncMessageRequest::default()
-        };
-        self.request(request).await.map(drop)
     }
 
     /// Closes stdin once the session no longer needs it: after the result of the latest turn
@@ -502,23 +338,6 @@ impl Client {
     /// Waits up to `limit` for the CLI to exit on its own.
     pub async fn wait(&self, limit: Duration) -> Option<ExitStatus> {
         self.inner.process.wait_for_exit(limit).await
-    }
-
-    /// Pins (`Some`) or clears (`None`) a permission mode for the tools of the MCP server
-    /// `server`. It only tightens: it applies where the session's mode would allow a call
-    /// without asking (`bypassPermissions`, `auto`). The answer's `warning` says that no known
-    /// server has that name (the override is kept for one that connects later).
-    pub async fn set_mcp_permission_mode_override(
-        &self,
-        server: &str,
-        mode: Option<McpPermissionModeOverride>,
-    ) -> Result<SetMcpPermissionModeOverrideResponse> {
-        let request = SetMcpPermissionModeOverrideRequest {
-            server_name: server.to_owned(),
-            mode,
-            ..SetMcpPermissionModeOverrideRequest::default()
-        };
-        self.request(request).await
     }
 
     /// Sends the `initialize` request again, as first sent (the same hooks and callback ids),
