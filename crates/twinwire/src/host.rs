@@ -25,9 +25,12 @@ mod progress;
 mod query;
 mod spans;
 mod transcripts;
+pub mod usage;
+mod watch;
 
 pub use callbacks::PermissionRequest;
 pub use client::{Client, Messages, Reinitialized};
 pub use handler::{HookCall, Host};
 pub use pool::{Pool, PoolConfig, PooledClient};
 pub use query::{query, MessageStream, Prompt};
+pub use usage::{AgentUsage, Tokens, ToolCallUsage, TurnUsage};

@@ -63,11 +63,16 @@ pub(crate) fn turn(parent: &Span, request_model: Option<&str>) -> Span {
         gen_ai.conversation.id = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
+        twinwire.usage.cost_usd = Empty,
+        twinwire.usage.subagents = Empty,
+        twinwire.usage.subagent_input_tokens = Empty,
+        twinwire.usage.subagent_output_tokens = Empty,
         error.type = Empty,
     )
 }
 
-/// The span of one tool use: its `tool_use` block seen to its `tool_result`.
+/// The span of one tool use: its `tool_use` block seen to its `tool_result` (for a call that
+/// runs a subagent in the background, to the task's end), with the subagent's usage.
 pub(crate) fn tool(parent: &Span, name: &str, call_id: &str) -> Span {
     tracing::info_span!(
         target: "twinwire::trace",
@@ -76,6 +81,8 @@ pub(crate) fn tool(parent: &Span, name: &str, call_id: &str) -> Span {
         gen_ai.operation.name = "execute_tool",
         gen_ai.tool.name = name,
         gen_ai.tool.call.id = call_id,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
         error.type = Empty,
     )
 }

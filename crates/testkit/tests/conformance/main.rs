@@ -28,6 +28,7 @@ mod requests;
 mod sessions;
 mod settings;
 mod tasks;
+mod usage;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};

@@ -27,7 +27,7 @@ async fn the_session_reports_its_cost_usage_models_and_version_and_takes_a_title
     let cost = within(client.get_session_cost()).await.unwrap();
     let text = cost.text().unwrap_or_default();
     assert!(text.contains("Estimated cost"), "{cost:?}");
-    let usage = within(client.usage(true)).await.unwrap();
+    let usage = within(client.get_usage(true)).await.unwrap();
     let total = usage.session.total_cost_usd.as_f64().unwrap();
     assert!(
         (total - result.total_cost_usd).abs() < 1e-9,

@@ -15,6 +15,7 @@ use twinwire_protocol::content::UserContent;
 use twinwire_protocol::control::{
     ControlRequestBody, ControlRequestKind, InitializeRequest, InitializeResponse,
 };
+use twinwire_protocol::result::ResultMessage;
 use twinwire_protocol::{Message, UserMessage};
 
 use super::control::HostControl;
@@ -22,6 +23,8 @@ use super::launch::{self, Carrier, Started};
 use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
 use super::spans::SessionSpans;
 use super::transcripts::{restore_from_store, Mirror};
+use super::usage::TurnUsage;
+use super::watch::SessionWatch;
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
 use crate::sessions::mirror::MirrorEvent;
@@ -76,6 +79,8 @@ struct Inner {
     options: Options,
     /// The session's spans: the session, its turns and tool uses.
     spans: Arc<SessionSpans>,
+    /// What the reader saw of the session: usage per turn, agent and tool call.
+    watch: Arc<SessionWatch>,
 }
 
 impl std::fmt::Debug for Client {
@@ -94,6 +99,7 @@ impl Client {
     pub async fn connect(options: Options) -> Result<Self> {
         let mut options = options;
         let spans = Arc::new(SessionSpans::start(options.model.as_deref()));
+        let session_watch = Arc::new(SessionWatch::new(Arc::clone(&spans)));
         let session = spans.session();
         let restored = restore_from_store(&mut options)
             .instrument(session.clone())
@@ -132,8 +138,13 @@ impl Client {
             Arc::new(control),
             config,
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
-            Some(watcher(&options, Arc::clone(&progress), mirror, &spans)),
-            spans.tap(),
+            Some(watcher(
+                &options,
+                Arc::clone(&progress),
+                mirror,
+                &session_watch,
+            )),
+            Some(session_watch.tap()),
         );
         let inbound = match mirror_failures {
             Some(failures) => inbound.with_side_channel(failures),
@@ -171,6 +182,7 @@ impl Client {
                 _restored: restored,
                 options,
                 spans,
+                watch: session_watch,
             }),
         })
     }
@@ -255,6 +267,18 @@ impl Client {
     /// the status of the local program that carries it.
     pub fn exit_status(&self) -> Option<ExitStatus> {
         self.inner.process.exit_status()
+    }
+
+    /// What the turn that `result` ended used, per agent (the main thread, each subagent) and
+    /// per tool call, with the shares of its cost (see [`TurnUsage`]); `None` for a result
+    /// this session did not end (or one of more than the last 256 turns).
+    pub fn turn_usage(&self, result: &ResultMessage) -> Option<TurnUsage> {
+        self.inner.watch.turn_usage(&result.uuid)
+    }
+
+    /// The usage of the session's last turns (up to 256), oldest first.
+    pub fn usage_by_turn(&self) -> Vec<TurnUsage> {
+        self.inner.watch.turns()
     }
 
     /// The process id of the CLI.
@@ -393,6 +417,14 @@ enum MessagesState {
     Reading(tokio::sync::OwnedMutexGuard<Inbound<Message>>),
 }
 
+impl Messages {
+    /// What the turn that `result` ended used, per agent and tool call (see
+    /// [`Client::turn_usage`]).
+    pub fn turn_usage(&self, result: &ResultMessage) -> Option<TurnUsage> {
+        self._client.turn_usage(result)
+    }
+}
+
 impl std::fmt::Debug for Messages {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Messages")
@@ -445,14 +477,15 @@ impl InProcessServers {
 
 /// What the reader watches in the CLI's output before the user reads it: whether the CLI
 /// accepts `control_cancel_request` (and whether it is older than the options accept), the
-/// session's progress, and the frames the transcript mirror stores.
+/// session's progress, what the session's watch keeps track of (spans, usage), and the frames
+/// the transcript mirror stores.
 fn watcher(
     options: &Options,
     progress: Arc<watch::Sender<Progress>>,
     mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
-    spans: &Arc<SessionSpans>,
+    session: &Arc<SessionWatch>,
 ) -> crate::engine::Observer<Message> {
-    let spans = spans.enabled().then(|| Arc::clone(spans));
+    let session = Arc::clone(session);
     let minimum = options.minimum_cli_version.clone();
     let warned = std::sync::atomic::AtomicBool::new(false);
     Box::new(
@@ -468,9 +501,7 @@ fn watcher(
                 }
             }
             observe(&progress, message);
-            if let Some(spans) = &spans {
-                spans.observe(message);
-            }
+            session.observe(message);
             if let Some(mirror) = &mirror {
                 match message {
                     Message::TranscriptMirror(frame) => {

@@ -234,10 +234,10 @@ impl Client {
         self.request(ListModelsRequest::default()).await
     }
 
-    /// The session's cost and usage, the plan's rate limits and what drives usage (the
-    /// TypeScript SDK's experimental `usage()`; `skip_behaviors` leaves out the scan of local
-    /// transcripts).
-    pub async fn usage(&self, skip_behaviors: bool) -> Result<GetUsageResponse> {
+    /// The session's cost and usage, the plan's rate limits and what drives usage, as the CLI
+    /// keeps them (the TypeScript SDK's experimental `usage()`; `skip_behaviors` leaves out the
+    /// scan of local transcripts). Per subagent and tool call: [`Client::turn_usage`].
+    pub async fn get_usage(&self, skip_behaviors: bool) -> Result<GetUsageResponse> {
         let request = GetUsageRequest {
             skip_behaviors: Some(skip_behaviors),
             ..GetUsageRequest::default()
