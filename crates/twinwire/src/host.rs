@@ -16,6 +16,8 @@
 pub mod callbacks;
 mod client;
 mod control;
+pub mod decisions;
+mod explaining;
 mod handler;
 pub mod launch;
 pub mod options;
@@ -30,6 +32,7 @@ mod watch;
 
 pub use callbacks::PermissionRequest;
 pub use client::{Client, Messages, Reinitialized};
+pub use decisions::PermissionDecision;
 pub use handler::{HookCall, Host};
 pub use pool::{Pool, PoolConfig, PooledClient};
 pub use query::{query, MessageStream, Prompt};

@@ -78,6 +78,8 @@
 pub mod agent;
 pub mod engine;
 mod error;
+#[cfg(feature = "policy")]
+pub mod explain;
 pub mod host;
 #[cfg(feature = "install")]
 pub mod install;

@@ -100,6 +100,25 @@ pub(crate) fn permission(parent: &Span, tool: &str, call_id: Option<&str>) -> Sp
     )
 }
 
+/// The span of one tool call's permission decision: who decided, and whether it ran. It opens
+/// and ends when the decision is known (the tool's result), under the tool use's span.
+pub(crate) fn decision(parent: &Span, tool: &str, call_id: &str) -> Span {
+    tracing::info_span!(
+        target: "twinwire::trace",
+        parent: parent,
+        "permission_decision",
+        gen_ai.tool.name = tool,
+        gen_ai.tool.call.id = call_id,
+        twinwire.permission.verdict = Empty,
+        twinwire.permission.decided_by = Empty,
+        twinwire.permission.rule = Empty,
+        twinwire.permission.rule_source = Empty,
+        twinwire.permission.mode = Empty,
+        twinwire.permission.hook = Empty,
+        twinwire.permission.reported = Empty,
+    )
+}
+
 /// The span of one hook callback.
 pub(crate) fn hook(parent: &Span, event: &str, callback_id: &str, call_id: Option<&str>) -> Span {
     tracing::info_span!(

@@ -17,6 +17,7 @@
 mod basics;
 mod claims;
 mod control;
+mod decisions;
 mod dialogs;
 mod hooks;
 mod mcp;

@@ -99,7 +99,11 @@ impl Client {
     pub async fn connect(options: Options) -> Result<Self> {
         let mut options = options;
         let spans = Arc::new(SessionSpans::start(options.model.as_deref()));
-        let session_watch = Arc::new(SessionWatch::new(Arc::clone(&spans)));
+        let session_watch = Arc::new(SessionWatch::with_decisions(
+            Arc::clone(&spans),
+            super::explaining::explainer(&options),
+            options.on_permission_decision.clone(),
+        ));
         let session = spans.session();
         let restored = restore_from_store(&mut options)
             .instrument(session.clone())
@@ -111,7 +115,7 @@ impl Client {
             options.permission_timeout,
             &options.hooks,
             servers.router.clone(),
-            Arc::clone(&spans),
+            Arc::clone(&session_watch),
         );
         let mut plan = options.launch_plan();
         // First, so that the options' own `TRACEPARENT`/`TRACESTATE`, which come later, win.
@@ -274,6 +278,15 @@ impl Client {
     /// this session did not end (or one of more than the last 256 turns).
     pub fn turn_usage(&self, result: &ResultMessage) -> Option<TurnUsage> {
         self.inner.watch.turn_usage(&result.uuid)
+    }
+
+    /// The permission decision of each tool call so far (up to the last 1,024), oldest first:
+    /// whether it ran and who decided (a rule and its source, the mode, a hook, the host's
+    /// callback, the CLI's settings), and why the CLI asked when it asked (see
+    /// [`PermissionDecision`](super::decisions::PermissionDecision)). Each is known once the
+    /// tool's result is in (a failed call the CLI did not report: at the turn's result).
+    pub fn permission_decisions(&self) -> Vec<super::decisions::PermissionDecision> {
+        self.inner.watch.decisions()
     }
 
     /// The usage of the session's last turns (up to 256), oldest first.

@@ -1,5 +1,7 @@
 //! What the reader sees of a session, told to those who keep track of it: the spans
-//! (`host::spans`) and the usage fold (`host::usage`).
+//! (`host::spans`), the usage fold (`host::usage`) and the permission decisions
+//! (`host::decisions`, to which `host::control` adds what the host's callback and hooks
+//! answered).
 //!
 //! The reader hands the watch every frame it decodes (`system`, `result`, …) and, through a
 //! tap, the lines it defers undecoded for the user (`assistant`, `user`, `stream_event`). Of
@@ -18,21 +20,94 @@ use serde_json::Value;
 use twinwire_protocol::system::SystemMessage;
 use twinwire_protocol::Message;
 
+use super::decisions::{
+    AskedHost, DecidedBy, DecisionLog, Explainer, OnDecision, PermissionDecision, Reported,
+};
 use super::spans::SessionSpans;
 use super::usage::{Tokens, ToolUse, TurnUsage, UsageFold};
 use crate::engine::{lock, LineTap};
+use crate::trace;
 
 /// The watch of one session.
 pub(crate) struct SessionWatch {
     spans: Arc<SessionSpans>,
     usage: Mutex<UsageFold>,
+    decisions: Mutex<DecisionLog>,
+    on_decision: Option<OnDecision>,
 }
 
 impl SessionWatch {
+    #[cfg(test)]
     pub(crate) fn new(spans: Arc<SessionSpans>) -> Self {
+        Self::with_decisions(spans, None, None)
+    }
+
+    /// A watch that explains decisions with `explainer` and tells each to `on_decision`.
+    pub(crate) fn with_decisions(
+        spans: Arc<SessionSpans>,
+        explainer: Option<Explainer>,
+        on_decision: Option<OnDecision>,
+    ) -> Self {
         Self {
             spans,
             usage: Mutex::new(UsageFold::default()),
+            decisions: Mutex::new(DecisionLog::new(explainer)),
+            on_decision,
+        }
+    }
+
+    /// The span a tool use's permission callback or hook goes under (see
+    /// [`SessionSpans::parent_for`]).
+    pub(crate) fn parent_for(&self, tool_use_id: Option<&str>) -> tracing::Span {
+        self.spans.parent_for(tool_use_id)
+    }
+
+    /// The CLI asked the host about a call.
+    pub(crate) fn asked(&self, tool_use_id: &str, asked: AskedHost) {
+        lock(&self.decisions).asked(tool_use_id, asked);
+    }
+
+    /// The host's callback answered a call.
+    pub(crate) fn answered(
+        &self,
+        tool_use_id: &str,
+        allowed: bool,
+        message: Option<String>,
+        failed: bool,
+    ) {
+        lock(&self.decisions).answered(tool_use_id, allowed, message, failed);
+    }
+
+    /// The host's `PreToolUse` hook decided a call.
+    pub(crate) fn hooked(
+        &self,
+        tool_use_id: &str,
+        callback_id: &str,
+        allowed: bool,
+        message: Option<String>,
+    ) {
+        lock(&self.decisions).hooked(tool_use_id, callback_id, allowed, message);
+    }
+
+    /// The decisions kept, oldest first.
+    pub(crate) fn decisions(&self) -> Vec<PermissionDecision> {
+        lock(&self.decisions).decisions()
+    }
+
+    /// A decision is known: its span, a log line, the callback.
+    fn decided(&self, decision: &PermissionDecision) {
+        let span = trace::decision(
+            &self.spans.parent_for(Some(&decision.tool_use_id)),
+            &decision.tool_name,
+            &decision.tool_use_id,
+        );
+        if !span.is_disabled() {
+            record_decision(&span, decision);
+        }
+        drop(span);
+        tracing::debug!(target: "twinwire::permissions", %decision, "permission decision");
+        if let Some(on_decision) = &self.on_decision {
+            on_decision(decision);
         }
     }
 
@@ -61,7 +136,10 @@ impl SessionWatch {
     pub(crate) fn observe(&self, message: &Message) {
         match message {
             Message::System(system) => match &**system {
-                SystemMessage::Init(init) => self.spans.initialized(&init.session_id, &init.model),
+                SystemMessage::Init(init) => {
+                    self.spans.initialized(&init.session_id, &init.model);
+                    lock(&self.decisions).mode = Some(init.permission_mode.as_str().to_owned());
+                }
                 SystemMessage::TaskStarted(task) => {
                     if let Some(id) = &task.tool_use_id {
                         lock(&self.usage).task_started(
@@ -84,8 +162,21 @@ impl SessionWatch {
                 _ => {}
             },
             Message::Result(result) => {
+                let denied: Vec<String> = result
+                    .permission_denials
+                    .iter()
+                    .map(|d| d.tool_use_id.clone())
+                    .collect();
+                let decisions = lock(&self.decisions).result(&denied);
+                for decision in &decisions {
+                    self.decided(decision);
+                }
                 let turn = lock(&self.usage).result(result);
                 self.spans.turn_ended(result, &turn);
+            }
+            // A peer that does not write `type` first has these decoded, not deferred.
+            Message::Assistant(_) | Message::User(_) | Message::StreamEvent(_) => {
+                self.line(&message.to_value().to_string());
             }
             _ => {}
         }
@@ -141,7 +232,7 @@ impl SessionWatch {
         let inputs: Vec<Option<Value>> = blocks
             .iter()
             .map(|b| {
-                (b.kind == "tool_use" && matches!(b.name.as_deref(), Some("Task" | "Agent")))
+                (b.kind == "tool_use")
                     .then(|| b.input.and_then(|raw| serde_json::from_str(raw.get()).ok()))
                     .flatten()
             })
@@ -165,6 +256,12 @@ impl SessionWatch {
             message.usage.as_ref().map(LineUsage::tokens),
             &uses,
         );
+        let mut decisions = lock(&self.decisions);
+        for tool in &uses {
+            let input = tool.input.cloned().unwrap_or(Value::Null);
+            decisions.tool_used(tool.id, tool.name, parent, input);
+        }
+        drop(decisions);
         for tool in &uses {
             self.spans.tool_used(tool.id, tool.name, parent);
         }
@@ -187,6 +284,22 @@ impl SessionWatch {
                 usage.tool_result(id, result.as_ref());
                 usage.subagent_tokens(id)
             };
+            let meta = frame
+                .tool_result_meta
+                .iter()
+                .flatten()
+                .find(|m| m.id.as_deref() == Some(id))
+                .and_then(|m| m.permission_decision.as_ref());
+            let reported = meta.map(|d| Reported {
+                decision: d.decision.as_deref().unwrap_or_default(),
+                source: d.source.as_deref(),
+                reason_type: d.reason_type.as_deref(),
+            });
+            let decision =
+                lock(&self.decisions).tool_result(id, block.is_error == Some(true), reported);
+            if let Some(decision) = &decision {
+                self.decided(decision);
+            }
             let launched = result.as_ref().is_some_and(|r| {
                 r.get("status").and_then(Value::as_str) == Some("async_launched")
                     || r.get("isAsync").and_then(Value::as_bool) == Some(true)
@@ -209,7 +322,64 @@ struct Frame<'a> {
     #[serde(default, borrow)]
     tool_use_result: Option<&'a RawValue>,
     #[serde(default, borrow)]
+    tool_result_meta: Option<Vec<ResultMeta<'a>>>,
+    #[serde(default, borrow)]
     event: Option<FrameEvent<'a>>,
+}
+
+/// `tool_result_meta`: the CLI's report of a call's permission decision.
+#[derive(Deserialize)]
+struct ResultMeta<'a> {
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    permission_decision: Option<ReportedDecision<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ReportedDecision<'a> {
+    #[serde(default, borrow)]
+    decision: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    source: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reason_type: Option<Cow<'a, str>>,
+}
+
+/// A decision's fields on its span.
+fn record_decision(span: &tracing::Span, decision: &PermissionDecision) {
+    use super::decisions::Verdict;
+    let verdict = match decision.verdict {
+        Verdict::Allowed => "allowed",
+        _ => "denied",
+    };
+    span.record("twinwire.permission.verdict", verdict);
+    span.record("twinwire.permission.reported", decision.reported);
+    let by = match &decision.decided_by {
+        DecidedBy::Rule { rule, source, .. } => {
+            if let Some(rule) = rule {
+                span.record("twinwire.permission.rule", rule.as_str());
+            }
+            if let Some(source) = source {
+                span.record("twinwire.permission.rule_source", source.as_str());
+            }
+            "rule"
+        }
+        DecidedBy::Mode { mode } => {
+            span.record("twinwire.permission.mode", mode.as_str());
+            "mode"
+        }
+        DecidedBy::Hook { callback_id } => {
+            if let Some(id) = callback_id {
+                span.record("twinwire.permission.hook", id.as_str());
+            }
+            "hook"
+        }
+        DecidedBy::Callback { .. } => "callback",
+        DecidedBy::Settings { .. } => "settings",
+        _ => "unknown",
+    };
+    span.record("twinwire.permission.decided_by", by);
 }
 
 #[derive(Deserialize)]
