@@ -28,6 +28,7 @@ mod query;
 mod spans;
 mod transcripts;
 pub mod usage;
+pub mod warnings;
 mod watch;
 
 pub use callbacks::PermissionRequest;
@@ -37,3 +38,4 @@ pub use handler::{HookCall, Host};
 pub use pool::{Pool, PoolConfig, PooledClient};
 pub use query::{query, MessageStream, Prompt};
 pub use usage::{AgentUsage, Tokens, ToolCallUsage, TurnUsage};
+pub use warnings::Warning;

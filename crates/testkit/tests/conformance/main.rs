@@ -30,6 +30,7 @@ mod sessions;
 mod settings;
 mod tasks;
 mod usage;
+mod warnings;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};

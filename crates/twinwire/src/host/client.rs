@@ -24,6 +24,7 @@ use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
 use super::spans::SessionSpans;
 use super::transcripts::{restore_from_store, Mirror};
 use super::usage::TurnUsage;
+use super::warnings::{self, Warning};
 use super::watch::SessionWatch;
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
@@ -81,6 +82,8 @@ struct Inner {
     spans: Arc<SessionSpans>,
     /// What the reader saw of the session: usage per turn, agent and tool call.
     watch: Arc<SessionWatch>,
+    /// The session's misconfigurations: the options', then what `system/init` showed.
+    warnings: Arc<std::sync::Mutex<Vec<Warning>>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -98,6 +101,7 @@ impl Client {
     /// the engine started with what it watches, and `initialize` answered.
     pub async fn connect(options: Options) -> Result<Self> {
         let mut options = options;
+        let warnings = Arc::new(std::sync::Mutex::new(logged(warnings::check(&options))));
         let spans = Arc::new(SessionSpans::start(options.model.as_deref()));
         let session_watch = Arc::new(SessionWatch::with_decisions(
             Arc::clone(&spans),
@@ -147,6 +151,7 @@ impl Client {
                 Arc::clone(&progress),
                 mirror,
                 &session_watch,
+                &warnings,
             )),
             Some(session_watch.tap()),
         );
@@ -187,6 +192,7 @@ impl Client {
                 options,
                 spans,
                 watch: session_watch,
+                warnings,
             }),
         })
     }
@@ -287,6 +293,14 @@ impl Client {
     /// tool's result is in (a failed call the CLI did not report: at the turn's result).
     pub fn permission_decisions(&self) -> Vec<super::decisions::PermissionDecision> {
         self.inner.watch.decisions()
+    }
+
+    /// The session's misconfigurations (see [`Warning`]): what the options and the settings
+    /// files showed before it started, then what the CLI's first `system/init` showed (MCP
+    /// servers it did not load, rules naming tools it does not have). Each was also logged
+    /// (target `twinwire::warnings`).
+    pub fn warnings(&self) -> Vec<Warning> {
+        crate::engine::lock(&self.inner.warnings).clone()
     }
 
     /// The usage of the session's last turns (up to 256), oldest first.
@@ -497,8 +511,12 @@ fn watcher(
     progress: Arc<watch::Sender<Progress>>,
     mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
     session: &Arc<SessionWatch>,
+    warnings: &Arc<std::sync::Mutex<Vec<Warning>>>,
 ) -> crate::engine::Observer<Message> {
     let session = Arc::clone(session);
+    let warnings = Arc::clone(warnings);
+    let checked_init = std::sync::atomic::AtomicBool::new(false);
+    let for_init = options.clone();
     let minimum = options.minimum_cli_version.clone();
     let warned = std::sync::atomic::AtomicBool::new(false);
     Box::new(
@@ -515,6 +533,14 @@ fn watcher(
             }
             observe(&progress, message);
             session.observe(message);
+            if let Message::System(system) = message {
+                if let twinwire_protocol::system::SystemMessage::Init(init) = &**system {
+                    if !checked_init.swap(true, Ordering::Relaxed) {
+                        let found = logged(warnings::at_init(&for_init, init));
+                        crate::engine::lock(&warnings).extend(found);
+                    }
+                }
+            }
             if let Some(mirror) = &mirror {
                 match message {
                     Message::TranscriptMirror(frame) => {
@@ -531,6 +557,14 @@ fn watcher(
             }
         },
     )
+}
+
+/// Logs each warning once, and keeps them.
+fn logged(found: Vec<Warning>) -> Vec<Warning> {
+    for warning in &found {
+        tracing::warn!(target: "twinwire::warnings", %warning, "misconfiguration");
+    }
+    found
 }
 
 /// Sends `initialize` and checks the CLI's version against the options' minimum. An answer
