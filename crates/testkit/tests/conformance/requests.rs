@@ -230,7 +230,7 @@ async fn a_running_command_is_moved_to_the_background_and_its_output_read() {
             {"when": {"last_is_tool_result": true}, "reply": {"text": "it runs on"}},
             {"when": {"last_user_text_contains": "run the long job"},
              "reply": {"tool_use": {"name": "Bash",
-                "input": {"command": "echo JOB-OUTPUT-41; sleep 45", "description": "job"}}}}
+                "input": {"command": "echo JOB-OUTPUT-41; sleep 15", "description": "job"}}}}
         ]),
         json!({"text": "ok"}),
     ))
