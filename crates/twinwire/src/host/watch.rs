@@ -11,7 +11,7 @@
 //! any other line costs one or two searches of its bytes.
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use memchr::memmem;
 use serde::Deserialize;
@@ -183,14 +183,21 @@ impl SessionWatch {
     }
 
     fn line(&self, line: &str) {
+        // Built once: building a searcher costs more than searching one line.
+        static TOOL_RESULT: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+        static MESSAGE_EVENT: OnceLock<memmem::Finder<'static>> = OnceLock::new();
         let bytes = line.as_bytes();
         let wanted = match twinwire_protocol::leading_type(line) {
             Some("assistant") => true,
-            Some("user") => memmem::find(bytes, b"\"tool_result\"").is_some(),
-            Some("stream_event") => {
-                memmem::find(bytes, b"\"message_start\"").is_some()
-                    || memmem::find(bytes, b"\"message_delta\"").is_some()
-            }
+            Some("user") => TOOL_RESULT
+                .get_or_init(|| memmem::Finder::new(b"\"tool_result\""))
+                .find(bytes)
+                .is_some(),
+            // `message_start`, `message_delta` (and `message_stop`, read and passed over).
+            Some("stream_event") => MESSAGE_EVENT
+                .get_or_init(|| memmem::Finder::new(b"\"message_"))
+                .find(bytes)
+                .is_some(),
             // Not written with `type` first: read it to find out.
             _ => true,
         };
