@@ -40,7 +40,7 @@
 //!   `sessionkey`, `clientkey`, `authorization`, `auth`, `cookie(s)`, `credential(s)`, or
 //!   start with `proxy` and hold `auth` (not `apiKeySource`, `input_tokens`);
 //! * all of this again inside strings that hold JSON or escaped text, through up to
-//!   [`layers::MAX_LAYERS`] layers of escaping;
+//!   [`MAX_LAYERS`] layers of escaping;
 //! * in the recorded argv, every value under `env` and `headers` in JSON given inline
 //!   (`--mcp-config '{"mcpServers": …}'`, `--settings '{…}'`);
 //! * in streamed deltas, secrets cut across the deltas of one content block (see
@@ -58,6 +58,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use layers::{apply, json_line_edits, text_edits, Rules};
+pub use layers::MAX_LAYERS;
 pub use patterns::is_secret_env;
 use patterns::Literals;
 
