@@ -57,8 +57,8 @@ mod tests;
 use std::borrow::Cow;
 use std::ops::Range;
 
-use layers::{apply, json_line_edits, text_edits, Rules};
 pub use layers::MAX_LAYERS;
+use layers::{apply, json_line_edits, text_edits, Rules};
 pub use patterns::is_secret_env;
 use patterns::Literals;
 
