@@ -8,6 +8,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 mod chat;
 mod check;
 mod connect;
+mod explain;
 mod install;
 mod offline;
 mod pipe;
@@ -56,6 +57,12 @@ enum Command {
     /// Show a session as one self-contained HTML page: a tap recording, a `run --output jsonl`
     /// or stream-json capture, or a saved session (--session ID). Prints the page's path.
     View(view::ViewArgs),
+    /// Would this call be allowed here, and why: a command line (or --tool and --input) judged
+    /// against a directory's settings files, the command line's allowed and disallowed tools
+    /// and the permission mode, in Claude Code's order, naming the rule and the file it came
+    /// from. Exits 0 when the call would run without asking, 1 when it would be asked about
+    /// or denied.
+    Explain(explain::ExplainArgs),
     /// Play the CLI's side of a recording to a host and check that the host sends what the
     /// recording says. Exits 1 with a diff on the first divergence.
     Replay(replay::ReplayArgs),
@@ -82,6 +89,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => Ok(ExitCode::from(replay::run(args))),
         Command::Sessions(args) => printing(|out| sessions::run(&args, out)),
         Command::View(args) => printing(|out| view::run(&args, out)),
+        Command::Explain(args) => printing(|out| explain::run(&args, out)),
         Command::InstallClaude(args) => printing(|out| install::run(&args, out)),
         Command::Rules(args) => printing(|out| rules::run(&args, out)),
         Command::ModelServer(args) => {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use serde_json::Value;
 use twinwire::sessions::{
-    ForkOptions, ListOptions, MessageReader, MessagesOptions, SessionInfo, Skipped,
+    ForkOptions, ListOptions, MessageReader, MessagesOptions, ScrubReport, SessionInfo, Skipped,
 };
 
 use crate::terminal::sanitize;
@@ -108,6 +108,27 @@ enum SessionsCommand {
         id: String,
         #[arg(long)]
         dir: Option<PathBuf>,
+    },
+    /// Redact the secrets in saved sessions, in place: a session's transcript, its subagents'
+    /// and the JSON files beside them (API keys and tokens, secret-named keys and headers,
+    /// private keys, the values of this environment's secret variables), each file written
+    /// anew and renamed over the old one. Stop the session first: the CLI may be writing it.
+    Scrub {
+        /// The session id (or --all).
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<String>,
+        /// Every session (of --dir's project when given).
+        #[arg(long)]
+        all: bool,
+        /// The project directory.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Only report what would be redacted.
+        #[arg(long)]
+        dry_run: bool,
+        /// The report as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Delete a session's transcript and its subagents. Asks first unless --yes.
     Delete {
@@ -213,6 +234,33 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
             store.unarchive(id, dir.as_deref())?;
             Ok(true)
         }
+        SessionsCommand::Scrub {
+            id,
+            all,
+            dir,
+            dry_run,
+            json,
+        } => {
+            let redactor = twinwire::redact::Redactor::from_process_env();
+            let mut report = ScrubReport::default();
+            let places = match (all, id) {
+                (true, _) | (false, None) => store.places().iter().collect::<Vec<_>>(),
+                (false, Some(id)) => vec![store.holding(id, dir.as_deref())],
+            };
+            for place in places {
+                let scrubbed = match (all, id) {
+                    (false, Some(id)) => place.store.scrub(id, dir.as_deref(), &redactor, *dry_run),
+                    _ => place.store.scrub_all(dir.as_deref(), &redactor, *dry_run),
+                }
+                .with_context(|| format!("scrubbing {}", place.dir.display()))?;
+                for mut file in scrubbed.files {
+                    file.path = place.dir.join(&file.path);
+                    report.files.push(file);
+                }
+            }
+            print_scrub(&report, *dry_run, *json, out)?;
+            Ok(report.files.iter().all(|f| !f.busy))
+        }
         SessionsCommand::Delete { id, yes, dir } => {
             if !yes && !confirm(&format!("Delete session {id}?"))? {
                 crate::transcript::warn("sessions: not deleted");
@@ -287,6 +335,68 @@ fn report_skipped(skipped: &[Skipped], count: u64) {
     if untold > 0 {
         crate::transcript::warn(&format!("sessions: and {untold} more lines skipped"));
     }
+}
+
+/// What a scrub did: a line per file that held a secret (or could not be read whole), then
+/// the totals; or the report as JSON.
+fn print_scrub(
+    report: &ScrubReport,
+    dry_run: bool,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    if json {
+        serde_json::to_writer_pretty(
+            &mut *out,
+            &serde_json::json!({
+                "dryRun": dry_run,
+                "files": report.files,
+                "secrets": report.secrets(),
+                "rewritten": report.rewritten(),
+            }),
+        )?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for file in &report.files {
+        if file.secrets == 0 && file.unread_lines.is_empty() && !file.busy {
+            continue;
+        }
+        let what = if file.busy {
+            "left as it was: it grew while it was scrubbed (the CLI is writing it)".to_owned()
+        } else if dry_run {
+            "would be rewritten".to_owned()
+        } else if file.rewritten {
+            "rewritten".to_owned()
+        } else {
+            "unchanged".to_owned()
+        };
+        write!(
+            out,
+            "{}: {} secret(s) in {} of {} lines, {what}",
+            sanitize(&file.path.display().to_string()),
+            file.secrets,
+            file.lines_changed,
+            file.lines
+        )?;
+        if !file.unread_lines.is_empty() {
+            write!(
+                out,
+                "; lines not read (too long or not UTF-8), kept as they were: {:?}",
+                file.unread_lines
+            )?;
+        }
+        writeln!(out)?;
+    }
+    let verb = if dry_run { "would redact" } else { "redacted" };
+    writeln!(
+        out,
+        "{} file(s) read, {verb} {} secret(s), {} file(s) rewritten",
+        report.files.len(),
+        report.secrets(),
+        report.rewritten()
+    )?;
+    Ok(())
 }
 
 /// Asks on the terminal; without one, the answer is no (pass --yes).

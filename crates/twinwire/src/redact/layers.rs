@@ -58,7 +58,38 @@ impl Rules<'_> {
 pub(super) fn text_edits(text: &str, depth: usize, rules: &Rules) -> Vec<Edit> {
     let mut edits = Vec::new();
     layer(text, depth, rules, &mut edits);
-    merge(edits)
+    outside_markers(text, merge(edits))
+}
+
+/// `edits` with the markers already in `text` taken out of them, so that redacting what was
+/// redacted changes nothing (a store behind the mirror, a session scrubbed twice).
+pub(super) fn outside_markers(text: &str, edits: Vec<Edit>) -> Vec<Edit> {
+    if edits.is_empty() || memchr::memmem::find(text.as_bytes(), b"<redacted ").is_none() {
+        return edits;
+    }
+    let markers = super::marker_ranges(text);
+    let mut out = Vec::with_capacity(edits.len());
+    for edit in edits {
+        let inside: Vec<&(usize, usize)> = markers
+            .iter()
+            .filter(|(start, end)| *end > edit.start && *start < edit.end)
+            .collect();
+        if inside.is_empty() {
+            out.push(edit);
+            continue;
+        }
+        let mut start = edit.start;
+        for &&(marker_start, marker_end) in &inside {
+            if marker_start > start {
+                out.push(Edit::marker(start, marker_start));
+            }
+            start = start.max(marker_end);
+        }
+        if start < edit.end {
+            out.push(Edit::marker(start, edit.end));
+        }
+    }
+    out
 }
 
 fn layer(text: &str, depth: usize, rules: &Rules, edits: &mut Vec<Edit>) {
@@ -274,7 +305,7 @@ pub(super) fn json_line_edits(
                 if plain.is_empty() {
                     return;
                 }
-                vec![Edit::marker(0, plain.len())]
+                outside_markers(&plain, vec![Edit::marker(0, plain.len())])
             } else if let Some(spans) = known {
                 // Found with the text around it: better than this string alone.
                 spans.iter().map(|&(s, e)| Edit::marker(s, e)).collect()

@@ -417,3 +417,43 @@ fn repeated_prefixes_and_names_are_one_secret() {
         .text(&keys)
         .starts_with("-----BEGIN PRIVATE KEY-----<redacted "));
 }
+
+#[test]
+fn redacting_what_was_redacted_changes_nothing() {
+    let r = Redactor::from_env([("DB_PASSWORD", "plainvalue-0004")]);
+    let texts = [
+        "sk-ant-api03-abcdef and ghp_abcdef123 and plainvalue-0004",
+        "Authorization: Bearer tok3n-value-long",
+        "Authorization: Basic dXNlcjpw",
+        "Cookie: sid=abc123456; theme=dark-mode-x",
+        "Set-Cookie: a=1234567890; Path=/",
+        "refresh_token=rt-value&x=1 password=pw-value ?api_key=ak-value",
+        "\"access_token\": \"at-value\", x-api-key: xk-123456789",
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----",
+        r#"log: {\"password\": \"hunter22\", \"n\": 1}"#,
+    ];
+    for text in texts {
+        let once = r.text(text).into_owned();
+        assert_ne!(once, text);
+        assert_eq!(r.text(&once), once, "{text:?}");
+    }
+    let lines = [
+        json!({"headers": {"Authorization": "Basic zz", "Cookie": "sid=cookie-value-1"},
+               "client_secret": "s3", "token": 12345, "list": {"password": ["a", "b"]}}),
+        json!({"content": json!({"privateKey": "pk-deep", "raw":
+            json!({"apiKey": "k-in-k"}).to_string()}).to_string()}),
+        json!({"text": "curl -H 'x-api-key: xk-123456789' -H 'Authorization: Bearer abcdefgh1234'"}),
+    ];
+    for line in lines {
+        let line = line.to_string();
+        let once = r.json_line(&line).into_owned();
+        assert_ne!(once, line);
+        assert!(
+            matches!(r.json_line(&once), Cow::Borrowed(_)),
+            "{once} became {}",
+            r.json_line(&once)
+        );
+        let mut value: Value = serde_json::from_str(&once).unwrap();
+        assert_eq!(r.value(&mut value), 0, "{once}");
+    }
+}

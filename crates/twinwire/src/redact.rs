@@ -1,10 +1,26 @@
-//! Secrets out of recordings.
+//! Secrets out of what is kept: `twinwire tap`'s recordings, the transcripts a
+//! [`TranscriptStore`](crate::sessions::stores::TranscriptStore) holds, the entries the
+//! transcript mirror appends, and saved sessions (`twinwire sessions scrub`).
 //!
-//! Redaction applies to what is written to a recording only, never to what is relayed. A
-//! secret becomes `<redacted N chars>` (N counts the characters it replaces in the string as
-//! a reader of the frame sees it), so a recording still shows the shape of what was there,
-//! and [`matches_redacted`] lets a replay accept the live value in its place. A frame is
-//! edited in place: everything but the secrets keeps its bytes.
+//! Redaction applies to what is written to rest only, never to what is relayed or what the
+//! CLI keeps in its own files. A secret becomes `<redacted N chars>` (N counts the characters
+//! it replaces in the string as a reader of the frame sees it), so a recording still shows the
+//! shape of what was there, and [`matches_redacted`] lets a replay accept the live value in its
+//! place. A frame is edited in place: everything but the secrets keeps its bytes.
+//!
+//! ```
+//! use twinwire::redact::Redactor;
+//!
+//! let redactor = Redactor::from_env([("DB_PASSWORD", "hunter2-hunter2")]);
+//! let mut entry = serde_json::json!({
+//!     "type": "user",
+//!     "message": {"content": "export DB_PASSWORD=hunter2-hunter2; curl -H 'x-api-key: abc123'"},
+//!     "headers": {"Authorization": "Bearer eyJhbGciOi"},
+//! });
+//! assert_eq!(redactor.value(&mut entry), 3);
+//! let text = entry.to_string();
+//! assert!(!text.contains("hunter2") && !text.contains("abc123") && !text.contains("eyJhbG"));
+//! ```
 //!
 //! What counts as a secret (docs/tap-replay.md, "What is redacted and what is not", says the
 //! same for users):
@@ -24,37 +40,30 @@
 //!   `sessionkey`, `clientkey`, `authorization`, `auth`, `cookie(s)`, `credential(s)`, or
 //!   start with `proxy` and hold `auth` (not `apiKeySource`, `input_tokens`);
 //! * all of this again inside strings that hold JSON or escaped text, through up to
-//!   [`layers::MAX_LAYERS`] layers of escaping;
+//!   [`MAX_LAYERS`] layers of escaping;
 //! * in the recorded argv, every value under `env` and `headers` in JSON given inline
 //!   (`--mcp-config '{"mcpServers": …}'`, `--settings '{…}'`);
 //! * in streamed deltas, secrets cut across the deltas of one content block (see
 //!   [`stream`]).
 
-// Paths spelled out: the peers suite includes this file by its path, where the default
-// would look for the modules beside it rather than in `redact/`.
-#[path = "redact/escapes.rs"]
 mod escapes;
-#[path = "redact/json.rs"]
 mod json;
-#[path = "redact/layers.rs"]
 mod layers;
-#[path = "redact/patterns.rs"]
 mod patterns;
-#[path = "redact/stream.rs"]
 pub mod stream;
 #[cfg(test)]
-#[path = "redact/tests.rs"]
 mod tests;
 
 use std::borrow::Cow;
 use std::ops::Range;
 
+pub use layers::MAX_LAYERS;
 use layers::{apply, json_line_edits, text_edits, Rules};
 pub use patterns::is_secret_env;
 use patterns::Literals;
 
 /// A byte range of a text: `(start, end)`.
-type Span = (usize, usize);
+pub type Span = (usize, usize);
 
 /// Replaces secrets with `<redacted N chars>`.
 #[derive(Debug, Clone, Default)]
@@ -78,6 +87,15 @@ impl Redactor {
         Self {
             literals: Literals::new(&values),
         }
+    }
+
+    /// A redactor that also looks for the values of this process's secret-named environment
+    /// variables (those that are text).
+    pub fn from_process_env() -> Self {
+        let vars: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .collect();
+        Self::from_env(vars.iter().map(|(n, v)| (n.as_str(), v.as_str())))
     }
 
     fn rules(&self) -> Rules<'_> {
@@ -113,6 +131,24 @@ impl Redactor {
             .collect()
     }
 
+    /// Redacts a JSON value in place (a transcript entry, a store's row): every string is
+    /// read through the rules, every secret-named key's value is replaced. Returns how many
+    /// secrets were replaced (0: the value is as it was).
+    pub fn value(&self, value: &mut serde_json::Value) -> usize {
+        let line = value.to_string();
+        let Cow::Owned(redacted) = self.json_line(&line) else {
+            return 0;
+        };
+        let replaced = markers(&redacted).saturating_sub(markers(&line));
+        match serde_json::from_str(&redacted) {
+            Ok(parsed) => *value = parsed,
+            // The edits keep the JSON valid; should they not, nothing of the value is kept
+            // rather than a secret.
+            Err(_) => *value = serde_json::Value::String(placeholder(&line)),
+        }
+        replaced.max(1)
+    }
+
     /// Byte ranges of the secrets in `text`, sorted and apart.
     pub(crate) fn spans(&self, text: &str) -> Vec<(usize, usize)> {
         text_edits(text, 1, &self.rules())
@@ -129,11 +165,7 @@ impl Redactor {
     /// [`Redactor::json_line`], with the secrets of one of its strings known from the frames
     /// around it (a streamed delta): `interior` is the range of the escaped text between its
     /// quotes, `spans` are byte ranges of its unescaped text.
-    pub(crate) fn json_line_with<'a>(
-        &self,
-        line: &'a str,
-        extra: Option<KnownSecrets>,
-    ) -> Cow<'a, str> {
+    pub fn json_line_with<'a>(&self, line: &'a str, extra: Option<KnownSecrets>) -> Cow<'a, str> {
         let quick = extra.is_none()
             && memchr::memchr(b'\\', line.as_bytes()).is_none()
             && !patterns::may_name_a_secret(line);
@@ -153,13 +185,34 @@ impl Redactor {
     }
 }
 
-/// The secrets of one string of a frame, known from the frames around it.
+/// The secrets of one string of a frame, known from the frames around it (see
+/// [`stream`]).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct KnownSecrets<'a> {
+pub struct KnownSecrets<'a> {
     /// The escaped text between the string's quotes, in the line.
     pub interior: &'a Range<usize>,
     /// Byte ranges of its unescaped text.
     pub spans: &'a [Span],
+}
+
+/// Where the redaction markers of `text` are.
+pub(crate) fn marker_ranges(text: &str) -> Vec<(usize, usize)> {
+    const OPEN: &str = "<redacted ";
+    const CLOSE: &str = " chars>";
+    let mut ranges = Vec::new();
+    for at in memchr::memmem::find_iter(text.as_bytes(), OPEN.as_bytes()) {
+        let rest = &text[at + OPEN.len()..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(CLOSE) {
+            ranges.push((at, at + OPEN.len() + digits + CLOSE.len()));
+        }
+    }
+    ranges
+}
+
+/// How many redaction markers `text` holds.
+pub fn markers(text: &str) -> usize {
+    marker_ranges(text).len()
 }
 
 /// `<redacted N chars>` for `secret`.

@@ -1,6 +1,6 @@
 //! Secrets split across streamed deltas: the text of one content block (one message's block at
 //! one index, for one `parent_tool_use_id`) arrives in `content_block_delta` frames cut
-//! anywhere, down to one character each. The recorder holds a delta back until
+//! anywhere, down to one character each. A recorder (`twinwire tap`'s) holds a delta back until
 //! [`LOOKAHEAD`] bytes of its block have followed it, or the block ends, and redacts it with
 //! what the text around it shows. The relay is never held: only the recording lags.
 
@@ -48,8 +48,11 @@ pub enum StreamFrame {
     /// A `content_block_delta` with text (`text`, `thinking` or `partial_json`): its
     /// unescaped text, and the range of the escaped text between its quotes in the line.
     Delta {
+        /// The block it belongs to.
         key: BlockKey,
+        /// The delta's text, unescaped.
         text: String,
+        /// The escaped text between its quotes, as a range of the line.
         interior: Range<usize>,
     },
     /// `content_block_start` or `content_block_stop`: a block begins or ends.
