@@ -38,6 +38,19 @@ pub fn echo_agent() -> &'static Path {
     })
 }
 
+/// The README's example (`crates/twinwire/examples/readme.rs`), built (once per test run) so it
+/// is current.
+pub fn readme_example() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let name = format!("readme{}", std::env::consts::EXE_SUFFIX);
+        built(
+            twinwire().with_file_name("examples").join(name),
+            &["-p", "twinwire", "--example", "readme"],
+        )
+    })
+}
+
 /// `twinwire-agent` (`crates/agent`), the coding agent that takes the CLI's place, built (once per
 /// test run) so it is current.
 pub fn twinwire_agent() -> &'static Path {
