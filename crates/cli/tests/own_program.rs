@@ -39,7 +39,11 @@ impl FreshHome {
         std::os::unix::fs::symlink(twinwire_testkit::real_claude(), &cached).expect("link");
         let install = home.run(twinwire(), &["install-claude"]);
         assert_eq!(install.code, Some(0), "{install:?}");
-        assert_eq!(install.stdout.trim(), cached.display().to_string(), "{install:?}");
+        assert_eq!(
+            install.stdout.trim(),
+            cached.display().to_string(),
+            "{install:?}"
+        );
         home
     }
 
@@ -140,7 +144,10 @@ fn an_official_sdk_finds_the_offline_claude_on_path() {
     let result: serde_json::Value = serde_json::from_str(run.stdout.trim()).expect("JSON");
     assert_eq!(result["result"], "You said: hello there", "{run:?}");
     // The command kept its own HOME; only the CLI had a private one.
-    let home_of_command = home.run(twinwire(), &["offline", "--", "/bin/sh", "-c", "echo $HOME"]);
+    let home_of_command = home.run(
+        twinwire(),
+        &["offline", "--", "/bin/sh", "-c", "echo $HOME"],
+    );
     assert_eq!(
         home_of_command.stdout.trim(),
         home.path("home").display().to_string(),
@@ -156,7 +163,9 @@ fn the_command_exit_code_is_passed_through() {
     let missing = home.run(twinwire(), &["offline", "--", "no-such-command"]);
     assert_eq!(missing.code, Some(127), "{missing:?}");
     assert!(
-        missing.stderr.contains("no-such-command: command not found"),
+        missing
+            .stderr
+            .contains("no-such-command: command not found"),
         "{missing:?}"
     );
 }
@@ -198,7 +207,10 @@ fn without_a_cli_every_entry_point_says_how_to_get_one() {
     }
     let offline = home.run(twinwire(), &["offline", "--", "/bin/true"]);
     assert_eq!(offline.code, Some(125), "{offline:?}");
-    assert!(offline.stderr.contains("twinwire install-claude"), "{offline:?}");
+    assert!(
+        offline.stderr.contains("twinwire install-claude"),
+        "{offline:?}"
+    );
 }
 
 #[test]
@@ -208,7 +220,10 @@ fn a_cli_path_without_a_directory_is_looked_up_on_path() {
     let found = home.run(twinwire(), &["run", "--cli-path", "my-claude", "hello"]);
     assert_eq!(found.code, Some(0), "{found:?}");
     assert!(found.stdout.contains("hello"), "{found:?}");
-    let missing = home.run(twinwire(), &["run", "--cli-path", "no-such-claude", "hello"]);
+    let missing = home.run(
+        twinwire(),
+        &["run", "--cli-path", "no-such-claude", "hello"],
+    );
     assert_eq!(missing.code, Some(1), "{missing:?}");
     assert!(
         missing

@@ -121,10 +121,7 @@ async fn prepare(args: &OfflineArgs) -> Result<Setup, String> {
 
 impl Setup {
     async fn run(self, args: &OfflineArgs) -> ExitCode {
-        let (program, rest) = args
-            .command
-            .split_first()
-            .expect("clap requires a command");
+        let (program, rest) = args.command.split_first().expect("clap requires a command");
         let mut command = tokio::process::Command::new(program);
         command.args(rest).kill_on_drop(true);
         for name in Offline::env_removed() {
@@ -254,7 +251,9 @@ fn offer(offline: &Offline, cli: &CliCommand) -> anyhow::Result<PathBuf> {
         ));
     }
     script.push_str("exec");
-    for part in std::iter::once(cli.program.as_os_str()).chain(cli.leading_args.iter().map(|a| a.as_os_str())) {
+    for part in std::iter::once(cli.program.as_os_str())
+        .chain(cli.leading_args.iter().map(|a| a.as_os_str()))
+    {
         script.push(' ');
         script.push_str(&shell_quote(&part.to_string_lossy()));
     }
@@ -290,8 +289,12 @@ fn set_by_cargo_run() -> Vec<OsString> {
             ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
                 .iter()
                 .any(|prefix| name.starts_with(prefix))
-                || ["CARGO_CRATE_NAME", "CARGO_BIN_NAME", "CARGO_PRIMARY_PACKAGE"]
-                    .contains(&name.as_ref())
+                || [
+                    "CARGO_CRATE_NAME",
+                    "CARGO_BIN_NAME",
+                    "CARGO_PRIMARY_PACKAGE",
+                ]
+                .contains(&name.as_ref())
         })
         .collect()
 }
@@ -343,7 +346,10 @@ mod tests {
             flags.offline.command,
             ["cargo", "run", "--release", "--", "-x"].map(OsString::from)
         );
-        assert!(Flags::try_parse_from(["twinwire"]).is_err(), "a command is required");
+        assert!(
+            Flags::try_parse_from(["twinwire"]).is_err(),
+            "a command is required"
+        );
     }
 
     #[cfg(unix)]

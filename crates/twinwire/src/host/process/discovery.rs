@@ -513,7 +513,13 @@ mod tests {
     #[test]
     fn every_cached_version_is_found_after_the_pinned_one_newest_first() {
         let cache = tempfile::tempdir().unwrap();
-        for version in ["2.1.9", "2.1.332", "2.1.40", ".install-2.1.1-7", PINNED_CLI_VERSION] {
+        for version in [
+            "2.1.9",
+            "2.1.332",
+            "2.1.40",
+            ".install-2.1.1-7",
+            PINNED_CLI_VERSION,
+        ] {
             std::fs::create_dir_all(cache.path().join(version)).unwrap();
         }
         let others = other_versions(cache.path());
