@@ -86,6 +86,8 @@ impl Run {
             }
         }
         let passed = self.outcomes.values().filter(|&&passed| passed).count();
+        crate::tally::step(self.label());
+        crate::tally::add(passed as u64, unexpected.len() as u64, differ as u64);
         eprintln!(
             "conformance {}: {} scenarios, {passed} passed, {differ} differ as listed, {} \
              unexpected, in {:.1} s",
@@ -184,6 +186,13 @@ pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Resul
         ),
     )?;
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
+    let differences = differences(root)?;
+    let column = if version.starts_with(AGENT_COLUMN) {
+        AGENT_COLUMN
+    } else {
+        version
+    };
+    let listed = differences.get(column).cloned().unwrap_or_default();
     let started = Instant::now();
     let mut child = suite_command(root)
         .env(CLAUDE_PATH_ENV, claude)
@@ -192,19 +201,48 @@ pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Resul
         .env("TWINWIRE_TAP_WRAPPER", &wrapper)
         .args(["--", "--color", "never", "--test-threads", SUITE_THREADS])
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .context("starting the conformance suite")?;
+    // Cargo's stderr as it comes, but for its word that the binary failed: held until it is
+    // known whether a failure was not listed.
+    let stderr = child.stderr.take().map(|stderr| {
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if crate::listed::is_cargo_rerun_hint(&line) {
+                    held.push(line);
+                } else {
+                    eprintln!("{line}");
+                }
+            }
+            held
+        })
+    });
     let mut outcomes = BTreeMap::new();
+    let mut filter = crate::listed::Filter::new(&listed);
     if let Some(stdout) = child.stdout.take() {
         for line in BufReader::new(stdout).lines() {
             let line = line.context("reading the conformance suite's output")?;
-            println!("{line}");
+            if let Some(shown) = filter.line(&line) {
+                println!("{shown}");
+            }
             if let Some((name, passed)) = outcome(&line) {
                 outcomes.insert(name, passed);
             }
         }
     }
-    child.wait()?;
+    let status = child.wait()?;
+    let held = stderr
+        .map(|thread| thread.join().unwrap_or_default())
+        .unwrap_or_default();
+    // A failure nobody listed, or a binary that failed without any test failing (it did not
+    // build, or it crashed): Cargo's own words are part of what failed.
+    if filter.unlisted_failures > 0 || (!status.success() && filter.listed_failures == 0) {
+        for line in held {
+            eprintln!("{line}");
+        }
+    }
     let seconds = started.elapsed().as_secs_f64();
     let recordings = collect_recordings(&scratch)?;
     Ok(Run {
@@ -223,17 +261,7 @@ pub const AGENT_COLUMN: &str = "twinwire-agent";
 /// Builds `twinwire-agent` and runs the suite against it. The suite expects `system/init` to
 /// name the version under test: the agent names itself and its version there.
 pub fn run_agent_column(root: &Path, tap: &Path) -> Result<Run> {
-    run(Command::new(cargo()).current_dir(root).args([
-        "build",
-        "-p",
-        AGENT_COLUMN,
-        "--bin",
-        AGENT_COLUMN,
-        "--locked",
-    ]))?;
-    let agent = crate::sdks::target_dir(root)
-        .join("debug")
-        .join(AGENT_COLUMN);
+    let agent = crate::build::all(root)?.join(AGENT_COLUMN);
     let output = Command::new(&agent)
         .arg("--version")
         .output()

@@ -65,6 +65,13 @@ async fn run() -> Result<ExitCode, String> {
     };
     let script_path = Path::new(SCRIPTS).join(format!("{name}.json"));
     if !scripted_examples().contains(&name) {
+        if script_path.is_file() {
+            // `otlp`: scripted, but this runner was built without the feature it requires.
+            return Err(format!(
+                "the example {name:?} needs the feature `opentelemetry`: cargo run -p twinwire \
+                 --features opentelemetry --example offline -- {name}"
+            ));
+        }
         return Err(format!(
             "no model script for {name:?} ({} is missing); examples: {}",
             script_path.display(),
@@ -184,12 +191,24 @@ fn scripted_examples() -> Vec<String> {
 }
 
 /// Builds the example with cargo, in this one's profile, and returns its executable (beside
-/// this one's).
+/// this one's). Under `cargo xtask test` (`TWINWIRE_PREBUILT`) every example is built already,
+/// in the selection of the whole workspace, and is taken as it is.
 fn build(name: &str) -> Result<PathBuf, String> {
     let own = std::env::current_exe().map_err(|err| format!("finding this example: {err}"))?;
     let dir = own
         .parent()
         .ok_or_else(|| format!("{} has no directory", own.display()))?;
+    let built = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if std::env::var_os("TWINWIRE_PREBUILT").is_some() {
+        return if built.exists() {
+            Ok(built)
+        } else {
+            Err(format!(
+                "TWINWIRE_PREBUILT is set but {} is not built",
+                built.display()
+            ))
+        };
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = std::process::Command::new(cargo);
     build.args(["build", "--quiet", "-p", "twinwire", "--example", name]);
@@ -208,5 +227,5 @@ fn build(name: &str) -> Result<PathBuf, String> {
     if !status.success() {
         return Err(format!("cargo build --example {name} failed ({status})"));
     }
-    Ok(dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
+    Ok(built)
 }
