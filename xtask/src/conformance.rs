@@ -17,7 +17,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use crate::normalize::{directions, normalize};
-use crate::{cargo, run, CLAUDE_PATH_ENV, CONFORMANCE_TEST};
+use crate::{run, CLAUDE_PATH_ENV, CONFORMANCE_TEST};
 
 /// The CLI generations CI runs the suite on, newest first. The pinned one
 /// ([`PINNED_CLI_VERSION`](crate::install::PINNED_CLI_VERSION)) is among them; a newer build
@@ -281,17 +281,12 @@ pub fn run_agent_column(root: &Path, tap: &Path) -> Result<Run> {
 /// cores: the older generations leave some requests unanswered until their time limit.
 const SUITE_THREADS: &str = "6";
 
-/// `cargo test -p twinwire-testkit --test conformance --locked`, in `root`.
+/// `cargo test --test conformance` in the shared selection (see [`crate::build`]), in `root`.
 fn suite_command(root: &Path) -> Command {
-    let mut command = Command::new(cargo());
-    command.current_dir(root).args([
-        "test",
-        "-p",
-        "twinwire-testkit",
-        "--test",
-        CONFORMANCE_TEST,
-        "--locked",
-    ]);
+    let mut command = crate::build::workspace(root, "test");
+    command
+        .args(["--test", CONFORMANCE_TEST])
+        .env(crate::build::PREBUILT_ENV, "1");
     command
 }
 

@@ -197,10 +197,22 @@ struct TestArgs {
     keep_builds: bool,
 }
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
     workspace_root();
     forget_cargo_run_variables();
-    match Args::parse().task {
+    // The error and its causes, without the backtrace anyhow's `Debug` adds under
+    // RUST_BACKTRACE: what failed is in the words.
+    match task(Args::parse().task) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("Error: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn task(task: Task) -> Result<()> {
+    match task {
         Task::Test(args) => test(&args),
         Task::Platforms => platforms::check(&workspace_root()),
         Task::Record { version, check } => record(&version, check),
@@ -331,7 +343,8 @@ fn forget_cargo_run_variables() {
     }
 }
 
-/// `cargo xtask test`: the plan, the suites, and one line that says how it went.
+/// `cargo xtask test`: the plan, the suites, and one line that says how it went (after the
+/// error, if one ended the run).
 fn test(args: &TestArgs) -> Result<()> {
     let root = workspace_root();
     let started = tally::started();
@@ -592,6 +605,8 @@ fn record(versions: &[String], check: bool) -> Result<()> {
         versions.to_vec()
     };
     let tap = build_tap(&root)?;
+    // Claude Code's sandbox, which a scenario shows, finds it on PATH.
+    debian::SOCAT.install()?;
     let differences = conformance::differences(&root)?;
     let sdks = if versions.iter().any(|v| v == PINNED_CLI_VERSION) {
         Some(sdks::install(&sdks::sdk_dir(&root))?)

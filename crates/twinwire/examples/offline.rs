@@ -10,18 +10,17 @@
 //! ```
 //!
 //! The example itself is not changed for this: it is built and run as it is, with
-//! `ANTHROPIC_BASE_URL` pointing at the server. The same by hand, in two terminals:
+//! `ANTHROPIC_BASE_URL` pointing at the server. Any program of yours runs the same way under
+//! `twinwire offline` (docs/model-server.md):
 //!
 //! ```sh
-//! twinwire model-server --script crates/twinwire/examples/scripts/hooks.json   # prints the URL
-//! export ANTHROPIC_BASE_URL=<that URL> ANTHROPIC_API_KEY=offline CLAUDE_CODE_MAX_RETRIES=0 \
-//!   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1
-//! cargo build -p twinwire --example hooks
-//! HOME=$(mktemp -d) target/debug/examples/hooks
+//! twinwire offline --model-script crates/twinwire/examples/scripts/hooks.json -- \
+//!   cargo run -p twinwire --example hooks
 //! ```
 //!
 //! The CLI is found as the examples find it (`$TWINWIRE_CLI_PATH`, `claude` on `PATH`, the usual
-//! install locations, then the one `cargo xtask install-claude` caches), before HOME changes.
+//! install locations, then the builds `twinwire install-claude` cached), before HOME changes,
+//! and handed to the example as `$TWINWIRE_CLI_PATH`.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
 use std::ffi::OsString;

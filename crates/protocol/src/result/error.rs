@@ -70,10 +70,11 @@ const LOGIN_WORDS: [&str; 2] = ["Please run /login", "Not logged in"];
 
 impl ResultMessage {
     /// The answer of a turn that succeeded (its final text; empty when it has none), or the
-    /// failure it reports: `println!("{}", result.answer()?)`.
-    pub fn answer(&self) -> Result<&str, ResultError> {
+    /// failure it reports: `println!("{}", result.answer()?)`. The failure is boxed, as
+    /// `twinwire::Error` holds it.
+    pub fn answer(&self) -> Result<&str, Box<ResultError>> {
         match self.error() {
-            Some(error) => Err(error),
+            Some(error) => Err(Box::new(error)),
             None => Ok(self.text().unwrap_or_default()),
         }
     }
