@@ -34,27 +34,33 @@ pub fn gigabytes(bytes: u64) -> String {
     format!("{:.1} GB", bytes as f64 / 1e9)
 }
 
-/// Says the target directory's size after `step`, and what the step added.
+/// Says the target directory's size after `step`, and what the step added. The semver
+/// check's builds, which grow beside the suites and go at the end, are not counted.
 pub struct Meter {
     target: PathBuf,
+    beside: PathBuf,
     last: u64,
 }
 
 impl Meter {
     pub fn new(root: &Path) -> Self {
-        let target = crate::sdks::target_dir(root);
-        let last = size(&target);
+        let mut meter = Self {
+            target: crate::sdks::target_dir(root),
+            beside: crate::semver::build_dir(root),
+            last: 0,
+        };
+        meter.last = meter.now();
         eprintln!(
             "disk: {} is {} before the run",
-            target.display(),
-            gigabytes(last)
+            meter.target.display(),
+            gigabytes(meter.last)
         );
-        Self { target, last }
+        meter
     }
 
     /// Prints `disk: target/ is 9.1 GB (+2.3 GB by workspace)`.
     pub fn after(&mut self, step: &str) {
-        let now = size(&self.target);
+        let now = self.now();
         let change = now as i64 - self.last as i64;
         eprintln!(
             "disk: {} is {} ({}{} by {step})",
@@ -66,9 +72,9 @@ impl Meter {
         self.last = now;
     }
 
-    /// The size now.
+    /// The size now, but for the semver check's builds.
     pub fn now(&self) -> u64 {
-        size(&self.target)
+        size(&self.target).saturating_sub(size(&self.beside))
     }
 }
 
