@@ -50,6 +50,7 @@ mod platforms;
 mod publish;
 mod sdks;
 mod semver;
+mod settle;
 mod tally;
 
 use std::path::{Path, PathBuf};
@@ -559,12 +560,19 @@ fn suites(root: &Path, keep_builds: bool, meter: &mut disk::Meter) -> Result<()>
     let differences = conformance::differences(&root)?;
     let mut failures = Vec::new();
     for version in conformance::GENERATIONS {
-        let suite = record_generation(&root, version, &tap, Some(&sdks))?;
+        let mut suite = record_generation(&root, version, &tap, Some(&sdks))?;
         let expected = differences.get(version).cloned().unwrap_or_default();
         if let Err(err) = suite.check(&expected) {
             failures.push(format!("{err:#}"));
         }
         // The committed recordings are the ones a run gives (`cargo xtask record --check`).
+        settle::settle(
+            &root,
+            &mut suite,
+            &install_claude(version)?,
+            &tap,
+            Some(&sdks),
+        )?;
         if let Err(err) = suite.compare(&root) {
             failures.push(format!("{err:#}"));
         }
@@ -615,12 +623,19 @@ fn record(versions: &[String], check: bool) -> Result<()> {
     };
     let mut failures = Vec::new();
     for version in &versions {
-        let suite = record_generation(&root, version, &tap, sdks.as_ref())?;
+        let mut suite = record_generation(&root, version, &tap, sdks.as_ref())?;
         let expected = differences.get(version).cloned().unwrap_or_default();
         if let Err(err) = suite.check(&expected) {
             eprintln!("warning: {err:#}");
         }
         if check {
+            settle::settle(
+                &root,
+                &mut suite,
+                &install_claude(version)?,
+                &tap,
+                sdks.as_ref(),
+            )?;
             if let Err(err) = suite.compare(&root) {
                 failures.push(format!("{err:#}"));
             }
