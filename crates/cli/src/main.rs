@@ -46,6 +46,11 @@ enum Command {
     /// Serve a scripted model (the Anthropic Messages API) until Ctrl-C, printing its URL;
     /// point the CLI at it with ANTHROPIC_BASE_URL.
     ModelServer(offline::ModelServerArgs),
+    /// Run your own program (`-- COMMAND ARGS…`) with no account and no network: every Claude
+    /// Code CLI it starts answers from a scripted model server, in a private HOME. The CLI is
+    /// found as `run` finds it and given to the command as `claude` on PATH and as
+    /// $TWINWIRE_CLI_PATH. Exits with the command's exit code.
+    Offline(offline::command::OfflineArgs),
     /// Sit between a host and `claude` as a proxy: relay every line both ways in order, its
     /// bytes as they came (line endings made `\n`, blank lines dropped), record the session
     /// (--record, secrets redacted), answer tool permissions from a policy (--policy). Exits
@@ -92,6 +97,7 @@ fn main() -> ExitCode {
         Command::Explain(args) => printing(|out| explain::run(&args, out)),
         Command::InstallClaude(args) => printing(|out| install::run(&args, out)),
         Command::Rules(args) => printing(|out| rules::run(&args, out)),
+        Command::Offline(args) => Ok(offline::command::run(&args)),
         Command::ModelServer(args) => {
             offline::model_server(&args, &mut std::io::stdout()).map(|()| ExitCode::SUCCESS)
         }

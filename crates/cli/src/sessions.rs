@@ -434,6 +434,18 @@ fn message_text(message: &Value) -> String {
     crate::run::truncate(&line, 120)
 }
 
+/// What a session is called in a list: its title (`/rename`, else the one the CLI gave it),
+/// else its first prompt, which stays while the session goes on (the library's `summary`
+/// follows the official SDKs and shows the latest prompt), else that summary.
+pub fn label(session: &SessionInfo) -> &str {
+    [&session.custom_title, &session.first_prompt]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .find(|text| !text.trim().is_empty())
+        .unwrap_or(&session.summary)
+}
+
 /// The sessions as a table, newest first as given.
 pub fn print_table(sessions: &[SessionInfo], out: &mut impl Write) -> std::io::Result<()> {
     if sessions.is_empty() {
@@ -441,11 +453,11 @@ pub fn print_table(sessions: &[SessionInfo], out: &mut impl Write) -> std::io::R
     }
     writeln!(
         out,
-        "{:<36}  {:<16}  {:<12}  SUMMARY",
+        "{:<36}  {:<16}  {:<12}  TITLE OR FIRST PROMPT",
         "ID", "MODIFIED", "TAG"
     )?;
     for session in sessions {
-        let mut summary = sanitize(&session.summary).replace('\n', " ");
+        let mut summary = sanitize(label(session)).replace('\n', " ");
         if session.archived == Some(true) {
             summary.push_str(" (archived)");
         }
@@ -473,4 +485,38 @@ fn modified(millis: i64) -> String {
         at.hour(),
         at.minute()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_is_listed_by_its_title_else_its_first_prompt() {
+        let mut session = SessionInfo {
+            session_id: "s".to_owned(),
+            summary: "the latest prompt".to_owned(),
+            last_modified: 0,
+            file_size: None,
+            custom_title: None,
+            first_prompt: Some("the first prompt".to_owned()),
+            git_branch: None,
+            cwd: None,
+            tag: None,
+            created_at: None,
+            archived: None,
+        };
+        assert_eq!(label(&session), "the first prompt");
+        session.custom_title = Some("Fix the parser".to_owned());
+        assert_eq!(label(&session), "Fix the parser");
+        session.custom_title = None;
+        session.first_prompt = None;
+        assert_eq!(label(&session), "the latest prompt");
+        let mut table = Vec::new();
+        session.first_prompt = Some("the first prompt".to_owned());
+        print_table(std::slice::from_ref(&session), &mut table).unwrap();
+        let table = String::from_utf8(table).unwrap();
+        assert!(table.contains("the first prompt"), "{table}");
+        assert!(!table.contains("the latest prompt"), "{table}");
+    }
 }
