@@ -248,6 +248,10 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
                 (false, Some(id)) => vec![store.holding(id, dir.as_deref())],
             };
             for place in places {
+                // A place that was never written (no ~/.claude yet) holds nothing to scrub.
+                if id.is_none() && !place.dir.exists() {
+                    continue;
+                }
                 let scrubbed = match (all, id) {
                     (false, Some(id)) => place.store.scrub(id, dir.as_deref(), &redactor, *dry_run),
                     _ => place.store.scrub_all(dir.as_deref(), &redactor, *dry_run),
