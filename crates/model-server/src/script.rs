@@ -96,6 +96,9 @@ pub enum Reply {
     Text(String),
     /// A tool call, optionally after some text; `stop_reason: "tool_use"`.
     ToolUse(ToolUseReply),
+    /// Several tool calls in one reply (the model's parallel calls), optionally after some
+    /// text; `stop_reason: "tool_use"`.
+    ToolUses(ToolUsesReply),
     /// An HTTP error with Anthropic's error body.
     Error(ErrorReply),
     /// A text reply streamed slowly (to interrupt it mid-stream).
@@ -121,6 +124,26 @@ pub struct ToolUseReply {
     /// Text sent in a block before the tool call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+}
+
+/// The payload of [`Reply::ToolUses`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolUsesReply {
+    /// The calls, in order; each gets a fresh id.
+    pub calls: Vec<ToolCall>,
+    /// Text sent in a block before the calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// One call of a [`ToolUsesReply`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// Its input; `{}` when absent.
+    #[serde(default = "empty_object")]
+    pub input: Value,
 }
 
 /// The payload of [`Reply::Error`].
@@ -373,12 +396,20 @@ mod tests {
                 {"when": {"last_prompt_contains": "x"}, "reply": {"text": "x"}},
                 {"when": {"conversation_contains": "42"}, "reply": {"text": "42"}},
                 {"when": {"model_is": "claude-opus-5"},
-                 "reply": {"refusal": {"text": "no", "category": "cyber"}}}
+                 "reply": {"refusal": {"text": "no", "category": "cyber"}}},
+                {"when": {"always": true},
+                 "reply": {"tool_uses": {"calls": [{"name": "Read", "input": {"file_path": "/a"}},
+                                                   {"name": "Glob"}], "text": "two"}}}
               ]
             }"#,
         )
         .unwrap();
-        assert_eq!(script.rules.len(), 11);
+        assert_eq!(script.rules.len(), 12);
+        let Reply::ToolUses(uses) = &script.rules[11].reply else {
+            panic!("not tool uses: {:?}", script.rules[11].reply);
+        };
+        assert_eq!(uses.calls.len(), 2);
+        assert_eq!(uses.calls[1].input, json!({}));
         let Reply::Refusal(refusal) = &script.rules[10].reply else {
             panic!("not a refusal: {:?}", script.rules[10].reply);
         };
