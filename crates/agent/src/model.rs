@@ -227,6 +227,32 @@ impl ModelClient {
         }
     }
 
+    /// One call answered whole, not streamed: a question of a tool's own (a web page read
+    /// with a prompt, a web search). `body` is the request as the API takes it.
+    pub async fn complete(
+        &self,
+        body: &serde_json::Value,
+    ) -> Result<serde_json::Value, ModelError> {
+        let headers = self.headers()?;
+        let url = format!("{}/v1/messages", self.base_url);
+        let response = self
+            .http
+            .post(&url)
+            .headers(headers)
+            .body(serde_json::to_vec(body).map_err(|err| ModelError::Stream(err.to_string()))?)
+            .send()
+            .await
+            .map_err(|err| ModelError::Connection(error_chain(&err)))?;
+        if !response.status().is_success() {
+            return Err(error_of(response).await);
+        }
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|err| ModelError::Stream(error_chain(&err)))?;
+        serde_json::from_slice(&bytes).map_err(|err| ModelError::Stream(err.to_string()))
+    }
+
     fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));

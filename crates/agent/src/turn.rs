@@ -106,6 +106,9 @@ async fn drive(session: &Arc<Session>, peer: &Peer, tally: &mut Tally) -> End {
         if let Some(max) = config.max_budget_usd.filter(|max| spent >= *max) {
             return End::Budget(max);
         }
+        for note in crate::tools::between_steps(&session.workspace) {
+            session.state().push_system(note);
+        }
         let cx = TurnContext::read(session, peer);
         let reply = match model_call::call(&cx, tally).await {
             Ok(reply) => reply,

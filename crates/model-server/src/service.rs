@@ -182,12 +182,34 @@ async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
         }
         Reply::ToolUses(tools) => {
             let mut blocks: Vec<Block> = tools.text.into_iter().map(Block::Text).collect();
-            blocks.extend(
-                tools
-                    .calls
-                    .into_iter()
-                    .map(|call| Block::tool_use(call.name, call.input)),
-            );
+            blocks.extend(tools.calls.into_iter().map(|call| {
+                let input = conversation.fill(call.input, &call.fill);
+                Block::tool_use(call.name, input)
+            }));
+            blocks
+        }
+        Reply::WebSearch(search) => {
+            let id = response::new_id("srvtoolu_fake_", 16);
+            let query = search
+                .query
+                .clone()
+                .unwrap_or_else(|| conversation.last_prompt.clone());
+            let mut blocks = vec![
+                Block::ServerToolUse {
+                    id: id.clone(),
+                    name: "web_search".to_owned(),
+                    input: serde_json::json!({"query": query}),
+                },
+                Block::WebSearchResult {
+                    tool_use_id: id,
+                    hits: search
+                        .results
+                        .iter()
+                        .map(|hit| (hit.title.clone(), hit.url.clone()))
+                        .collect(),
+                },
+            ];
+            blocks.extend(search.text.into_iter().map(Block::Text));
             blocks
         }
         Reply::SlowText(slow) => {

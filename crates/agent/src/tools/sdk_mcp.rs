@@ -99,6 +99,7 @@ pub fn content_output(result: &Value) -> ToolOutput {
         })
         .collect();
     ToolOutput {
+        follow_up: Vec::new(),
         content: text.join("\n").into(),
         is_error: result["isError"] == Value::Bool(true),
         result: result.get("content").cloned(),

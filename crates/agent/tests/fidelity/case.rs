@@ -46,6 +46,8 @@ pub struct File {
 pub struct Call {
     pub tool: String,
     pub input: Value,
+    /// Input fields the model server fills from the conversation (field → expression).
+    pub fill: Vec<(String, String)>,
 }
 
 /// One reply of the model: its calls.
@@ -77,6 +79,9 @@ pub struct Case {
     pub pages: Vec<(String, String, Vec<u8>)>,
     /// Extra command-line flags.
     pub args: Vec<(String, Option<String>)>,
+    /// Rules for the CLI's own questions (a page read with a prompt, a web search), tried
+    /// first.
+    pub side: Vec<Value>,
 }
 
 /// A case about `tool` named `name`.
@@ -92,6 +97,7 @@ pub fn case(tool: &str, name: &str) -> Case {
         tools: TOOLS.iter().map(|t| (*t).to_owned()).collect(),
         pages: Vec::new(),
         args: Vec::new(),
+        side: Vec::new(),
     }
 }
 
@@ -100,6 +106,15 @@ pub fn call(tool: &str, input: Value) -> Call {
     Call {
         tool: tool.to_owned(),
         input,
+        fill: Vec::new(),
+    }
+}
+
+/// A call whose `field` is the first group of `pattern`'s last match in the conversation.
+pub fn filled(tool: &str, input: Value, field: &str, pattern: &str) -> Call {
+    Call {
+        fill: vec![(field.to_owned(), pattern.to_owned())],
+        ..call(tool, input)
     }
 }
 
@@ -174,6 +189,16 @@ impl Case {
         self
     }
 
+    /// A rule for the CLI's own questions: when a question asked outside the conversation
+    /// holds `contains`, `reply` answers it.
+    pub fn side_rule(mut self, when: Value, reply: Value) -> Self {
+        self.side.push(json!({"when": {"all": [{"first_turn": true},
+                                               {"not": {"last_prompt_contains": "⟨turn "}},
+                                               when]},
+                              "reply": reply}));
+        self
+    }
+
     /// A command-line flag for both CLIs.
     pub fn arg(mut self, key: &str, value: Option<&str>) -> Self {
         self.args.push((key.to_owned(), value.map(str::to_owned)));
@@ -198,14 +223,13 @@ impl Case {
 
     /// The model script that plays the case, with the paths of this run put in.
     pub fn script(&self, root: &Path, web: &str) -> ModelScript {
-        let mut rules = vec![
-            // A request of the CLI's own (a web page summarized by a small model, a title):
-            // the conversation has not started and names no turn. Echoed, so that what the
-            // CLI sent shows in the result.
-            json!({"when": {"all": [{"first_turn": true},
-                                    {"not": {"last_prompt_contains": "⟨turn "}}]},
-                   "reply": {"echo": true}}),
-        ];
+        let mut rules: Vec<Value> = self.side.clone();
+        // Any other question of the CLI's own (a title, a page read with a prompt): the
+        // conversation has not started and names no turn. Its wording is the CLI's, so the
+        // answer does not depend on it.
+        rules.push(json!({"when": {"all": [{"first_turn": true},
+                                           {"not": {"last_prompt_contains": "⟨turn "}}]},
+                          "reply": {"text": "(an answer to the side question)"}}));
         for (t, turn) in self.turns.iter().enumerate().rev() {
             let t = t + 1;
             let last = turn.steps.len();
@@ -225,7 +249,14 @@ impl Case {
                 let calls: Vec<Value> = step
                     .calls
                     .iter()
-                    .map(|c| json!({"name": c.tool, "input": place(&c.input, root, web)}))
+                    .map(|c| {
+                        let fill: serde_json::Map<String, Value> = c
+                            .fill
+                            .iter()
+                            .map(|(k, v)| (k.clone(), json!(v)))
+                            .collect();
+                        json!({"name": c.tool, "input": place(&c.input, root, web), "fill": fill})
+                    })
                     .collect();
                 rules.push(json!({
                     "when": when,

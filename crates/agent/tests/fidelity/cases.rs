@@ -4,7 +4,8 @@ mod bash;
 mod edit;
 mod glob;
 mod grep;
-mod read;
+mod other;
+pub mod read;
 mod write;
 
 use crate::case::Case;
@@ -18,5 +19,12 @@ pub fn all() -> Vec<Case> {
     cases.extend(edit::cases());
     cases.extend(glob::cases());
     cases.extend(grep::cases());
+    cases.extend(other::notebook());
+    cases.extend(other::todo());
+    cases.extend(other::web());
+    cases.extend(other::ask());
+    cases.extend(other::skill());
+    cases.extend(other::mcp());
+    cases.extend(other::unknown());
     cases
 }

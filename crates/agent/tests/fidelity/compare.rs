@@ -90,6 +90,11 @@ pub fn observe(run: &Run, label: &str) -> Observation {
             extra.push(format!("{role}: {}", norm.block(&block)));
         }
     }
+    for id in &ids {
+        if let Some((_, tool)) = run.asked.iter().find(|(asked, _)| asked == id) {
+            extra.push(format!("asked the host about {tool}"));
+        }
+    }
     let effect = trees_around(run, label)
         .map(|(before, after)| {
             changes(before, after)

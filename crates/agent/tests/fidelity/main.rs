@@ -16,6 +16,7 @@
 //! - `TWINWIRE_FIDELITY_CASES=a,b`: only the cases whose names contain one of these.
 //! - `TWINWIRE_FIDELITY_REPORT=FILE`: write the report (markdown) there.
 //! - `TWINWIRE_FIDELITY_SHOW=1`: print every step of both sides, not only the failures.
+//! - `TWINWIRE_FIDELITY_DUMP=DIR`: write each step of both sides, whole, as JSON there.
 //! - `TWINWIRE_FIDELITY_CLAUDE`: the CLI to judge by (default: Claude Code 2.1.332 from
 //!   twinwire's cache, where `cargo xtask install-claude --version 2.1.332` puts it).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
@@ -109,6 +110,17 @@ async fn compare_case(case: Case, claude: Cli, agent: Cli) -> Vec<StepOutcome> {
                 "    claude stderr: {}\n    agent stderr: {}\n",
                 real.stderr, ours.stderr
             ));
+        }
+        if let Some(dir) = std::env::var_os("TWINWIRE_FIDELITY_DUMP") {
+            let dir = PathBuf::from(dir);
+            let _ = std::fs::create_dir_all(&dir);
+            let name = format!("{}-{label}.json", case.name.replace('/', "-"));
+            let raw = |run: &run::Run| run::after_step(run, &label).map(|(_, after)| after);
+            let dump = serde_json::json!({"claude": format!("{a:#?}"), "agent": format!("{b:#?}"),
+                "claude_raw": raw(&real), "agent_raw": raw(&ours),
+                "claude_results": a.results, "agent_results": b.results,
+                "claude_extra": a.extra, "agent_extra": b.extra});
+            let _ = std::fs::write(dir.join(name), serde_json::to_string_pretty(&dump).unwrap());
         }
         if verbose {
             eprintln!(

@@ -54,7 +54,8 @@ impl Normalizer {
                 .iter()
                 .map(|block| self.block(block))
                 .collect::<Vec<_>>()
-                .join("\n"),
+                // The blocks' boundaries are part of the result.
+                .join("\n⟦next block⟧\n"),
             other => self.text(&other.to_string()),
         }
     }
@@ -113,11 +114,16 @@ static PATTERNS: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
         (r"toolu_[A-Za-z0-9_]+", "<toolu>"),
         // Background jobs and saved outputs, named by short random ids.
         (r"(with ID: )[a-z0-9]{6,12}", "${1}<id>"),
+        (r"(\(ID: )[a-z0-9]{6,12}(\))", "${1}<id>${2}"),
         (r"(<task-id>)[a-z0-9]{6,12}(</task-id>)", "${1}<id>${2}"),
         (r"(tasks/)[a-z0-9]{6,12}(\.output)", "${1}<id>${2}"),
         (r"(tool-results/)[a-z0-9]{6,12}(\.txt)", "${1}<id>${2}"),
         (r#"("task_id":\s*")[a-z0-9]{6,12}(")"#, "${1}<id>${2}"),
         (r"(task_id: )[a-z0-9]{6,12}", "${1}<id>"),
+        // A new notebook cell's id.
+        (r"(Inserted cell )[0-9a-f]{8}\b", "${1}<cell>"),
+        (r#"(\\"id\\": \\")[0-9a-f]{8}(\\")"#, "${1}<cell>${2}"),
+        (r"(stopped task: )[a-z0-9]{6,12}", "${1}<id>"),
         // Times of day and durations the tools report.
         (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z?", "<time>"),
         (r"\b\d+(\.\d+)?ms\b", "<ms>"),

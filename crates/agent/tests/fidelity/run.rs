@@ -49,6 +49,8 @@ pub struct Run {
     pub stderr: String,
     /// The host frames of the whole run.
     pub frames: Vec<Value>,
+    /// The calls the CLI asked the host about: (tool use id, tool).
+    pub asked: Vec<(String, String)>,
     _dir: Option<Arc<tempfile::TempDir>>,
 }
 
@@ -63,7 +65,8 @@ pub async fn play(case: &Case, cli: &Cli) -> Run {
         std::fs::create_dir_all(root.join(sub)).expect("a directory");
     }
     build_tree(case, &root);
-    let web = WebServer::start(case.pages.clone()).await;
+    let certificate = root.join("web-ca.pem");
+    let web = WebServer::start(case.pages.clone(), &certificate).await;
     let server = ModelServer::start(case.script(&root, &web.url()))
         .await
         .expect("the model server starts");
@@ -83,12 +86,21 @@ pub async fn play(case: &Case, cli: &Cli) -> Run {
         }));
     }
     let stderr = Arc::new(Mutex::new(Vec::<String>::new()));
+    let asked = Arc::new(Mutex::new(Vec::new()));
     let mut run = Run {
         root: root.clone(),
         web: web.url(),
         ..Run::default()
     };
-    let options = options(case, cli, &root, &server.url(), Arc::clone(&stderr));
+    let options = options(
+        case,
+        cli,
+        &root,
+        &certificate,
+        &server.url(),
+        Arc::clone(&stderr),
+        Arc::clone(&asked),
+    );
     match drive(case, options).await {
         Ok(frames) => run.frames = frames,
         Err(why) => run.failure = Some(why),
@@ -98,6 +110,7 @@ pub async fn play(case: &Case, cli: &Cli) -> Run {
     web.stop();
     run.trees = std::mem::take(&mut *trees.lock().unwrap());
     run.stderr = stderr.lock().unwrap().join("\n");
+    run.asked = std::mem::take(&mut *asked.lock().unwrap());
     run._dir = Some(Arc::new(dir));
     run
 }
@@ -136,16 +149,23 @@ fn last_step(body: &Value, labels: &[String]) -> Option<String> {
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn options(
     case: &Case,
     cli: &Cli,
     root: &Path,
+    certificate: &Path,
     model_url: &str,
     stderr: Arc<Mutex<Vec<String>>>,
+    asked: Arc<Mutex<Vec<(String, String)>>>,
 ) -> Options {
     let home = root.join("home");
     let tmp = root.join("tmp");
-    let allow_all = can_use_tool(|request: PermissionRequest| {
+    let allow_all = can_use_tool(move |request: PermissionRequest| {
+        asked.lock().unwrap().push((
+            request.request.tool_use_id.clone().unwrap_or_default(),
+            request.tool_name().to_owned(),
+        ));
         let input = answered(request.tool_name(), request.input());
         async move { Ok(PermissionResult::allow(input)) }
     });
@@ -165,6 +185,7 @@ fn options(
         .env("DISABLE_TELEMETRY", "1")
         .env("DISABLE_AUTOUPDATER", "1")
         .env("CLAUDE_CODE_MAX_RETRIES", "0")
+        .env("NODE_EXTRA_CA_CERTS", certificate)
         .env_remove("ANTHROPIC_AUTH_TOKEN")
         .env_remove("ANTHROPIC_MODEL")
         .env_remove("ANTHROPIC_SMALL_FAST_MODEL")
@@ -182,9 +203,27 @@ fn options(
         builder = builder.env(key, value);
     }
     for (key, value) in &case.args {
-        builder = builder.extra_arg(key, value.clone());
+        let value = value.as_ref().map(|v| v.replace("{memo}", &memo_mcp().display().to_string()));
+        builder = builder.extra_arg(key.trim_start_matches('-'), value);
     }
     builder.build().expect("valid options")
+}
+
+/// `memo-mcp` (twinwire-testkit's MCP server with a resource), built once beside this test.
+pub fn memo_mcp() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let agent = PathBuf::from(env!("CARGO_BIN_EXE_twinwire-agent"));
+            let path = agent.with_file_name("memo-mcp");
+            let status = std::process::Command::new(env!("CARGO"))
+                .args(["build", "-p", "twinwire-testkit", "--bin", "memo-mcp"])
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building memo-mcp failed");
+            path
+        })
+        .clone()
 }
 
 /// The host's answer to `AskUserQuestion`: each question answered with its first option.
