@@ -280,7 +280,10 @@ impl Permissions {
         tool == "Read"
             && path.is_some_and(|path| {
                 Path::new(path).is_absolute()
-                    && self.own_dirs.iter().any(|dir| is_under(Path::new(path), dir))
+                    && self
+                        .own_dirs
+                        .iter()
+                        .any(|dir| is_under(Path::new(path), dir))
             })
     }
 

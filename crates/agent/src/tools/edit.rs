@@ -93,19 +93,18 @@ fn plan(input: &Value, cx: &ToolContext) -> Result<Plan, ToolOutput> {
             "Error calling tool (Edit): EISDIR: illegal operation on a directory, read",
         ));
     }
-    let original = match std::fs::read(&path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => Some(text),
-            Err(_) => {
-                return Err(ToolOutput::error(
+    let original =
+        match std::fs::read(&path) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => Some(text),
+                Err(_) => return Err(ToolOutput::error(
                     "This file is not valid UTF-8 text, so Edit would damage it. Change it with a \
                      shell command that keeps its encoding.",
-                ))
-            }
-        },
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-        Err(err) => return Err(ToolOutput::failure(format!("{err}: {}", path.display()))),
-    };
+                )),
+            },
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => return Err(ToolOutput::failure(format!("{err}: {}", path.display()))),
+        };
     let stale = cx.workspace.files.changed(&path);
     let updated = match &original {
         None if old.is_empty() => new.to_owned(),
@@ -188,7 +187,11 @@ fn replace(text: &str, old: &str, new: &str, replace_all: bool) -> Result<String
             let styled = quotes::styled_like(new);
             (actual, styled)
         }
-        None => return Err(format!("String to replace not found in file.\nString: {old}")),
+        None => {
+            return Err(format!(
+                "String to replace not found in file.\nString: {old}"
+            ))
+        }
     };
     let found = body.matches(actual.as_str()).count();
     if found > 1 && !replace_all {
@@ -227,7 +230,13 @@ mod tests {
     fn straight_quotes_find_curly_ones_and_the_replacement_takes_them() {
         let text = "say \u{201c}hi\u{201d} and it\u{2019}s done\n";
         assert_eq!(
-            replace(text, "say \"hi\" and it's done", "say \"yo\" and it's done", false).unwrap(),
+            replace(
+                text,
+                "say \"hi\" and it's done",
+                "say \"yo\" and it's done",
+                false
+            )
+            .unwrap(),
             "say \u{201c}yo\u{201d} and it\u{2019}s done\n"
         );
     }

@@ -147,7 +147,9 @@ impl FileState {
                      content."
                 )
             } else {
-                format!("{intro} Here are the relevant changes (shown with line numbers):\n{changed}")
+                format!(
+                    "{intro} Here are the relevant changes (shown with line numbers):\n{changed}"
+                )
             });
         }
         notes
@@ -226,7 +228,11 @@ mod tests {
         std::fs::write(&path, "one\ntwo and more\n").unwrap();
         let notes = state.change_notes();
         assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].ends_with("1\tone\n2\ttwo and more"), "{}", notes[0]);
+        assert!(
+            notes[0].ends_with("1\tone\n2\ttwo and more"),
+            "{}",
+            notes[0]
+        );
         assert!(state.change_notes().is_empty());
     }
 }

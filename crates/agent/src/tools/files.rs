@@ -97,11 +97,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let new = dir.path().join("new.txt");
         write_whole(&new, "x").unwrap();
-        assert_eq!(std::fs::metadata(&new).unwrap().permissions().mode() & 0o777, 0o644);
+        assert_eq!(
+            std::fs::metadata(&new).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
         let old = dir.path().join("old.sh");
         std::fs::write(&old, "a").unwrap();
         std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
         write_whole(&old, "b").unwrap();
-        assert_eq!(std::fs::metadata(&old).unwrap().permissions().mode() & 0o777, 0o755);
+        assert_eq!(
+            std::fs::metadata(&old).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
     }
 }

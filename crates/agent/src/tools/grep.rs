@@ -73,9 +73,7 @@ enum Mode {
 }
 
 fn number(input: &Value, field: &str) -> Option<usize> {
-    input[field]
-        .as_f64()
-        .map(|f| f.max(0.0) as usize)
+    input[field].as_f64().map(|f| f.max(0.0) as usize)
 }
 
 fn flag(input: &Value, field: &str) -> Option<bool> {
@@ -251,7 +249,11 @@ fn grep(input: &Value, cx: &ToolContext) -> ToolOutput {
             };
             let text = format!(
                 "{listing}\n\nFound {total} total {} across {files} {}.{note}",
-                if total == 1 { "occurrence" } else { "occurrences" },
+                if total == 1 {
+                    "occurrence"
+                } else {
+                    "occurrences"
+                },
                 plural(files)
             );
             (
@@ -389,8 +391,7 @@ impl Sink for Collect<'_> {
         if self.content && !self.options.only_matching {
             let text = String::from_utf8_lossy(context.bytes());
             let text = text.trim_end_matches(['\n', '\r']);
-            self.lines
-                .push(self.line(context.line_number(), text, '-'));
+            self.lines.push(self.line(context.line_number(), text, '-'));
         }
         Ok(true)
     }

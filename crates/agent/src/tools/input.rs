@@ -271,7 +271,12 @@ fn check_object(
     Value::Object(out)
 }
 
-fn check_value(kind: &Kind, value: &Value, path: &mut Vec<Value>, issues: &mut Vec<Issue>) -> Value {
+fn check_value(
+    kind: &Kind,
+    value: &Value,
+    path: &mut Vec<Value>,
+    issues: &mut Vec<Issue>,
+) -> Value {
     let wrong = |expected: &'static str, issues: &mut Vec<Issue>, path: &Vec<Value>| {
         issues.push(Issue::WrongType {
             path: path.clone(),
@@ -291,7 +296,12 @@ fn check_value(kind: &Kind, value: &Value, path: &mut Vec<Value>, issues: &mut V
                             ("minimum", json!(min)),
                             ("inclusive", json!(true)),
                             ("path", json!(path)),
-                            ("message", json!(format!("Too small: expected string to have >={min} characters"))),
+                            (
+                                "message",
+                                json!(format!(
+                                    "Too small: expected string to have >={min} characters"
+                                )),
+                            ),
                         ]));
                     }
                 }
@@ -346,11 +356,12 @@ fn check_value(kind: &Kind, value: &Value, path: &mut Vec<Value>, issues: &mut V
                         received: "number",
                     });
                 } else {
-                    let below = *enforced && if *exclusive {
-                        n <= *min as f64
-                    } else {
-                        n < *min as f64
-                    };
+                    let below = *enforced
+                        && if *exclusive {
+                            n <= *min as f64
+                        } else {
+                            n < *min as f64
+                        };
                     if below {
                         let op = if *exclusive { ">" } else { ">=" };
                         issues.push(Issue::Other(vec![
@@ -359,7 +370,10 @@ fn check_value(kind: &Kind, value: &Value, path: &mut Vec<Value>, issues: &mut V
                             ("minimum", json!(min)),
                             ("inclusive", json!(!exclusive)),
                             ("path", json!(path)),
-                            ("message", json!(format!("Too small: expected number to be {op}{min}"))),
+                            (
+                                "message",
+                                json!(format!("Too small: expected number to be {op}{min}")),
+                            ),
                         ]));
                     }
                 }
@@ -385,7 +399,10 @@ fn check_value(kind: &Kind, value: &Value, path: &mut Vec<Value>, issues: &mut V
                     ("code", json!("invalid_value")),
                     ("values", json!(values)),
                     ("path", json!(path)),
-                    ("message", json!(format!("Invalid option: expected one of {listed}"))),
+                    (
+                        "message",
+                        json!(format!("Invalid option: expected one of {listed}")),
+                    ),
                 ]));
                 value.clone()
             }
@@ -426,7 +443,10 @@ fn check_value(kind: &Kind, value: &Value, path: &mut Vec<Value>, issues: &mut V
                         ("minimum", json!(min)),
                         ("inclusive", json!(true)),
                         ("path", json!(path)),
-                        ("message", json!(format!("Too small: expected array to have >={min} items"))),
+                        (
+                            "message",
+                            json!(format!("Too small: expected array to have >={min} items")),
+                        ),
                     ]));
                 }
                 if let Some(max) = max.filter(|max| items.len() > *max) {
@@ -436,7 +456,10 @@ fn check_value(kind: &Kind, value: &Value, path: &mut Vec<Value>, issues: &mut V
                         ("maximum", json!(max)),
                         ("inclusive", json!(true)),
                         ("path", json!(path)),
-                        ("message", json!(format!("Too big: expected array to have <={max} items"))),
+                        (
+                            "message",
+                            json!(format!("Too big: expected array to have <={max} items")),
+                        ),
                     ]));
                 }
                 Value::Array(checked)
@@ -542,7 +565,10 @@ fn message(tool: &str, issues: &[Issue]) -> String {
     let mut lines = Vec::new();
     for issue in issues {
         if let Issue::Missing(path) = issue {
-            lines.push(format!("The required parameter `{}` is missing", dotted(path)));
+            lines.push(format!(
+                "The required parameter `{}` is missing",
+                dotted(path)
+            ));
         }
     }
     for issue in issues {
@@ -619,9 +645,15 @@ mod tests {
     #[test]
     fn numbers_and_booleans_given_as_strings_are_converted() {
         let checked = schema()
-            .check("Bash", &json!({"command": "x", "timeout": " 2000 ", "background": "true"}))
+            .check(
+                "Bash",
+                &json!({"command": "x", "timeout": " 2000 ", "background": "true"}),
+            )
             .unwrap();
-        assert_eq!(checked, json!({"command": "x", "timeout": 2000, "background": true}));
+        assert_eq!(
+            checked,
+            json!({"command": "x", "timeout": 2000, "background": true})
+        );
         assert_eq!(numeric(&json!("1.5"), true), Some(json!(1.5)));
         assert_eq!(numeric(&json!("1e3"), true), None);
         assert_eq!(numeric(&json!("x"), true), None);
@@ -646,7 +678,10 @@ mod tests {
         let err = schema()
             .check("Bash", &json!({"command": "x", "mode": "c"}))
             .unwrap_err();
-        assert!(err.starts_with("InputValidationError: [\n  {\n    \"code\": \"invalid_value\""), "{err}");
+        assert!(
+            err.starts_with("InputValidationError: [\n  {\n    \"code\": \"invalid_value\""),
+            "{err}"
+        );
     }
 
     #[test]

@@ -331,7 +331,9 @@ mod tests {
         let id = new_id('b');
         assert_eq!(id.len(), 9);
         assert!(id.starts_with('b'));
-        assert!(id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
+        assert!(id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
         assert_ne!(new_id('b'), new_id('b'));
     }
 
@@ -347,7 +349,9 @@ mod tests {
         let text = notice(&info, JobEnd::Exited(Some(2)));
         assert!(text.contains("<status>failed</status>"), "{text}");
         assert!(
-            text.contains("<summary>Background command \"make &gt;&amp;2\" failed with exit code 2</summary>"),
+            text.contains(
+                "<summary>Background command \"make &gt;&amp;2\" failed with exit code 2</summary>"
+            ),
             "{text}"
         );
     }

@@ -185,10 +185,7 @@ impl Tool for ReadMcpResource {
                     ])
                 })
                 .collect();
-            ToolOutput::success(
-                format!("{{\"contents\":[{}]}}", contents.join(",")),
-                value,
-            )
+            ToolOutput::success(format!("{{\"contents\":[{}]}}", contents.join(",")), value)
         })
     }
 }

@@ -89,7 +89,9 @@ fn cell_blocks(cell: &Value, index: usize, language: &str) -> Vec<ContentBlock> 
         tags.push_str(&format!("<language>{language}</language>"));
     }
     let source = joined(&cell["source"]);
-    let mut blocks = vec![text(format!("<cell id=\"{id}\">{tags}{source}</cell id=\"{id}\">"))];
+    let mut blocks = vec![text(format!(
+        "<cell id=\"{id}\">{tags}{source}</cell id=\"{id}\">"
+    ))];
     if kind != "code" {
         return blocks;
     }
@@ -99,9 +101,12 @@ fn cell_blocks(cell: &Value, index: usize, language: &str) -> Vec<ContentBlock> 
             Some("execute_result" | "display_data") => (
                 joined(&output["data"]["text/plain"]),
                 ["image/png", "image/jpeg"].iter().find_map(|kind| {
-                    output["data"][*kind]
-                        .as_str()
-                        .map(|data| (kind.to_string(), data.split_whitespace().collect::<String>()))
+                    output["data"][*kind].as_str().map(|data| {
+                        (
+                            kind.to_string(),
+                            data.split_whitespace().collect::<String>(),
+                        )
+                    })
                 }),
             ),
             Some("error") => {
@@ -121,7 +126,9 @@ fn cell_blocks(cell: &Value, index: usize, language: &str) -> Vec<ContentBlock> 
                 (lines.join("\n"), None)
             }
             _ => {
-                blocks.push(text("\nOutputs of an unknown type are not shown.".to_owned()));
+                blocks.push(text(
+                    "\nOutputs of an unknown type are not shown.".to_owned(),
+                ));
                 continue;
             }
         };
@@ -172,9 +179,11 @@ fn load(path: &Path) -> Result<Ordered, String> {
         )
     })?;
     if !matches!(notebook.get("cells"), Some(Ordered::Array(_))) {
-        return Err("Notebook file is not a valid Jupyter notebook (top-level \"cells\" must be \
+        return Err(
+            "Notebook file is not a valid Jupyter notebook (top-level \"cells\" must be \
                     an array of cell objects, each with a string or string-array \"source\")."
-            .to_owned());
+                .to_owned(),
+        );
     }
     Ok(notebook)
 }
@@ -313,7 +322,9 @@ fn edit(input: &Value, cx: &ToolContext) -> ToolOutput {
         }
         _ => {
             let Some(at) = position else {
-                return ToolOutput::error("Cell ID must be specified when not inserting a new cell.");
+                return ToolOutput::error(
+                    "Cell ID must be specified when not inserting a new cell.",
+                );
             };
             let cell = &mut cells[at];
             cell.set("source", Ordered::plain(source.clone()));

@@ -181,7 +181,8 @@ mod tests {
 
     #[test]
     fn keys_keep_their_order_and_print_as_javascript_does() {
-        let value = Ordered::parse(r#"{"z": 1, "a": [1, {"y": null, "b": "é"}], "e": {}}"#).unwrap();
+        let value =
+            Ordered::parse(r#"{"z": 1, "a": [1, {"y": null, "b": "é"}], "e": {}}"#).unwrap();
         assert_eq!(
             value.pretty(),
             "{\n \"z\": 1,\n \"a\": [\n  1,\n  {\n   \"y\": null,\n   \"b\": \"é\"\n  }\n ],\n \"e\": {}\n}"

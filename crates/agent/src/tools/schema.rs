@@ -89,7 +89,11 @@ pub fn write() -> InputSchema {
 /// `Edit`.
 pub fn edit() -> InputSchema {
     InputSchema::new(vec![
-        required("file_path", string(), "The absolute path of the file to change."),
+        required(
+            "file_path",
+            string(),
+            "The absolute path of the file to change.",
+        ),
         required("old_string", string(), "The exact text to find."),
         required(
             "new_string",
@@ -207,7 +211,11 @@ pub fn todo_write() -> InputSchema {
             Kind::Enum(&["pending", "in_progress", "completed"]),
             "",
         ),
-        required("activeForm", Kind::NonEmpty("Active form cannot be empty"), ""),
+        required(
+            "activeForm",
+            Kind::NonEmpty("Active form cannot be empty"),
+            "",
+        ),
     ];
     InputSchema::new(vec![required(
         "todos",
@@ -273,7 +281,11 @@ pub fn web_fetch() -> InputSchema {
 /// `WebSearch`.
 pub fn web_search() -> InputSchema {
     InputSchema::new(vec![
-        required("query", Kind::Str { min: Some(2) }, "What to search the web for."),
+        required(
+            "query",
+            Kind::Str { min: Some(2) },
+            "What to search the web for.",
+        ),
         optional(
             "allowed_domains",
             Kind::Strings,
@@ -302,11 +314,7 @@ pub fn skill() -> InputSchema {
 /// `TaskStop`.
 pub fn task_stop() -> InputSchema {
     InputSchema::new(vec![
-        optional(
-            "task_id",
-            string(),
-            "The id of the background job to stop.",
-        ),
+        optional("task_id", string(), "The id of the background job to stop."),
         optional("shell_id", string(), "The old name of task_id."),
     ])
 }
@@ -314,7 +322,11 @@ pub fn task_stop() -> InputSchema {
 /// `AskUserQuestion`.
 pub fn ask_user_question() -> InputSchema {
     let option = vec![
-        required("label", string(), "The choice as the user sees it, in a few words."),
+        required(
+            "label",
+            string(),
+            "The choice as the user sees it, in a few words.",
+        ),
         required(
             "description",
             string(),
@@ -374,7 +386,11 @@ pub fn ask_user_question() -> InputSchema {
             Kind::Any,
             "Notes the user added to their answers, by question.",
         ),
-        optional("metadata", Kind::Any, "Bookkeeping about the question; not shown."),
+        optional(
+            "metadata",
+            Kind::Any,
+            "Bookkeeping about the question; not shown.",
+        ),
     ])
 }
 

@@ -31,7 +31,10 @@ pub struct SkillFile {
 /// project's.
 pub fn discover(cwd: &Path, config_dir: &Path) -> Vec<SkillFile> {
     let mut skills: Vec<SkillFile> = Vec::new();
-    for root in [cwd.join(".claude").join("skills"), config_dir.join("skills")] {
+    for root in [
+        cwd.join(".claude").join("skills"),
+        config_dir.join("skills"),
+    ] {
         let Ok(entries) = std::fs::read_dir(&root) else {
             continue;
         };
@@ -139,7 +142,10 @@ impl Tool for Skill {
                     skill.name
                 ));
             }
-            let body = skill.body.trim_start_matches('\n').replace("$ARGUMENTS", args);
+            let body = skill
+                .body
+                .trim_start_matches('\n')
+                .replace("$ARGUMENTS", args);
             follow_up.push(format!(
                 "Base directory for this skill: {}\n\n{body}",
                 skill.dir.display()

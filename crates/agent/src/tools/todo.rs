@@ -17,8 +17,12 @@ pub const DISABLED: &str =
 
 /// Whether the todo list is on: Claude Code turns it on when its task tools are off.
 pub fn enabled(env: &std::collections::BTreeMap<String, String>) -> bool {
-    env.get("CLAUDE_CODE_ENABLE_TASKS")
-        .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "false" | "0" | "no" | "off"))
+    env.get("CLAUDE_CODE_ENABLE_TASKS").is_some_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "false" | "0" | "no" | "off"
+        )
+    })
 }
 
 impl Tool for TodoWrite {

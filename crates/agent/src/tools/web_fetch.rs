@@ -62,8 +62,15 @@ impl Tool for WebFetch {
 
 /// A page as fetched.
 enum Page {
-    Body { text: String, content_type: String, status: u16 },
-    Redirected { to: String, status: String },
+    Body {
+        text: String,
+        content_type: String,
+        status: u16,
+    },
+    Redirected {
+        to: String,
+        status: String,
+    },
     Failed(String),
 }
 

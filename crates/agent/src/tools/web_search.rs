@@ -60,7 +60,8 @@ async fn search(input: &Value, cx: &ToolContext) -> ToolOutput {
     let Some((client, model)) = &cx.model else {
         return ToolOutput::failure("No model is there to search with.");
     };
-    let mut tool = json!({"type": "web_search_20250305", "name": "web_search", "max_uses": MAX_USES});
+    let mut tool =
+        json!({"type": "web_search_20250305", "name": "web_search", "max_uses": MAX_USES});
     for field in ["allowed_domains", "blocked_domains"] {
         if input[field].is_array() {
             tool[field] = input[field].clone();

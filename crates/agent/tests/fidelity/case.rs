@@ -250,11 +250,8 @@ impl Case {
                     .calls
                     .iter()
                     .map(|c| {
-                        let fill: serde_json::Map<String, Value> = c
-                            .fill
-                            .iter()
-                            .map(|(k, v)| (k.clone(), json!(v)))
-                            .collect();
+                        let fill: serde_json::Map<String, Value> =
+                            c.fill.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
                         json!({"name": c.tool, "input": place(&c.input, root, web), "fill": fill})
                     })
                     .collect();

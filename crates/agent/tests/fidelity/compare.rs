@@ -79,10 +79,8 @@ pub fn observe(run: &Run, label: &str) -> Observation {
                 let id = block["tool_use_id"].as_str().unwrap_or_default();
                 if let Some(at) = ids.iter().position(|known| known == id) {
                     if results[at].is_none() {
-                        results[at] = Some((
-                            block["is_error"] == true,
-                            norm.content(&block["content"]),
-                        ));
+                        results[at] =
+                            Some((block["is_error"] == true, norm.content(&block["content"])));
                         continue;
                     }
                 }
@@ -146,7 +144,10 @@ pub fn show(claude: &Observation, agent: &Observation) -> String {
         }
         for (i, (error, text)) in o.results.iter().enumerate() {
             let flag = if *error { "error" } else { "ok" };
-            out.push_str(&format!("    {side} | result {i} ({flag}): {}\n", clip(text)));
+            out.push_str(&format!(
+                "    {side} | result {i} ({flag}): {}\n",
+                clip(text)
+            ));
         }
         for line in &o.extra {
             out.push_str(&format!("    {side} | with: {}\n", clip(line)));

@@ -91,7 +91,10 @@ fn selected() -> Vec<Case> {
 
 /// The listed differences: `case step` → why.
 fn listed() -> BTreeMap<String, String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fidelity/differences.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fidelity/differences.json"
+    );
     let text = std::fs::read_to_string(path).expect("differences.json");
     serde_json::from_str(&text).expect("differences.json: an object of step → reason")
 }
@@ -123,11 +126,7 @@ async fn compare_case(case: Case, claude: Cli, agent: Cli) -> Vec<StepOutcome> {
             let _ = std::fs::write(dir.join(name), serde_json::to_string_pretty(&dump).unwrap());
         }
         if verbose {
-            eprintln!(
-                "{} {label}: {}\n{detail}",
-                case.name,
-                verdict.word()
-            );
+            eprintln!("{} {label}: {}\n{detail}", case.name, verdict.word());
         }
         outcomes.push(StepOutcome {
             case: case.name.clone(),
@@ -187,7 +186,11 @@ async fn the_agent_s_tools_give_claude_code_s_results() {
     if all {
         for key in listed.keys() {
             let case = key.rsplit_once(' ').map_or(key.as_str(), |(c, _)| c);
-            if !ran.contains(case) || !outcomes.iter().any(|o| format!("{} {}", o.case, o.label) == *key) {
+            if !ran.contains(case)
+                || !outcomes
+                    .iter()
+                    .any(|o| format!("{} {}", o.case, o.label) == *key)
+            {
                 problems.push(format!("{key}: listed but no such step ran"));
             }
         }

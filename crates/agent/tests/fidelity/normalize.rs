@@ -76,7 +76,11 @@ impl Normalizer {
             }
             Some("tool_result") => format!(
                 "tool_result{}: {}",
-                if block["is_error"] == true { " (error)" } else { "" },
+                if block["is_error"] == true {
+                    " (error)"
+                } else {
+                    ""
+                },
                 self.content(&block["content"])
             ),
             _ => {

@@ -48,13 +48,23 @@ pub fn write(
     summary: &str,
 ) {
     let mut out = String::new();
-    let _ = writeln!(out, "# Fidelity: twinwire-agent against Claude Code {}\n", crate::JUDGE_VERSION);
+    let _ = writeln!(
+        out,
+        "# Fidelity: twinwire-agent against Claude Code {}\n",
+        crate::JUDGE_VERSION
+    );
     let _ = writeln!(out, "{summary}\n");
-    let _ = writeln!(out, "| tool | cases | steps | identical | format | effect | error behaviour |");
+    let _ = writeln!(
+        out,
+        "| tool | cases | steps | identical | format | effect | error behaviour |"
+    );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|");
     let mut tools: BTreeMap<&str, Vec<&StepOutcome>> = BTreeMap::new();
     for outcome in outcomes {
-        tools.entry(outcome.tool.as_str()).or_default().push(outcome);
+        tools
+            .entry(outcome.tool.as_str())
+            .or_default()
+            .push(outcome);
     }
     for (tool, steps) in &tools {
         let n = cases.iter().filter(|c| c.tool == *tool).count();

@@ -203,7 +203,9 @@ fn options(
         builder = builder.env(key, value);
     }
     for (key, value) in &case.args {
-        let value = value.as_ref().map(|v| v.replace("{memo}", &memo_mcp().display().to_string()));
+        let value = value
+            .as_ref()
+            .map(|v| v.replace("{memo}", &memo_mcp().display().to_string()));
         builder = builder.extra_arg(key.trim_start_matches('-'), value);
     }
     builder.build().expect("valid options")
@@ -303,9 +305,9 @@ pub fn after_step(run: &Run, label: &str) -> Option<(Value, Vec<Value>)> {
         let Some(messages) = body["messages"].as_array() else {
             continue;
         };
-        let at = messages.iter().position(|m| {
-            m["role"] == "assistant" && m["content"].to_string().contains(&marker)
-        });
+        let at = messages
+            .iter()
+            .position(|m| m["role"] == "assistant" && m["content"].to_string().contains(&marker));
         if let Some(at) = at {
             return Some((messages[at].clone(), messages[at + 1..].to_vec()));
         }

@@ -11,9 +11,18 @@ const KEPT: usize = 4096;
 /// One entry of a tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
-    File { mode: u32, len: u64, head: Vec<u8>, hash: u64 },
-    Dir { mode: u32 },
-    Link { target: String },
+    File {
+        mode: u32,
+        len: u64,
+        head: Vec<u8>,
+        hash: u64,
+    },
+    Dir {
+        mode: u32,
+    },
+    Link {
+        target: String,
+    },
     Other,
 }
 
@@ -96,7 +105,9 @@ pub fn changes(before: &Tree, after: &Tree) -> Vec<String> {
 
 fn describe(entry: &Entry) -> String {
     match entry {
-        Entry::File { mode, len, head, .. } => {
+        Entry::File {
+            mode, len, head, ..
+        } => {
             let shown = String::from_utf8_lossy(head);
             let more = if *len as usize > head.len() {
                 format!(" … ({len} bytes)")

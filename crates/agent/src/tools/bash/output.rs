@@ -134,7 +134,11 @@ pub fn result(
             format!("Exit code {code}\nCommand timed out after {after}"),
             &text,
         ),
-        End::Interrupted => failure("Command was interrupted".to_owned(), &text),
+        End::Interrupted => {
+            let mut output = failure("Command was interrupted".to_owned(), &text);
+            output.result = Some(structured(&text));
+            output
+        }
     }
 }
 

@@ -113,36 +113,45 @@ pub fn ask() -> Vec<Case> {
     vec![
         case("AskUserQuestion", "questions")
             .quick()
-            .step("AskUserQuestion", json!({"questions": [{
-                "question": "Which database should we use?", "header": "Database",
-                "options": [
-                    {"label": "Postgres", "description": "A relational database"},
-                    {"label": "SQLite", "description": "A file"}
-                ],
-                "multiSelect": false
-            }]}))
-            .step("AskUserQuestion", json!({"questions": [{
-                "question": "Which features?", "header": "Features",
-                "options": [
-                    {"label": "Auth", "description": "Sign-in"},
-                    {"label": "Search", "description": "Full text"}
-                ],
-                "multiSelect": true
-            }, {
-                "question": "Which colour?", "header": "Colour",
-                "options": [
-                    {"label": "Red", "description": "warm"},
-                    {"label": "Blue", "description": "cold"}
-                ],
-                "multiSelect": false
-            }]})),
+            .step(
+                "AskUserQuestion",
+                json!({"questions": [{
+                    "question": "Which database should we use?", "header": "Database",
+                    "options": [
+                        {"label": "Postgres", "description": "A relational database"},
+                        {"label": "SQLite", "description": "A file"}
+                    ],
+                    "multiSelect": false
+                }]}),
+            )
+            .step(
+                "AskUserQuestion",
+                json!({"questions": [{
+                    "question": "Which features?", "header": "Features",
+                    "options": [
+                        {"label": "Auth", "description": "Sign-in"},
+                        {"label": "Search", "description": "Full text"}
+                    ],
+                    "multiSelect": true
+                }, {
+                    "question": "Which colour?", "header": "Colour",
+                    "options": [
+                        {"label": "Red", "description": "warm"},
+                        {"label": "Blue", "description": "cold"}
+                    ],
+                    "multiSelect": false
+                }]}),
+            ),
         case("AskUserQuestion", "misuse")
             .step("AskUserQuestion", json!({"questions": []}))
-            .step("AskUserQuestion", json!({"questions": [{
-                "question": "Only one?", "header": "One",
-                "options": [{"label": "Yes", "description": "y"}],
-                "multiSelect": false
-            }]})),
+            .step(
+                "AskUserQuestion",
+                json!({"questions": [{
+                    "question": "Only one?", "header": "One",
+                    "options": [{"label": "Yes", "description": "y"}],
+                    "multiSelect": false
+                }]}),
+            ),
     ]
 }
 
@@ -150,38 +159,49 @@ const SKILL: &str = "---\nname: greet\ndescription: Greets the user in a given s
 Greet the user warmly. The style asked for: $ARGUMENTS\n";
 
 pub fn skill() -> Vec<Case> {
-    vec![
-        case("Skill", "project_skill")
-            .quick()
-            .file(".claude/skills/greet/SKILL.md", SKILL)
-            .step("Skill", json!({"skill": "greet", "args": "pirate"}))
-            .step("Skill", json!({"skill": "nosuch"}))
-            .step("Skill", json!({"skill": "/greet"})),
-    ]
+    vec![case("Skill", "project_skill")
+        .quick()
+        .file(".claude/skills/greet/SKILL.md", SKILL)
+        .step("Skill", json!({"skill": "greet", "args": "pirate"}))
+        .step("Skill", json!({"skill": "nosuch"}))
+        .step("Skill", json!({"skill": "/greet"}))]
 }
 
 pub fn mcp() -> Vec<Case> {
-    vec![
-        case("ListMcpResourcesTool", "resources")
-            .quick()
-            .arg(
-                "--mcp-config",
-                Some(r#"{"mcpServers":{"memo":{"command":"{memo}","args":[]}}}"#),
-            )
-            .step("ListMcpResourcesTool", json!({}))
-            .step("ListMcpResourcesTool", json!({"server": "memo"}))
-            .step("ListMcpResourcesTool", json!({"server": "nosuch"}))
-            .step("ReadMcpResourceTool", json!({"server": "memo", "uri": "memo://readme"}))
-            .step("ReadMcpResourceTool", json!({"server": "memo", "uri": "ui://memo/note"}))
-            .step("ReadMcpResourceTool", json!({"server": "memo", "uri": "memo://missing"}))
-            .step("ReadMcpResourceTool", json!({"server": "nosuch", "uri": "memo://note"})),
-    ]
+    vec![case("ListMcpResourcesTool", "resources")
+        .quick()
+        .arg(
+            "--mcp-config",
+            Some(r#"{"mcpServers":{"memo":{"command":"{memo}","args":[]}}}"#),
+        )
+        .step("ListMcpResourcesTool", json!({}))
+        .step("ListMcpResourcesTool", json!({"server": "memo"}))
+        .step("ListMcpResourcesTool", json!({"server": "nosuch"}))
+        .step(
+            "ReadMcpResourceTool",
+            json!({"server": "memo", "uri": "memo://readme"}),
+        )
+        .step(
+            "ReadMcpResourceTool",
+            json!({"server": "memo", "uri": "ui://memo/note"}),
+        )
+        .step(
+            "ReadMcpResourceTool",
+            json!({"server": "memo", "uri": "memo://missing"}),
+        )
+        .step(
+            "ReadMcpResourceTool",
+            json!({"server": "nosuch", "uri": "memo://note"}),
+        )]
 }
 
 pub fn unknown() -> Vec<Case> {
     vec![case("Unknown", "tools")
         .step("NoSuchTool", json!({"x": 1}))
-        .step("MultiEdit", json!({"file_path": "{work}/a.txt", "edits": []}))
+        .step(
+            "MultiEdit",
+            json!({"file_path": "{work}/a.txt", "edits": []}),
+        )
         .parallel(vec![
             call("Glob", json!({"pattern": "*"})),
             call("NoSuchTool", json!({})),

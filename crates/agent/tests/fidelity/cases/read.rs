@@ -7,10 +7,9 @@ use crate::case::{case, Case};
 
 /// A 2×2 PNG.
 pub const PNG: &[u8] = &[
-    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 2, 0, 0, 0, 2, 8, 2,
-    0, 0, 0, 253, 212, 154, 115, 0, 0, 0, 17, 73, 68, 65, 84, 120, 156, 99, 248, 207, 192, 0, 68,
-    96, 226, 63, 3, 0, 29, 240, 3, 253, 160, 51, 9, 137, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96,
-    130,
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0,
+    0, 0, 253, 212, 154, 115, 0, 0, 0, 17, 73, 68, 65, 84, 120, 156, 99, 248, 207, 192, 0, 68, 96,
+    226, 63, 3, 0, 29, 240, 3, 253, 160, 51, 9, 137, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
 ];
 
 /// A one-page PDF saying "Hello".
@@ -56,7 +55,10 @@ pub fn cases() -> Vec<Case> {
             .step("Read", json!({"file_path": "{work}/tabs.txt"})),
         case("Read", "ranges")
             .file("a.txt", "one\ntwo\nthree\nfour\nfive\n")
-            .step("Read", json!({"file_path": "{work}/a.txt", "offset": 2, "limit": 2}))
+            .step(
+                "Read",
+                json!({"file_path": "{work}/a.txt", "offset": 2, "limit": 2}),
+            )
             .step("Read", json!({"file_path": "{work}/a.txt", "offset": 5}))
             .step("Read", json!({"file_path": "{work}/a.txt", "offset": 10}))
             .step("Read", json!({"file_path": "{work}/a.txt", "limit": 1}))
@@ -69,14 +71,23 @@ pub fn cases() -> Vec<Case> {
             .step("Read", json!({"file_path": "{work}/a.txt"}))
             .step("Bash", json!({"command": "echo three >> a.txt"}))
             .step("Read", json!({"file_path": "{work}/a.txt"}))
-            .step("Read", json!({"file_path": "{work}/a.txt", "offset": 2, "limit": 1})),
+            .step(
+                "Read",
+                json!({"file_path": "{work}/a.txt", "offset": 2, "limit": 1}),
+            ),
         case("Read", "long")
             .file("many.txt", numbered_lines(2500))
             .file("wide.txt", format!("{}\nshort\n", "x".repeat(3000)))
             .file("big.txt", "0123456789abcdef\n".repeat(20_000))
-            .step("Read", json!({"file_path": "{work}/many.txt", "offset": 1990, "limit": 5}))
+            .step(
+                "Read",
+                json!({"file_path": "{work}/many.txt", "offset": 1990, "limit": 5}),
+            )
             .step("Read", json!({"file_path": "{work}/wide.txt"}))
-            .step("Read", json!({"file_path": "{work}/big.txt", "offset": 100, "limit": 2}))
+            .step(
+                "Read",
+                json!({"file_path": "{work}/big.txt", "offset": 100, "limit": 2}),
+            )
             .step("Read", json!({"file_path": "{work}/many.txt"}))
             .step("Read", json!({"file_path": "{work}/big.txt"})),
         case("Read", "not_text")
@@ -101,7 +112,10 @@ pub fn cases() -> Vec<Case> {
             .file("doc.pdf", PDF)
             .step("Read", json!({"file_path": "{work}/doc.pdf"}))
             .step("Read", json!({"file_path": "{work}/doc.pdf", "pages": "1"}))
-            .step("Read", json!({"file_path": "{work}/doc.pdf", "pages": "x-y"})),
+            .step(
+                "Read",
+                json!({"file_path": "{work}/doc.pdf", "pages": "x-y"}),
+            ),
         case("Read", "misuse")
             .file("a.txt", "one\n")
             .step("Read", json!({"file_path": "a.txt"}))
