@@ -11,7 +11,7 @@ use twinwire_protocol::permission::PermissionMode;
 use crate::args::{split_rules, Args};
 
 /// The model when neither `--model` nor `ANTHROPIC_MODEL` names one.
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+pub const DEFAULT_MODEL: &str = "claude-opus-5-5";
 
 /// How a session begins.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -337,9 +337,9 @@ pub fn parse_mode(text: &str) -> Result<PermissionMode, ConfigError> {
 /// The model id of an alias (`sonnet`, `opus`, `haiku`); anything else as given.
 pub fn resolve_alias(model: &str) -> String {
     match model {
-        "sonnet" | "default" => "claude-sonnet-4-5",
-        "opus" => "claude-opus-4-5",
-        "haiku" => "claude-haiku-4-5",
+        "opus" | "default" => "claude-opus-5-5",
+        "sonnet" => "claude-sonnet-5-5",
+        "haiku" => "claude-haiku-5-5",
         other => other,
     }
     .to_owned()
@@ -397,7 +397,7 @@ mod tests {
             "--no-session-persistence",
         ])
         .unwrap();
-        assert_eq!(config.model, "claude-opus-4-5");
+        assert_eq!(config.model, "claude-opus-5-5");
         assert_eq!(config.permission_mode, PermissionMode::AcceptEdits);
         assert!(matches!(
             config.start,

@@ -9,6 +9,7 @@
 //! can tell the host (`system/api_retry`).
 
 pub mod assemble;
+pub mod options;
 pub mod pricing;
 pub mod request;
 pub mod retry;
@@ -185,7 +186,7 @@ impl ModelClient {
         let body = bytes::Bytes::from(
             serde_json::to_vec(request).map_err(|err| ModelError::Stream(err.to_string()))?,
         );
-        let url = format!("{}/v1/messages", self.base_url);
+        let url = format!("{}/v1/messages?beta=true", self.base_url);
         let mut attempt = 0u32;
         loop {
             let sent = self
@@ -234,7 +235,7 @@ impl ModelClient {
         body: &serde_json::Value,
     ) -> Result<serde_json::Value, ModelError> {
         let headers = self.headers()?;
-        let url = format!("{}/v1/messages", self.base_url);
+        let url = format!("{}/v1/messages?beta=true", self.base_url);
         let response = self
             .http
             .post(&url)
@@ -257,6 +258,7 @@ impl ModelClient {
         let mut headers = HeaderMap::new();
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert("anthropic-beta", HeaderValue::from_static(options::BETAS));
         let invalid = |_| ModelError::Connection("a credential that is not a header value".into());
         match &self.credentials {
             Credentials::ApiKey(key) => {

@@ -84,6 +84,7 @@ async fn begin(session: &Arc<Session>, peer: &Peer, message: UserMessage) -> Res
         crate::transcript::append(&mut content, UserContent::Text(context));
     }
     session.record_user(&uuid, content, Map::new());
+    crate::prompt::note_environment(session);
     Ok(())
 }
 

@@ -101,6 +101,17 @@ fn listed() -> BTreeMap<String, String> {
 
 async fn compare_case(case: Case, claude: Cli, agent: Cli) -> Vec<StepOutcome> {
     let (real, ours) = tokio::join!(play(&case, &claude), play(&case, &agent));
+    if let Some(dir) = std::env::var_os("TWINWIRE_FIDELITY_DUMP") {
+        let dir = PathBuf::from(dir);
+        let _ = std::fs::create_dir_all(&dir);
+        for (side, run) in [("claude", &real), ("agent", &ours)] {
+            let name = format!("{}-requests-{side}.json", case.name.replace('/', "-"));
+            let _ = std::fs::write(
+                dir.join(name),
+                serde_json::to_string_pretty(&run.recorded).unwrap_or_default(),
+            );
+        }
+    }
     let verbose = std::env::var_os("TWINWIRE_FIDELITY_SHOW").is_some();
     let mut outcomes = Vec::new();
     for (label, _) in case.labelled_steps() {

@@ -41,6 +41,8 @@ pub struct Run {
     pub web: String,
     /// Every message request, in order.
     pub requests: Vec<Value>,
+    /// The same requests with their paths and headers.
+    pub recorded: Vec<twinwire_model_server::RecordedRequest>,
     /// The tree before the first step, and after each step by its label.
     pub trees: Vec<(String, Tree)>,
     /// What went wrong, when the run did not finish.
@@ -106,6 +108,11 @@ pub async fn play(case: &Case, cli: &Cli) -> Run {
         Err(why) => run.failure = Some(why),
     }
     run.requests = server.message_requests();
+    run.recorded = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST" && r.path.split('?').next() == Some("/v1/messages"))
+        .collect();
     server.shutdown().await;
     web.stop();
     run.trees = std::mem::take(&mut *trees.lock().unwrap());
