@@ -28,12 +28,37 @@ impl Tool for AskUserQuestion {
     }
 
     fn description(&self) -> String {
-        "Asks the user one to four questions, each with two to four options to choose from \
-         (the user may always write an answer of their own), and gives back their answers. \
-         Use it when a choice is truly the user's: their preference, an unclear requirement, \
-         a decision between approaches. Put the option you recommend first and say so in its \
-         label. Do not use it to ask whether a plan is ready; do not offer an \"Other\" \
-         option. Set multiSelect when several options may be chosen together."
+        "Asks the user one to four questions while you work, each with two to four options, \
+         and gives back the answers they chose.
+
+When to ask:
+- A choice that is truly the user's: a preference, a trade-off only they can weigh, a \
+requirement that is unclear in a way that changes what you build.
+- Before work that would be costly to redo if you guessed wrong.
+Do not ask what you can find out yourself by reading the project, and do not ask for \
+permission to go on with a plan: say what you will do and do it, or stop and explain.
+
+How to ask:
+- Put each question plainly, ending with a question mark, with a very short header \
+(twelve characters at most) that names its subject.
+- Give two to four options that really differ; each has a short label and a description of \
+what choosing it means. The user can always type an answer of their own, so do not add an \
+\"Other\" option.
+- If you recommend one option, put it first and add \"(Recommended)\" to its label.
+- Set multiSelect when several options can be chosen together.
+- An option may carry a preview: a short mockup, a snippet of code or a comparison shown \
+while the user looks at it. Keep previews small and plain text or Markdown.
+
+What comes back:
+- The answers, question by question, and any notes the user added. Carry on with the work \
+in their light; do not ask the same question again.
+- When the user declines to answer, the call comes back refused: go on with your best \
+judgment, and say which assumption you made.
+
+Examples of good questions: which of two libraries a project should adopt when both are \
+reasonable; whether a change should keep an old interface working; which of several \
+failing tests matters most to fix first. Examples of questions not to ask: whether to \
+continue, whether a plan looks good, anything the code itself answers."
             .to_owned()
     }
 

@@ -24,11 +24,8 @@ impl Tool for Glob {
     }
 
     fn description(&self) -> String {
-        "Finds files by a glob over their paths (\"**/*.rs\", \"src/**/*.ts\"), in a project \
-         of any size. A pattern without a slash matches file names at any depth. Hidden files \
-         count; ignore files do not. Paths come back relative to the working directory, the \
-         oldest file first, at most 100 of them. Several searches that may help can go in one \
-         message, side by side."
+        "Finds files by a glob over their paths (\"**/*.rs\", \"src/**/*.ts\"); a pattern \
+         without a slash matches names at any depth. Oldest first."
             .to_owned()
     }
 

@@ -39,8 +39,10 @@ pub enum Kind {
     },
     /// An object of string keys and string values.
     StringMap,
-    /// Any object.
-    Any,
+    /// An object of these fields.
+    Object(Vec<Field>),
+    /// An object of string keys whose values are objects of these fields.
+    RecordOf(Vec<Field>),
 }
 
 /// One field of an input.
@@ -208,7 +210,12 @@ fn kind_schema(kind: &Kind) -> Value {
             }
             schema
         }
-        Kind::Any => json!({"type": "object"}),
+        Kind::Object(fields) => object_schema(fields),
+        Kind::RecordOf(fields) => json!({
+            "type": "object",
+            "propertyNames": {"type": "string"},
+            "additionalProperties": object_schema(fields),
+        }),
         Kind::StringMap => json!({
             "type": "object",
             "propertyNames": {"type": "string"},
@@ -466,9 +473,18 @@ fn check_value(
             }
             None => wrong("array", issues, path),
         },
-        Kind::Any => match value.as_object() {
-            Some(_) => value.clone(),
-            None => wrong("object", issues, path),
+        Kind::Object(fields) => check_object(fields, value, path, issues),
+        Kind::RecordOf(fields) => match value.as_object() {
+            Some(map) => {
+                let mut out = Map::new();
+                for (key, item) in map {
+                    path.push(json!(key));
+                    out.insert(key.clone(), check_object(fields, item, path, issues));
+                    path.pop();
+                }
+                Value::Object(out)
+            }
+            None => wrong("record", issues, path),
         },
         Kind::StringMap => match value.as_object() {
             Some(map) => {

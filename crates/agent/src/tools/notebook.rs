@@ -197,10 +197,14 @@ impl Tool for NotebookEdit {
     }
 
     fn description(&self) -> String {
-        "Changes one cell of a Jupyter notebook (.ipynb): replaces its source (the default), \
-         inserts a new cell after the one named by cell_id (or first, without one; cell_type \
-         is then required), or deletes it. Give notebook_path as an absolute path; read the \
-         notebook first. Cells are named by their ids, as Read shows them."
+        "Changes one cell of a Jupyter notebook (.ipynb).\n\n- notebook_path is the \
+         notebook's absolute path; read the notebook first, so that you know its cells and \
+         their ids.\n- edit_mode \"replace\" (the default) puts new_source in the cell named by \
+         cell_id; a code cell's outputs and execution count are cleared.\n- \"insert\" adds a \
+         new cell after the one named by cell_id, or at the top without one; cell_type (code \
+         or markdown) is then required.\n- \"delete\" removes the cell named by cell_id.\n- \
+         cell_type on a replace changes the cell's type.\nThe notebook is written back with \
+         its other cells and metadata as they were."
             .to_owned()
     }
 

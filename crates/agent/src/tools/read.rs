@@ -62,23 +62,18 @@ impl Tool for Read {
     }
 }
 
-const DESCRIPTION: &str = "Reads a file from the local file system and shows it to you.
+const DESCRIPTION: &str = "Reads a file and shows it to you.
 
-- Give file_path as an absolute path. Any file you can name may be read; a path that does \
-not exist is reported as an error, so it is fine to try.
-- A text file comes whole unless you pass offset (the first line) and limit (how many \
-lines); use them for a file too large to read at once, and search a large file rather than \
-reading it all. Files over 256 KB are refused unless allow_large is true.
-- Lines come numbered: the line number, a tab, then the line exactly as it is. The number \
-and the tab are not part of the file: leave them out of any text you pass to Edit.
-- Images (PNG, JPEG, GIF, WebP) come back as images for you to look at.
-- A PDF comes back as a document; for a long one, read a few pages at a time with pages \
-(\"1-5\"), at most 20 per call.
-- A Jupyter notebook (.ipynb) comes back as its cells with their outputs.
-- Read reads files, not directories: list a directory with ls through Bash.
-- Reading several files that you will need anyway is best done in one message, side by \
-side.
-- An empty file comes back as a warning in place of its contents.";
+- Give file_path as an absolute path. A path that does not exist is reported as an error, so \
+it is fine to try one.
+- A text file comes whole, each line numbered (the number, a tab, then the line), unless you \
+pass offset (the first line) and limit (how many). Files over 256 KB are refused unless \
+allow_large is true; read such files in parts, or search them.
+- The numbers and the tab are not part of the file: leave them out of text you give to Edit.
+- Images (PNG, JPEG, GIF, WebP) come back as images, PDFs as documents (pages reads some \
+pages of a long one, 20 at most), notebooks as their cells with outputs.
+- Directories are not files: list them with ls through Bash.
+- An empty file comes back as a warning.";
 
 /// The path's extension, lowercase.
 fn extension_of(path: &Path) -> String {

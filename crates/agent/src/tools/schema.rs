@@ -383,13 +383,28 @@ pub fn ask_user_question() -> InputSchema {
         ),
         optional(
             "annotations",
-            Kind::Any,
+            Kind::RecordOf(vec![
+                optional(
+                    "preview",
+                    string(),
+                    "The preview of the option chosen, when the question had previews.",
+                ),
+                optional(
+                    "notes",
+                    string(),
+                    "What the user wrote beside their choice.",
+                ),
+            ]),
             "Notes the user added to their answers, by question.",
         ),
         optional(
             "metadata",
-            Kind::Any,
-            "Bookkeeping about the question; not shown.",
+            Kind::Object(vec![optional(
+                "source",
+                string(),
+                "Where the question comes from (a command's name, say), for tracking.",
+            )]),
+            "Bookkeeping about the question; not shown to the user.",
         ),
     ])
 }

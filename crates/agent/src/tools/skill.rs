@@ -99,11 +99,24 @@ impl Tool for Skill {
     }
 
     fn description(&self) -> String {
-        "Loads a skill: instructions and resources for a kind of task, from the list of \
-         available skills. When a request matches a skill's description, load the skill before \
-         doing anything else, and follow it. A user typing /<name> means that skill. Give the \
-         name exactly as listed, and anything the skill takes in args. A skill already loaded \
-         in this conversation need not be loaded again."
+        "Loads a skill: a set of instructions, and sometimes scripts and references, for a \
+         kind of task. The skills you can load are listed in the note on your environment, \
+         each with a description of when it applies.
+
+When to load one:
+- When the user's request matches a skill's description, load the skill first, before \
+reading files or running commands for the task, and then follow its instructions.
+- When the user types /<name>, they mean the skill of that name.
+- Do not load a skill that does not fit the task just because it exists, and never guess a \
+name that is not listed.
+
+How:
+- Give the skill's name exactly as listed, and in args anything it should get (the user's \
+words after /<name>, a file, an option).
+- The skill's instructions come back in the conversation, with the folder they live in, so \
+that you can read or run the files beside them.
+- A skill already loaded in this conversation does not need loading again; load it again \
+only to pass it new arguments."
             .to_owned()
     }
 

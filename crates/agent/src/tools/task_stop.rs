@@ -14,9 +14,11 @@ impl Tool for TaskStop {
     }
 
     fn description(&self) -> String {
-        "Stops a background job by its id (the one Bash gave when it started the job or moved \
-         it to the background) and says what it was. A stopped job is not announced when it \
-         ends."
+        "Stops a background job.\n\n- task_id is the id Bash gave when it started the job \
+         with run_in_background, or when it moved a slow command to the background.\n- The \
+         job's processes are ended; what it wrote so far stays in its output file.\n- A job \
+         you stop is not announced when it ends. Stop jobs you no longer need rather than \
+         leaving them running."
             .to_owned()
     }
 

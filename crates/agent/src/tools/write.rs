@@ -17,12 +17,9 @@ impl Tool for Write {
     }
 
     fn description(&self) -> String {
-        "Writes a whole file, creating it (and the directories it needs) or replacing what it \
-         held.\n\n- Give file_path as an absolute path.\n- A file that exists should be read \
-         with Read first; one that changed on disk since you read it is refused until you read \
-         it again.\n- To change part of a file, Edit is better: it sends only the change.\n- \
-         Do not create documentation or README files unless asked, and keep emoji out of files \
-         unless asked."
+        "Writes a whole file, creating it or replacing it. Give an absolute path. Read an \
+         existing file first; to change part of one, use Edit. Do not create documentation \
+         files unless asked."
             .to_owned()
     }
 

@@ -82,6 +82,11 @@ pub struct Case {
     /// Rules for the CLI's own questions (a page read with a prompt, a web search), tried
     /// first.
     pub side: Vec<Value>,
+    /// Whether the first request's shape is compared too.
+    pub shape: bool,
+    /// Whether the CLI uses its own system prompt (the SDKs' `preset`) rather than the SDKs'
+    /// default empty one.
+    pub preset_prompt: bool,
 }
 
 /// A case about `tool` named `name`.
@@ -98,6 +103,8 @@ pub fn case(tool: &str, name: &str) -> Case {
         pages: Vec::new(),
         args: Vec::new(),
         side: Vec::new(),
+        shape: false,
+        preset_prompt: false,
     }
 }
 
@@ -196,6 +203,18 @@ impl Case {
                                                {"not": {"last_prompt_contains": "⟨turn "}},
                                                when]},
                               "reply": reply}));
+        self
+    }
+
+    /// The first request's shape is compared too.
+    pub fn shape(mut self) -> Self {
+        self.shape = true;
+        self
+    }
+
+    /// The CLI's own system prompt (the SDKs' `preset`).
+    pub fn preset_prompt(mut self) -> Self {
+        self.preset_prompt = true;
         self
     }
 

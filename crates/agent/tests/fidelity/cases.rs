@@ -26,5 +26,6 @@ pub fn all() -> Vec<Case> {
     cases.extend(other::skill());
     cases.extend(other::mcp());
     cases.extend(other::unknown());
+    cases.extend(other::requests());
     cases
 }

@@ -26,6 +26,7 @@ mod cases;
 mod compare;
 mod normalize;
 mod report;
+mod request;
 mod run;
 mod tree;
 mod web;
@@ -148,8 +149,41 @@ async fn compare_case(case: Case, claude: Cli, agent: Cli) -> Vec<StepOutcome> {
             broken,
         });
     }
+    if case.shape {
+        let first = |run: &run::Run| run::first_request(run).map(request::aspects);
+        match (first(&real), first(&ours)) {
+            (Some(a), Some(b)) => {
+                for ((aspect, claude), (_, agent)) in a.iter().zip(&b) {
+                    let same = request::agree(aspect, claude, agent);
+                    outcomes.push(StepOutcome {
+                        case: case.name.clone(),
+                        tool: SHAPE.to_owned(),
+                        label: format!("shape:{}", aspect.replace(' ', "-")),
+                        verdict: if same {
+                            Verdict::Identical
+                        } else {
+                            Verdict::Format
+                        },
+                        detail: format!("    claude | {claude}\n    agent  | {agent}\n"),
+                        broken: false,
+                    });
+                }
+            }
+            _ => outcomes.push(StepOutcome {
+                case: case.name.clone(),
+                tool: SHAPE.to_owned(),
+                label: "shape".to_owned(),
+                verdict: Verdict::Error,
+                detail: "    no first request to compare\n".to_owned(),
+                broken: true,
+            }),
+        }
+    }
     outcomes
 }
+
+/// The tool name under which the first request's aspects are reported.
+pub const SHAPE: &str = "(first request)";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_agent_s_tools_give_claude_code_s_results() {

@@ -21,13 +21,14 @@ fn count(outcomes: &[&StepOutcome], verdict: Verdict) -> usize {
     outcomes.iter().filter(|o| o.verdict == verdict).count()
 }
 
-/// One line of figures.
+/// One line of figures (the first request's aspects apart from the tools' steps).
 pub fn summary(outcomes: &[StepOutcome], cases: &[Case], took: Duration) -> String {
-    let all: Vec<&StepOutcome> = outcomes.iter().collect();
+    let all: Vec<&StepOutcome> = outcomes.iter().filter(|o| o.tool != crate::SHAPE).collect();
+    let shape: Vec<&StepOutcome> = outcomes.iter().filter(|o| o.tool == crate::SHAPE).collect();
     let identical = count(&all, Verdict::Identical);
     format!(
         "fidelity: {} cases, {} steps, {} identical ({:.1}%), {} differ in format, {} in effect, \
-         {} in error behaviour, in {:.0} s",
+         {} in error behaviour; the first request: {} of {} aspects alike; in {:.0} s",
         cases.len(),
         all.len(),
         identical,
@@ -35,6 +36,8 @@ pub fn summary(outcomes: &[StepOutcome], cases: &[Case], took: Duration) -> Stri
         count(&all, Verdict::Format),
         count(&all, Verdict::Effect),
         count(&all, Verdict::Error),
+        count(&shape, Verdict::Identical),
+        shape.len(),
         took.as_secs_f64()
     )
 }

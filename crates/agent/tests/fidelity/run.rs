@@ -209,6 +209,9 @@ fn options(
     for (key, value) in &case.env {
         builder = builder.env(key, value);
     }
+    if case.preset_prompt {
+        builder = builder.system_prompt(twinwire::options::SystemPrompt::preset());
+    }
     for (key, value) in &case.args {
         let value = value
             .as_ref()
@@ -320,6 +323,18 @@ pub fn after_step(run: &Run, label: &str) -> Option<(Value, Vec<Value>)> {
         }
     }
     None
+}
+
+/// The first request of the conversation (not one of the CLI's own questions).
+pub fn first_request(run: &Run) -> Option<&twinwire_model_server::RecordedRequest> {
+    run.recorded.iter().find(|request| {
+        let messages = request.body["messages"].as_array();
+        messages.is_some_and(|m| {
+            m.iter().all(|m| m["role"] != "assistant")
+                && m.iter()
+                    .any(|m| m["content"].to_string().contains("⟨turn 1⟩"))
+        })
+    })
 }
 
 /// The trees before and after `label`.

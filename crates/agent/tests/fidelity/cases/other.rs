@@ -207,3 +207,20 @@ pub fn unknown() -> Vec<Case> {
             call("NoSuchTool", json!({})),
         ])]
 }
+
+/// The first request's shape, with the SDKs' default (empty) system prompt and with the
+/// CLI's own.
+pub fn requests() -> Vec<Case> {
+    vec![
+        case("Request", "sdk_default")
+            .quick()
+            .shape()
+            .file("a.txt", "a\n")
+            .step("Read", json!({"file_path": "{work}/a.txt"})),
+        case("Request", "own_prompt")
+            .shape()
+            .preset_prompt()
+            .file("a.txt", "a\n")
+            .step("Read", json!({"file_path": "{work}/a.txt"})),
+    ]
+}
