@@ -70,7 +70,11 @@ pub fn write(
             .push(outcome);
     }
     for (tool, steps) in &tools {
-        let n = cases.iter().filter(|c| c.tool == *tool).count();
+        let n = if *tool == crate::SHAPE {
+            cases.iter().filter(|c| c.shape).count()
+        } else {
+            cases.iter().filter(|c| c.tool == *tool).count()
+        };
         let _ = write!(out, "| {tool} | {n} | {} ", steps.len());
         for verdict in VERDICTS {
             let _ = write!(out, "| {} ", count(steps, verdict));
