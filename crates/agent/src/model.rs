@@ -254,6 +254,32 @@ impl ModelClient {
         serde_json::from_slice(&bytes).map_err(|err| ModelError::Stream(err.to_string()))
     }
 
+    /// The API's count of a request's input tokens (`POST /v1/messages/count_tokens`).
+    pub async fn count_tokens(&self, body: &serde_json::Value) -> Result<u64, ModelError> {
+        let headers = self.headers()?;
+        let url = format!("{}/v1/messages/count_tokens?beta=true", self.base_url);
+        let response = self
+            .http
+            .post(&url)
+            .headers(headers)
+            .body(serde_json::to_vec(body).map_err(|err| ModelError::Stream(err.to_string()))?)
+            .send()
+            .await
+            .map_err(|err| ModelError::Connection(error_chain(&err)))?;
+        if !response.status().is_success() {
+            return Err(error_of(response).await);
+        }
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|err| ModelError::Stream(error_chain(&err)))?;
+        let answer: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|err| ModelError::Stream(err.to_string()))?;
+        answer["input_tokens"]
+            .as_u64()
+            .ok_or_else(|| ModelError::Stream("no input_tokens in the answer".into()))
+    }
+
     fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));

@@ -64,6 +64,8 @@ pub struct ToolOutput {
     pub result: Option<Value>,
     /// Text that follows the results in the same message (a skill's instructions).
     pub follow_up: Vec<String>,
+    /// Notes of the system that follow the results (a file read only in part).
+    pub notes: Vec<String>,
 }
 
 impl ToolOutput {
@@ -74,6 +76,7 @@ impl ToolOutput {
             is_error: false,
             result: Some(result),
             follow_up: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -86,6 +89,7 @@ impl ToolOutput {
             is_error: true,
             result: Some(Value::String(format!("Error: {text}"))),
             follow_up: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -97,6 +101,7 @@ impl ToolOutput {
             content: ToolResultContent::Text(text),
             is_error: true,
             follow_up: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -265,18 +270,28 @@ pub(crate) fn typed_input<T: serde::de::DeserializeOwned>(
 }
 
 /// The notes the model is given before its next step, in Claude Code's words: a new working
-/// directory, files it edited that changed on disk since, background jobs that ended.
-pub fn between_steps(workspace: &Workspace) -> Vec<String> {
+/// directory, files it edited that changed on disk since, background jobs that ended (in one
+/// note), and, when the todo list has not been touched for a while, a reminder of it.
+pub fn between_steps(
+    workspace: &Workspace,
+    conversation: &[twinwire_protocol::content::MessageParam],
+    tools: &Registry,
+) -> Vec<String> {
     let mut notes = Vec::new();
     notes.extend(workspace.cwd_note());
     notes.extend(workspace.files.change_notes());
-    notes.extend(
-        workspace
-            .jobs
-            .take_ended()
-            .into_iter()
-            .map(|(info, end)| jobs::notice(&info, end)),
-    );
+    let ended: Vec<String> = workspace
+        .jobs
+        .take_ended()
+        .into_iter()
+        .map(|(info, end)| jobs::notice(&info, end))
+        .collect();
+    if !ended.is_empty() {
+        notes.push(ended.join("\n\n"));
+    }
+    if tools.get("TodoWrite").is_some() {
+        notes.extend(todo::reminder(conversation, &workspace.todos()));
+    }
     notes
 }
 

@@ -107,8 +107,13 @@ async fn drive(session: &Arc<Session>, peer: &Peer, tally: &mut Tally) -> End {
         if let Some(max) = config.max_budget_usd.filter(|max| spent >= *max) {
             return End::Budget(max);
         }
-        for note in crate::tools::between_steps(&session.workspace) {
-            session.state().push_system(note);
+        {
+            let mut state = session.state();
+            let notes =
+                crate::tools::between_steps(&session.workspace, &state.conversation, &state.tools);
+            for note in notes {
+                state.push_system(note);
+            }
         }
         let cx = TurnContext::read(session, peer);
         let reply = match model_call::call(&cx, tally).await {

@@ -594,7 +594,7 @@ async fn a_command_past_its_limit_goes_on_in_the_background_and_its_end_is_told(
         .to_owned();
     let mut notes = Vec::new();
     for _ in 0..100 {
-        notes = twinwire_agent::tools::between_steps(&bench.workspace);
+        notes = twinwire_agent::tools::between_steps(&bench.workspace, &[], &bench.tools);
         if !notes.is_empty() {
             break;
         }

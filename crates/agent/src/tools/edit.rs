@@ -55,6 +55,15 @@ impl Tool for Edit {
     }
 }
 
+/// Claude Code's words for a file that is not UTF-8.
+const NOT_UTF8: &str = "File is not valid UTF-8: it uses a legacy encoding such as \
+Windows-1252, Shift-JIS or GBK, or it is binary. These tools write UTF-8 (or UTF-16LE behind its \
+byte-order mark) and never convert a file's encoding on their own, so nothing was written. If \
+the file is text, make the change with a shell command that reads and writes it in its own \
+encoding (iconv, or PowerShell Get-Content/Set-Content -Encoding), or ask the user whether to \
+convert it to UTF-8 first. To replace the whole file with new UTF-8 text anyway, delete it \
+first, then Write it.";
+
 /// What the model is told when the file had changed on disk but the edit still applied.
 const STALE: &str = " (note: the file had been modified on disk since you last read it \u{2014} \
 the edit applied cleanly, but the file contains other changes not in your context. Read it \
@@ -93,18 +102,14 @@ fn plan(input: &Value, cx: &ToolContext) -> Result<Plan, ToolOutput> {
             "Error calling tool (Edit): EISDIR: illegal operation on a directory, read",
         ));
     }
-    let original =
-        match std::fs::read(&path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => Some(text),
-                Err(_) => return Err(ToolOutput::error(
-                    "This file is not valid UTF-8 text, so Edit would damage it. Change it with a \
-                     shell command that keeps its encoding.",
-                )),
-            },
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-            Err(err) => return Err(ToolOutput::failure(format!("{err}: {}", path.display()))),
-        };
+    let original = match std::fs::read(&path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Some(text),
+            Err(_) => return Err(ToolOutput::error(NOT_UTF8)),
+        },
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => return Err(ToolOutput::failure(format!("{err}: {}", path.display()))),
+    };
     let stale = cx.workspace.files.changed(&path);
     let updated = match &original {
         None if old.is_empty() => new.to_owned(),

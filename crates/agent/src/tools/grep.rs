@@ -204,12 +204,25 @@ fn grep(input: &Value, cx: &ToolContext) -> ToolOutput {
             matched.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
             let names: Vec<String> = matched.iter().map(|(_, p, _)| shown(p, &cwd)).collect();
             let total = names.len();
-            let (shown_names, note) = page(names);
+            let (shown_names, _) = page(names);
+            // The page is said on the first line here, as Claude Code says it.
+            let mut paged = Vec::new();
+            if offset + shown_names.len() < total {
+                paged.push(format!("limit: {head}"));
+            }
+            if offset > 0 {
+                paged.push(format!("offset: {offset}"));
+            }
+            let paged = if paged.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", paged.join(", "))
+            };
             let text = if shown_names.is_empty() {
                 "No files found".to_owned()
             } else {
                 format!(
-                    "Found {} {}\n{}{note}",
+                    "Found {} {}{paged}\n{}",
                     shown_names.len(),
                     plural(shown_names.len()),
                     shown_names.join("\n")

@@ -42,6 +42,7 @@ pub fn read(path: &Path, cx: &ToolContext) -> ToolOutput {
     };
     ToolOutput {
         follow_up: Vec::new(),
+        notes: Vec::new(),
         content,
         is_error: false,
         result: Some(json!({"type": "notebook",

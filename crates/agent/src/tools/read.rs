@@ -6,24 +6,16 @@
 //! Files of known binary kinds are refused.
 
 mod media;
+mod text;
 
 use std::path::Path;
 
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 
-use super::files::{human_size, is_binary_extension};
+use super::files::is_binary_extension;
 use super::notebook;
 use super::{schema, Tool, ToolContext, ToolOutput};
-
-/// The largest text file read whole without `allow_large`.
-pub const MAX_TEXT_BYTES: u64 = 256 * 1024;
-
-/// The most `allow_large` reads, whatever the context has room for.
-const MAX_LARGE_BYTES: u64 = 10 * 1024 * 1024;
-
-/// How far into a file NUL bytes are looked for.
-const NUL_WINDOW: usize = 8 * 1024;
 
 /// The `Read` tool.
 pub struct Read;
@@ -55,9 +47,13 @@ impl Tool for Read {
 
     fn call(&self, input: Value, cx: ToolContext) -> BoxFuture<'static, ToolOutput> {
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || read(&input, &cx))
-                .await
-                .unwrap_or_else(|err| ToolOutput::failure(format!("Read failed: {err}")))
+            let blocking_cx = cx.clone();
+            let read = tokio::task::spawn_blocking(move || read(&input, &blocking_cx)).await;
+            match read {
+                Ok(Loaded::Done(output)) => output,
+                Ok(Loaded::Text(loaded)) => text::finish(loaded, &cx).await,
+                Err(err) => ToolOutput::failure(format!("Read failed: {err}")),
+            }
         })
     }
 }
@@ -108,9 +104,22 @@ fn refusal(input: &Value, cx: &ToolContext) -> Option<ToolOutput> {
     None
 }
 
-fn read(input: &Value, cx: &ToolContext) -> ToolOutput {
+/// What the blocking part of a read gave: a result, or a text file's content to finish.
+enum Loaded {
+    Done(ToolOutput),
+    Text(text::Loaded),
+}
+
+fn read(input: &Value, cx: &ToolContext) -> Loaded {
+    match read_file(input, cx) {
+        Ok(loaded) => Loaded::Text(loaded),
+        Err(output) => Loaded::Done(output),
+    }
+}
+
+fn read_file(input: &Value, cx: &ToolContext) -> Result<text::Loaded, ToolOutput> {
     if let Some(refused) = refusal(input, cx) {
-        return refused;
+        return Err(refused);
     }
     let file_path = input["file_path"].as_str().unwrap_or_default();
     let path = cx.workspace.resolve(file_path);
@@ -120,25 +129,25 @@ fn read(input: &Value, cx: &ToolContext) -> ToolOutput {
     let meta = match std::fs::metadata(&path) {
         Ok(meta) => meta,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return ToolOutput::failure(missing(cx));
+            return Err(ToolOutput::failure(missing(cx)));
         }
-        Err(err) => return ToolOutput::failure(format!("{err}: {shown}")),
+        Err(err) => return Err(ToolOutput::failure(format!("{err}: {shown}"))),
     };
     if meta.is_dir() {
-        return ToolOutput::failure(format!(
+        return Err(ToolOutput::failure(format!(
             "EISDIR: illegal operation on a directory, read '{shown}'"
-        ));
+        )));
     }
     if extension == "ipynb" {
-        return notebook::read(&path, cx);
+        return Err(notebook::read(&path, cx));
     }
     if image {
-        return media::image(&path, &meta, cx);
+        return Err(media::image(&path, &meta, cx));
     }
     if extension == "pdf" {
-        return media::pdf(&path, &meta, input["pages"].as_str(), cx);
+        return Err(media::pdf(&path, &meta, input["pages"].as_str(), cx));
     }
-    text(input, &path, &meta, cx)
+    text::load(input, &path, &meta)
 }
 
 /// Claude Code's words for a path that is not there.
@@ -147,95 +156,6 @@ pub fn missing(cx: &ToolContext) -> String {
         "File does not exist. Note: your current working directory is {}.",
         cx.workspace.shell_cwd().display()
     )
-}
-
-/// A number of the input, as the schema let it through (`offset` below 0 and `limit` of 0
-/// count as not given, as Claude Code takes them).
-fn integer(input: &Value, field: &str) -> Option<i64> {
-    input[field]
-        .as_i64()
-        .or_else(|| input[field].as_f64().map(|f| f as i64))
-}
-
-fn text(input: &Value, path: &Path, meta: &std::fs::Metadata, cx: &ToolContext) -> ToolOutput {
-    let shown = path.display().to_string();
-    let offset = integer(input, "offset").filter(|o| *o >= 0);
-    let limit = integer(input, "limit").filter(|l| *l > 0);
-    let allow_large = input["allow_large"].as_bool().unwrap_or(false);
-    let ranged = offset.is_some() || limit.is_some();
-    let cap = if allow_large {
-        MAX_LARGE_BYTES
-    } else {
-        MAX_TEXT_BYTES
-    };
-    if !ranged && meta.len() > cap {
-        return ToolOutput::failure(format!(
-            "File content ({}) exceeds maximum allowed size ({}). Use offset and limit \
-             parameters to read specific portions of the file, or search for specific content \
-             instead of reading the whole file. To read it anyway, up to what still fits in your \
-             context, call Read again with allow_large: true \u{2014} only if you genuinely need \
-             all of it or the user asked for the whole file.",
-            human_size(meta.len()),
-            human_size(cap)
-        ));
-    }
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(err) => return ToolOutput::failure(format!("{err}: {shown}")),
-    };
-    let nul = bytes[..bytes.len().min(NUL_WINDOW)].contains(&0);
-    let (content, lossy) = match String::from_utf8(bytes) {
-        Ok(text) => (text, false),
-        Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
-    };
-    let lines: Vec<&str> = content.split('\n').collect();
-    let total = lines.len();
-    // Lines are numbered from `offset` as given (0 too), and read from the line it names.
-    let first_number = offset.unwrap_or(1);
-    let start = usize::try_from(first_number.saturating_sub(1).max(0)).unwrap_or(usize::MAX);
-    let count = limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
-    let selected: Vec<&str> = lines.iter().skip(start).take(count).copied().collect();
-    let selected_text = selected.join("\n");
-    cx.workspace.files.read(path, !ranged);
-    let result = json!({
-        "type": "text",
-        "file": {
-            "filePath": shown,
-            "content": selected_text,
-            "numLines": selected.len(),
-            "startLine": first_number,
-            "totalLines": total,
-        }
-    });
-    let mut text = if !selected_text.is_empty() {
-        numbered(&selected, first_number)
-    } else if !selected.is_empty() && total > 1 {
-        format!("{first_number}\t")
-    } else if !selected.is_empty() {
-        "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
-            .to_owned()
-    } else {
-        format!(
-            "<system-reminder>Warning: the file exists but is shorter than the provided offset \
-             ({first_number}). The file has {total} lines.</system-reminder>"
-        )
-    };
-    if nul {
-        text.push_str(
-            "\n\n[This file has NUL bytes in its first 8 KB: binary data, UTF-16/UTF-32 without \
-             a byte-order mark, or text with embedded NULs. Edit and Write will refuse it: change \
-             it with a shell command that keeps its encoding, or ask the user whether to convert \
-             it to UTF-8.]",
-        );
-    } else if lossy {
-        text.push_str(
-            "\n\n[This file is not valid UTF-8: it uses a legacy encoding such as Windows-1252, \
-             Shift-JIS or GBK, or it is binary. Its undecodable bytes show above as U+FFFD. Edit \
-             and Write will refuse it: change it with a shell command that keeps its encoding, or \
-             ask the user whether to convert it to UTF-8.]",
-        );
-    }
-    ToolOutput::success(text, result)
 }
 
 /// Lines as Claude Code numbers them: the number, a tab, the line (less a final `\r`).

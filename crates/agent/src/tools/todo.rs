@@ -25,6 +25,82 @@ pub fn enabled(env: &std::collections::BTreeMap<String, String>) -> bool {
     })
 }
 
+/// Turns (each block of a reply counts as one, as Claude Code counts them) since the list was
+/// last written, and since the last reminder, before the model is reminded of the list.
+const TURNS_SINCE_WRITE: usize = 10;
+const TURNS_BETWEEN_REMINDERS: usize = 10;
+
+/// What opens the reminder.
+const REMINDER: &str = "The TodoWrite tool hasn't been used recently. If you're working on \
+tasks that would benefit from tracking progress, consider using the TodoWrite tool to track \
+progress. Also consider cleaning up the todo list if has become stale and no longer matches what \
+you are working on. Only use it if it's relevant to the current work. This is just a gentle \
+reminder - ignore if not applicable.\n";
+
+/// The reminder of the todo list, when it is due: it has not been written, nor recalled,
+/// for ten turns.
+pub fn reminder(
+    conversation: &[twinwire_protocol::content::MessageParam],
+    todos: &Value,
+) -> Option<String> {
+    use twinwire_protocol::content::{ContentBlock, UserContent};
+    if conversation.is_empty() {
+        return None;
+    }
+    let mut since_write = 0;
+    let mut since_reminder = 0;
+    let (mut written, mut reminded) = (false, false);
+    for message in conversation.iter().rev() {
+        match (message.role.as_str(), &message.content) {
+            ("assistant", UserContent::Blocks(blocks)) => {
+                for block in blocks.iter().rev() {
+                    if !written {
+                        if matches!(block, ContentBlock::ToolUse(call) if call.name == "TodoWrite")
+                        {
+                            written = true;
+                        } else {
+                            since_write += 1;
+                        }
+                    }
+                    if !reminded {
+                        since_reminder += 1;
+                    }
+                }
+            }
+            ("system", UserContent::Text(text)) if text.starts_with(REMINDER) => reminded = true,
+            _ => {}
+        }
+        if written && reminded {
+            break;
+        }
+    }
+    if since_write < TURNS_SINCE_WRITE || since_reminder < TURNS_BETWEEN_REMINDERS {
+        return None;
+    }
+    let items: Vec<String> = todos
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, item)| {
+            format!(
+                "{}. [{}] {}",
+                i + 1,
+                item["status"].as_str().unwrap_or_default(),
+                item["content"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    Some(if items.is_empty() {
+        REMINDER.to_owned()
+    } else {
+        format!(
+            "{REMINDER}\nHere are the existing contents of your todo list:\n[{}]",
+            items.join("\n")
+        )
+    })
+}
+
 impl Tool for TodoWrite {
     fn name(&self) -> &str {
         "TodoWrite"

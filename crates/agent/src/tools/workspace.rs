@@ -178,6 +178,11 @@ impl Workspace {
             .join("tasks")
     }
 
+    /// The todo list.
+    pub fn todos(&self) -> Value {
+        lock(&self.todos).clone()
+    }
+
     /// Replaces the todo list; returns the old one.
     pub fn replace_todos(&self, todos: Value) -> Value {
         std::mem::replace(&mut *lock(&self.todos), todos)

@@ -99,6 +99,7 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
     let mut denials = Vec::new();
     let mut structured = None;
     let mut follow_ups = Vec::new();
+    let mut notes = Vec::new();
     for (call, result) in calls.iter().zip(done) {
         let result = result.unwrap_or_else(|| {
             Done::output(ToolOutput::error(
@@ -136,6 +137,7 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
         cx.session.record_tool_result(&uuid, block.clone(), fields);
         blocks.push(block);
         follow_ups.extend(result.output.follow_up);
+        notes.extend(result.output.notes);
     }
     // What a tool has the model read after the results (a skill's instructions).
     for text in follow_ups {
@@ -145,6 +147,9 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
         }));
     }
     cx.session.state().push_user(UserContent::Blocks(blocks));
+    for note in notes {
+        cx.session.state().push_system(note);
+    }
     if interrupted {
         outcome = Outcome::Interrupted;
     }
@@ -291,6 +296,7 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
 fn denied(message: String) -> ToolOutput {
     ToolOutput {
         follow_up: Vec::new(),
+        notes: Vec::new(),
         result: Some(Value::String(format!("Error: {message}"))),
         content: ToolResultContent::Text(message),
         is_error: true,

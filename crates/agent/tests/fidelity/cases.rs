@@ -1,6 +1,7 @@
 //! Every case, by tool.
 
 mod bash;
+mod edges;
 mod edit;
 mod glob;
 mod grep;
@@ -27,5 +28,6 @@ pub fn all() -> Vec<Case> {
     cases.extend(other::mcp());
     cases.extend(other::unknown());
     cases.extend(other::requests());
+    cases.extend(edges::cases());
     cases
 }

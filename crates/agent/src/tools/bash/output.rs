@@ -91,7 +91,11 @@ pub fn result(
     end: &End,
     reset: Option<std::path::PathBuf>,
 ) -> ToolOutput {
-    let mut text = output.trim_end().to_owned();
+    // Blank lines before and after the output are left out, as Claude Code leaves them out.
+    let mut text = output
+        .trim_end()
+        .trim_start_matches(['\n', '\r'])
+        .to_owned();
     let mut stderr = String::new();
     if let Some(root) = &reset {
         stderr = format!("\nShell cwd was reset to {}", root.display());
@@ -112,6 +116,7 @@ pub fn result(
         let message = capped_error(message.trim());
         ToolOutput {
             follow_up: Vec::new(),
+            notes: Vec::new(),
             result: Some(json!(format!("Error: {message}"))),
             content: message.into(),
             is_error: true,

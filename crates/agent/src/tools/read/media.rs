@@ -40,6 +40,67 @@ fn sniff(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// An image's width and height from its header, for the kinds Read shows.
+fn dimensions(bytes: &[u8], media_type: &str) -> Option<(u32, u32)> {
+    let be16 = |at: usize| {
+        Some(u32::from(u16::from_be_bytes([
+            *bytes.get(at)?,
+            *bytes.get(at + 1)?,
+        ])))
+    };
+    let le16 = |at: usize| {
+        Some(u32::from(u16::from_le_bytes([
+            *bytes.get(at)?,
+            *bytes.get(at + 1)?,
+        ])))
+    };
+    let be32 = |at: usize| {
+        Some(u32::from_be_bytes([
+            *bytes.get(at)?,
+            *bytes.get(at + 1)?,
+            *bytes.get(at + 2)?,
+            *bytes.get(at + 3)?,
+        ]))
+    };
+    match media_type {
+        "image/png" => Some((be32(16)?, be32(20)?)),
+        "image/gif" => Some((le16(6)?, le16(8)?)),
+        "image/webp" => match bytes.get(12..16)? {
+            b"VP8X" => {
+                let w =
+                    u32::from_le_bytes([*bytes.get(24)?, *bytes.get(25)?, *bytes.get(26)?, 0]) + 1;
+                let h =
+                    u32::from_le_bytes([*bytes.get(27)?, *bytes.get(28)?, *bytes.get(29)?, 0]) + 1;
+                Some((w, h))
+            }
+            b"VP8 " => Some((le16(26)? & 0x3fff, le16(28)? & 0x3fff)),
+            b"VP8L" => {
+                let b = bytes.get(21..25)?;
+                let bits = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                Some(((bits & 0x3fff) + 1, ((bits >> 14) & 0x3fff) + 1))
+            }
+            _ => None,
+        },
+        "image/jpeg" => {
+            // The frame header (SOF0 to SOF15, but DHT, JPG and DAC) holds the size.
+            let mut at = 2;
+            while at + 9 < bytes.len() {
+                if bytes[at] != 0xff {
+                    return None;
+                }
+                let marker = bytes[at + 1];
+                let length = be16(at + 2)? as usize;
+                if (0xc0..=0xcf).contains(&marker) && ![0xc4, 0xc8, 0xcc].contains(&marker) {
+                    return Some((be16(at + 7)?, be16(at + 5)?));
+                }
+                at += 2 + length;
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
 /// An image file as an image block.
 pub fn image(path: &Path, meta: &std::fs::Metadata, cx: &ToolContext) -> ToolOutput {
     if meta.len() > MAX_IMAGE_BYTES {
@@ -64,10 +125,18 @@ pub fn image(path: &Path, meta: &std::fs::Metadata, cx: &ToolContext) -> ToolOut
             path.display()
         ));
     };
+    if dimensions(&bytes, media_type).is_none() {
+        return ToolOutput::failure(
+            "Unable to resize image \u{2014} image processing is unavailable and dimensions could \
+             not be read from the file header. Please convert the image to PNG, JPEG, GIF, or \
+             WebP.",
+        );
+    }
     let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
     cx.workspace.files.read(path, true);
     ToolOutput {
         follow_up: Vec::new(),
+        notes: Vec::new(),
         content: ToolResultContent::Blocks(
             super::super::block(json!({"type": "image", "source": {
                 "type": "base64", "data": data, "media_type": media_type}}))
@@ -156,6 +225,7 @@ pub fn pdf(
         "type": "base64", "media_type": "application/pdf", "data": data}})));
     ToolOutput {
         follow_up: Vec::new(),
+        notes: Vec::new(),
         content: ToolResultContent::Blocks(blocks),
         is_error: false,
         result: Some(json!({"type": "pdf", "file": {
@@ -184,6 +254,19 @@ mod tests {
         assert!(check_pages("1,3").is_err());
         assert!(check_pages("0").is_err());
         assert!(check_pages("1-30").unwrap_err().contains("exceeds"));
+    }
+
+    #[test]
+    fn sizes_are_read_from_headers() {
+        let png = [
+            137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 2, 0, 0, 0, 3,
+        ];
+        assert_eq!(dimensions(&png, "image/png"), Some((2, 3)));
+        let jpeg = [
+            0xff, 0xd8, 0xff, 0xe0, 0, 4, 0, 0, 0xff, 0xc0, 0, 11, 8, 0, 5, 0, 7, 3, 1, 0x22, 0,
+        ];
+        assert_eq!(dimensions(&jpeg, "image/jpeg"), Some((7, 5)));
+        assert_eq!(dimensions(&[0xff, 0xd8, 0xff, 0xd9], "image/jpeg"), None);
     }
 
     #[test]
