@@ -17,6 +17,7 @@ use twinwire_protocol::control::{
     EmptyResponse, GetContextUsageRequest, GetContextUsageResponse, InitializeRequest,
     InitializeResponse, McpStatusRequest, McpStatusResponse, SetMaxThinkingTokensRequest,
     SetModelRequest, SetModelResponse, SetPermissionModeRequest, SetPermissionModeResponse,
+    StopTaskRequest,
 };
 use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
@@ -252,6 +253,17 @@ impl Agent for CodingAgent {
         _cx: RequestContext,
     ) -> AnswerFuture<EmptyResponse> {
         requests::set_thinking(&self.session, request.max_thinking_tokens.flatten());
+        Box::pin(async { Answer::ok(EmptyResponse::default()) })
+    }
+
+    fn stop_task(
+        &self,
+        request: StopTaskRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        // A background job of Bash; the host is told it stopped. A task not known is answered
+        // as Claude Code answers it: done.
+        let _ = self.session.workspace.jobs.stop(&request.task_id);
         Box::pin(async { Answer::ok(EmptyResponse::default()) })
     }
 

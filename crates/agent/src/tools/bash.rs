@@ -283,9 +283,13 @@ fn start_job(
         tool_use_id: cx.tool_use_id.clone(),
         output,
     };
+    let host = cx.peer.clone().map(|peer| jobs::Host {
+        peer,
+        session_id: cx.session_id.clone(),
+    });
     cx.workspace
         .jobs
-        .adopt(info.clone(), child, copy, Arc::clone(sink), limit);
+        .adopt(info.clone(), child, copy, Arc::clone(sink), limit, host);
     Ok(info)
 }
 

@@ -12,6 +12,12 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdout};
+use twinwire::agent::frames::new_id as frame_id;
+use twinwire::agent::Peer;
+use twinwire_protocol::system::{
+    SystemMessage, TaskNotification, TaskNotificationStatus, TaskStarted,
+};
+use twinwire_protocol::Message;
 
 /// What the host and the model are told of a job.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,11 +50,67 @@ pub enum JobEnd {
     TimedOut,
 }
 
-#[derive(Debug)]
 struct Running {
     info: JobInfo,
     /// Its process group.
     group: Option<i32>,
+    /// The host to tell of its end, with the session's id.
+    host: Option<Host>,
+}
+
+impl std::fmt::Debug for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Running")
+            .field("info", &self.info)
+            .field("group", &self.group)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The host a job's start and end are told to (`system/task_started`,
+/// `system/task_notification`), and the session's id.
+#[derive(Clone)]
+pub struct Host {
+    /// The host.
+    pub peer: Peer,
+    /// The session's id.
+    pub session_id: String,
+}
+
+impl Host {
+    fn emit(&self, message: SystemMessage) {
+        if let Err(err) = self.peer.emit(&Message::System(Box::new(message))) {
+            tracing::debug!(%err, "a job's frame the host will not see");
+        }
+    }
+
+    /// `system/task_started` for a job.
+    pub fn started(&self, info: &JobInfo) {
+        self.emit(SystemMessage::TaskStarted(TaskStarted {
+            task_id: info.id.clone(),
+            tool_use_id: Some(info.tool_use_id.clone()),
+            description: info.label().to_owned(),
+            is_backgrounded: Some(true),
+            task_type: Some("local_bash".to_owned()),
+            uuid: frame_id(),
+            session_id: self.session_id.clone(),
+            ..TaskStarted::default()
+        }));
+    }
+
+    /// `system/task_notification` for a job that ended.
+    fn ended(&self, info: &JobInfo, status: TaskNotificationStatus, summary: String) {
+        self.emit(SystemMessage::TaskNotification(TaskNotification {
+            task_id: info.id.clone(),
+            tool_use_id: Some(info.tool_use_id.clone()),
+            status,
+            output_file: info.output.display().to_string(),
+            summary,
+            uuid: frame_id(),
+            session_id: self.session_id.clone(),
+            ..TaskNotification::default()
+        }));
+    }
 }
 
 /// A session's background jobs.
@@ -81,14 +143,19 @@ impl Jobs {
         copy: tokio::task::JoinHandle<()>,
         output: Arc<Mutex<Sink>>,
         limit: Duration,
+        host: Option<Host>,
     ) {
         let group = child.id().and_then(|pid| i32::try_from(pid).ok());
         let id = info.id.clone();
+        if let Some(host) = &host {
+            host.started(&info);
+        }
         lock(&self.running).insert(
             id.clone(),
             Running {
                 info: info.clone(),
                 group,
+                host: host.clone(),
             },
         );
         let jobs = Arc::clone(self);
@@ -110,6 +177,13 @@ impl Jobs {
             lock(&output).append(format!("\n[exited with code {code}]\n").as_bytes());
             // A job stopped meanwhile is no longer listed: it is not announced.
             if lock(&jobs.running).remove(&id).is_some() {
+                if let Some(host) = &host {
+                    let status = match end {
+                        JobEnd::Exited(Some(0)) => TaskNotificationStatus::Completed,
+                        _ => TaskNotificationStatus::Failed,
+                    };
+                    host.ended(&info, status, summary(&info, end));
+                }
                 lock(&jobs.ended).push((info, end));
             }
         });
@@ -120,6 +194,13 @@ impl Jobs {
         let Some(job) = lock(&self.running).remove(id) else {
             return Err(format!("No task found with ID: {id}"));
         };
+        if let Some(host) = &job.host {
+            host.ended(
+                &job.info,
+                TaskNotificationStatus::Stopped,
+                format!("Background command \"{}\" was stopped", job.info.label()),
+            );
+        }
         if let Some(group) = job.group {
             signal_group(group, Stop::Term);
             let group_id = group;
@@ -160,32 +241,33 @@ impl Drop for Jobs {
     }
 }
 
+/// A line on how a job ended.
+fn summary(info: &JobInfo, end: JobEnd) -> String {
+    match end {
+        JobEnd::Exited(Some(0)) => format!(
+            "Background command \"{}\" completed (exit code 0)",
+            info.label()
+        ),
+        JobEnd::Exited(code) => format!(
+            "Background command \"{}\" failed with exit code {}",
+            info.label(),
+            code.unwrap_or(143)
+        ),
+        JobEnd::TimedOut => format!(
+            "Background command \"{}\" was stopped after its time limit",
+            info.label()
+        ),
+    }
+}
+
 /// The notice Claude Code gives the model when a background job ends.
 pub fn notice(info: &JobInfo, end: JobEnd) -> String {
-    let (status, summary) = match end {
-        JobEnd::Exited(Some(0)) => (
-            "completed",
-            format!(
-                "Background command \"{}\" completed (exit code 0)",
-                info.label()
-            ),
-        ),
-        JobEnd::Exited(code) => (
-            "failed",
-            format!(
-                "Background command \"{}\" failed with exit code {}",
-                info.label(),
-                code.unwrap_or(143)
-            ),
-        ),
-        JobEnd::TimedOut => (
-            "killed",
-            format!(
-                "Background command \"{}\" was stopped after its time limit",
-                info.label()
-            ),
-        ),
+    let status = match end {
+        JobEnd::Exited(Some(0)) => "completed",
+        JobEnd::Exited(_) => "failed",
+        JobEnd::TimedOut => "killed",
     };
+    let summary = summary(info, end);
     format!(
         "{NOTICE_PREAMBLE}\n\n<task-notification>\n<task-id>{}</task-id>\n<tool-use-id>{}</tool-use-id>\n\
          <output-file>{}</output-file>\n<status>{status}</status>\n<summary>{}</summary>\n\

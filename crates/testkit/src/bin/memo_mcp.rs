@@ -106,9 +106,9 @@ impl ServerHandler for Memo {
     ) -> Result<ReadResourceResponse, ErrorData> {
         if request.uri == README_URI {
             let contents = ResourceContents::text("Write a note with the note tool.", README_URI);
-            return Ok(ReadResourceResponse::Complete(ReadResourceResult::new(vec![
-                contents,
-            ])));
+            return Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
+                vec![contents],
+            )));
         }
         if request.uri != NOTE_URI {
             return Err(ErrorData::resource_not_found(
