@@ -260,15 +260,6 @@ impl Registry {
     }
 }
 
-/// Reads a tool's input as its typed form, or says what is wrong with it.
-pub(crate) fn typed_input<T: serde::de::DeserializeOwned>(
-    tool: &str,
-    input: &Value,
-) -> Result<T, ToolOutput> {
-    serde_json::from_value(input.clone())
-        .map_err(|err| ToolOutput::error(format!("InputValidationError: {tool}: {err}")))
-}
-
 /// The notes the model is given before its next step, in Claude Code's words: a new working
 /// directory, files it edited that changed on disk since, background jobs that ended (in one
 /// note), and, when the todo list has not been touched for a while, a reminder of it.

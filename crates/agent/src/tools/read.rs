@@ -11,7 +11,7 @@ mod text;
 use std::path::Path;
 
 use futures::future::BoxFuture;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::files::is_binary_extension;
 use super::notebook;

@@ -4,7 +4,9 @@
 
 use serde_json::json;
 
-use super::input::{boolean, number, optional, required, string, Field, InputSchema, Kind};
+#[cfg(test)]
+use super::input::Field;
+use super::input::{boolean, number, optional, required, string, InputSchema, Kind};
 
 /// `Bash`.
 pub fn bash() -> InputSchema {
@@ -426,8 +428,9 @@ pub fn read_mcp_resource() -> InputSchema {
     ])
 }
 
-/// Every built-in schema by tool name, for the test below and the documentation.
-pub fn all() -> Vec<(&'static str, InputSchema)> {
+/// Every built-in schema by tool name.
+#[cfg(test)]
+fn all() -> Vec<(&'static str, InputSchema)> {
     vec![
         ("Bash", bash()),
         ("Read", read()),

@@ -49,10 +49,15 @@ const JOBS: usize = 3;
 /// One compared step.
 #[derive(Debug, Clone)]
 pub struct StepOutcome {
+    /// The case's name.
     pub case: String,
+    /// The tool the case is about (or the first request's aspects).
     pub tool: String,
+    /// The step, `t.s`, or the aspect, `shape:…`.
     pub label: String,
+    /// How the two sides compare.
     pub verdict: Verdict,
+    /// Both sides, for a failure message and the report.
     pub detail: String,
     /// Neither CLI got to the step: the case itself is broken.
     pub broken: bool,
@@ -187,12 +192,8 @@ pub const SHAPE: &str = "(first request)";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_agent_s_tools_give_claude_code_s_results() {
-    let claude = Cli {
-        label: "claude",
-        path: judge(),
-    };
+    let claude = Cli { path: judge() };
     let agent = Cli {
-        label: "agent",
         path: PathBuf::from(env!("CARGO_BIN_EXE_twinwire-agent")),
     };
     let cases = selected();

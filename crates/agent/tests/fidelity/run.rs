@@ -3,7 +3,6 @@
 //! tree photographed each time the CLI asks the model (so each step's effect is known), and
 //! what the CLI told the model after each step read back from the requests.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -27,8 +26,7 @@ const TURN_LIMIT: Duration = Duration::from_secs(90);
 /// The CLI under test.
 #[derive(Debug, Clone)]
 pub struct Cli {
-    /// `claude` or `agent`.
-    pub label: &'static str,
+    /// Its executable.
     pub path: PathBuf,
 }
 
@@ -344,20 +342,4 @@ pub fn trees_around<'a>(run: &'a Run, label: &str) -> Option<(&'a Tree, &'a Tree
     // The tree after the step before: the newest earlier photograph.
     let (_, previous) = before.last()?;
     Some((previous, &run.trees[at].1))
-}
-
-/// The requests by label, for showing what went wrong.
-pub fn requests_summary(run: &Run) -> BTreeMap<usize, String> {
-    run.requests
-        .iter()
-        .enumerate()
-        .map(|(i, body)| {
-            let text = body["messages"]
-                .as_array()
-                .and_then(|m| m.last())
-                .map(|m| m["content"].to_string())
-                .unwrap_or_default();
-            (i, text.chars().take(300).collect())
-        })
-        .collect()
 }

@@ -42,7 +42,7 @@ pub fn duration(ms: u64) -> String {
     let seconds = (ms + 500) / 1000;
     if seconds < 60 {
         format!("{seconds}s")
-    } else if seconds % 60 == 0 {
+    } else if seconds.is_multiple_of(60) {
         format!("{}m", seconds / 60)
     } else {
         format!("{}m{}s", seconds / 60, seconds % 60)
