@@ -237,14 +237,8 @@ fn grep(input: &Value, cx: &ToolContext) -> ToolOutput {
             matched.sort_by(|a, b| a.1.cmp(&b.1));
             let counts: Vec<(String, u64)> = matched
                 .iter()
-                .map(|(_, p, n)| {
-                    let name = if single {
-                        String::new()
-                    } else {
-                        format!("{}:", shown(p, &cwd))
-                    };
-                    (format!("{name}{n}"), *n)
-                })
+                // Counts name their file even when the search is of one file.
+                .map(|(_, p, n)| (format!("{}:{n}", shown(p, &cwd)), *n))
                 .collect();
             let shown_counts: Vec<(String, u64)> =
                 counts.iter().skip(offset).take(head).cloned().collect();

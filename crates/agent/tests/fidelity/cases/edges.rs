@@ -77,6 +77,23 @@ pub fn cases() -> Vec<Case> {
             .step("Bash", json!({"command": "pwd"}))
             .step("Bash", json!({"command": "cd sub; exit 2"}))
             .step("Bash", json!({"command": "pwd"})),
+        case("Bash", "left_running")
+            .step("Bash", json!({"command": "(sleep 2; echo late > late.txt) & echo started"}))
+            .step("Bash", json!({"command": "sleep 3"}))
+            .step("Bash", json!({"command": "cat late.txt 2>&1; echo done"})),
+        case("Bash", "across_turns")
+            .dir("sub")
+            .step("Bash", json!({"command": "cd sub"}))
+            .next_turn()
+            .step("Bash", json!({"command": "pwd"}))
+            .step("Read", json!({"file_path": "x.txt"}))
+            .next_turn()
+            .step("Bash", json!({"command": "cd .. && pwd"})),
+        case("Grep", "one_file")
+            .file("a.txt", "one\ntwo\nthree\nfour\n")
+            .step("Grep", json!({"pattern": "two|four", "path": "{work}/a.txt", "output_mode": "content", "-B": 1}))
+            .step("Grep", json!({"pattern": "o", "path": "{work}/a.txt", "output_mode": "count"}))
+            .step("Grep", json!({"pattern": "o", "path": "{work}/a.txt"})),
         case("Parallel", "mixed")
             .file("a.txt", "a\n")
             .file("b.txt", "b\n")
