@@ -424,7 +424,10 @@ async fn grep_searches_as_claude_code_s_ripgrep_does() {
                              "path": bench.path("src/main.rs")}),
         )
         .await;
-    assert_eq!(text(&count), "1\n\nFound 1 total occurrence across 1 file.");
+    assert_eq!(
+        text(&count),
+        "src/main.rs:1\n\nFound 1 total occurrence across 1 file."
+    );
     let bad = bench.call("Grep", json!({"pattern": "("})).await;
     assert!(bad.is_error);
     assert!(
