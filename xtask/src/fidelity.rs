@@ -6,7 +6,7 @@
 //! difference that `differences.json` does not list (or a listed one that is gone). The
 //! report (figures per tool, every difference with its reason) goes to
 //! `target/fidelity/report.md`. `cargo xtask test` runs the bounded subset of the suite
-//! (about 20 s) as part of the agent crate's tests.
+//! (about 10 to 15 s) as part of the agent crate's tests.
 
 use std::path::Path;
 use std::process::Command;

@@ -40,20 +40,21 @@ pub enum SessionStart {
 /// Bounds on what tools produce and wait for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// The most bytes of a Bash command's output (stdout and stderr together) kept for the
-    /// model; the rest is cut with a note.
+    /// The most characters of a Bash command's output (stdout and stderr together) given to
+    /// the model inline; past it the output is saved whole to a file and shown as a preview
+    /// (30,000, as Claude Code).
     pub bash_output_bytes: usize,
     /// A Bash command's time limit when the call names none, in milliseconds.
     pub bash_default_timeout_ms: u64,
     /// The most a call may ask for.
     pub bash_max_timeout_ms: u64,
-    /// The most lines `Read` returns when the call names no limit.
+    /// Not used: `Read` gives whole files within Claude Code's limits (256 KB, 25,000 tokens).
     pub read_lines: usize,
-    /// The longest line `Read` shows; longer ones are cut.
+    /// Not used: `Read` shows long lines whole, as Claude Code does.
     pub read_line_chars: usize,
-    /// The largest file `Read`, `Edit` and `Write` take whole.
+    /// Not used: `Read`, `Edit` and `Write` follow Claude Code's limits.
     pub file_bytes: u64,
-    /// The most paths `Glob` and lines `Grep` return.
+    /// Not used: `Glob` lists 100 paths and `Grep` 250 entries unless asked, as Claude Code.
     pub search_results: usize,
 }
 

@@ -11,8 +11,6 @@ use super::super::files::human_size;
 use super::super::jobs::new_id;
 use super::super::{ToolContext, ToolOutput};
 
-/// The most output given inline; past it, the output goes to a file.
-const MAX_INLINE: usize = 30_000;
 /// The preview of output saved to a file.
 const PREVIEW: usize = 2_000;
 /// The most a failure's message says; past it, its middle is left out.
@@ -106,7 +104,7 @@ pub fn result(
                "isImage": false, "noOutputExpected": false})
     };
     let failure = |first: String, text: &str| {
-        let body = first_chars(text, MAX_INLINE);
+        let body = first_chars(text, max_inline);
         let message = [first.as_str(), body]
             .iter()
             .filter(|part| !part.is_empty())
@@ -127,9 +125,9 @@ pub fn result(
             if text.is_empty() {
                 return ToolOutput::success("(Bash completed with no output)", structured(""));
             }
-            if text.chars().count() > MAX_INLINE {
+            if text.chars().count() > max_inline {
                 return persisted(cx, &text).unwrap_or_else(|| {
-                    ToolOutput::success(first_chars(&text, MAX_INLINE), structured(&text))
+                    ToolOutput::success(first_chars(&text, max_inline), structured(&text))
                 });
             }
             ToolOutput::success(text.clone(), structured(&text))
