@@ -89,6 +89,7 @@ pub fn result(
     end: &End,
     reset: Option<std::path::PathBuf>,
 ) -> ToolOutput {
+    let max_inline = cx.workspace.limits.bash_output_bytes;
     // Blank lines before and after the output are left out, as Claude Code leaves them out.
     let mut text = output
         .trim_end()
