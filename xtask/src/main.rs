@@ -15,6 +15,8 @@
 //!   what the typed schema does not know yet (see `drift.rs`).
 //! - `fuzz-rules [--seconds N] [--seed S]`: the differential test of the permission rules
 //!   for a while (generated commands in real bash, under strace, in a sandbox).
+//! - `fidelity [--case NAME]…`: twinwire-agent's tools against Claude Code 2.1.332's, every
+//!   case of the fidelity suite, with a report in `target/fidelity/report.md`.
 //! - `install-claude [--version V]`: download a Claude Code build from npm into twinwire's cache
 //!   and print the path of its executable.
 //! - `install-sdks`: install the official Python and TypeScript SDKs under `target/sdks` and
@@ -41,6 +43,7 @@ mod debian;
 mod disk;
 mod docs;
 mod drift;
+mod fidelity;
 mod install;
 mod listed;
 mod msrv;
@@ -151,6 +154,15 @@ enum Task {
         #[arg(long, default_value_t = 5_000)]
         cases: u64,
     },
+    /// Play the same scripted tool calls to Claude Code 2.1.332 and to twinwire-agent in
+    /// identical trees, every case of the fidelity suite, and compare what each gave (results,
+    /// errors, file effects, the first request); writes target/fidelity/report.md. Fails on a
+    /// difference that crates/agent/tests/fidelity/differences.json does not list.
+    Fidelity {
+        /// Only the cases whose names contain this (repeatable).
+        #[arg(long = "case")]
+        cases: Vec<String>,
+    },
     /// Download a Claude Code CLI build from npm into twinwire's cache (a no-op when it is
     /// already there) and print the path of its executable as the last line of stdout.
     InstallClaude {
@@ -243,6 +255,7 @@ fn task(task: Task) -> Result<()> {
             seed,
             cases,
         } => fuzz_rules(&workspace_root(), seconds, seed, cases),
+        Task::Fidelity { cases } => fidelity::fidelity(&workspace_root(), &cases),
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
         Task::BenchPrewarm(args) => bench::prewarm::bench_prewarm(&workspace_root(), &args),
         Task::BenchAgent(args) => bench_agent::bench_agent(&workspace_root(), &args),
@@ -490,12 +503,15 @@ fn workspace_tests(root: &Path, claude: &Path, programs: &TestPrograms) -> Resul
     // Every binary and example first, so that the tests' helpers take these rather than
     // build their own in another selection.
     build::all(root)?;
+    // The fidelity suite's judge (its bounded subset runs with the agent crate's tests).
+    let judge = install_claude(fidelity::JUDGE_VERSION)?;
     let mut tests = build::workspace(root, "test");
     tests
         .arg("--no-fail-fast")
         .args(["--lib", "--bins", "--benches"])
         .env(build::PREBUILT_ENV, "1")
         .env(CLAUDE_PATH_ENV, claude)
+        .env("TWINWIRE_FIDELITY_CLAUDE", &judge)
         .env(debian::STRACE.env, &programs.strace)
         .env(debian::BWRAP.env, &programs.bwrap)
         .env(debian::CHROMIUM.env, &programs.chromium)

@@ -17,6 +17,7 @@ use twinwire_protocol::control::{
     EmptyResponse, GetContextUsageRequest, GetContextUsageResponse, InitializeRequest,
     InitializeResponse, McpStatusRequest, McpStatusResponse, SetMaxThinkingTokensRequest,
     SetModelRequest, SetModelResponse, SetPermissionModeRequest, SetPermissionModeResponse,
+    StopTaskRequest,
 };
 use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
@@ -72,18 +73,19 @@ impl CodingAgent {
         let client = ModelClient::from_env(|name| env.get(name).cloned())?;
         let mut dirs = vec![config.cwd.clone()];
         dirs.extend(config.add_dirs.iter().cloned());
-        let permissions = Permissions::new(
-            &config.allowed_tools,
-            &config.disallowed_tools,
-            dirs,
-            config.ask_host,
-        )?;
         let workspace = Arc::new(Workspace::new(
             config.cwd.clone(),
             config.add_dirs.clone(),
             config.limits,
             config.env.clone(),
         )?);
+        let permissions = Permissions::new(
+            &config.allowed_tools,
+            &config.disallowed_tools,
+            dirs,
+            config.ask_host,
+        )?
+        .with_own_dirs(workspace.own_dirs());
         let store = match config
             .env
             .get("CLAUDE_CONFIG_DIR")
@@ -95,7 +97,7 @@ impl CodingAgent {
                 None => SavedSessions::from_env(),
             },
         };
-        let tools = Registry::built_in(config.tools.as_deref());
+        let tools = Registry::built_in(config.tools.as_deref(), &config.env);
         let state =
             State::start(&config, &store, tools, permissions).map_err(StartError::Resume)?;
         Ok(Self {
@@ -251,6 +253,17 @@ impl Agent for CodingAgent {
         _cx: RequestContext,
     ) -> AnswerFuture<EmptyResponse> {
         requests::set_thinking(&self.session, request.max_thinking_tokens.flatten());
+        Box::pin(async { Answer::ok(EmptyResponse::default()) })
+    }
+
+    fn stop_task(
+        &self,
+        request: StopTaskRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        // A background job of Bash; the host is told it stopped. A task not known is answered
+        // as Claude Code answers it: done.
+        let _ = self.session.workspace.jobs.stop(&request.task_id);
         Box::pin(async { Answer::ok(EmptyResponse::default()) })
     }
 

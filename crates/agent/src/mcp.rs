@@ -44,8 +44,13 @@ pub(crate) async fn prepare(session: &Session, peer: &Peer) {
         connected.push(sdk_server(peer, name, manifest).await);
     }
     let config = &session.config;
-    connected.extend(mcp_client::connect_all(&config.mcp_servers, &config.cwd, &config.env).await);
+    let external = mcp_client::connect_all(&config.mcp_servers, &config.cwd, &config.env).await;
+    let resource_tools = mcp_client::resource_tools(&external);
+    connected.extend(external);
     let mut state = session.state();
+    for tool in resource_tools {
+        state.tools.add(tool);
+    }
     for server in connected {
         for tool in server.tools {
             state.tools.add(tool);
@@ -78,7 +83,11 @@ async fn sdk_server(peer: &Peer, name: String, manifest: Option<Value>) -> Conne
             status.error = Some(why);
         }
     }
-    Connected { status, tools }
+    Connected {
+        status,
+        tools,
+        client: None,
+    }
 }
 
 /// The MCP handshake with an SDK server, then its tool list.

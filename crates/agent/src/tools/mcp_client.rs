@@ -26,7 +26,9 @@ use super::{Tool, ToolContext, ToolOutput};
 /// How long a server may take to start and list its tools.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
-type Client = RunningService<RoleClient, ()>;
+/// A connected external server.
+pub(crate) type McpClient = RunningService<RoleClient, ()>;
+type Client = McpClient;
 
 /// One tool of an external server.
 struct ExternalTool {
@@ -76,6 +78,20 @@ pub(crate) struct Connected {
     pub(crate) status: McpServerStatus,
     /// Its tools, when it connected.
     pub(crate) tools: Vec<Arc<dyn Tool>>,
+    /// Its client, when it connected (for its resources).
+    pub(crate) client: Option<Arc<Client>>,
+}
+
+/// The resource tools over the servers that were configured (none without servers).
+pub(crate) fn resource_tools(connected: &[Connected]) -> Vec<Arc<dyn Tool>> {
+    if connected.is_empty() {
+        return Vec::new();
+    }
+    let servers = connected
+        .iter()
+        .map(|server| (server.status.name.clone(), server.client.clone()))
+        .collect();
+    super::mcp_resources::tools(Arc::new(servers))
 }
 
 /// Connects every external server of the configuration (started in `cwd` with `env`), and
@@ -93,10 +109,12 @@ pub(crate) async fn connect_all(
             ..McpServerStatus::default()
         };
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        let mut client = None;
         match outcome {
-            Ok(Ok(found)) => {
+            Ok(Ok((found_client, found))) => {
                 status.status = McpConnectionStatus::Connected;
                 tools.extend(found.into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>));
+                client = Some(found_client);
             }
             Ok(Err(why)) => {
                 status.status = McpConnectionStatus::Failed;
@@ -110,7 +128,11 @@ pub(crate) async fn connect_all(
         if let Some(why) = &status.error {
             tracing::warn!(server = %name, %why, "an MCP server could not be used");
         }
-        connected.push(Connected { status, tools });
+        connected.push(Connected {
+            status,
+            tools,
+            client,
+        });
     }
     connected
 }
@@ -120,7 +142,7 @@ async fn connect(
     server: &Value,
     cwd: &Path,
     env: &BTreeMap<String, String>,
-) -> Result<Vec<ExternalTool>, String> {
+) -> Result<(Arc<Client>, Vec<ExternalTool>), String> {
     let kind = server["type"].as_str().unwrap_or("stdio");
     if kind != "stdio" {
         return Err(format!("{kind} servers are not supported (only stdio)"));
@@ -158,7 +180,7 @@ async fn connect(
         .await
         .map_err(|err| format!("tools/list failed: {err}"))?;
     let client = Arc::new(client);
-    Ok(listed
+    let tools = listed
         .into_iter()
         .map(|tool| ExternalTool {
             client: Arc::clone(&client),
@@ -167,5 +189,6 @@ async fn connect(
             description: tool.description.as_deref().unwrap_or_default().to_owned(),
             schema: Value::Object((*tool.input_schema).clone()),
         })
-        .collect())
+        .collect();
+    Ok((client, tools))
 }

@@ -17,9 +17,6 @@ use crate::model::assemble::Assembler;
 use crate::model::{MessagesRequest, ModelError, RetryNotice};
 use crate::prompt;
 
-/// Output tokens asked for per call (plus the thinking budget, when on).
-const MAX_OUTPUT_TOKENS: u32 = 32_000;
-
 /// Makes one call; the reply joins the conversation.
 pub(crate) async fn call(cx: &TurnContext, tally: &mut Tally) -> Result<ApiMessage, End> {
     let request = request(cx);
@@ -189,7 +186,7 @@ fn api_retry(session_id: &str, notice: &RetryNotice) -> Message {
     )
 }
 
-/// The request for the next call.
+/// The request for the next call, with the options Claude Code gives the model.
 fn request(cx: &TurnContext) -> MessagesRequest {
     let state = cx.session.state();
     let system = prompt::system(
@@ -198,16 +195,18 @@ fn request(cx: &TurnContext) -> MessagesRequest {
         &cx.session.config.cwd,
         state.json_schema.is_some(),
     );
-    let thinking = state.thinking_tokens.filter(|t| *t >= 1024);
+    let options = crate::model::options::for_model(&cx.model, state.thinking_tokens);
     MessagesRequest {
         model: cx.model.clone(),
-        max_tokens: MAX_OUTPUT_TOKENS + thinking.unwrap_or(0),
+        max_tokens: options.max_tokens,
         system,
         messages: state.conversation.clone(),
         tools: cx.tools.definitions(),
-        thinking: thinking.map(|budget| json!({"type": "enabled", "budget_tokens": budget})),
+        thinking: options.thinking,
+        context_management: Some(options.context_management),
+        output_config: options.output_config,
         stream: true,
-        metadata: Some(json!({"user_id": format!("session_{}", cx.session_id)})),
+        metadata: Some(json!({"user_id": prompt::user_id(&cx.session_id)})),
     }
     .with_cache_breakpoints()
 }

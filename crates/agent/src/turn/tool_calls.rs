@@ -98,6 +98,8 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
     let mut outcome = Outcome::Continue;
     let mut denials = Vec::new();
     let mut structured = None;
+    let mut follow_ups = Vec::new();
+    let mut notes = Vec::new();
     for (call, result) in calls.iter().zip(done) {
         let result = result.unwrap_or_else(|| {
             Done::output(ToolOutput::error(
@@ -134,8 +136,20 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
         let block = ContentBlock::ToolResult(block);
         cx.session.record_tool_result(&uuid, block.clone(), fields);
         blocks.push(block);
+        follow_ups.extend(result.output.follow_up);
+        notes.extend(result.output.notes);
+    }
+    // What a tool has the model read after the results (a skill's instructions).
+    for text in follow_ups {
+        blocks.push(ContentBlock::Text(twinwire_protocol::content::TextBlock {
+            text,
+            ..Default::default()
+        }));
     }
     cx.session.state().push_user(UserContent::Blocks(blocks));
+    for note in notes {
+        cx.session.state().push_system(note);
+    }
     if interrupted {
         outcome = Outcome::Interrupted;
     }
@@ -149,12 +163,24 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
 /// One call, from hooks to result.
 async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
     let Some(tool) = cx.tools.get(&call.name) else {
-        return Done::output(ToolOutput::error(format!(
-            "No such tool available: {}",
-            call.name
-        )));
+        return Done::output(ToolOutput::error(crate::tools::unavailable(&call.name)));
     };
-    let mut input = call.input.clone();
+    // Checked as Claude Code checks it, before hooks and permissions see it.
+    let mut input = match tool.check_input(&call.input) {
+        Ok(input) => input,
+        Err(why) => return Done::output(ToolOutput::error(why)),
+    };
+    let tool_cx = ToolContext {
+        workspace: Arc::clone(&cx.workspace),
+        cancel: cx.cancel.clone(),
+        peer: Some(cx.peer.clone()),
+        tool_use_id: call.id.clone(),
+        session_id: cx.session_id.clone(),
+        model: Some((cx.session.client.clone(), cx.model.clone())),
+    };
+    if let Some(refused) = tool.validate(&input, &tool_cx) {
+        return Done::output(refused);
+    }
     let mut fields = Map::new();
     fields.insert("tool_name".into(), json!(call.name));
     fields.insert("tool_input".into(), input.clone());
@@ -216,12 +242,6 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
             }
         }
     }
-    let tool_cx = ToolContext {
-        workspace: Arc::clone(&cx.workspace),
-        cancel: cx.cancel.clone(),
-        peer: Some(cx.peer.clone()),
-        tool_use_id: call.id.clone(),
-    };
     let mut output = tool.call(input.clone(), tool_cx).await;
     let structured = (call.name == STRUCTURED_OUTPUT && !output.is_error)
         .then(|| {
@@ -275,6 +295,8 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
 /// The result of a call that did not run.
 fn denied(message: String) -> ToolOutput {
     ToolOutput {
+        follow_up: Vec::new(),
+        notes: Vec::new(),
         result: Some(Value::String(format!("Error: {message}"))),
         content: ToolResultContent::Text(message),
         is_error: true,
