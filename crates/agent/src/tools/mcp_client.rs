@@ -11,23 +11,21 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::ServiceExt;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
 use twinwire_protocol::mcp::{McpConnectionStatus, McpServerStatus};
 
+use super::mcp_resources::McpClient;
 use super::sdk_mcp::content_output;
 use super::{Tool, ToolContext, ToolOutput};
 
 /// How long a server may take to start and list its tools.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A connected external server.
-pub(crate) type McpClient = RunningService<RoleClient, ()>;
 type Client = McpClient;
 
 /// One tool of an external server.

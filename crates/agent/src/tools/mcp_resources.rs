@@ -7,10 +7,14 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rmcp::model::ReadResourceRequestParams;
+use rmcp::service::RunningService;
+use rmcp::RoleClient;
 use serde_json::{json, Value};
 
-use super::mcp_client::McpClient;
 use super::{schema, Tool, ToolContext, ToolOutput};
+
+/// A connected external server (started by `mcp_client`, whose resources these tools read).
+pub(crate) type McpClient = RunningService<RoleClient, ()>;
 
 /// The session's servers by name, with their clients when they connected.
 pub type Servers = Arc<Vec<(String, Option<Arc<McpClient>>)>>;
