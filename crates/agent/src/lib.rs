@@ -26,6 +26,7 @@
 
 pub mod agent;
 pub mod args;
+pub mod child_env;
 pub mod config;
 pub mod hooks;
 pub mod in_process;

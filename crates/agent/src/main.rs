@@ -36,6 +36,13 @@ fn main() -> ExitCode {
     if !ignored.is_empty() {
         tracing::info!(flags = ?ignored, "flags of Claude Code this agent does not use");
     }
+    // Commands the model writes run as this user: without this, `cat /proc/$PPID/environ`
+    // would print the credentials their own environment no longer holds (a process that is
+    // not dumpable has its /proc files owned by root). Children are dumpable again after exec.
+    #[cfg(target_os = "linux")]
+    if let Err(err) = nix::sys::prctl::set_dumpable(false) {
+        tracing::warn!(%err, "this process's environment stays readable by its commands");
+    }
     let config = match Config::from_args(&args, std::env::vars().collect()) {
         Ok(config) => config,
         Err(err) => return fail(&err.to_string()),

@@ -161,8 +161,9 @@ async fn run_command(hook: &CommandHook, input: &str, config: &Config, limit: Du
     command
         .arg("-c")
         .arg(&hook.command)
-        .current_dir(&config.cwd)
-        .envs(&config.env)
+        .current_dir(&config.cwd);
+    crate::child_env::apply(&mut command, &config.env);
+    command
         .env("CLAUDE_PROJECT_DIR", &config.cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
