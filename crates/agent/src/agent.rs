@@ -85,6 +85,7 @@ impl CodingAgent {
             dirs,
             config.ask_host,
         )?
+        .with_ask_rules(&config.ask_rules)?
         .with_own_dirs(workspace.own_dirs());
         let store = match config
             .env

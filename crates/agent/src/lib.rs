@@ -37,6 +37,7 @@ pub mod prompt;
 mod requests;
 mod session;
 pub mod session_end;
+pub mod settings;
 pub mod state;
 pub mod tools;
 pub mod transcript;

@@ -2,8 +2,10 @@
 //! (`--allowedTools`, `--disallowedTools`, and rules the host adds while answering) decided by
 //! the same [`PermissionPolicy`] the `twinwire` command uses, then the host's `can_use_tool`.
 //!
-//! The order, first answer wins:
-//! 1. a deny rule matches → denied;
+//! The rules come from the command line and from every settings source (`permissions.allow`,
+//! `deny`, `ask`: see [`crate::settings`]). The order, first answer wins:
+//! 1. a deny rule matches → denied; an ask rule matches → straight to 6 (no allow rule, mode
+//!    or bypass lets it run unasked);
 //! 2. `bypassPermissions` → allowed;
 //! 3. an allow rule covers the call → allowed;
 //! 4. a tool that only reads, inside the session's directories (or with no path) →
@@ -49,6 +51,9 @@ pub enum Verdict {
 pub struct Permissions {
     /// The user's rules and those the host added.
     rules: PermissionPolicy,
+    /// The ask rules, as the deny rules of a policy of their own: a call a deny rule would
+    /// stop is one an ask rule covers (matched as strictly as a deny rule).
+    ask: PermissionPolicy,
     /// The directories calls may read in and edit under without asking.
     dirs: Vec<PathBuf>,
     /// Where the Bash tool's shell is, when told ([`Permissions::set_shell_dir`]); the
@@ -84,12 +89,23 @@ impl Permissions {
         let base = twinwire_policy::Base::session(dirs.first().map(PathBuf::as_path));
         Ok(Self {
             rules: PermissionPolicy::new(read(allow)?, read(deny)?).with_base(base.clone()),
+            ask: PermissionPolicy::new(Vec::new(), Vec::new()).with_base(base.clone()),
             dirs,
             shell_dir: Arc::default(),
             ask_host,
             base,
             own_dirs: Vec::new(),
         })
+    }
+
+    /// Adds ask rules: calls they cover are always asked (denied when nobody can be asked).
+    pub fn with_ask_rules(mut self, ask: &[String]) -> Result<Self, RuleError> {
+        let rules = ask
+            .iter()
+            .map(|r| Rule::parse_any_tool(r).map_err(|e| RuleError(format!("{r}: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.ask = PermissionPolicy::new(Vec::new(), rules).with_base(self.base.clone());
+        Ok(self)
     }
 
     /// Lets the reading tools read these folders of the agent's own without asking.
@@ -147,11 +163,17 @@ impl Permissions {
                 rule.as_str()
             ));
         }
-        if *mode == PermissionMode::BypassPermissions || decision.is_allowed() {
-            return allow();
-        }
-        if self.mode_allows(mode, tool, input, read_only) {
-            return allow();
+        let ask_rule = match self.ask.decide(tool, input) {
+            Decision::Deny(rule) => Some(rule.as_str().to_owned()),
+            _ => None,
+        };
+        if ask_rule.is_none() {
+            if *mode == PermissionMode::BypassPermissions || decision.is_allowed() {
+                return allow();
+            }
+            if self.mode_allows(mode, tool, input, read_only) {
+                return allow();
+            }
         }
         match mode {
             PermissionMode::Plan => {
@@ -169,10 +191,16 @@ impl Permissions {
             _ => {}
         }
         if !self.ask_host {
-            return deny(format!(
-                "Permission to use {tool} was not granted: no rule allows it and nobody can be \
-                 asked (start with --permission-prompt-tool stdio)."
-            ));
+            return deny(match &ask_rule {
+                Some(rule) => format!(
+                    "Permission to use {tool} was not granted: the rule {rule} asks for it and \
+                     nobody can be asked (start with --permission-prompt-tool stdio)."
+                ),
+                None => format!(
+                    "Permission to use {tool} was not granted: no rule allows it and nobody can \
+                     be asked (start with --permission-prompt-tool stdio)."
+                ),
+            });
         }
         let suggestions: Vec<PermissionRuleValue> = self
             .rules
@@ -190,8 +218,9 @@ impl Permissions {
                     PermissionUpdateDestination::Session,
                 )]
             }),
-            decision_reason: Some(match &decision {
-                Decision::Ask(reason) => reason.to_string(),
+            decision_reason: Some(match (&ask_rule, &decision) {
+                (Some(rule), _) => format!("the ask rule {rule} covers it"),
+                (None, Decision::Ask(reason)) => reason.to_string(),
                 _ => "no rule allows it".to_owned(),
             }),
             tool_use_id: Some(tool_use_id.to_owned()),
