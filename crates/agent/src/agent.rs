@@ -287,13 +287,63 @@ impl Agent for CodingAgent {
     }
 }
 
-/// Serves a session on this process's stdin and stdout; `true` when the last result was an
-/// error.
-pub async fn serve_stdio(config: Config) -> Result<bool, StartError> {
+/// How a session served on stdin and stdout ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Served {
+    /// The host's input ended and the last turn was done.
+    Ended {
+        /// Whether the last result was an error.
+        last_failed: bool,
+    },
+    /// A signal (SIGTERM, SIGINT) stopped it, by number.
+    Stopped(i32),
+}
+
+/// Serves a session on this process's stdin and stdout until the host's input ends, or
+/// SIGTERM or SIGINT arrives; then whatever the session started and left running is ended
+/// (background jobs, and on Linux every process left under this one: see
+/// [`crate::reaper`]).
+pub async fn serve_stdio(config: Config) -> Result<Served, StartError> {
     let agent = CodingAgent::new(config)?;
-    agent
-        .clone()
-        .serve(tokio::io::stdin(), tokio::io::stdout())
-        .await?;
-    Ok(agent.last_result_failed())
+    let served = agent.clone().serve(tokio::io::stdin(), tokio::io::stdout());
+    let outcome = tokio::select! {
+        served = served => served.map(|()| Served::Ended {
+            last_failed: agent.last_result_failed(),
+        }),
+        signal = stop_signal() => Ok(Served::Stopped(signal)),
+    };
+    // The serve future is gone (with it any Bash call it was running, whose group its drop
+    // kills); the jobs and whatever escaped their groups go too.
+    agent.session.workspace.jobs.stop_all();
+    let killed = tokio::task::spawn_blocking(crate::reaper::end_descendants)
+        .await
+        .unwrap_or_default();
+    if killed > 0 {
+        tracing::debug!(killed, "processes left running by the session were ended");
+    }
+    outcome
+}
+
+/// The first SIGTERM or SIGINT, by number (never, where they cannot be watched).
+async fn stop_signal() -> i32 {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => 15,
+            _ = int.recv() => 2,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        2
+    }
 }

@@ -34,6 +34,7 @@ mod mcp;
 pub mod model;
 pub mod permissions;
 pub mod prompt;
+pub mod reaper;
 mod requests;
 mod session;
 pub mod session_end;
@@ -43,7 +44,7 @@ pub mod tools;
 pub mod transcript;
 mod turn;
 
-pub use agent::{serve_stdio, CodingAgent, StartError};
+pub use agent::{serve_stdio, CodingAgent, Served, StartError};
 pub use args::Args;
 pub use config::{Config, ConfigError, Limits, SessionStart};
 pub use state::State;
