@@ -26,6 +26,7 @@
 
 pub mod agent;
 pub mod args;
+mod beneath;
 pub mod child_env;
 pub mod config;
 pub mod hooks;
