@@ -87,6 +87,7 @@ impl CodingAgent {
         )?
         .with_ask_rules(&config.ask_rules)?
         .with_own_dirs(workspace.own_dirs());
+        workspace.set_read_rules(permissions.policy());
         let store = match config
             .env
             .get("CLAUDE_CONFIG_DIR")

@@ -108,6 +108,11 @@ impl Permissions {
         Ok(self)
     }
 
+    /// The rules (allow and deny) as they are now, for the searches' filter.
+    pub fn policy(&self) -> PermissionPolicy {
+        self.rules.clone()
+    }
+
     /// Lets the reading tools read these folders of the agent's own without asking.
     #[must_use]
     pub fn with_own_dirs(mut self, dirs: Vec<PathBuf>) -> Self {
@@ -156,14 +161,16 @@ impl Permissions {
                 Vec::new(),
             )
         };
-        let decision = self.rules.decide(tool, input);
+        // Relative paths are judged where they will be opened: from the shell's directory.
+        let judged = self.judged(input);
+        let decision = self.read_from_shell(&self.rules).decide(tool, &judged);
         if let Decision::Deny(rule) = &decision {
             return deny(format!(
                 "Permission to use {tool} has been denied by the rule {}.",
                 rule.as_str()
             ));
         }
-        let ask_rule = match self.ask.decide(tool, input) {
+        let ask_rule = match self.read_from_shell(&self.ask).decide(tool, &judged) {
             Decision::Deny(rule) => Some(rule.as_str().to_owned()),
             _ => None,
         };
@@ -171,7 +178,7 @@ impl Permissions {
             if *mode == PermissionMode::BypassPermissions || decision.is_allowed() {
                 return allow();
             }
-            if self.mode_allows(mode, tool, input, read_only) {
+            if self.mode_allows(mode, tool, &judged, read_only) {
                 return allow();
             }
         }
@@ -246,6 +253,47 @@ impl Permissions {
             Ok(other) => deny(format!("The host's answer could not be read: {other:?}")),
             Err(err) => deny(format!("The host could not be asked: {err}")),
         }
+    }
+
+    /// The input with a file tool's relative path made absolute from the shell's directory,
+    /// where the tool opens it.
+    fn judged(&self, input: &Value) -> Value {
+        let shell = self.directories().shell;
+        let mut input = input.clone();
+        for key in ["file_path", "notebook_path", "path"] {
+            if let Some(Value::String(path)) = input.get_mut(key) {
+                if !path.is_empty() && Path::new(path.as_str()).is_relative() {
+                    *path = shell.join(path.as_str()).display().to_string();
+                }
+            }
+        }
+        input
+    }
+
+    /// The rules to judge a call by: the session's; once the shell has moved from the
+    /// session's directory, the same rules read from the shell's directory (where a Bash
+    /// command's relative paths lead), their path patterns still anchored where they were
+    /// written (`./secret/**` stays the session's `secret`).
+    fn read_from_shell(&self, policy: &PermissionPolicy) -> PermissionPolicy {
+        let shell = self.directories().shell;
+        let root = self.base.cwd.clone();
+        if shell == root {
+            return policy.clone();
+        }
+        let anchored = |rules: &[Rule]| -> Vec<Rule> {
+            rules
+                .iter()
+                .flat_map(|rule| anchor(rule.as_str(), &root))
+                .filter_map(|text| Rule::parse_any_tool(&text).ok())
+                .collect()
+        };
+        let base =
+            twinwire_policy::Base::new(shell, self.base.home.clone()).with_case(self.base.case);
+        PermissionPolicy::new(
+            anchored(policy.allow_rules()),
+            anchored(policy.deny_rules()),
+        )
+        .with_base(base)
     }
 
     /// What the mode allows without a rule: reads inside the session's directories (a read-only
@@ -330,6 +378,36 @@ impl Permissions {
             Some(path) => self.dirs.iter().any(|dir| is_under(Path::new(path), dir)),
         }
     }
+}
+
+/// A path rule of a file tool written relative to `root` (`Read(./x/**)`, `Edit(x/y)`,
+/// `Read(/x)`, which a deny also reads under the session's directory) in absolute form
+/// (`//root/x/**`), so that it means the same whatever directory it is read from; other rules
+/// as they are.
+fn anchor(rule: &str, root: &Path) -> Vec<String> {
+    let Some((tool, rest)) = rule.split_once('(') else {
+        return vec![rule.to_owned()];
+    };
+    let Some(content) = rest.strip_suffix(')') else {
+        return vec![rule.to_owned()];
+    };
+    let path_tool = matches!(
+        tool,
+        "Read" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" | "LS"
+    );
+    if !path_tool || content.starts_with("//") || content.starts_with('~') {
+        return vec![rule.to_owned()];
+    }
+    let root = root.display().to_string();
+    let under = |relative: &str| format!("{tool}(/{}/{relative})", root.trim_end_matches('/'));
+    if let Some(relative) = content.strip_prefix('/') {
+        return vec![rule.to_owned(), under(relative)];
+    }
+    if !content.contains('/') {
+        // A bare name matches in any directory.
+        return vec![rule.to_owned()];
+    }
+    vec![under(content.strip_prefix("./").unwrap_or(content))]
 }
 
 /// A rule as the SDKs carry it: tool name and content.
@@ -470,6 +548,56 @@ mod tests {
             permissions.rules.decide("Bash", &bash("cp a protected/")),
             Decision::Deny(_)
         ));
+    }
+
+    /// After the shell moved (`cd sub`), a relative path of a later call is judged where it
+    /// will be opened: a Read deny on `./secret/**` holds against `../secret/key`, from Bash
+    /// and from Read.
+    #[test]
+    fn relative_paths_are_judged_from_the_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::create_dir_all(root.join("secret")).unwrap();
+        std::fs::write(root.join("secret/key"), "k").unwrap();
+        let permissions = Permissions::new(
+            &[],
+            &["Read(./secret/**)".to_owned()],
+            vec![root.clone()],
+            false,
+        )
+        .unwrap();
+        permissions.set_shell_dir(root.join("sub"));
+        let denied = |tool: &str, input: Value| {
+            let judged = permissions.judged(&input);
+            let rules = permissions.read_from_shell(&permissions.rules);
+            matches!(rules.decide(tool, &judged), Decision::Deny(_))
+        };
+        assert!(denied(
+            "Bash",
+            serde_json::json!({"command": "cat ../secret/key"})
+        ));
+        assert!(denied(
+            "Read",
+            serde_json::json!({"file_path": "../secret/key"})
+        ));
+        assert!(!denied(
+            "Read",
+            serde_json::json!({"file_path": "../sub/x"})
+        ));
+        assert!(denied(
+            "Bash",
+            serde_json::json!({"command": "cat ../secret/../secret/key"})
+        ));
+        assert!(!denied(
+            "Bash",
+            serde_json::json!({"command": "cat secret/key"})
+        ));
+        let judged = permissions.judged(&serde_json::json!({"file_path": "x"}));
+        assert_eq!(
+            judged["file_path"],
+            root.join("sub/x").display().to_string()
+        );
     }
 
     #[test]
