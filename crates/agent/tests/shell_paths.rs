@@ -95,3 +95,24 @@ async fn grep_and_glob_leave_out_what_a_read_deny_covers() {
     );
     assert!(!sent.contains("hidden-key"), "a denied file was named");
 }
+
+/// A named pipe named by a relative path is found where the shell is and refused at once,
+/// where reading it would wait for a writer forever.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_named_pipe_is_refused_not_waited_on() {
+    let world = World::new(json!({"rules": [
+        {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},
+        {"when": {"last_user_text_contains": "go"},
+         "reply": {"tool_use": {"name": "Read", "input": {"file_path": "pipe"}}}}
+    ], "default": {"text": "unexpected"}}))
+    .await;
+    let made = std::process::Command::new("mkfifo")
+        .arg(world.path("pipe"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (sent, denied) = run(&world, world.options()).await;
+    assert!(denied.is_empty(), "{denied:?}");
+    assert!(sent.contains("not a regular file"), "{sent}");
+}
