@@ -1,6 +1,6 @@
 //! Settings, skills, plugins and file state changed while the session runs: apply_flag_settings,
 //! get_settings, reload_skills, reload_plugins, seed_read_state, rewind_files; a deny rule of
-//! the project's settings file.
+//! each settings source (user, project, local, `--settings`).
 
 use serde_json::json;
 use twinwire::protocol::control::SeedReadStateRequest;
@@ -186,10 +186,17 @@ async fn rewind_files_reports_then_restores_a_written_file() {
     within(client.close()).await.unwrap();
 }
 
-/// A deny rule in the project's `.claude/settings.json` stops a Bash command the host would
-/// allow: the host is not asked, the command does not run, the model is told it was denied.
-#[tokio::test]
-async fn a_deny_rule_in_project_settings_stops_the_command() {
+/// Where a scenario puts its deny rule.
+enum Source {
+    User,
+    Project,
+    Local,
+    Flag,
+}
+
+/// A deny rule (`Bash(touch:*)`) in `source` stops a Bash command the host would allow: the
+/// host is not asked, the command does not run, the model is told it was denied.
+async fn a_deny_rule_stops_the_command(source: Source) {
     let s = Scenario::start(script(
         json!([
             {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},
@@ -202,21 +209,28 @@ async fn a_deny_rule_in_project_settings_stops_the_command() {
         json!({"text": "unexpected"}),
     ))
     .await;
-    let settings = s.work().join(".claude");
-    std::fs::create_dir_all(&settings).unwrap();
-    std::fs::write(
-        settings.join("settings.json"),
-        json!({"permissions": {"deny": ["Bash(touch:*)"]}}).to_string(),
-    )
-    .unwrap();
+    let deny = json!({"permissions": {"deny": ["Bash(touch:*)"]}});
+    let file = match source {
+        Source::User => Some(s.home().join(".claude/settings.json")),
+        Source::Project => Some(s.work().join(".claude/settings.json")),
+        Source::Local => Some(s.work().join(".claude/settings.local.json")),
+        Source::Flag => None,
+    };
+    if let Some(file) = &file {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, deny.to_string()).unwrap();
+    }
     let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let count = std::sync::Arc::clone(&asked);
     let callback = can_use_tool(move |request: PermissionRequest| {
         count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         async move { Ok(PermissionResult::allow(request.input().clone())) }
     });
-    let options = s.builder().can_use_tool(callback).build().unwrap();
-    let items = collect(query("please run the command", options)).await;
+    let mut builder = s.builder().can_use_tool(callback);
+    if file.is_none() {
+        builder = builder.settings(deny);
+    }
+    let items = collect(query("please run the command", builder.build().unwrap())).await;
     let result = the_result(&items);
     assert_eq!(result.text(), Some("done"), "stderr:\n{}", s.stderr());
     assert!(!s.work().join("denied.txt").exists(), "the command ran");
@@ -231,4 +245,24 @@ async fn a_deny_rule_in_project_settings_stops_the_command() {
         .map(|d| d.tool_name.as_str())
         .collect();
     assert_eq!(denials, ["Bash"], "{result:?}");
+}
+
+#[tokio::test]
+async fn a_deny_rule_in_project_settings_stops_the_command() {
+    a_deny_rule_stops_the_command(Source::Project).await;
+}
+
+#[tokio::test]
+async fn a_deny_rule_in_user_settings_stops_the_command() {
+    a_deny_rule_stops_the_command(Source::User).await;
+}
+
+#[tokio::test]
+async fn a_deny_rule_in_local_settings_stops_the_command() {
+    a_deny_rule_stops_the_command(Source::Local).await;
+}
+
+#[tokio::test]
+async fn a_deny_rule_in_flag_settings_stops_the_command() {
+    a_deny_rule_stops_the_command(Source::Flag).await;
 }
