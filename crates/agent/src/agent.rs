@@ -108,6 +108,7 @@ impl CodingAgent {
                 workspace,
                 store,
                 state: Mutex::new(state),
+                command_hooks: crate::command_hooks::CommandHooks::read(&config),
                 ready: tokio::sync::Mutex::new(false),
                 last_failed: AtomicBool::new(false),
                 config,
@@ -210,8 +211,10 @@ impl Agent for CodingAgent {
                         &session.config.cwd,
                         &state.session_id,
                     ),
-                    config_dir: session.store.config_dir().to_path_buf(),
                     callbacks: state.hooks.clone(),
+                    commands: session
+                        .command_hooks
+                        .matching("SessionEnd", Some(crate::session_end::REASON)),
                 }
             };
             crate::session_end::fire(&session.config, ending, peer).await;

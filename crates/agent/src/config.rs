@@ -133,6 +133,8 @@ pub struct Config {
     pub setting_sources: Option<Vec<String>>,
     /// Settings given on the command line (`--settings`, JSON or a file), over the files'.
     pub settings: Option<Value>,
+    /// The host's managed settings (`--managed-settings`, JSON).
+    pub managed_settings: Option<String>,
 }
 
 impl Default for Config {
@@ -165,6 +167,7 @@ impl Default for Config {
             limits: Limits::default(),
             setting_sources: None,
             settings: None,
+            managed_settings: None,
         }
     }
 }
@@ -334,6 +337,7 @@ impl Config {
             limits: Limits::default(),
             setting_sources,
             settings: flag_settings,
+            managed_settings: args.managed_settings.clone(),
         })
     }
 

@@ -28,6 +28,7 @@ pub mod agent;
 pub mod args;
 mod beneath;
 pub mod child_env;
+pub mod command_hooks;
 pub mod config;
 pub mod hooks;
 pub mod in_process;

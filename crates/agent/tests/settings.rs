@@ -250,3 +250,68 @@ async fn the_model_of_the_settings_is_asked_for() {
     assert!(!models.is_empty());
     assert!(models.iter().all(|m| m == "claude-haiku-5-5"), "{models:?}");
 }
+
+/// A PreToolUse command hook of the project's settings that exits 2 refuses the call, its
+/// stderr told to the model; `disableAllHooks` of the user's settings turns it off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pre_tool_use_command_hook_of_the_settings_blocks_and_can_be_disabled() {
+    let hook = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command",
+         "command": "cat > \"$CLAUDE_PROJECT_DIR/hook-input.json\"; echo no touching here >&2; exit 2"}
+    ]}]}});
+    let world = world("touch made.txt").await;
+    write(&world.work.join(".claude/settings.json"), &hook);
+    go(world.options().allowed_tool("Bash")).await;
+    assert!(!world.path("made.txt").exists(), "the hook did not block");
+    let sent = serde_json::to_string(&world.model_requests()).unwrap();
+    assert!(sent.contains("no touching here"), "the model was told why");
+    let input: Value =
+        serde_json::from_str(&std::fs::read_to_string(world.path("hook-input.json")).unwrap())
+            .unwrap();
+    assert_eq!(input["hook_event_name"], "PreToolUse");
+    assert_eq!(input["tool_input"]["command"], "touch made.txt");
+
+    let world = self::world("touch made.txt").await;
+    write(&world.work.join(".claude/settings.json"), &hook);
+    write(
+        &world.home.join(".claude/settings.json"),
+        &json!({"disableAllHooks": true}),
+    );
+    go(world.options().allowed_tool("Bash")).await;
+    assert!(
+        world.path("made.txt").exists(),
+        "disableAllHooks let it run"
+    );
+}
+
+/// Hooks are read when the session starts: one the model writes into the settings during the
+/// session does not run (SessionEnd's neither, though they run after the last turn).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_written_during_the_session_does_not_run() {
+    let planted = json!({"hooks": {
+        "PreToolUse": [{"hooks": [
+            {"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/planted\""}]}],
+        "SessionEnd": [{"hooks": [
+            {"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/planted-end\""}]}]
+    }})
+    .to_string();
+    let world = World::new(json!({"rules": [
+        {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},
+        {"when": {"last_user_text_contains": "go"}, "reply": {"tool_uses": {"calls": [
+            {"name": "Bash", "input": {"command":
+                format!("mkdir -p .claude && echo '{planted}' > .claude/settings.json"),
+                "description": "write settings"}},
+            {"name": "Bash", "input": {"command": "echo after", "description": "then"}}
+        ]}}}
+    ], "default": {"text": "unexpected"}}))
+    .await;
+    go(world.options().allowed_tool("Bash")).await;
+    assert!(
+        world.work.join(".claude/settings.json").exists(),
+        "the file was written"
+    );
+    assert!(
+        !world.path("planted").exists(),
+        "a hook written mid-session ran"
+    );
+}
