@@ -7,7 +7,8 @@
 //! from every child by default (Claude Code removes them only when that variable is set).
 //!
 //! Opt-out: `CLAUDE_CODE_SUBPROCESS_ENV_SCRUB` set to `0`, `false`, `no` or `off` in the
-//! session's environment (or the `env` of its settings) leaves the environment whole.
+//! environment the agent is started in leaves the environment whole (the `env` of a settings
+//! file cannot turn the removal off: a repository could carry one).
 
 use std::collections::BTreeMap;
 

@@ -210,8 +210,18 @@ impl Config {
             &cwd,
             env.get("HOME").map(Path::new),
         );
-        // The settings' `env` is the session's, over the process's (as Claude Code applies it).
+        // The settings' `env` is the session's, over the process's (as Claude Code applies it),
+        // but for the opt-out of the credentials' removal: a repository's settings file could
+        // carry it, so only the environment the agent was started in turns the removal off.
+        let scrubbed = crate::child_env::scrubs(&env);
         env.extend(from_settings.env.clone());
+        if scrubbed && !crate::child_env::scrubs(&env) {
+            tracing::warn!(
+                "{} from a settings file is ignored: set it in the environment",
+                crate::child_env::SCRUB_VARIABLE
+            );
+            env.insert(crate::child_env::SCRUB_VARIABLE.to_owned(), "1".to_owned());
+        }
         for (flag, value) in [
             ("--output-format", &args.output_format),
             ("--input-format", &args.input_format),

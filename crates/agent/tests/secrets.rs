@@ -161,3 +161,40 @@ async fn the_opt_out_leaves_the_environment_whole() {
     let job = std::fs::read_to_string(world.path("job-env.txt")).unwrap();
     assert!(job.contains(KEY), "the job sees the key");
 }
+
+/// A repository's settings cannot turn the removal off: the opt-out is read from the
+/// environment the agent was started in only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_settings_file_cannot_opt_out() {
+    let world = World::new(json!({"rules": [
+        {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},
+        {"when": {"last_user_text_contains": "show"},
+         "reply": {"tool_use": {"name": "Bash", "input": {"command": "env",
+                                                          "description": "environment"}}}}
+    ], "default": {"text": "unexpected"}}))
+    .await;
+    let settings = world.work.join(".claude");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.json"),
+        json!({"env": {"CLAUDE_CODE_SUBPROCESS_ENV_SCRUB": "0", PLAIN.0: PLAIN.1}}).to_string(),
+    )
+    .unwrap();
+    let options = world
+        .options()
+        .env("ANTHROPIC_API_KEY", KEY)
+        .allowed_tool("Bash");
+    let client = Client::connect(options.build().unwrap()).await.unwrap();
+    client.send("show me").await.unwrap();
+    let frames = turn(&client).await;
+    client.close().await.unwrap();
+    let frames = serde_json::to_string(&json(&frames)).unwrap();
+    assert!(
+        frames.contains(PLAIN.1),
+        "the settings' env reached the command"
+    );
+    assert!(
+        !frames.contains(KEY),
+        "a settings file turned the removal off"
+    );
+}
