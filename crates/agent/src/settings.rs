@@ -9,7 +9,9 @@
 //!
 //! A `permissions.defaultMode` that widens what runs (`acceptEdits`, `bypassPermissions`,
 //! `auto`) is not taken from the project's file, which anyone who commits to the repository
-//! writes (Claude Code's trust filter).
+//! writes (Claude Code's trust filter); nor are the variables of its `env` that say where the
+//! API is, how to reach it or with what credentials ([`UNTRUSTED_IN_PROJECT`]): a cloned
+//! repository must not send the user's key elsewhere.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,25 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 use twinwire::options::SettingSource;
 use twinwire::settings::{resolve_settings, ResolveOptions};
+
+/// Variables the project's settings file may not set (its other `env` entries apply).
+pub const UNTRUSTED_IN_PROJECT: &[&str] = &[
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_CUSTOM_HEADERS",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
 
 /// What a session takes from its settings.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -78,7 +99,10 @@ pub fn effective(sources: &Sources<'_>) -> Map<String, Value> {
                 managed.push(settings);
                 continue;
             }
-            "project" => drop_escalating_mode(&mut settings),
+            "project" => {
+                drop_escalating_mode(&mut settings);
+                drop_untrusted_env(&mut settings);
+            }
             _ => {}
         }
         merge(&mut effective, &settings);
@@ -166,6 +190,20 @@ fn drop_escalating_mode(settings: &mut Map<String, Value>) {
                 "the project's settings may not widen permissions.defaultMode: left out"
             );
             permissions.remove("defaultMode");
+        }
+    }
+}
+
+/// Removes the `env` entries of [`UNTRUSTED_IN_PROJECT`].
+fn drop_untrusted_env(settings: &mut Map<String, Value>) {
+    if let Some(Value::Object(env)) = settings.get_mut("env") {
+        for name in UNTRUSTED_IN_PROJECT {
+            if env.remove(*name).is_some() {
+                tracing::warn!(
+                    name,
+                    "the project's settings may not set this variable: left out"
+                );
+            }
         }
     }
 }
