@@ -85,7 +85,9 @@ impl CodingAgent {
             dirs,
             config.ask_host,
         )?
+        .with_ask_rules(&config.ask_rules)?
         .with_own_dirs(workspace.own_dirs());
+        workspace.set_read_rules(permissions.policy());
         let store = match config
             .env
             .get("CLAUDE_CONFIG_DIR")
@@ -106,6 +108,7 @@ impl CodingAgent {
                 workspace,
                 store,
                 state: Mutex::new(state),
+                command_hooks: crate::command_hooks::CommandHooks::read(&config),
                 ready: tokio::sync::Mutex::new(false),
                 last_failed: AtomicBool::new(false),
                 config,
@@ -208,8 +211,10 @@ impl Agent for CodingAgent {
                         &session.config.cwd,
                         &state.session_id,
                     ),
-                    config_dir: session.store.config_dir().to_path_buf(),
                     callbacks: state.hooks.clone(),
+                    commands: session
+                        .command_hooks
+                        .matching("SessionEnd", Some(crate::session_end::REASON)),
                 }
             };
             crate::session_end::fire(&session.config, ending, peer).await;
@@ -286,13 +291,63 @@ impl Agent for CodingAgent {
     }
 }
 
-/// Serves a session on this process's stdin and stdout; `true` when the last result was an
-/// error.
-pub async fn serve_stdio(config: Config) -> Result<bool, StartError> {
+/// How a session served on stdin and stdout ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Served {
+    /// The host's input ended and the last turn was done.
+    Ended {
+        /// Whether the last result was an error.
+        last_failed: bool,
+    },
+    /// A signal (SIGTERM, SIGINT) stopped it, by number.
+    Stopped(i32),
+}
+
+/// Serves a session on this process's stdin and stdout until the host's input ends, or
+/// SIGTERM or SIGINT arrives; then whatever the session started and left running is ended
+/// (background jobs, and on Linux every process left under this one: see
+/// [`crate::reaper`]).
+pub async fn serve_stdio(config: Config) -> Result<Served, StartError> {
     let agent = CodingAgent::new(config)?;
-    agent
-        .clone()
-        .serve(tokio::io::stdin(), tokio::io::stdout())
-        .await?;
-    Ok(agent.last_result_failed())
+    let served = agent.clone().serve(tokio::io::stdin(), tokio::io::stdout());
+    let outcome = tokio::select! {
+        served = served => served.map(|()| Served::Ended {
+            last_failed: agent.last_result_failed(),
+        }),
+        signal = stop_signal() => Ok(Served::Stopped(signal)),
+    };
+    // The serve future is gone (with it any Bash call it was running, whose group its drop
+    // kills); the jobs and whatever escaped their groups go too.
+    agent.session.workspace.jobs.stop_all();
+    let killed = tokio::task::spawn_blocking(crate::reaper::end_descendants)
+        .await
+        .unwrap_or_default();
+    if killed > 0 {
+        tracing::debug!(killed, "processes left running by the session were ended");
+    }
+    outcome
+}
+
+/// The first SIGTERM or SIGINT, by number (never, where they cannot be watched).
+async fn stop_signal() -> i32 {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => 15,
+            _ = int.recv() => 2,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        2
+    }
 }

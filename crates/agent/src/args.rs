@@ -23,7 +23,6 @@ pub const IGNORED: &[&str] = &[
     "hard-fail",
     "include-hook-events",
     "initialize-fields",
-    "managed-settings",
     "managed-settings-in-initialize",
     "no-optional-locks",
     "permission-prompts",
@@ -195,8 +194,9 @@ pub struct Args {
     #[arg(long = "initialize-fields", hide = true)]
     #[doc(hidden)]
     pub initialize_fields: Option<String>,
+    /// The host's managed settings (JSON): the policy source when the machine has no managed
+    /// file; only their restrictive keys count.
     #[arg(long = "managed-settings", hide = true)]
-    #[doc(hidden)]
     pub managed_settings: Option<String>,
     #[arg(long = "managed-settings-in-initialize", hide = true)]
     #[doc(hidden)]
@@ -258,7 +258,6 @@ impl Args {
             ("hard-fail", self.hard_fail),
             ("include-hook-events", self.include_hook_events),
             ("initialize-fields", self.initialize_fields.is_some()),
-            ("managed-settings", self.managed_settings.is_some()),
             (
                 "managed-settings-in-initialize",
                 self.managed_settings_in_initialize,

@@ -9,6 +9,7 @@ use serde_json::Value;
 use twinwire_protocol::permission::PermissionMode;
 
 use crate::args::{split_rules, Args};
+use crate::settings;
 
 /// The model when neither `--model` nor `ANTHROPIC_MODEL` names one.
 pub const DEFAULT_MODEL: &str = "claude-opus-5-5";
@@ -104,6 +105,9 @@ pub struct Config {
     pub allowed_tools: Vec<String>,
     /// Deny rules.
     pub disallowed_tools: Vec<String>,
+    /// Ask rules (`permissions.ask` of the settings): a call they cover is asked even where an
+    /// allow rule or the mode would let it run.
+    pub ask_rules: Vec<String>,
     /// The built-in tools offered; `None`: all of them.
     pub tools: Option<Vec<String>>,
     /// MCP servers by name (`--mcp-config`'s `mcpServers`).
@@ -129,6 +133,8 @@ pub struct Config {
     pub setting_sources: Option<Vec<String>>,
     /// Settings given on the command line (`--settings`, JSON or a file), over the files'.
     pub settings: Option<Value>,
+    /// The host's managed settings (`--managed-settings`, JSON).
+    pub managed_settings: Option<String>,
 }
 
 impl Default for Config {
@@ -148,6 +154,7 @@ impl Default for Config {
             ask_host: false,
             allowed_tools: Vec::new(),
             disallowed_tools: Vec::new(),
+            ask_rules: Vec::new(),
             tools: None,
             mcp_servers: BTreeMap::new(),
             include_partial_messages: false,
@@ -160,6 +167,7 @@ impl Default for Config {
             limits: Limits::default(),
             setting_sources: None,
             settings: None,
+            managed_settings: None,
         }
     }
 }
@@ -180,9 +188,40 @@ impl Config {
     /// does not change the process's directory).
     pub fn from_args_in(
         args: &Args,
-        env: BTreeMap<String, String>,
+        mut env: BTreeMap<String, String>,
         cwd: PathBuf,
     ) -> Result<Self, ConfigError> {
+        let setting_sources: Option<Vec<String>> = args.setting_sources.as_deref().map(|list| {
+            list.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        });
+        let flag_settings = args.settings.as_deref().map(read_settings).transpose()?;
+        let from_settings = settings::read(
+            &settings::effective(&settings::Sources {
+                cwd: &cwd,
+                env: &env,
+                setting_sources: setting_sources.as_deref(),
+                flag: flag_settings.as_ref(),
+                managed: args.managed_settings.as_deref(),
+            }),
+            &cwd,
+            env.get("HOME").map(Path::new),
+        );
+        // The settings' `env` is the session's, over the process's (as Claude Code applies it),
+        // but for the opt-out of the credentials' removal: a repository's settings file could
+        // carry it, so only the environment the agent was started in turns the removal off.
+        let scrubbed = crate::child_env::scrubs(&env);
+        env.extend(from_settings.env.clone());
+        if scrubbed && !crate::child_env::scrubs(&env) {
+            tracing::warn!(
+                "{} from a settings file is ignored: set it in the environment",
+                crate::child_env::SCRUB_VARIABLE
+            );
+            env.insert(crate::child_env::SCRUB_VARIABLE.to_owned(), "1".to_owned());
+        }
         for (flag, value) in [
             ("--output-format", &args.output_format),
             ("--input-format", &args.input_format),
@@ -199,6 +238,7 @@ impl Config {
             .model
             .clone()
             .or_else(|| env.get("ANTHROPIC_MODEL").cloned())
+            .or_else(|| from_settings.model.clone())
             .map(|m| resolve_alias(&m))
             .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
         let system_prompt = match (&args.system_prompt, &args.system_prompt_file) {
@@ -223,11 +263,24 @@ impl Config {
         let permission_mode = if args.dangerously_skip_permissions {
             PermissionMode::BypassPermissions
         } else {
-            match args.permission_mode.as_deref() {
-                None => PermissionMode::Default,
-                Some(text) => parse_mode(text)?,
+            match (
+                args.permission_mode.as_deref(),
+                from_settings.default_mode.as_deref(),
+            ) {
+                (Some(text), _) => parse_mode(text)?,
+                (None, Some(text)) => parse_mode(text).map_err(|err| {
+                    ConfigError(format!("permissions.defaultMode of the settings: {err}"))
+                })?,
+                (None, None) => PermissionMode::Default,
             }
         };
+        if from_settings.bypass_disabled && permission_mode == PermissionMode::BypassPermissions {
+            return Err(ConfigError(
+                "bypassPermissions is disabled by the settings \
+                 (permissions.disableBypassPermissionsMode)"
+                    .to_owned(),
+            ));
+        }
         let ask_host = match args.permission_prompt_tool.as_deref() {
             None => false,
             Some("stdio") => true,
@@ -276,29 +329,25 @@ impl Config {
                 _ => args.max_thinking_tokens.filter(|n| *n > 0),
             },
             permission_mode,
-            allow_bypass: args.allow_dangerously_skip_permissions
-                || args.dangerously_skip_permissions,
+            allow_bypass: !from_settings.bypass_disabled
+                && (args.allow_dangerously_skip_permissions || args.dangerously_skip_permissions),
             ask_host,
-            allowed_tools: split_rules(&args.allowed_tools),
-            disallowed_tools: split_rules(&args.disallowed_tools),
+            allowed_tools: [split_rules(&args.allowed_tools), from_settings.allow].concat(),
+            disallowed_tools: [split_rules(&args.disallowed_tools), from_settings.deny].concat(),
+            ask_rules: from_settings.ask,
             tools,
             mcp_servers,
             include_partial_messages: args.include_partial_messages,
             replay_user_messages: args.replay_user_messages,
             start,
             persist_session: !args.no_session_persistence,
-            add_dirs: args.add_dir.clone(),
+            add_dirs: [args.add_dir.clone(), from_settings.additional_directories].concat(),
             prompt: args.prompt.clone().filter(|p| !p.is_empty()),
             env,
             limits: Limits::default(),
-            setting_sources: args.setting_sources.as_deref().map(|list| {
-                list.split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            }),
-            settings: args.settings.as_deref().map(read_settings).transpose()?,
+            setting_sources,
+            settings: flag_settings,
+            managed_settings: args.managed_settings.clone(),
         })
     }
 

@@ -133,7 +133,7 @@ impl Hooks {
 }
 
 /// Adds one callback's answer to the report (the first block, stop and decision win).
-fn absorb(report: &mut HookReport, output: &Value) {
+pub(crate) fn absorb(report: &mut HookReport, output: &Value) {
     let text = |value: &Value| value.as_str().map(str::to_owned);
     if output["continue"] == Value::Bool(false) {
         report

@@ -26,6 +26,9 @@
 
 pub mod agent;
 pub mod args;
+mod beneath;
+pub mod child_env;
+pub mod command_hooks;
 pub mod config;
 pub mod hooks;
 pub mod in_process;
@@ -33,15 +36,17 @@ mod mcp;
 pub mod model;
 pub mod permissions;
 pub mod prompt;
+pub mod reaper;
 mod requests;
 mod session;
 pub mod session_end;
+pub mod settings;
 pub mod state;
 pub mod tools;
 pub mod transcript;
 mod turn;
 
-pub use agent::{serve_stdio, CodingAgent, StartError};
+pub use agent::{serve_stdio, CodingAgent, Served, StartError};
 pub use args::Args;
 pub use config::{Config, ConfigError, Limits, SessionStart};
 pub use state::State;

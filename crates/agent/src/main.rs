@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use twinwire_agent::{serve_stdio, Args, Config};
+use twinwire_agent::{serve_stdio, Args, Config, Served};
 
 fn main() -> ExitCode {
     let args = match Args::try_parse() {
@@ -36,6 +36,16 @@ fn main() -> ExitCode {
     if !ignored.is_empty() {
         tracing::info!(flags = ?ignored, "flags of Claude Code this agent does not use");
     }
+    // Commands the model writes run as this user: without this, `cat /proc/$PPID/environ`
+    // would print the credentials their own environment no longer holds (a process that is
+    // not dumpable has its /proc files owned by root). Children are dumpable again after exec.
+    #[cfg(target_os = "linux")]
+    if let Err(err) = nix::sys::prctl::set_dumpable(false) {
+        tracing::warn!(%err, "this process's environment stays readable by its commands");
+    }
+    // What commands leave running (a `setsid` child too) stays under this process, to be
+    // ended with the session.
+    twinwire_agent::reaper::adopt_orphans();
     let config = match Config::from_args(&args, std::env::vars().collect()) {
         Ok(config) => config,
         Err(err) => return fail(&err.to_string()),
@@ -50,9 +60,16 @@ fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => return fail(&err.to_string()),
     };
-    match runtime.block_on(serve_stdio(config)) {
-        Ok(false) => ExitCode::SUCCESS,
-        Ok(true) => ExitCode::from(1),
+    let served = runtime.block_on(serve_stdio(config));
+    // A read of stdin may still wait on a blocking thread (a signal ended the session while
+    // the host's input was open): the runtime is not to wait for it.
+    runtime.shutdown_background();
+    match served {
+        Ok(Served::Ended { last_failed: false }) => ExitCode::SUCCESS,
+        Ok(Served::Ended { last_failed: true }) => ExitCode::from(1),
+        // As a shell reports a process a signal ended.
+        Ok(Served::Stopped(signal)) => ExitCode::from(128 + signal as u8),
+        Ok(_) => ExitCode::from(1),
         Err(err) => fail(&err.to_string()),
     }
 }

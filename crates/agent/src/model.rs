@@ -36,6 +36,10 @@ const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most bytes of an error body kept for the message.
 const MAX_ERROR_BODY: usize = 64 * 1024;
+/// The most bytes one streamed reply may take (a reply of 128,000 output tokens streamed as
+/// events is a few megabytes): past it the stream is broken off, so a server cannot make the
+/// agent hold an endless body.
+pub const MAX_STREAM_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Why a model call failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -152,6 +156,21 @@ impl ModelClient {
     ) -> Result<Self, ModelError> {
         let http = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
+            // A redirect to another origin would carry the key there (`x-api-key` is not a
+            // header reqwest drops on the way): only same-origin redirects are followed.
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                let same = attempt
+                    .previous()
+                    .first()
+                    .is_some_and(|first| first.origin() == attempt.url().origin());
+                if !same {
+                    attempt.stop()
+                } else if attempt.previous().len() > 5 {
+                    attempt.error("too many redirects")
+                } else {
+                    attempt.follow()
+                }
+            }))
             .user_agent(concat!("twinwire-agent/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|err| ModelError::Connection(err.to_string()))?;
@@ -189,22 +208,32 @@ impl ModelClient {
         let url = format!("{}/v1/messages?beta=true", self.base_url);
         let mut attempt = 0u32;
         loop {
-            let sent = self
-                .http
-                .post(&url)
-                .headers(headers.clone())
-                .body(body.clone())
-                .send()
-                .await;
+            // The answer's headers must come within the idle limit too (`API_TIMEOUT_MS`).
+            let sent = tokio::time::timeout(
+                self.idle_timeout,
+                self.http
+                    .post(&url)
+                    .headers(headers.clone())
+                    .body(body.clone())
+                    .send(),
+            )
+            .await;
             let (error, response_headers) = match sent {
-                Ok(response) if response.status().is_success() => {
+                Ok(Ok(response)) if response.status().is_success() => {
                     return Ok(ModelStream::new(response, self.idle_timeout));
                 }
-                Ok(response) => {
+                Ok(Ok(response)) => {
                     let headers = response.headers().clone();
-                    (error_of(response).await, Some(headers))
+                    (error_of(response, self.idle_timeout).await, Some(headers))
                 }
-                Err(err) => (ModelError::Connection(error_chain(&err)), None),
+                Ok(Err(err)) => (ModelError::Connection(error_chain(&err)), None),
+                Err(_) => (
+                    ModelError::Connection(format!(
+                        "no answer within {} s",
+                        self.idle_timeout.as_secs()
+                    )),
+                    None,
+                ),
             };
             let retryable = match &error {
                 ModelError::Status { status, .. } => retry::is_retryable(*status),
@@ -241,16 +270,15 @@ impl ModelClient {
             .post(&url)
             .headers(headers)
             .body(serde_json::to_vec(body).map_err(|err| ModelError::Stream(err.to_string()))?)
-            .send()
+            .send();
+        let response = tokio::time::timeout(self.idle_timeout, response)
             .await
+            .map_err(|_| ModelError::Connection("no answer in time".to_owned()))?
             .map_err(|err| ModelError::Connection(error_chain(&err)))?;
         if !response.status().is_success() {
-            return Err(error_of(response).await);
+            return Err(error_of(response, self.idle_timeout).await);
         }
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|err| ModelError::Stream(error_chain(&err)))?;
+        let bytes = whole_body(response, self.idle_timeout).await?;
         serde_json::from_slice(&bytes).map_err(|err| ModelError::Stream(err.to_string()))
     }
 
@@ -263,16 +291,15 @@ impl ModelClient {
             .post(&url)
             .headers(headers)
             .body(serde_json::to_vec(body).map_err(|err| ModelError::Stream(err.to_string()))?)
-            .send()
+            .send();
+        let response = tokio::time::timeout(self.idle_timeout, response)
             .await
+            .map_err(|_| ModelError::Connection("no answer in time".to_owned()))?
             .map_err(|err| ModelError::Connection(error_chain(&err)))?;
         if !response.status().is_success() {
-            return Err(error_of(response).await);
+            return Err(error_of(response, self.idle_timeout).await);
         }
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|err| ModelError::Stream(error_chain(&err)))?;
+        let bytes = whole_body(response, self.idle_timeout).await?;
         let answer: serde_json::Value =
             serde_json::from_slice(&bytes).map_err(|err| ModelError::Stream(err.to_string()))?;
         answer["input_tokens"]
@@ -302,11 +329,12 @@ impl ModelClient {
 
 /// The error an error answer carries: Anthropic's `{"type":"error","error":{type,message}}`,
 /// or the body's text.
-async fn error_of(response: reqwest::Response) -> ModelError {
+async fn error_of(response: reqwest::Response, idle: Duration) -> ModelError {
     let status = response.status().as_u16();
     let mut body = Vec::new();
     let mut response = response;
-    while let Ok(Some(chunk)) = response.chunk().await {
+    // A body that never ends (or pauses forever) is taken as far as it came.
+    while let Ok(Ok(Some(chunk))) = tokio::time::timeout(idle, response.chunk()).await {
         body.extend_from_slice(&chunk[..chunk.len().min(MAX_ERROR_BODY - body.len())]);
         if body.len() >= MAX_ERROR_BODY {
             break;
@@ -323,6 +351,30 @@ async fn error_of(response: reqwest::Response) -> ModelError {
         status,
         kind: field("type"),
         message: field("message").unwrap_or_else(|| String::from_utf8_lossy(&body).into_owned()),
+    }
+}
+
+/// A whole (non-streamed) answer's body, within [`MAX_STREAM_BYTES`] and with no pause
+/// longer than `idle`.
+async fn whole_body(
+    mut response: reqwest::Response,
+    idle: Duration,
+) -> Result<Vec<u8>, ModelError> {
+    let mut body = Vec::new();
+    loop {
+        match tokio::time::timeout(idle, response.chunk()).await {
+            Err(_) => return Err(ModelError::Stream("the answer stopped coming".to_owned())),
+            Ok(Err(err)) => return Err(ModelError::Stream(error_chain(&err))),
+            Ok(Ok(None)) => return Ok(body),
+            Ok(Ok(Some(chunk))) => {
+                if (body.len() + chunk.len()) as u64 > MAX_STREAM_BYTES {
+                    return Err(ModelError::Stream(format!(
+                        "an answer over {MAX_STREAM_BYTES} bytes"
+                    )));
+                }
+                body.extend_from_slice(&chunk);
+            }
+        }
     }
 }
 
@@ -348,6 +400,8 @@ pub struct ModelStream {
     /// The API's id of the request (`request-id`), which the CLI shows as `request_id`.
     request_id: Option<String>,
     ended: bool,
+    /// The bytes read so far ([`MAX_STREAM_BYTES`] at most).
+    read: u64,
 }
 
 impl ModelStream {
@@ -364,6 +418,7 @@ impl ModelStream {
             idle_timeout,
             request_id,
             ended: false,
+            read: 0,
         }
     }
 
@@ -397,7 +452,16 @@ impl ModelStream {
                     return Some(Err(ModelError::Connection(error_chain(&err))));
                 }
                 Ok(Ok(None)) => self.ended = true,
-                Ok(Ok(Some(chunk))) => self.ready.extend(self.parser.feed(&chunk)),
+                Ok(Ok(Some(chunk))) => {
+                    self.read += chunk.len() as u64;
+                    if self.read > MAX_STREAM_BYTES {
+                        self.ended = true;
+                        return Some(Err(ModelError::Stream(format!(
+                            "a reply over {MAX_STREAM_BYTES} bytes"
+                        ))));
+                    }
+                    self.ready.extend(self.parser.feed(&chunk));
+                }
             }
         }
     }

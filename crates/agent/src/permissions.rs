@@ -2,8 +2,10 @@
 //! (`--allowedTools`, `--disallowedTools`, and rules the host adds while answering) decided by
 //! the same [`PermissionPolicy`] the `twinwire` command uses, then the host's `can_use_tool`.
 //!
-//! The order, first answer wins:
-//! 1. a deny rule matches → denied;
+//! The rules come from the command line and from every settings source (`permissions.allow`,
+//! `deny`, `ask`: see [`crate::settings`]). The order, first answer wins:
+//! 1. a deny rule matches → denied; an ask rule matches → straight to 6 (no allow rule, mode
+//!    or bypass lets it run unasked);
 //! 2. `bypassPermissions` → allowed;
 //! 3. an allow rule covers the call → allowed;
 //! 4. a tool that only reads, inside the session's directories (or with no path) →
@@ -49,6 +51,9 @@ pub enum Verdict {
 pub struct Permissions {
     /// The user's rules and those the host added.
     rules: PermissionPolicy,
+    /// The ask rules, as the deny rules of a policy of their own: a call a deny rule would
+    /// stop is one an ask rule covers (matched as strictly as a deny rule).
+    ask: PermissionPolicy,
     /// The directories calls may read in and edit under without asking.
     dirs: Vec<PathBuf>,
     /// Where the Bash tool's shell is, when told ([`Permissions::set_shell_dir`]); the
@@ -84,12 +89,28 @@ impl Permissions {
         let base = twinwire_policy::Base::session(dirs.first().map(PathBuf::as_path));
         Ok(Self {
             rules: PermissionPolicy::new(read(allow)?, read(deny)?).with_base(base.clone()),
+            ask: PermissionPolicy::new(Vec::new(), Vec::new()).with_base(base.clone()),
             dirs,
             shell_dir: Arc::default(),
             ask_host,
             base,
             own_dirs: Vec::new(),
         })
+    }
+
+    /// Adds ask rules: calls they cover are always asked (denied when nobody can be asked).
+    pub fn with_ask_rules(mut self, ask: &[String]) -> Result<Self, RuleError> {
+        let rules = ask
+            .iter()
+            .map(|r| Rule::parse_any_tool(r).map_err(|e| RuleError(format!("{r}: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.ask = PermissionPolicy::new(Vec::new(), rules).with_base(self.base.clone());
+        Ok(self)
+    }
+
+    /// The rules (allow and deny) as they are now, for the searches' filter.
+    pub fn policy(&self) -> PermissionPolicy {
+        self.rules.clone()
     }
 
     /// Lets the reading tools read these folders of the agent's own without asking.
@@ -140,18 +161,26 @@ impl Permissions {
                 Vec::new(),
             )
         };
-        let decision = self.rules.decide(tool, input);
+        // Relative paths are judged where they will be opened: from the shell's directory.
+        let judged = self.judged(input);
+        let decision = self.read_from_shell(&self.rules).decide(tool, &judged);
         if let Decision::Deny(rule) = &decision {
             return deny(format!(
                 "Permission to use {tool} has been denied by the rule {}.",
                 rule.as_str()
             ));
         }
-        if *mode == PermissionMode::BypassPermissions || decision.is_allowed() {
-            return allow();
-        }
-        if self.mode_allows(mode, tool, input, read_only) {
-            return allow();
+        let ask_rule = match self.read_from_shell(&self.ask).decide(tool, &judged) {
+            Decision::Deny(rule) => Some(rule.as_str().to_owned()),
+            _ => None,
+        };
+        if ask_rule.is_none() {
+            if *mode == PermissionMode::BypassPermissions || decision.is_allowed() {
+                return allow();
+            }
+            if self.mode_allows(mode, tool, &judged, read_only) {
+                return allow();
+            }
         }
         match mode {
             PermissionMode::Plan => {
@@ -169,10 +198,16 @@ impl Permissions {
             _ => {}
         }
         if !self.ask_host {
-            return deny(format!(
-                "Permission to use {tool} was not granted: no rule allows it and nobody can be \
-                 asked (start with --permission-prompt-tool stdio)."
-            ));
+            return deny(match &ask_rule {
+                Some(rule) => format!(
+                    "Permission to use {tool} was not granted: the rule {rule} asks for it and \
+                     nobody can be asked (start with --permission-prompt-tool stdio)."
+                ),
+                None => format!(
+                    "Permission to use {tool} was not granted: no rule allows it and nobody can \
+                     be asked (start with --permission-prompt-tool stdio)."
+                ),
+            });
         }
         let suggestions: Vec<PermissionRuleValue> = self
             .rules
@@ -190,8 +225,9 @@ impl Permissions {
                     PermissionUpdateDestination::Session,
                 )]
             }),
-            decision_reason: Some(match &decision {
-                Decision::Ask(reason) => reason.to_string(),
+            decision_reason: Some(match (&ask_rule, &decision) {
+                (Some(rule), _) => format!("the ask rule {rule} covers it"),
+                (None, Decision::Ask(reason)) => reason.to_string(),
                 _ => "no rule allows it".to_owned(),
             }),
             tool_use_id: Some(tool_use_id.to_owned()),
@@ -217,6 +253,47 @@ impl Permissions {
             Ok(other) => deny(format!("The host's answer could not be read: {other:?}")),
             Err(err) => deny(format!("The host could not be asked: {err}")),
         }
+    }
+
+    /// The input with a file tool's relative path made absolute from the shell's directory,
+    /// where the tool opens it.
+    fn judged(&self, input: &Value) -> Value {
+        let shell = self.directories().shell;
+        let mut input = input.clone();
+        for key in ["file_path", "notebook_path", "path"] {
+            if let Some(Value::String(path)) = input.get_mut(key) {
+                if !path.is_empty() && Path::new(path.as_str()).is_relative() {
+                    *path = shell.join(path.as_str()).display().to_string();
+                }
+            }
+        }
+        input
+    }
+
+    /// The rules to judge a call by: the session's; once the shell has moved from the
+    /// session's directory, the same rules read from the shell's directory (where a Bash
+    /// command's relative paths lead), their path patterns still anchored where they were
+    /// written (`./secret/**` stays the session's `secret`).
+    fn read_from_shell(&self, policy: &PermissionPolicy) -> PermissionPolicy {
+        let shell = self.directories().shell;
+        let root = self.base.cwd.clone();
+        if shell == root {
+            return policy.clone();
+        }
+        let anchored = |rules: &[Rule]| -> Vec<Rule> {
+            rules
+                .iter()
+                .flat_map(|rule| anchor(rule.as_str(), &root))
+                .filter_map(|text| Rule::parse_any_tool(&text).ok())
+                .collect()
+        };
+        let base =
+            twinwire_policy::Base::new(shell, self.base.home.clone()).with_case(self.base.case);
+        PermissionPolicy::new(
+            anchored(policy.allow_rules()),
+            anchored(policy.deny_rules()),
+        )
+        .with_base(base)
     }
 
     /// What the mode allows without a rule: reads inside the session's directories (a read-only
@@ -301,6 +378,36 @@ impl Permissions {
             Some(path) => self.dirs.iter().any(|dir| is_under(Path::new(path), dir)),
         }
     }
+}
+
+/// A path rule of a file tool written relative to `root` (`Read(./x/**)`, `Edit(x/y)`,
+/// `Read(/x)`, which a deny also reads under the session's directory) in absolute form
+/// (`//root/x/**`), so that it means the same whatever directory it is read from; other rules
+/// as they are.
+fn anchor(rule: &str, root: &Path) -> Vec<String> {
+    let Some((tool, rest)) = rule.split_once('(') else {
+        return vec![rule.to_owned()];
+    };
+    let Some(content) = rest.strip_suffix(')') else {
+        return vec![rule.to_owned()];
+    };
+    let path_tool = matches!(
+        tool,
+        "Read" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" | "LS"
+    );
+    if !path_tool || content.starts_with("//") || content.starts_with('~') {
+        return vec![rule.to_owned()];
+    }
+    let root = root.display().to_string();
+    let under = |relative: &str| format!("{tool}(/{}/{relative})", root.trim_end_matches('/'));
+    if let Some(relative) = content.strip_prefix('/') {
+        return vec![rule.to_owned(), under(relative)];
+    }
+    if !content.contains('/') {
+        // A bare name matches in any directory.
+        return vec![rule.to_owned()];
+    }
+    vec![under(content.strip_prefix("./").unwrap_or(content))]
 }
 
 /// A rule as the SDKs carry it: tool name and content.
@@ -441,6 +548,56 @@ mod tests {
             permissions.rules.decide("Bash", &bash("cp a protected/")),
             Decision::Deny(_)
         ));
+    }
+
+    /// After the shell moved (`cd sub`), a relative path of a later call is judged where it
+    /// will be opened: a Read deny on `./secret/**` holds against `../secret/key`, from Bash
+    /// and from Read.
+    #[test]
+    fn relative_paths_are_judged_from_the_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::create_dir_all(root.join("secret")).unwrap();
+        std::fs::write(root.join("secret/key"), "k").unwrap();
+        let permissions = Permissions::new(
+            &[],
+            &["Read(./secret/**)".to_owned()],
+            vec![root.clone()],
+            false,
+        )
+        .unwrap();
+        permissions.set_shell_dir(root.join("sub"));
+        let denied = |tool: &str, input: Value| {
+            let judged = permissions.judged(&input);
+            let rules = permissions.read_from_shell(&permissions.rules);
+            matches!(rules.decide(tool, &judged), Decision::Deny(_))
+        };
+        assert!(denied(
+            "Bash",
+            serde_json::json!({"command": "cat ../secret/key"})
+        ));
+        assert!(denied(
+            "Read",
+            serde_json::json!({"file_path": "../secret/key"})
+        ));
+        assert!(!denied(
+            "Read",
+            serde_json::json!({"file_path": "../sub/x"})
+        ));
+        assert!(denied(
+            "Bash",
+            serde_json::json!({"command": "cat ../secret/../secret/key"})
+        ));
+        assert!(!denied(
+            "Bash",
+            serde_json::json!({"command": "cat secret/key"})
+        ));
+        let judged = permissions.judged(&serde_json::json!({"file_path": "x"}));
+        assert_eq!(
+            judged["file_path"],
+            root.join("sub/x").display().to_string()
+        );
     }
 
     #[test]

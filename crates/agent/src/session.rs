@@ -22,6 +22,8 @@ pub(crate) struct Session {
     pub(crate) workspace: Arc<Workspace>,
     pub(crate) store: SavedSessions,
     pub(crate) state: Mutex<State>,
+    /// The settings' command hooks, as they were when the session started.
+    pub(crate) command_hooks: crate::command_hooks::CommandHooks,
     /// Held while the session's tools are prepared (SDK and external MCP servers), once.
     pub(crate) ready: tokio::sync::Mutex<bool>,
     /// Whether the last result was an error (the process then exits 1, as Claude Code does).

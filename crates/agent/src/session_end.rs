@@ -107,10 +107,11 @@ pub(crate) struct Ending {
     pub(crate) session_id: String,
     /// The session's file.
     pub(crate) transcript: PathBuf,
-    /// Where the user's settings are.
-    pub(crate) config_dir: PathBuf,
     /// The host's callbacks.
     pub(crate) callbacks: Hooks,
+    /// The settings' SessionEnd command hooks, as they were when the session started (a
+    /// settings file written during the session adds none).
+    pub(crate) commands: Vec<CommandHook>,
 }
 
 /// Fires `SessionEnd`: the settings' command hooks and the host's callbacks, within the budget.
@@ -118,10 +119,9 @@ pub(crate) async fn fire(config: &Config, ending: Ending, peer: Peer) {
     let Ending {
         session_id,
         transcript,
-        config_dir,
         callbacks,
+        commands: hooks,
     } = ending;
-    let hooks = command_hooks(config, &config_dir, "SessionEnd", REASON);
     let input = json!({
         "session_id": session_id,
         "transcript_path": transcript.display().to_string(),
@@ -161,8 +161,9 @@ async fn run_command(hook: &CommandHook, input: &str, config: &Config, limit: Du
     command
         .arg("-c")
         .arg(&hook.command)
-        .current_dir(&config.cwd)
-        .envs(&config.env)
+        .current_dir(&config.cwd);
+    crate::child_env::apply(&mut command, &config.env);
+    command
         .env("CLAUDE_PROJECT_DIR", &config.cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

@@ -15,7 +15,7 @@ mod files;
 mod glob;
 mod grep;
 mod input;
-mod jobs;
+pub(crate) mod jobs;
 pub(crate) mod mcp_client;
 mod mcp_resources;
 mod notebook;

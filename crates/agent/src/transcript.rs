@@ -10,7 +10,7 @@
 //! file splits: the blocks of one reply into one assistant message, consecutive user entries
 //! (a reply's tool results) into one user message.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -42,10 +42,13 @@ impl Transcript {
         parent: Option<String>,
     ) -> std::io::Result<Self> {
         let path = file_of(store, cwd, session_id);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        // Written beneath the config directory only: a link planted in `projects/` (by a
+        // command the model ran) is not followed out of it.
+        let relative = path
+            .strip_prefix(store.config_dir())
+            .map_err(|_| std::io::Error::other("the session file is outside the store"))?;
+        let file =
+            crate::beneath::open(store.config_dir(), relative, crate::beneath::Write::Append)?;
         Ok(Self {
             path,
             file,

@@ -132,3 +132,22 @@ async fn resuming_a_session_that_does_not_exist_fails_clearly() {
         "{error}"
     );
 }
+
+/// A link planted where the session's folder would be (`projects/<dir>` → elsewhere) does
+/// not carry the session's file out of the config directory: the turn still runs, nothing is
+/// written through the link.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_in_the_projects_folder_is_not_followed_out() {
+    let world = World::new(script()).await;
+    let outside = world.home.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let projects = world.home.join(".claude/projects");
+    std::fs::create_dir_all(&projects).unwrap();
+    let project = twinwire::sessions::sanitize_path(&world.work.display().to_string());
+    std::os::unix::fs::symlink(&outside, projects.join(&project)).unwrap();
+    let (_, reply) = one_turn(&world, world.options(), "please remember 42").await;
+    assert_eq!(reply, "Noted.");
+    let written: Vec<_> = std::fs::read_dir(&outside).unwrap().flatten().collect();
+    assert!(written.is_empty(), "written through the link: {written:?}");
+}

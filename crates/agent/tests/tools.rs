@@ -632,3 +632,46 @@ async fn todo_write_keeps_the_list_and_checks_items() {
         .await;
     assert!(bad.is_error);
 }
+
+/// A range of a file over 10 MB is read by streaming its lines, and gives what reading it
+/// whole gives: the lines asked for, numbered from the offset, the total counted.
+#[tokio::test]
+async fn a_range_of_a_large_file_is_read_line_by_line() {
+    let bench = Bench::new();
+    let line = "x".repeat(99);
+    let mut content = String::with_capacity(12 * 1024 * 1024);
+    for n in 0..120_000 {
+        content.push_str(&format!("{n:06} {line}\n"));
+    }
+    bench.write("big.log", &content);
+    let file = bench.path("big.log");
+    let middle = bench
+        .call(
+            "Read",
+            json!({"file_path": file, "offset": 100_001, "limit": 2}),
+        )
+        .await;
+    assert!(!middle.is_error, "{}", text(&middle));
+    assert_eq!(
+        text(&middle),
+        format!("100001\t100000 {line}\n100002\t100001 {line}")
+    );
+    let last = bench
+        .call(
+            "Read",
+            json!({"file_path": file, "offset": 120_000, "limit": 5}),
+        )
+        .await;
+    assert_eq!(text(&last), format!("120000\t119999 {line}\n120001\t"));
+    let past = bench
+        .call(
+            "Read",
+            json!({"file_path": file, "offset": 200_000, "limit": 5}),
+        )
+        .await;
+    assert!(
+        text(&past).contains("The file has 120001 lines"),
+        "{}",
+        text(&past)
+    );
+}

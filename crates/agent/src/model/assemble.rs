@@ -7,6 +7,10 @@ use twinwire_protocol::content::{ApiMessage, ContentBlock, StopReason};
 use twinwire_protocol::stream::{ContentDelta, StreamEvent};
 use twinwire_protocol::usage::Usage;
 
+/// The most content blocks one reply may have (a reply has a handful; parallel tool calls a
+/// few dozen).
+pub const MAX_BLOCKS: usize = 4096;
+
 /// The blocks of one response as they stream in.
 #[derive(Debug, Default)]
 pub struct Assembler {
@@ -34,7 +38,9 @@ impl Assembler {
             }
             StreamEvent::ContentBlockStart(start) => {
                 let index = usize::try_from(start.index).map_err(|_| "a block index too large")?;
-                if index > self.open.len() + 1024 {
+                // Indices count blocks from 0: one far ahead (or a reply of thousands of
+                // blocks) is a broken stream, not a reason to hold memory for it.
+                if index >= MAX_BLOCKS || index > self.open.len() + 1024 {
                     return Err(format!("a block index out of order: {index}"));
                 }
                 if self.open.len() <= index {
@@ -221,6 +227,22 @@ mod tests {
         assert_eq!(assembler.usage().input_tokens, 12);
         assert_eq!(assembler.usage().output_tokens, 30);
         assert!(assembler.is_complete());
+    }
+
+    #[test]
+    fn sparse_or_countless_blocks_are_refused() {
+        let start = |index: usize| {
+            event(json!({"type": "content_block_start", "index": index,
+                         "content_block": {"type": "text", "text": ""}}))
+        };
+        let mut sparse = Assembler::new();
+        for index in [0, 1000, 2000, 3000] {
+            sparse.apply(&start(index)).unwrap();
+        }
+        assert!(sparse.apply(&start(MAX_BLOCKS)).is_err());
+        let mut many = Assembler::new();
+        let refused = (0..MAX_BLOCKS + 1).find(|i| many.apply(&start(*i)).is_err());
+        assert_eq!(refused, Some(MAX_BLOCKS));
     }
 
     #[test]

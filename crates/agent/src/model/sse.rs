@@ -22,6 +22,8 @@ pub struct SseParser {
     line: Vec<u8>,
     data: String,
     overflow: bool,
+    /// The event's `data` lines together went over the limit: it is dropped as it comes.
+    event_overflow: bool,
 }
 
 impl SseParser {
@@ -64,6 +66,12 @@ impl SseParser {
     /// One complete line: a field, a comment, or the blank line that ends an event.
     fn line_done(&mut self, line: &[u8]) -> Option<SseItem> {
         if line.is_empty() {
+            if std::mem::take(&mut self.event_overflow) {
+                self.data.clear();
+                return Some(SseItem::Invalid(format!(
+                    "an event over {MAX_LINE_BYTES} bytes"
+                )));
+            }
             if self.data.is_empty() {
                 return None;
             }
@@ -75,10 +83,17 @@ impl SseParser {
         }
         let text = String::from_utf8_lossy(line);
         if let Some(value) = text.strip_prefix("data:") {
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            // One event split over many `data:` lines is bounded as one line is.
+            if self.event_overflow || self.data.len() + value.len() + 1 > MAX_LINE_BYTES {
+                self.event_overflow = true;
+                self.data = String::new();
+                return None;
+            }
             if !self.data.is_empty() {
                 self.data.push('\n');
             }
-            self.data.push_str(value.strip_prefix(' ').unwrap_or(value));
+            self.data.push_str(value);
         }
         // `event:` repeats the data's own `type`; `id:`, `retry:` and comments are not used.
         None
@@ -88,6 +103,25 @@ impl SseParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_split_over_many_data_lines_is_bounded() {
+        let mut parser = SseParser::new();
+        let line = format!("data: {}\n", "x".repeat(1024 * 1024));
+        let mut items = Vec::new();
+        for _ in 0..20 {
+            items.extend(parser.feed(line.as_bytes()));
+            assert!(parser.data.len() <= MAX_LINE_BYTES);
+        }
+        items.extend(parser.feed(b"\n"));
+        assert!(
+            matches!(&items[..], [SseItem::Invalid(why)] if why.contains("an event over")),
+            "{items:?}"
+        );
+        // The stream goes on after it.
+        let next = parser.feed(b"data: {\"type\":\"ping\"}\n\n");
+        assert!(matches!(&next[..], [SseItem::Event(_)]), "{next:?}");
+    }
 
     const STREAM: &str = "event: message_start\r\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"x\"}}\r\n\r\n: keep-alive\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hé\"}}\n\n";
 

@@ -142,9 +142,10 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
     let mut bash = Command::new("/bin/bash");
     bash.arg("-c")
         .arg(script(&command, &cwd_file))
-        .current_dir(cx.workspace.shell_cwd())
-        .envs(&cx.workspace.env)
-        .env("CLAUDECODE", "1")
+        .current_dir(cx.workspace.shell_cwd());
+    // The credentials stay out of what the command can print (see `child_env`).
+    crate::child_env::apply(&mut bash, &cx.workspace.env);
+    bash.env("CLAUDECODE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

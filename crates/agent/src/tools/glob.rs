@@ -93,6 +93,10 @@ fn glob(input: &Value, cx: &ToolContext) -> ToolOutput {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
+        // What a Read deny rule covers is not shown: a search is a way to read.
+        if cx.workspace.read_denied(entry.path()) {
+            continue;
+        }
         let modified = entry
             .metadata()
             .ok()

@@ -115,7 +115,11 @@ fn grep(input: &Value, cx: &ToolContext) -> ToolOutput {
         }
     };
     let files = match files(&root, &cwd, input) {
-        Ok(files) => files,
+        // What a Read deny rule covers is neither searched nor named.
+        Ok(files) => files
+            .into_iter()
+            .filter(|file| !cx.workspace.read_denied(file))
+            .collect::<Vec<_>>(),
         Err(why) => return ToolOutput::failure(format!("{REJECTED}\nrg: {why}")),
     };
     let single = root.is_file();

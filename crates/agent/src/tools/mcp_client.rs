@@ -159,7 +159,9 @@ async fn connect(
         )
         .current_dir(cwd)
         .env_clear()
-        .envs(env);
+        // A server's own `env` below may name a credential on purpose; the session's do not
+        // pass on.
+        .envs(crate::child_env::scrubbed(env));
     for (key, value) in server["env"].as_object().into_iter().flatten() {
         if let Some(value) = value.as_str() {
             command.env(key, value);

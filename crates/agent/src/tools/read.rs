@@ -138,6 +138,12 @@ fn read_file(input: &Value, cx: &ToolContext) -> Result<text::Loaded, ToolOutput
             "EISDIR: illegal operation on a directory, read '{shown}'"
         )));
     }
+    if !meta.is_file() {
+        // A named pipe would wait for a writer forever, a device (`/dev/zero`) never end.
+        return Err(ToolOutput::failure(format!(
+            "{shown} is not a regular file (a pipe, socket or device): it cannot be read"
+        )));
+    }
     if extension == "ipynb" {
         return Err(notebook::read(&path, cx));
     }

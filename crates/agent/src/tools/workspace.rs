@@ -34,6 +34,8 @@ pub struct Workspace {
     pub env: BTreeMap<String, String>,
     /// A private directory for the shell's bookkeeping, removed with the workspace.
     scratch: tempfile::TempDir,
+    /// The session's rules, for the searches to leave out what a Read deny rule covers.
+    read_rules: Mutex<Option<twinwire_policy::PermissionPolicy>>,
 }
 
 impl Workspace {
@@ -58,7 +60,27 @@ impl Workspace {
             scratch: tempfile::Builder::new()
                 .prefix("twinwire-agent-")
                 .tempdir()?,
+            read_rules: Mutex::new(None),
         })
+    }
+
+    /// The session's rules now (again whenever they change): Glob and Grep leave out every
+    /// file a Read deny rule covers, as a Read of it would be refused.
+    pub fn set_read_rules(&self, rules: twinwire_policy::PermissionPolicy) {
+        *lock(&self.read_rules) = Some(rules);
+    }
+
+    /// Whether a deny rule refuses a Read of `path` (absolute).
+    pub fn read_denied(&self, path: &Path) -> bool {
+        let rules = lock(&self.read_rules);
+        let Some(rules) = rules.as_ref().filter(|r| !r.deny_rules().is_empty()) else {
+            return false;
+        };
+        let input = serde_json::json!({ "file_path": path.display().to_string() });
+        matches!(
+            rules.decide("Read", &input),
+            twinwire_policy::Decision::Deny(_)
+        )
     }
 
     /// The session's directory.

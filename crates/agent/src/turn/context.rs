@@ -62,7 +62,11 @@ impl TurnContext {
         fields: Map<String, Value>,
         tool_use_id: Option<&str>,
     ) -> crate::hooks::HookReport {
-        self.hooks
+        let mut input = self.hook_common.clone();
+        input.insert("hook_event_name".into(), Value::String(event.to_owned()));
+        input.extend(fields.clone());
+        let mut report = self
+            .hooks
             .fire(
                 &self.peer,
                 &self.hook_common,
@@ -71,7 +75,19 @@ impl TurnContext {
                 fields,
                 tool_use_id,
             )
-            .await
+            .await;
+        // Then the settings' command hooks; the host's answers come first.
+        let commands = self
+            .session
+            .command_hooks
+            .fire(&self.session.config, event, subject, &Value::Object(input))
+            .await;
+        report.block = report.block.or(commands.block);
+        report.stop = report.stop.or(commands.stop);
+        report.permission = report.permission.or(commands.permission);
+        report.updated_input = report.updated_input.or(commands.updated_input);
+        report.context.extend(commands.context);
+        report
     }
 
     /// Writes a frame; a host that left is not an error here.

@@ -221,6 +221,7 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
         if !updates.is_empty() {
             let mut state = cx.session.state();
             state.permissions.apply(&updates);
+            cx.workspace.set_read_rules(state.permissions.policy());
             for update in &updates {
                 if let PermissionUpdate::SetMode(set) = update {
                     state.mode = set.mode.clone();

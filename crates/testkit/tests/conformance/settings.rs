@@ -1,11 +1,16 @@
 //! Settings, skills, plugins and file state changed while the session runs: apply_flag_settings,
-//! get_settings, reload_skills, reload_plugins, seed_read_state, rewind_files.
+//! get_settings, reload_skills, reload_plugins, seed_read_state, rewind_files; a deny rule of
+//! each settings source (user, project, local, `--settings`).
 
 use serde_json::json;
 use twinwire::protocol::control::SeedReadStateRequest;
 use twinwire::protocol::UserMessage;
 
-use crate::{kinds, script, the_result, turn, within, Scenario};
+use twinwire::host::callbacks::{can_use_tool, PermissionRequest};
+use twinwire::protocol::permission::PermissionResult;
+use twinwire::query;
+
+use crate::{collect, kinds, script, the_result, turn, within, Scenario};
 
 #[tokio::test]
 async fn applied_flag_settings_show_in_get_settings_and_the_next_request() {
@@ -179,4 +184,85 @@ async fn rewind_files_reports_then_restores_a_written_file() {
     assert!(done.can_rewind, "{done:?}");
     assert_eq!(std::fs::read_to_string(&draft).unwrap(), "first version\n");
     within(client.close()).await.unwrap();
+}
+
+/// Where a scenario puts its deny rule.
+enum Source {
+    User,
+    Project,
+    Local,
+    Flag,
+}
+
+/// A deny rule (`Bash(touch:*)`) in `source` stops a Bash command the host would allow: the
+/// host is not asked, the command does not run, the model is told it was denied.
+async fn a_deny_rule_stops_the_command(source: Source) {
+    let s = Scenario::start(script(
+        json!([
+            {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},
+            {"when": {"last_user_text_contains": "run the command"},
+             "reply": {"tool_use": {"name": "Bash",
+                                    "input": {"command": "touch denied.txt",
+                                              "description": "Make a file"},
+                                    "text": "Running it."}}}
+        ]),
+        json!({"text": "unexpected"}),
+    ))
+    .await;
+    let deny = json!({"permissions": {"deny": ["Bash(touch:*)"]}});
+    let file = match source {
+        Source::User => Some(s.home().join(".claude/settings.json")),
+        Source::Project => Some(s.work().join(".claude/settings.json")),
+        Source::Local => Some(s.work().join(".claude/settings.local.json")),
+        Source::Flag => None,
+    };
+    if let Some(file) = &file {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, deny.to_string()).unwrap();
+    }
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = std::sync::Arc::clone(&asked);
+    let callback = can_use_tool(move |request: PermissionRequest| {
+        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async move { Ok(PermissionResult::allow(request.input().clone())) }
+    });
+    let mut builder = s.builder().can_use_tool(callback);
+    if file.is_none() {
+        builder = builder.settings(deny);
+    }
+    let items = collect(query("please run the command", builder.build().unwrap())).await;
+    let result = the_result(&items);
+    assert_eq!(result.text(), Some("done"), "stderr:\n{}", s.stderr());
+    assert!(!s.work().join("denied.txt").exists(), "the command ran");
+    assert_eq!(
+        asked.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "the host was asked"
+    );
+    let denials: Vec<&str> = result
+        .permission_denials
+        .iter()
+        .map(|d| d.tool_name.as_str())
+        .collect();
+    assert_eq!(denials, ["Bash"], "{result:?}");
+}
+
+#[tokio::test]
+async fn a_deny_rule_in_project_settings_stops_the_command() {
+    a_deny_rule_stops_the_command(Source::Project).await;
+}
+
+#[tokio::test]
+async fn a_deny_rule_in_user_settings_stops_the_command() {
+    a_deny_rule_stops_the_command(Source::User).await;
+}
+
+#[tokio::test]
+async fn a_deny_rule_in_local_settings_stops_the_command() {
+    a_deny_rule_stops_the_command(Source::Local).await;
+}
+
+#[tokio::test]
+async fn a_deny_rule_in_flag_settings_stops_the_command() {
+    a_deny_rule_stops_the_command(Source::Flag).await;
 }

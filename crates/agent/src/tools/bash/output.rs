@@ -150,9 +150,12 @@ pub fn result(
 /// start (cut at its last line break when it has one).
 fn persisted(cx: &ToolContext, text: &str) -> Option<ToolOutput> {
     let dir = cx.workspace.tool_results_dir(&cx.session_id);
-    std::fs::create_dir_all(&dir).ok()?;
     let path = dir.join(format!("{}.txt", new_id('b')));
-    std::fs::write(&path, text).ok()?;
+    // Beneath the config directory only, as the session's file (no link followed out).
+    let config = cx.workspace.config_dir();
+    let relative = path.strip_prefix(&config).ok()?;
+    let mut file = crate::beneath::open(&config, relative, crate::beneath::Write::Replace).ok()?;
+    std::io::Write::write_all(&mut file, text.as_bytes()).ok()?;
     let head = first_chars(text, PREVIEW);
     let preview = match head.rfind('\n') {
         Some(at) if head.len() > PREVIEW / 2 => &head[..at],

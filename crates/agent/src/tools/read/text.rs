@@ -39,6 +39,10 @@ pub struct Loaded {
     allow_large: bool,
     nul: bool,
     lossy: bool,
+    /// Lines before `content` that were counted, not kept (a ranged read of a large file).
+    skipped: usize,
+    /// The file's number of lines when `content` is not all of it.
+    total: Option<usize>,
 }
 
 /// A number of the input, as the schema let it through (`offset` below 0 and `limit` of 0
@@ -69,6 +73,9 @@ pub fn load(input: &Value, path: &Path, meta: &std::fs::Metadata) -> Result<Load
             human_size(cap)
         )));
     }
+    if ranged && meta.len() > MAX_LARGE_BYTES {
+        return ranged_lines(path, offset, limit, allow_large);
+    }
     let bytes = std::fs::read(path)
         .map_err(|err| ToolOutput::failure(format!("{err}: {}", path.display())))?;
     let nul = bytes[..bytes.len().min(NUL_WINDOW)].contains(&0);
@@ -87,6 +94,93 @@ pub fn load(input: &Value, path: &Path, meta: &std::fs::Metadata) -> Result<Load
         allow_large,
         nul,
         lossy,
+        skipped: 0,
+        total: None,
+    })
+}
+
+/// A range of a file too large to hold: its lines streamed, those before the range counted
+/// and dropped, those in it kept up to [`MAX_LARGE_BYTES`] (past that the kept text is over
+/// any token cap, and the read is refused as it would be), the rest counted. Memory stays
+/// flat whatever the file (a 2 GiB file of one line included).
+fn ranged_lines(
+    path: &Path,
+    offset: Option<i64>,
+    limit: Option<i64>,
+    allow_large: bool,
+) -> Result<Loaded, ToolOutput> {
+    use std::io::BufRead;
+    let failed = |err: std::io::Error| ToolOutput::failure(format!("{err}: {}", path.display()));
+    let file = std::fs::File::open(path).map_err(failed)?;
+    let mut reader = std::io::BufReader::with_capacity(64 * 1024, file);
+    let start = usize::try_from(offset.unwrap_or(1).saturating_sub(1).max(0)).unwrap_or(usize::MAX);
+    let count = limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    let mut kept: Vec<u8> = Vec::new();
+    let mut nul = false;
+    let mut line_number = 0usize;
+    let mut seen = 0usize;
+    loop {
+        let buffer = reader.fill_buf().map_err(failed)?;
+        if buffer.is_empty() {
+            break;
+        }
+        if seen < NUL_WINDOW {
+            nul |= buffer[..buffer.len().min(NUL_WINDOW - seen)].contains(&0);
+        }
+        let length = buffer.len();
+        seen = seen.saturating_add(length);
+        let mut from = 0;
+        while from < length {
+            let end = buffer[from..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(length, |at| from + at + 1);
+            let piece = &buffer[from..end];
+            let in_range = line_number >= start && line_number - start < count;
+            if in_range && (kept.len() as u64) <= MAX_LARGE_BYTES {
+                kept.extend_from_slice(piece);
+            }
+            if piece.last() == Some(&b'\n') {
+                line_number += 1;
+            }
+            from = end;
+        }
+        reader.consume(length);
+    }
+    // Lines as `split('\n')` counts them: a last line without a newline, or the empty one
+    // after a final newline.
+    let total = line_number + 1;
+    if start >= total {
+        // Past the end: nothing kept, and the offset found beyond the lines there are.
+        return Ok(Loaded {
+            path: path.to_owned(),
+            content: String::new(),
+            offset,
+            limit,
+            allow_large,
+            nul,
+            lossy: false,
+            skipped: 0,
+            total: Some(total),
+        });
+    }
+    if kept.last() == Some(&b'\n') && start.saturating_add(count) < total {
+        kept.pop();
+    }
+    let (content, lossy) = match String::from_utf8(kept) {
+        Ok(text) => (text, false),
+        Err(err) => (String::from_utf8_lossy(err.as_bytes()).into_owned(), true),
+    };
+    Ok(Loaded {
+        path: path.to_owned(),
+        content,
+        offset,
+        limit,
+        allow_large,
+        nul,
+        lossy,
+        skipped: start,
+        total: Some(total),
     })
 }
 
@@ -109,10 +203,13 @@ async fn tokens(text: &str, cx: &ToolContext) -> u64 {
 pub async fn finish(loaded: Loaded, cx: &ToolContext) -> ToolOutput {
     let shown = loaded.path.display().to_string();
     let lines: Vec<&str> = loaded.content.split('\n').collect();
-    let total = lines.len();
-    // Lines are numbered from `offset` as given (0 too), and read from the line it names.
+    let total = loaded.total.unwrap_or(lines.len());
+    // Lines are numbered from `offset` as given (0 too), and read from the line it names
+    // (counted from the first line kept, when those before it were not).
     let first_number = loaded.offset.unwrap_or(1);
-    let start = usize::try_from(first_number.saturating_sub(1).max(0)).unwrap_or(usize::MAX);
+    let start = usize::try_from(first_number.saturating_sub(1).max(0))
+        .unwrap_or(usize::MAX)
+        .saturating_sub(loaded.skipped);
     let count = loaded
         .limit
         .map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));

@@ -1,0 +1,195 @@
+//! The command hooks of the settings (`hooks.<Event>[].hooks[]` of `type: "command"`), for
+//! every event the agent fires (SessionEnd's, taken from here, are run by
+//! [`crate::session_end`] with its own budget). They are read
+//! once, when the session starts, as Claude Code snapshots them: a settings file the model
+//! writes during the session adds no command that runs. `disableAllHooks` in any source turns
+//! them all off.
+//!
+//! A hook runs through `/bin/sh -c` in the session's directory, in a process group of its own,
+//! with the event's input as JSON on stdin and the session's environment without its
+//! credentials (see [`crate::child_env`]) plus `CLAUDE_PROJECT_DIR`, for its `timeout` (60 s
+//! by default); then its group is killed. As in Claude Code: exit 0 with JSON on stdout is read
+//! as a callback's answer (`decision`, `continue`, `hookSpecificOutput`); exit 2 blocks what
+//! the event guards (a tool call is refused), its stderr the reason; any other exit is
+//! reported and ignored.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+
+use crate::config::Config;
+use crate::hooks::HookReport;
+use crate::session_end::CommandHook;
+
+/// How long a hook may run unless it says.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The most of a hook's stdout and stderr kept.
+const MAX_OUTPUT: u64 = 64 * 1024;
+
+/// The settings' command hooks of a session, by event, with their matchers.
+#[derive(Debug, Clone, Default)]
+pub struct CommandHooks {
+    by_event: BTreeMap<String, Vec<(String, CommandHook)>>,
+}
+
+impl CommandHooks {
+    /// The hooks of the session's settings (every source, as [`crate::settings`] reads them).
+    pub fn read(config: &Config) -> Self {
+        let settings = crate::settings::effective(&crate::settings::Sources {
+            cwd: &config.cwd,
+            env: &config.env,
+            setting_sources: config.setting_sources.as_deref(),
+            flag: config.settings.as_ref(),
+            managed: config.managed_settings.as_deref(),
+        });
+        if settings.get("disableAllHooks") == Some(&Value::Bool(true)) {
+            return Self::default();
+        }
+        let mut by_event: BTreeMap<String, Vec<(String, CommandHook)>> = BTreeMap::new();
+        for (event, matchers) in settings
+            .get("hooks")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            for matcher in matchers.as_array().into_iter().flatten() {
+                let pattern = matcher["matcher"].as_str().unwrap_or_default().to_owned();
+                for hook in matcher["hooks"].as_array().into_iter().flatten() {
+                    if let (Some("command"), Some(command)) =
+                        (hook["type"].as_str(), hook["command"].as_str())
+                    {
+                        by_event.entry(event.clone()).or_default().push((
+                            pattern.clone(),
+                            CommandHook {
+                                command: command.to_owned(),
+                                timeout: hook["timeout"].as_u64(),
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        Self { by_event }
+    }
+
+    /// The hooks of `event` whose matcher takes `subject`.
+    pub fn matching(&self, event: &str, subject: Option<&str>) -> Vec<CommandHook> {
+        self.by_event
+            .get(event)
+            .into_iter()
+            .flatten()
+            .filter(|(pattern, _)| crate::hooks::matches(pattern, subject))
+            .map(|(_, hook)| hook.clone())
+            .collect()
+    }
+
+    /// Runs the hooks of `event` whose matcher takes `subject`, one after the other, with
+    /// `input` on their stdin, and gathers what they decided.
+    pub async fn fire(
+        &self,
+        config: &Config,
+        event: &str,
+        subject: Option<&str>,
+        input: &Value,
+    ) -> HookReport {
+        let mut report = HookReport::default();
+        for hook in &self.matching(event, subject) {
+            let limit = hook.timeout.map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+            match run(hook, input, config, limit).await {
+                Ran::Answered(stdout) => {
+                    if let Ok(output @ Value::Object(_)) = serde_json::from_str(stdout.trim()) {
+                        crate::hooks::absorb(&mut report, &output);
+                    }
+                }
+                Ran::Blocked(stderr) => {
+                    let why = stderr.trim();
+                    report.block.get_or_insert(if why.is_empty() {
+                        format!("Blocked by the {event} hook `{}`.", hook.command)
+                    } else {
+                        why.to_owned()
+                    });
+                }
+                Ran::Failed(why) => {
+                    tracing::warn!(event, command = %hook.command, %why, "a hook failed");
+                }
+            }
+        }
+        report
+    }
+}
+
+/// How a hook ended.
+enum Ran {
+    /// Exit 0, with its stdout.
+    Answered(String),
+    /// Exit 2, with its stderr.
+    Blocked(String),
+    /// Anything else.
+    Failed(String),
+}
+
+async fn run(hook: &CommandHook, input: &Value, config: &Config, limit: Duration) -> Ran {
+    let mut command = Command::new("/bin/sh");
+    command
+        .arg("-c")
+        .arg(&hook.command)
+        .current_dir(&config.cwd);
+    crate::child_env::apply(&mut command, &config.env);
+    command
+        .env("CLAUDE_PROJECT_DIR", &config.cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(err) => return Ran::Failed(format!("did not start: {err}")),
+    };
+    let group = child.id();
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let body = input.to_string();
+    let work = async {
+        let write = async {
+            if let Some(mut stdin) = stdin {
+                // A hook that does not read its input is not an error.
+                let _ = stdin.write_all(body.as_bytes()).await;
+            }
+        };
+        let (_, out, err, status) =
+            tokio::join!(write, bounded(stdout), bounded(stderr), child.wait());
+        (out, err, status)
+    };
+    let ended = tokio::time::timeout(limit, work).await;
+    if let Some(group) = group.and_then(|g| i32::try_from(g).ok()) {
+        crate::tools::jobs::signal_group(group, crate::tools::jobs::Stop::Kill);
+    }
+    match ended {
+        Err(_) => Ran::Failed(format!("still running after {} s", limit.as_secs())),
+        Ok((_, _, Err(err))) => Ran::Failed(err.to_string()),
+        Ok((out, err, Ok(status))) => match status.code() {
+            Some(0) => Ran::Answered(out),
+            Some(2) => Ran::Blocked(err),
+            code => Ran::Failed(format!("exit {code:?}: {}", err.trim())),
+        },
+    }
+}
+
+/// What a pipe gives, up to [`MAX_OUTPUT`] bytes (the rest is read and dropped).
+async fn bounded<R: tokio::io::AsyncRead + Unpin>(pipe: Option<R>) -> String {
+    let Some(pipe) = pipe else {
+        return String::new();
+    };
+    let mut kept = Vec::new();
+    let mut pipe = pipe;
+    let _ = (&mut pipe).take(MAX_OUTPUT).read_to_end(&mut kept).await;
+    let _ = tokio::io::copy(&mut pipe, &mut tokio::io::sink()).await;
+    String::from_utf8_lossy(&kept).into_owned()
+}
