@@ -128,6 +128,8 @@ pub struct Config {
     pub setting_sources: Option<Vec<String>>,
     /// Settings given on the command line (`--settings`, JSON or a file), over the files'.
     pub settings: Option<Value>,
+    /// Subagents given on the command line (`--agents`: name → definition), in order.
+    pub agents: Vec<Value>,
 }
 
 impl Default for Config {
@@ -159,6 +161,7 @@ impl Default for Config {
             limits: Limits::default(),
             setting_sources: None,
             settings: None,
+            agents: Vec::new(),
         }
     }
 }
@@ -298,6 +301,16 @@ impl Config {
                     .collect()
             }),
             settings: args.settings.as_deref().map(read_settings).transpose()?,
+            agents: args
+                .agents
+                .as_deref()
+                .map(|text| {
+                    serde_json::from_str(text)
+                        .map_err(|err| ConfigError(format!("--agents is not JSON: {err}")))
+                })
+                .transpose()?
+                .into_iter()
+                .collect(),
         })
     }
 

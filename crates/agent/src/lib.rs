@@ -25,18 +25,30 @@
 //! ```
 
 pub mod agent;
+pub mod agents;
 pub mod args;
+mod checkpoints;
+mod commands;
+mod compaction;
 pub mod config;
+mod context_usage;
+mod flag_settings;
 pub mod hooks;
 pub mod in_process;
 mod mcp;
+mod mcp_control;
 pub mod model;
 pub mod permissions;
 pub mod prompt;
+mod refusal;
 mod requests;
 mod session;
+mod session_requests;
 pub mod session_end;
 pub mod state;
+mod subagents;
+mod tasks;
+mod thread;
 pub mod tools;
 pub mod transcript;
 mod turn;

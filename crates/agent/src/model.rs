@@ -227,6 +227,40 @@ impl ModelClient {
         }
     }
 
+    /// The input tokens `request` holds, counted by the API (`POST
+    /// /v1/messages/count_tokens`, not retried).
+    pub async fn count_tokens(&self, request: &MessagesRequest) -> Result<u64, ModelError> {
+        let mut body = serde_json::to_value(request)
+            .map_err(|err| ModelError::Stream(err.to_string()))?;
+        if let Some(object) = body.as_object_mut() {
+            for field in ["max_tokens", "stream", "metadata"] {
+                object.remove(field);
+            }
+        }
+        let url = format!("{}/v1/messages/count_tokens", self.base_url);
+        let response = self
+            .http
+            .post(&url)
+            .headers(self.headers()?)
+            .body(serde_json::to_vec(&body).unwrap_or_default())
+            .timeout(CONNECT_TIMEOUT)
+            .send()
+            .await
+            .map_err(|err| ModelError::Connection(error_chain(&err)))?;
+        if !response.status().is_success() {
+            return Err(error_of(response).await);
+        }
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|err| ModelError::Connection(error_chain(&err)))?;
+        let counted: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|err| ModelError::Stream(format!("count_tokens: {err}")))?;
+        counted["input_tokens"]
+            .as_u64()
+            .ok_or_else(|| ModelError::Stream("count_tokens gave no input_tokens".into()))
+    }
+
     fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));

@@ -12,7 +12,6 @@ mod edit;
 mod files;
 mod glob;
 mod grep;
-pub(crate) mod mcp_client;
 mod read;
 mod schema;
 pub mod sdk_mcp;

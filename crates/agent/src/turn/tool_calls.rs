@@ -132,18 +132,48 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
             fields.insert("toolUseResult".into(), result.clone());
         }
         let block = ContentBlock::ToolResult(block);
-        cx.session.record_tool_result(&uuid, block.clone(), fields);
+        cx.thread
+            .record_tool_result(&cx.session, &uuid, block.clone(), fields);
         blocks.push(block);
     }
-    cx.session.state().push_user(UserContent::Blocks(blocks));
+    cx.thread
+        .push_user(&cx.session, UserContent::Blocks(blocks.clone()));
     if interrupted {
         outcome = Outcome::Interrupted;
+    } else if cx.hooks.has("PostToolBatch") {
+        let report = cx.fire("PostToolBatch", None, batch_fields(&calls, &blocks), None).await;
+        if let (Outcome::Continue, Some(reason)) = (&outcome, report.stop) {
+            outcome = Outcome::Stopped(reason);
+        }
     }
     Calls {
         outcome,
         denials,
         structured,
     }
+}
+
+/// `PostToolBatch`'s input: each call with its result's text.
+fn batch_fields(calls: &[ToolUseBlock], results: &[ContentBlock]) -> Map<String, Value> {
+    let calls: Vec<Value> = calls
+        .iter()
+        .zip(results)
+        .map(|(call, result)| {
+            let response = match result {
+                ContentBlock::ToolResult(block) => block
+                    .content
+                    .as_ref()
+                    .map(ToolResultContent::joined_text)
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            json!({"tool_name": call.name, "tool_input": call.input,
+                   "tool_use_id": call.id, "tool_response": response})
+        })
+        .collect();
+    let mut fields = Map::new();
+    fields.insert("tool_calls".into(), Value::Array(calls));
+    fields
 }
 
 /// One call, from hooks to result.
@@ -181,10 +211,11 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
     if hook_decision != Some("allow") {
         // Relative paths of a command are judged where its shell is (after a `cd`).
         cx.permissions.set_shell_dir(cx.workspace.shell_cwd());
+        let mode = cx.session.state().mode_for(&cx.mode, &call.name);
         let (verdict, updates) = cx
             .permissions
             .decide(
-                &cx.mode,
+                &mode,
                 &call.name,
                 &input,
                 tool.read_only(),
@@ -222,7 +253,22 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
         peer: Some(cx.peer.clone()),
         tool_use_id: call.id.clone(),
     };
-    let mut output = tool.call(input.clone(), tool_cx).await;
+    cx.session
+        .checkpoints
+        .before_tool(&call.name, &input, |path| cx.workspace.resolve(path));
+    let mut output = if call.name == "Bash" && input["run_in_background"] == Value::Bool(true) {
+        let text = |field: &str| input[field].as_str().unwrap_or_default().to_owned();
+        crate::tasks::start_shell(
+            &cx.session.tasks,
+            &cx.peer,
+            &cx.workspace,
+            &text("command"),
+            &text("description"),
+            &call.id,
+        )
+    } else {
+        tool.call(input.clone(), tool_cx).await
+    };
     let structured = (call.name == STRUCTURED_OUTPUT && !output.is_error)
         .then(|| {
             output

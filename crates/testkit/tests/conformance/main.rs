@@ -24,6 +24,7 @@ mod mcp_servers;
 mod modes;
 mod output;
 mod permissions;
+mod probe;
 mod sessions;
 mod settings;
 mod tasks;
