@@ -1,5 +1,6 @@
 //! Running the programs xtask drives: one place to start them and to say how they failed.
 
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
@@ -30,4 +31,28 @@ pub fn run_quiet(command: &mut Command, what: &str) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Runs `command` as [`run`] does, its stderr shown line by line but for the lines `expected`
+/// picks out; returns how many it left out (an error if the command fails).
+pub fn run_leaving_out(command: &mut Command, expected: impl Fn(&str) -> bool) -> Result<usize> {
+    let mut child = command
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting {command:?}"))?;
+    let mut left_out = 0;
+    if let Some(stderr) = child.stderr.take() {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if expected(&line) {
+                left_out += 1;
+            } else {
+                eprintln!("{line}");
+            }
+        }
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("{command:?} failed: {status}");
+    }
+    Ok(left_out)
 }

@@ -17,7 +17,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use crate::normalize::{directions, normalize};
-use crate::{cargo, run, CLAUDE_PATH_ENV, CONFORMANCE_TEST};
+use crate::{run, CLAUDE_PATH_ENV, CONFORMANCE_TEST};
 
 /// The CLI generations CI runs the suite on, newest first. The pinned one
 /// ([`PINNED_CLI_VERSION`](crate::install::PINNED_CLI_VERSION)) is among them; a newer build
@@ -86,6 +86,8 @@ impl Run {
             }
         }
         let passed = self.outcomes.values().filter(|&&passed| passed).count();
+        crate::tally::step(self.label());
+        crate::tally::add(passed as u64, unexpected.len() as u64, differ as u64);
         eprintln!(
             "conformance {}: {} scenarios, {passed} passed, {differ} differ as listed, {} \
              unexpected, in {:.1} s",
@@ -104,19 +106,20 @@ impl Run {
     /// Compares the recordings with the committed ones; the error names each file that differs,
     /// is missing or is extra, with its first differing line.
     pub fn compare(&self, root: &Path) -> Result<()> {
-        let dir = fixtures_dir(root).join(format!("claude-{}", self.version));
-        let committed = read_recordings(&dir)?;
+        let committed = self.committed(root)?;
         let mut problems = Vec::new();
-        let mut interleaved = Vec::new();
+        let mut reordered = Vec::new();
         for (name, text) in &self.recordings {
             match committed.get(name) {
                 None => problems.push(format!("{name}: recorded, not committed")),
-                Some(old) if old == text => {}
-                Some(old) if directions(old) == directions(text) => interleaved.push(name.as_str()),
-                Some(old) => problems.push(format!(
-                    "{name}: differs from the committed recording{}",
-                    first_difference(old, text)
-                )),
+                Some(old) => match likeness(old, text) {
+                    Likeness::Same => {}
+                    Likeness::Reordered => reordered.push(name.as_str()),
+                    Likeness::Different => problems.push(format!(
+                        "{name}: differs from the committed recording{}",
+                        first_difference(old, text)
+                    )),
+                },
             }
         }
         for name in committed.keys() {
@@ -126,27 +129,63 @@ impl Run {
         }
         eprintln!(
             "recordings claude {}: {} files, {} byte for byte as committed, {} with the same \
-             frames each way interleaved otherwise{}",
+             frames each way in another order{}",
             self.version,
             self.recordings.len(),
-            self.recordings.len() - problems.len().min(self.recordings.len()) - interleaved.len(),
-            interleaved.len(),
-            if interleaved.is_empty() {
+            self.recordings.len() - problems.len().min(self.recordings.len()) - reordered.len(),
+            reordered.len(),
+            if reordered.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", interleaved.join(", "))
+                format!(" ({})", reordered.join(", "))
             }
         );
         if problems.is_empty() {
             Ok(())
         } else {
             bail!(
-                "claude {}: the recordings are not reproducible or not up to date (`cargo xtask \
-                 record` rewrites them):\n  {}",
+                "claude {}: the recordings are not up to date (`cargo xtask record` rewrites \
+                 them):\n  {}",
                 self.version,
                 problems.join("\n  ")
             )
         }
+    }
+
+    /// The committed recordings of this version.
+    fn committed(&self, root: &Path) -> Result<BTreeMap<String, String>> {
+        read_recordings(&fixtures_dir(root).join(format!("claude-{}", self.version)))
+    }
+
+    /// The files recorded and committed both whose frames differ from the committed ones.
+    pub fn differing(&self, root: &Path) -> Result<Vec<String>> {
+        let committed = self.committed(root)?;
+        Ok(self
+            .recordings
+            .iter()
+            .filter(|(name, text)| {
+                committed
+                    .get(*name)
+                    .is_some_and(|old| likeness(old, text) == Likeness::Different)
+            })
+            .map(|(name, _)| name.clone())
+            .collect())
+    }
+
+    /// Takes, of the files `names`, each that `again` recorded as committed; returns those.
+    pub fn adopt(&mut self, again: &Run, names: &[String], root: &Path) -> Result<Vec<String>> {
+        let committed = self.committed(root)?;
+        let mut adopted = Vec::new();
+        for name in names {
+            let (Some(new), Some(old)) = (again.recordings.get(name), committed.get(name)) else {
+                continue;
+            };
+            if likeness(old, new) != Likeness::Different {
+                self.recordings.insert(name.clone(), new.clone());
+                adopted.push(name.clone());
+            }
+        }
+        Ok(adopted)
     }
 
     /// Replaces the committed recordings of this version with these.
@@ -170,6 +209,18 @@ impl Run {
 
 /// Runs the suite against `claude` (version `version`), every CLI behind `twinwire tap` (`tap`).
 pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Result<Run> {
+    run_scenarios(root, claude, version, tap, &[])
+}
+
+/// [`run_suite`] for the scenarios named (their test names, `mcp::a_tool_is_called`), or all
+/// when `only` is empty.
+pub fn run_scenarios(
+    root: &Path,
+    claude: &Path,
+    version: &str,
+    tap: &Path,
+    only: &[String],
+) -> Result<Run> {
     // Build first, so that the time reported is the suite's, not the compiler's.
     run(suite_command(root).arg("--no-run"))?;
     let scratch = scratch_dir(root, version)?;
@@ -184,6 +235,13 @@ pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Resul
         ),
     )?;
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
+    let differences = differences(root)?;
+    let column = if version.starts_with(AGENT_COLUMN) {
+        AGENT_COLUMN
+    } else {
+        version
+    };
+    let listed = differences.get(column).cloned().unwrap_or_default();
     let started = Instant::now();
     let mut child = suite_command(root)
         .env(CLAUDE_PATH_ENV, claude)
@@ -191,20 +249,55 @@ pub fn run_suite(root: &Path, claude: &Path, version: &str, tap: &Path) -> Resul
         .env("TWINWIRE_RECORD_DIR", &scratch)
         .env("TWINWIRE_TAP_WRAPPER", &wrapper)
         .args(["--", "--color", "never", "--test-threads", SUITE_THREADS])
+        .args(only)
+        .args(if only.is_empty() {
+            None
+        } else {
+            Some("--exact")
+        })
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .context("starting the conformance suite")?;
+    // Cargo's stderr as it comes, but for its word that the binary failed: held until it is
+    // known whether a failure was not listed.
+    let stderr = child.stderr.take().map(|stderr| {
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if crate::listed::is_cargo_rerun_hint(&line) {
+                    held.push(line);
+                } else {
+                    eprintln!("{line}");
+                }
+            }
+            held
+        })
+    });
     let mut outcomes = BTreeMap::new();
+    let mut filter = crate::listed::Filter::new(&listed);
     if let Some(stdout) = child.stdout.take() {
         for line in BufReader::new(stdout).lines() {
             let line = line.context("reading the conformance suite's output")?;
-            println!("{line}");
+            if let Some(shown) = filter.line(&line) {
+                println!("{shown}");
+            }
             if let Some((name, passed)) = outcome(&line) {
                 outcomes.insert(name, passed);
             }
         }
     }
-    child.wait()?;
+    let status = child.wait()?;
+    let held = stderr
+        .map(|thread| thread.join().unwrap_or_default())
+        .unwrap_or_default();
+    // A failure nobody listed, or a binary that failed without any test failing (it did not
+    // build, or it crashed): Cargo's own words are part of what failed.
+    if filter.unlisted_failures > 0 || (!status.success() && filter.listed_failures == 0) {
+        for line in held {
+            eprintln!("{line}");
+        }
+    }
     let seconds = started.elapsed().as_secs_f64();
     let recordings = collect_recordings(&scratch)?;
     Ok(Run {
@@ -223,17 +316,7 @@ pub const AGENT_COLUMN: &str = "twinwire-agent";
 /// Builds `twinwire-agent` and runs the suite against it. The suite expects `system/init` to
 /// name the version under test: the agent names itself and its version there.
 pub fn run_agent_column(root: &Path, tap: &Path) -> Result<Run> {
-    run(Command::new(cargo()).current_dir(root).args([
-        "build",
-        "-p",
-        AGENT_COLUMN,
-        "--bin",
-        AGENT_COLUMN,
-        "--locked",
-    ]))?;
-    let agent = crate::sdks::target_dir(root)
-        .join("debug")
-        .join(AGENT_COLUMN);
+    let agent = crate::build::all(root)?.join(AGENT_COLUMN);
     let output = Command::new(&agent)
         .arg("--version")
         .output()
@@ -253,17 +336,12 @@ pub fn run_agent_column(root: &Path, tap: &Path) -> Result<Run> {
 /// cores: the older generations leave some requests unanswered until their time limit.
 const SUITE_THREADS: &str = "6";
 
-/// `cargo test -p twinwire-testkit --test conformance --locked`, in `root`.
+/// `cargo test --test conformance` in the shared selection (see [`crate::build`]), in `root`.
 fn suite_command(root: &Path) -> Command {
-    let mut command = Command::new(cargo());
-    command.current_dir(root).args([
-        "test",
-        "-p",
-        "twinwire-testkit",
-        "--test",
-        CONFORMANCE_TEST,
-        "--locked",
-    ]);
+    let mut command = crate::build::workspace(root, "test");
+    command
+        .args(["--test", CONFORMANCE_TEST])
+        .env(crate::build::PREBUILT_ENV, "1");
     command
 }
 
@@ -342,6 +420,35 @@ fn started_at(path: &Path) -> (u128, String) {
         .and_then(|millis| millis.parse().ok())
         .unwrap_or(0);
     (millis, name)
+}
+
+/// How a recording compares with the committed one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Likeness {
+    /// Byte for byte.
+    Same,
+    /// The same frames each way, in another order: how the two directions interleave, or two
+    /// frames the CLI writes at once (on 2.1.330, an in-process MCP server's
+    /// `notifications/initialized` and the first `session_state_changed`).
+    Reordered,
+    Different,
+}
+
+fn likeness(old: &str, new: &str) -> Likeness {
+    if old == new {
+        return Likeness::Same;
+    }
+    let [mut old_in, mut old_out] = directions(old);
+    let [mut new_in, mut new_out] = directions(new);
+    for frames in [&mut old_in, &mut old_out, &mut new_in, &mut new_out] {
+        frames.sort_unstable();
+    }
+    let meta = |text: &str| text.lines().next().map(str::to_owned);
+    if (old_in, old_out) == (new_in, new_out) && meta(old) == meta(new) {
+        Likeness::Reordered
+    } else {
+        Likeness::Different
+    }
 }
 
 /// The committed recordings of one version: file name → text.
@@ -430,6 +537,37 @@ mod tests {
         let mut newest_first = versions.clone();
         newest_first.sort_by(|a, b| b.cmp(a));
         assert_eq!(versions, newest_first);
+    }
+
+    #[test]
+    fn frames_in_another_order_are_alike_and_other_frames_are_not() {
+        let meta = r#"{"dir":"meta","t":0,"cli":"/cli/claude","argv":[],"env":{}}"#;
+        let recording = |frames: &[&str]| {
+            let mut text = format!("{meta}\n");
+            for (i, frame) in frames.iter().enumerate() {
+                let (dir, msg) = frame.split_once(' ').unwrap();
+                text.push_str(&format!(
+                    "{{\"dir\":\"{dir}\",\"t\":{:.3},\"msg\":{msg}}}\n",
+                    (i + 1) as f64 / 1000.0
+                ));
+            }
+            text
+        };
+        let old = recording(&["in {\"a\":1}", "out {\"b\":1}", "out {\"c\":1}"]);
+        assert_eq!(likeness(&old, &old), Likeness::Same);
+        let interleaved = recording(&["out {\"b\":1}", "in {\"a\":1}", "out {\"c\":1}"]);
+        assert_eq!(likeness(&old, &interleaved), Likeness::Reordered);
+        let swapped = recording(&["in {\"a\":1}", "out {\"c\":1}", "out {\"b\":1}"]);
+        assert_eq!(likeness(&old, &swapped), Likeness::Reordered);
+        let changed = recording(&["in {\"a\":1}", "out {\"b\":2}", "out {\"c\":1}"]);
+        assert_eq!(likeness(&old, &changed), Likeness::Different);
+        let longer = recording(&[
+            "in {\"a\":1}",
+            "out {\"b\":1}",
+            "out {\"c\":1}",
+            "out {\"c\":1}",
+        ]);
+        assert_eq!(likeness(&old, &longer), Likeness::Different);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! `twinwire view`, tmux as the terminal of the `twinwire chat` test, sshd for the launcher tests,
 //! strace and bubblewrap for the differential test of the permission rules, the C compilers of
 //! the checks for Windows and macOS and Wine for the Windows tests (`cargo xtask platforms`). Each is found at
-//! its environment variable, else on `PATH`, else installed with `apt-get` (as root; the
-//! machine's package cache keeps it between runs).
+//! its environment variable, else on `PATH`, else installed with `apt-get` (as root, without
+//! the packages Debian recommends beside it; the machine's package cache keeps it between runs).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -163,7 +163,15 @@ impl Program {
                 .map(|s| s.success())
                 .unwrap_or(false)
         };
-        let install = ["install", "-y", "-qq", self.package];
+        // Without the packages Debian recommends beside it: Chromium and Wine alone bring
+        // about 180 more (fonts, sound, desktop integration), which no test uses.
+        let install = [
+            "install",
+            "-y",
+            "-qq",
+            "--no-install-recommends",
+            self.package,
+        ];
         // A fresh machine has no package lists yet.
         let installed = apt(&install) || (apt(&["update", "-qq"]) && apt(&install));
         if !installed {

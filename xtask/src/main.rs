@@ -15,6 +15,8 @@
 //!   what the typed schema does not know yet (see `drift.rs`).
 //! - `fuzz-rules [--seconds N] [--seed S]`: the differential test of the permission rules
 //!   for a while (generated commands in real bash, under strace, in a sandbox).
+//! - `fidelity [--case NAME]…`: twinwire-agent's tools against Claude Code 2.1.332's, every
+//!   case of the fidelity suite, with a report in `target/fidelity/report.md`.
 //! - `install-claude [--version V]`: download a Claude Code build from npm into twinwire's cache
 //!   and print the path of its executable.
 //! - `install-sdks`: install the official Python and TypeScript SDKs under `target/sdks` and
@@ -33,13 +35,17 @@
 mod bench;
 #[path = "bench/agent.rs"]
 mod bench_agent;
+mod build;
 mod cmd;
 mod conformance;
 mod corpus;
 mod debian;
+mod disk;
 mod docs;
 mod drift;
+mod fidelity;
 mod install;
+mod listed;
 mod msrv;
 mod normalize;
 mod peers;
@@ -48,6 +54,8 @@ mod platforms;
 mod publish;
 mod sdks;
 mod semver;
+mod settle;
+mod tally;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -71,6 +79,9 @@ const PEERS_TEST: &str = "peers";
 /// test reads, and the one that bounds it (every n-th command) in `cargo xtask test`.
 const CORPUS_ENV: &str = "TWINWIRE_RULES_CORPUS";
 const CORPUS_LIMIT_ENV: &str = "TWINWIRE_RULES_CORPUS_LIMIT";
+/// The test targets that run on their own, after the workspace's other tests: the two suites
+/// above, and `otlp`, which needs the feature `opentelemetry`.
+const SEPARATE_TESTS: [&str; 3] = [CONFORMANCE_TEST, PEERS_TEST, "otlp"];
 
 /// The environment variable that gives the peers suite the Python SDK's venv interpreter.
 const PYTHON_ENV: &str = "TWINWIRE_PEERS_PYTHON";
@@ -91,8 +102,8 @@ enum Task {
     /// recorded transcripts, the conformance suite against the real pinned CLI, the peers suite
     /// (the official SDKs as clients of `twinwire tap`, `fake-claude` and `twinwire replay`), then
     /// `package`, `msrv`, the checks for Windows and macOS (`platforms`), then
-    /// `bench --quick`.
-    Test,
+    /// `bench --quick`. It says what it needs and what that costs before it starts.
+    Test(TestArgs),
     /// Lint every published crate with clippy (`-D warnings`) for x86_64-pc-windows-gnu,
     /// aarch64-apple-darwin and x86_64-apple-darwin (see docs/platforms.md).
     Platforms,
@@ -143,6 +154,15 @@ enum Task {
         #[arg(long, default_value_t = 5_000)]
         cases: u64,
     },
+    /// Play the same scripted tool calls to Claude Code 2.1.332 and to twinwire-agent in
+    /// identical trees, every case of the fidelity suite, and compare what each gave (results,
+    /// errors, file effects, the first request); writes target/fidelity/report.md. Fails on a
+    /// difference that crates/agent/tests/fidelity/differences.json does not list.
+    Fidelity {
+        /// Only the cases whose names contain this (repeatable).
+        #[arg(long = "case")]
+        cases: Vec<String>,
+    },
     /// Download a Claude Code CLI build from npm into twinwire's cache (a no-op when it is
     /// already there) and print the path of its executable as the last line of stdout.
     InstallClaude {
@@ -180,11 +200,38 @@ enum Task {
     Semver,
 }
 
-fn main() -> Result<()> {
+/// Options of `cargo xtask test`.
+#[derive(Debug, clap::Args)]
+struct TestArgs {
+    /// A first run: the workspace's tests and the conformance suite on the pinned CLI only
+    /// (one Claude Code build, no official SDKs, no second toolchain, no other targets, no
+    /// Wine); what it leaves out is said at the end.
+    #[arg(long)]
+    quick: bool,
+    /// Keep the builds that one step alone uses (the packages' verification, the MSRV
+    /// toolchain's, the other platforms', the semver check's): a next run is faster, the
+    /// target directory larger.
+    #[arg(long)]
+    keep_builds: bool,
+}
+
+fn main() -> std::process::ExitCode {
     workspace_root();
     forget_cargo_run_variables();
-    match Args::parse().task {
-        Task::Test => test(),
+    // The error and its causes, without the backtrace anyhow's `Debug` adds under
+    // RUST_BACKTRACE: what failed is in the words.
+    match task(Args::parse().task) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("Error: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn task(task: Task) -> Result<()> {
+    match task {
+        Task::Test(args) => test(&args),
         Task::Platforms => platforms::check(&workspace_root()),
         Task::Record { version, check } => record(&version, check),
         Task::Drift { version } => {
@@ -208,6 +255,7 @@ fn main() -> Result<()> {
             seed,
             cases,
         } => fuzz_rules(&workspace_root(), seconds, seed, cases),
+        Task::Fidelity { cases } => fidelity::fidelity(&workspace_root(), &cases),
         Task::Bench(args) => bench::bench(&workspace_root(), &args),
         Task::BenchPrewarm(args) => bench::prewarm::bench_prewarm(&workspace_root(), &args),
         Task::BenchAgent(args) => bench_agent::bench_agent(&workspace_root(), &args),
@@ -270,22 +318,28 @@ fn fuzz_rules(root: &Path, seconds: u64, seed: u64, cases: u64) -> Result<()> {
 
 /// `cargo xtask fuzz`: see [`Task::Fuzz`].
 fn fuzz(root: &Path, seconds: f64, seed: u64, release: bool) -> Result<()> {
-    let mut command = Command::new(cargo());
-    command.current_dir(root).args([
-        "run",
-        "--quiet",
-        "--locked",
-        "-p",
-        "twinwire-testkit",
-        "--bin",
-        "twinwire-fuzz",
-    ]);
-    if release {
-        command.arg("--release");
-    }
+    let mut command = if release {
+        let mut command = Command::new(cargo());
+        command.current_dir(root).args([
+            "run",
+            "--quiet",
+            "--locked",
+            "-p",
+            "twinwire-testkit",
+            "--bin",
+            "twinwire-fuzz",
+            "--release",
+        ]);
+        command.arg("--");
+        command
+    } else {
+        // The dev build the tests made (see [`build`]).
+        let mut command = Command::new(build::all(root)?.join("twinwire-fuzz"));
+        command.current_dir(root);
+        command
+    };
     let crashes = sdks::target_dir(root).join("fuzz/crashes");
     command
-        .arg("--")
         .args([
             "--seconds",
             &seconds.to_string(),
@@ -328,18 +382,42 @@ fn forget_cargo_run_variables() {
     }
 }
 
-fn test() -> Result<()> {
+/// `cargo xtask test`: the plan, the suites, and one line that says how it went (after the
+/// error, if one ended the run).
+fn test(args: &TestArgs) -> Result<()> {
     let root = workspace_root();
+    let started = tally::started();
     // Everything the suites need, said first and installed before any suite runs.
-    plan::print(&root)?;
+    plan::print(&root, args.quick)?;
+    let mut meter = disk::Meter::new(&root);
+    let outcome = if args.quick {
+        quick(&root, &mut meter)
+    } else {
+        full(&root, args.keep_builds, &mut meter)
+    };
+    if let Err(err) = &outcome {
+        eprintln!("Error: {err:#}");
+    }
+    eprintln!(
+        "{}",
+        tally::summary(outcome.is_ok(), started.elapsed(), meter.now())
+    );
+    if outcome.is_err() {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// `cargo xtask test`: every suite, with the semver check's builds beside them.
+fn full(root: &Path, keep_builds: bool, meter: &mut disk::Meter) -> Result<()> {
     // The semver check's builds (the tool's install, once per machine, and rustdoc JSON of
     // every library at the baseline and now) run beside the suites at the lowest CPU priority,
     // in the time the suites spend waiting on CLIs and downloads; the comparison comes last.
     let semver = std::thread::spawn({
-        let root = root.clone();
+        let root = root.to_path_buf();
         move || semver::prepare(&root, true)
     });
-    if let Err(err) = suites(&root) {
+    if let Err(err) = suites(root, keep_builds, meter) {
         semver::stop_background();
         let _ = semver.join();
         return Err(err);
@@ -352,53 +430,108 @@ fn test() -> Result<()> {
         "semver: waited {:.0} s for its builds",
         waited.elapsed().as_secs_f64()
     );
-    prepared.compare()
+    tally::step("semver");
+    prepared.compare()?;
+    let freed = disk::remove_all(&[semver::build_dir(root)], keep_builds)?;
+    eprintln!("semver: removed its builds ({})", disk::gigabytes(freed));
+    meter.after("semver");
+    Ok(())
 }
 
-/// Every suite of `cargo xtask test` but semver's comparison, in order.
-fn suites(root: &Path) -> Result<()> {
-    let root = root.to_path_buf();
-    for version in conformance::GENERATIONS {
-        install_claude(version)?;
-    }
+/// `cargo xtask test --quick`: the workspace's tests and the conformance suite on the pinned CLI.
+fn quick(root: &Path, meter: &mut disk::Meter) -> Result<()> {
+    tally::skipped(&[
+        "the conformance suite on the other CLI generations and twinwire-agent",
+        "the recordings check",
+        "peers",
+        "package",
+        "msrv",
+        "platforms",
+        "fuzz",
+        "bench",
+        "semver",
+    ]);
     let claude = install_claude(PINNED_CLI_VERSION)?;
-    eprintln!("conformance CLI: {}", claude.display());
-    let sdks = sdks::install(&sdks::sdk_dir(&root))?;
-    let chromium = debian::CHROMIUM.install()?;
-    let tmux = debian::TMUX.install()?;
-    let sshd = debian::SSHD.install()?;
-    let strace = debian::STRACE.install()?;
-    let bwrap = debian::BWRAP.install()?;
-    let corpus = corpus::sheets()?;
-    // Claude Code's sandbox finds it on PATH.
-    debian::SOCAT.install()?;
+    let programs = TestPrograms::install()?;
+    workspace_tests(root, &claude, &programs)?;
+    meter.after("the workspace's tests");
+    let tap = build_tap(root)?;
+    let suite = record_generation(root, PINNED_CLI_VERSION, &tap, None)?;
+    let differences = conformance::differences(root)?;
+    let expected = differences
+        .get(PINNED_CLI_VERSION)
+        .cloned()
+        .unwrap_or_default();
+    suite.check(&expected)?;
+    meter.after("conformance");
+    Ok(())
+}
 
-    // Everything but the conformance and peers suites, which run last, each on its own, timed.
-    run(Command::new(cargo())
-        .current_dir(&root)
-        .env(CLAUDE_PATH_ENV, &claude)
-        .env(debian::STRACE.env, &strace)
-        .env(debian::BWRAP.env, &bwrap)
-        .env(CORPUS_ENV, &corpus)
+/// The programs some of the workspace's tests drive (Debian's, unless their variables name
+/// others), installed before the tests start.
+struct TestPrograms {
+    chromium: PathBuf,
+    tmux: PathBuf,
+    sshd: PathBuf,
+    strace: PathBuf,
+    bwrap: PathBuf,
+    /// The rules' corpus of real commands (not a program, fetched the same way: once).
+    corpus: PathBuf,
+}
+
+impl TestPrograms {
+    fn install() -> Result<Self> {
+        let programs = Self {
+            chromium: debian::CHROMIUM.install()?,
+            tmux: debian::TMUX.install()?,
+            sshd: debian::SSHD.install()?,
+            strace: debian::STRACE.install()?,
+            bwrap: debian::BWRAP.install()?,
+            corpus: corpus::sheets()?,
+        };
+        // Claude Code's sandbox finds it on PATH.
+        debian::SOCAT.install()?;
+        Ok(programs)
+    }
+}
+
+/// The workspace's tests but the two suites that drive other programs: every unit,
+/// integration and doc test in one selection of the workspace (see [`build`]), all run even
+/// when one fails; the feature `opentelemetry` on its own; `twinwire check` over the
+/// recordings.
+fn workspace_tests(root: &Path, claude: &Path, programs: &TestPrograms) -> Result<()> {
+    // Every binary and example first, so that the tests' helpers take these rather than
+    // build their own in another selection.
+    build::all(root)?;
+    // The fidelity suite's judge (its bounded subset runs with the agent crate's tests).
+    let judge = install_claude(fidelity::JUDGE_VERSION)?;
+    let mut tests = build::workspace(root, "test");
+    tests
+        .arg("--no-fail-fast")
+        .args(["--lib", "--bins", "--benches"])
+        .env(build::PREBUILT_ENV, "1")
+        .env(CLAUDE_PATH_ENV, claude)
+        .env("TWINWIRE_FIDELITY_CLAUDE", &judge)
+        .env(debian::STRACE.env, &programs.strace)
+        .env(debian::BWRAP.env, &programs.bwrap)
+        .env(debian::CHROMIUM.env, &programs.chromium)
+        .env(debian::TMUX.env, &programs.tmux)
+        .env(debian::SSHD.env, &programs.sshd)
+        .env(CORPUS_ENV, &programs.corpus)
         // A third of the real commands: about 30 s beside the generated ones.
-        .env(CORPUS_LIMIT_ENV, "330")
-        .args([
-            "test",
-            "--workspace",
-            "--exclude",
-            "twinwire-testkit",
-            "--exclude",
-            "twinwire-cli",
-            // twinwire's `install` module (its unit tests), which only the cli crate turns on.
-            "--features",
-            "twinwire/install",
-            "--all-targets",
-            "--locked",
-        ]))?;
+        .env(CORPUS_LIMIT_ENV, "330");
+    for target in workspace_test_targets(root)? {
+        if !SEPARATE_TESTS.contains(&target.as_str()) {
+            tests.args(["--test", &target]);
+        }
+    }
+    tally::run("workspace", &mut tests)?;
+    tally::run("doc tests", build::workspace(root, "test").arg("--doc"))?;
     // The feature `opentelemetry` on its own (linted, and its OTLP test against the fake CLI
     // and the real one): kept out of the run above so that the other tests see the default
     // build's environment handling.
-    run(Command::new(cargo()).current_dir(&root).args([
+    tally::step("clippy --all-features");
+    run(Command::new(cargo()).current_dir(root).args([
         "clippy",
         "-p",
         "twinwire",
@@ -409,71 +542,86 @@ fn suites(root: &Path) -> Result<()> {
         "-D",
         "warnings",
     ]))?;
-    run(Command::new(cargo())
-        .current_dir(&root)
-        .env(CLAUDE_PATH_ENV, &claude)
-        .args([
-            "test",
-            "-p",
-            "twinwire",
-            "--features",
-            "opentelemetry",
-            "--test",
-            "otlp",
-            "--locked",
-        ]))?;
-    run(&mut package_tests_but(
-        &root,
-        "twinwire-testkit",
-        &["--lib", "--bins", "--examples", "--benches"],
-        CONFORMANCE_TEST,
-    )?)?;
-    // The `twinwire` binary's crate has no library.
-    run(package_tests_but(
-        &root,
-        "twinwire-cli",
-        &["--bins", "--examples", "--benches"],
-        PEERS_TEST,
-    )?
-    .env(debian::CHROMIUM.env, &chromium)
-    .env(debian::TMUX.env, &tmux)
-    .env(debian::SSHD.env, &sshd))?;
-    run(Command::new(cargo()).current_dir(&root).args([
-        "test",
-        "--workspace",
-        "--doc",
-        "--locked",
-    ]))?;
-    run(Command::new(cargo())
-        .current_dir(&root)
-        .args([
-            "run",
-            "--quiet",
-            "--locked",
-            "-p",
-            "twinwire-cli",
-            "--",
-            "check",
-        ])
-        .arg(conformance::fixtures_dir(&root)))?;
+    tally::run(
+        "otlp",
+        Command::new(cargo())
+            .current_dir(root)
+            .env(CLAUDE_PATH_ENV, claude)
+            .env(build::PREBUILT_ENV, "1")
+            .args([
+                "test",
+                "-p",
+                "twinwire",
+                "--features",
+                "opentelemetry",
+                "--test",
+                "otlp",
+                "--locked",
+            ]),
+    )?;
+    tally::step("twinwire check");
+    run(Command::new(build_tap(root)?)
+        .arg("check")
+        .arg(conformance::fixtures_dir(root)))
+}
+
+/// Every suite of `cargo xtask test` but semver's comparison, in order; each step's own builds
+/// taken away once it passed, unless `keep_builds`.
+fn suites(root: &Path, keep_builds: bool, meter: &mut disk::Meter) -> Result<()> {
+    let root = root.to_path_buf();
+    for version in conformance::GENERATIONS {
+        install_claude(version)?;
+    }
+    let claude = install_claude(PINNED_CLI_VERSION)?;
+    eprintln!("conformance CLI: {}", claude.display());
+    let sdks = sdks::install(&sdks::sdk_dir(&root))?;
+    let programs = TestPrograms::install()?;
+    workspace_tests(&root, &claude, &programs)?;
+    meter.after("the workspace's tests");
     // The packages as crates.io gets them (strict about a clean tree in CI, whose clone is
-    // fresh) and the declared MSRV.
+    // fresh) and the declared MSRV: builds of their own, taken away after.
+    tally::step("package");
+    let sweep = disk::Sweep::begin(&root);
     publish::package(&root, std::env::var_os("CI").is_none())?;
+    let freed = sweep.end(keep_builds)?;
+    eprintln!(
+        "package: removed its verification builds ({})",
+        disk::gigabytes(freed)
+    );
+    meter.after("package");
+    tally::step("msrv");
+    let sweep = disk::Sweep::begin(&root);
     msrv::check(&root)?;
+    let freed = sweep.end(keep_builds)?;
+    eprintln!("msrv: removed its builds ({})", disk::gigabytes(freed));
+    meter.after("msrv");
+    tally::step("platforms");
     platforms::check(&root)?;
+    let freed = disk::remove_all(&platforms::build_dirs(&root), keep_builds)?;
+    eprintln!(
+        "platforms: removed their builds ({})",
+        disk::gigabytes(freed)
+    );
+    meter.after("platforms");
     let tap = build_tap(&root)?;
     let differences = conformance::differences(&root)?;
     let mut failures = Vec::new();
     for version in conformance::GENERATIONS {
-        let suite = record_generation(&root, version, &tap, Some(&sdks))?;
+        let mut suite = record_generation(&root, version, &tap, Some(&sdks))?;
         let expected = differences.get(version).cloned().unwrap_or_default();
         if let Err(err) = suite.check(&expected) {
             failures.push(format!("{err:#}"));
         }
-        // Reported, not fatal here: a scenario whose frames still vary between runs is named
-        // in the output; `cargo xtask record --check` is the strict form.
+        // The committed recordings are the ones a run gives (`cargo xtask record --check`).
+        settle::settle(
+            &root,
+            &mut suite,
+            &install_claude(version)?,
+            &tap,
+            Some(&sdks),
+        )?;
         if let Err(err) = suite.compare(&root) {
-            eprintln!("warning: {err:#}");
+            failures.push(format!("{err:#}"));
         }
     }
     let agent = conformance::run_agent_column(&root, &tap)?;
@@ -484,15 +632,20 @@ fn suites(root: &Path) -> Result<()> {
     if let Err(err) = agent.check(&expected) {
         failures.push(format!("{err:#}"));
     }
+    meter.after("conformance and peers");
     if !failures.is_empty() {
         bail!("conformance:\n{}", failures.join("\n"));
     }
     // A short fuzz run (the dev build, 10 s per target, a fixed seed so that a failure can be
     // replayed; `cargo xtask fuzz --release --seed N` is the long one, see docs/reliability.md).
+    tally::step("fuzz");
     fuzz(&root, 10.0, 1, false)?;
     // Proves the benchmark harness works (tiny sizes, dev build): about a minute with the
     // one-time SDK installs, seconds after.
-    bench::bench(&root, &bench::BenchArgs::quick())
+    tally::step("bench");
+    bench::bench(&root, &bench::BenchArgs::quick())?;
+    meter.after("fuzz and bench");
+    Ok(())
 }
 
 /// `cargo xtask record`: see [`Task::Record`].
@@ -507,6 +660,8 @@ fn record(versions: &[String], check: bool) -> Result<()> {
         versions.to_vec()
     };
     let tap = build_tap(&root)?;
+    // Claude Code's sandbox, which a scenario shows, finds it on PATH.
+    debian::SOCAT.install()?;
     let differences = conformance::differences(&root)?;
     let sdks = if versions.iter().any(|v| v == PINNED_CLI_VERSION) {
         Some(sdks::install(&sdks::sdk_dir(&root))?)
@@ -515,12 +670,19 @@ fn record(versions: &[String], check: bool) -> Result<()> {
     };
     let mut failures = Vec::new();
     for version in &versions {
-        let suite = record_generation(&root, version, &tap, sdks.as_ref())?;
+        let mut suite = record_generation(&root, version, &tap, sdks.as_ref())?;
         let expected = differences.get(version).cloned().unwrap_or_default();
         if let Err(err) = suite.check(&expected) {
             eprintln!("warning: {err:#}");
         }
         if check {
+            settle::settle(
+                &root,
+                &mut suite,
+                &install_claude(version)?,
+                &tap,
+                sdks.as_ref(),
+            )?;
             if let Err(err) = suite.compare(&root) {
                 failures.push(format!("{err:#}"));
             }
@@ -552,38 +714,43 @@ fn record_generation(
     Ok(suite)
 }
 
-/// Builds the `twinwire` binary and returns its path: the tap the suites record through.
+/// Builds the `twinwire` binary (with every other binary and example of the workspace, in
+/// the selection the tests build: see [`build`]) and returns its path: the tap the suites
+/// record through.
 fn build_tap(root: &Path) -> Result<PathBuf> {
-    run(Command::new(cargo()).current_dir(root).args([
-        "build",
-        "-p",
-        "twinwire-cli",
-        "--bin",
-        "twinwire",
-        "--locked",
-    ]))?;
-    Ok(sdks::target_dir(root).join("debug/twinwire"))
+    Ok(build::all(root)?.join("twinwire"))
 }
 
-/// `cargo test -p PACKAGE` of the target kinds in `kinds` and every integration test target of
-/// the package but `except`. The package's directory is `crates/<name without twinwire->`, or
-/// `crates/twinwire` for `twinwire`.
-fn package_tests_but(root: &Path, package: &str, kinds: &[&str], except: &str) -> Result<Command> {
-    let dir = match package.strip_prefix("twinwire-") {
-        Some(short) => root.join("crates").join(short),
-        None => root.join("crates").join(package),
-    };
-    let mut command = Command::new(cargo());
-    command
-        .current_dir(root)
-        .args(["test", "-p", package, "--locked"])
-        .args(kinds);
-    for target in test_targets(&dir)? {
-        if target != except {
-            command.args(["--test", &target]);
-        }
+/// The integration test targets of every package of the workspace.
+fn workspace_test_targets(root: &Path) -> Result<Vec<String>> {
+    let mut targets = Vec::new();
+    for member in workspace_members(root)? {
+        targets.extend(test_targets(&root.join(member))?);
     }
-    Ok(command)
+    targets.sort();
+    targets.dedup();
+    Ok(targets)
+}
+
+/// The `members` of the root Cargo.toml.
+fn workspace_members(root: &Path) -> Result<Vec<String>> {
+    let manifest =
+        std::fs::read_to_string(root.join("Cargo.toml")).context("reading Cargo.toml")?;
+    let line = manifest
+        .lines()
+        .map(str::trim)
+        .find(|line| line.starts_with("members"))
+        .context("no `members = [...]` line in Cargo.toml")?;
+    let list = line
+        .split_once('[')
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .map(|(list, _)| list)
+        .context("`members` is not a one-line list")?;
+    Ok(list
+        .split(',')
+        .map(|member| member.trim().trim_matches('"').to_owned())
+        .filter(|member| !member.is_empty())
+        .collect())
 }
 
 /// The integration test targets of the package in `package_dir`, as Cargo discovers them

@@ -20,6 +20,11 @@ use twinwire_protocol::recording;
 const SCENARIO_ROOT: &str = "/scenario";
 /// The placeholder the CLI's install directory becomes.
 const CLI_ROOT: &str = "/cli";
+/// The placeholder the target directory becomes (the scenarios' own programs are built there,
+/// `memo-mcp`): a clone elsewhere records the same bytes.
+const TARGET_ROOT: &str = "/target";
+/// The placeholder the workspace becomes.
+const WORKSPACE_ROOT: &str = "/workspace";
 /// Every timestamp becomes this one.
 const FIXED_TIMESTAMP: &str = "2000-01-01T00:00:00.000Z";
 
@@ -87,6 +92,17 @@ pattern! {
 }
 
 pattern! {
+    /// A temporary directory a scenario makes beside its own (`tempfile`'s `/tmp/.tmpKgWLvF`, or
+    /// `-tmp--tmpKgWLvF` where the CLI names a project after it): numbered, like the ids.
+    TEMP_DIR = r"(/\.tmp|--tmp)([A-Za-z0-9]{6})\b"
+}
+
+pattern! {
+    /// Times in the text of a tool result (`duration_ms: 45` in a subagent's usage).
+    TEXT_DURATION = r"\b([a-z_]*duration[a-z_]*): \d+(\.\d+)?"
+}
+
+pattern! {
     /// Numbers that measure time: `duration_ms`, `duration_api_ms`, `ttftMs`, `elapsed_time_ms`, ….
     DURATION = r#""([A-Za-z_]*(?:[dD]uration|_ms|Ms|[eE]lapsed|ttft)[A-Za-z_]*)":(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"#
 }
@@ -149,6 +165,8 @@ struct State {
     ids: HashMap<String, String>,
     /// Random task ids seen so far and what they become, in the order first seen.
     task_ids: Vec<(String, String)>,
+    /// The random parts of temporary directories' names and their numbers.
+    temp_dirs: HashMap<String, String>,
 }
 
 impl State {
@@ -174,6 +192,13 @@ impl State {
         if let Some(dir) = std::path::Path::new(cli).parent() {
             self.paths.push((dir.display().to_string(), CLI_ROOT));
         }
+        let root = crate::workspace_root();
+        self.paths.push((
+            crate::sdks::target_dir(&root).display().to_string(),
+            TARGET_ROOT,
+        ));
+        self.paths
+            .push((root.display().to_string(), WORKSPACE_ROOT));
         self.paths
             .sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
         let env: Map<String, Value> = env
@@ -221,6 +246,14 @@ impl State {
                 text = text.replace(prefix.as_str(), placeholder);
             }
         }
+        let text = TEMP_DIR.replace_all(&text, |caps: &Captures| {
+            let next = self.temp_dirs.len() + 1;
+            let number = self
+                .temp_dirs
+                .entry(caps[2].to_owned())
+                .or_insert_with(|| format!("{next:06}"));
+            format!("{}{number}", &caps[1])
+        });
         let text = UUID.replace_all(&text, |caps: &Captures| {
             let next = self.uuids.len() + 1;
             self.uuids
@@ -265,6 +298,7 @@ impl State {
         let text = TIMESTAMP.replace_all(&text, FIXED_TIMESTAMP);
         let text = LOOPBACK_PORT.replace_all(&text, "$1:0");
         let text = PID.replace_all(&text, "${1}${2}0${3}");
+        let text = TEXT_DURATION.replace_all(&text, "${1}: 0");
         DURATION
             .replace_all(&text, |caps: &Captures| format!("\"{}\":0", &caps[1]))
             .into_owned()
@@ -356,6 +390,46 @@ mod tests {
         assert!(out.contains(r#""mtime":0"#), "{out}");
         assert!(out.contains(r#""end_time":0,"num_turns":12"#), "{out}");
         assert_eq!(normalize(&out).unwrap(), out);
+    }
+
+    #[test]
+    fn other_temporary_directories_and_times_in_text_are_numbered() {
+        let recording = concat!(
+            r#"{"dir":"meta","t":0,"cli":"/opt/cli/claude","argv":[],"env":{}}"#,
+            "\n",
+            r#"{"dir":"out","t":0.1,"msg":{"command":"echo x > /tmp/.tmpKgWLvF/escaped.txt","project":"-tmp--tmpKgWLvF-work","other":"/tmp/.tmpZZZZZZ/a"}}"#,
+            "\n",
+            r#"{"dir":"out","t":0.2,"msg":{"text":"<usage>total_tokens: 120\ntool_uses: 0\nduration_ms: 45</usage>"}}"#,
+            "\n",
+        );
+        let out = normalize(recording).unwrap();
+        assert!(
+            out.contains(r#""command":"echo x > /tmp/.tmp000001/escaped.txt","project":"-tmp--tmp000001-work","other":"/tmp/.tmp000002/a""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r"tool_uses: 0\nduration_ms: 0</usage>"),
+            "{out}"
+        );
+        assert_eq!(normalize(&out).unwrap(), out);
+    }
+
+    #[test]
+    fn the_clones_own_paths_become_placeholders() {
+        let root = crate::workspace_root();
+        let target = crate::sdks::target_dir(&root);
+        let meta = r#"{"dir":"meta","t":0,"cli":"/opt/cli/claude","argv":[],"env":{}}"#;
+        let frame = format!(
+            r#"{{"dir":"in","t":0.1,"msg":{{"command":"{}/debug/memo-mcp","cwd":"{}/crates"}}}}"#,
+            target.display(),
+            root.display()
+        );
+        let recording = format!("{meta}\n{frame}\n");
+        let out = normalize(&recording).unwrap();
+        assert!(
+            out.contains(r#""command":"/target/debug/memo-mcp","cwd":"/workspace/crates""#),
+            "{out}"
+        );
     }
 
     #[test]

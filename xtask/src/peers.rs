@@ -8,13 +8,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
 use crate::sdks::{self, Sdks};
-use crate::{cargo, run, CLAUDE_PATH_ENV, PEERS_TEST, PYTHON_ENV, TS_SDK_ENV};
+use crate::{run, CLAUDE_PATH_ENV, PEERS_TEST, PYTHON_ENV, TS_SDK_ENV};
 
 /// Scenario runs at once. Each is a few processes (SDK, tap, CLI) that mostly wait on each
 /// other; more than this gains nothing on two cores.
@@ -28,55 +28,35 @@ const MODES: [&str; 5] = ["tap", "fake", "replay", "agent", "coding_agent"];
 /// passed are kept in `record` (see [`crate::conformance`]).
 pub fn run_suite(root: &Path, claude: &Path, sdks: &Sdks, record: &Path) -> Result<()> {
     // Build first, so that the time reported is the suite's, not the compiler's.
-    run(Command::new(cargo()).current_dir(root).args([
-        "build",
-        "-p",
-        "twinwire-testkit",
-        "--bin",
-        "fake-claude",
-        "--locked",
-    ]))?;
-    run(Command::new(cargo()).current_dir(root).args([
-        "test",
-        "-p",
-        "twinwire-cli",
-        "--test",
-        PEERS_TEST,
-        "--locked",
-        "--no-run",
-    ]))?;
+    // fake-claude, the example agent and twinwire-agent, which the suite's helpers take as
+    // they are (see `build`).
+    crate::build::all(root)?;
+    run(crate::build::workspace(root, "test").args(["--test", PEERS_TEST, "--no-run"]))?;
     let report = sdks::target_dir(root).join("peers-report.jsonl");
     if report.exists() {
         std::fs::remove_file(&report).with_context(|| format!("removing {}", report.display()))?;
     }
     let started = Instant::now();
-    let mut child = Command::new(cargo())
-        .current_dir(root)
+    let mut child = crate::build::workspace(root, "test")
+        .env(crate::build::PREBUILT_ENV, "1")
         .env(CLAUDE_PATH_ENV, claude)
         .env(PYTHON_ENV, &sdks.python)
         .env(TS_SDK_ENV, &sdks.ts_sdk)
         .env("TWINWIRE_PEERS_REPORT", &report)
         .env("TWINWIRE_RECORD_DIR", record)
-        .args([
-            "test",
-            "-p",
-            "twinwire-cli",
-            "--test",
-            PEERS_TEST,
-            "--locked",
-            "--",
-            "--test-threads",
-            THREADS,
-        ])
+        .args(["--test", PEERS_TEST, "--", "--test-threads", THREADS])
         .stdout(Stdio::piped())
         .spawn()
         .context("starting the peers suite")?;
     if let Some(stdout) = child.stdout.take() {
         for line in BufReader::new(stdout).lines() {
-            println!("{}", line.context("reading the peers suite's output")?);
+            let line = line.context("reading the peers suite's output")?;
+            println!("{line}");
+            crate::tally::observe(&line);
         }
     }
     let status = child.wait()?;
+    crate::tally::step("peers");
     let elapsed = started.elapsed().as_secs_f64();
     let runs = read_report(&report);
     eprintln!("{}", table(&runs));

@@ -75,6 +75,17 @@ pub const TARGETS: [Target; 3] = [
 const TARGET_CONDITIONALS: &str = "#define TARGET_OS_OSX 1\n#define TARGET_OS_MAC 1\n\
      #define TARGET_OS_IPHONE 0\n#define TARGET_OS_IOS 0\n";
 
+/// What the checks build, beside the host's builds: a directory per target, and the Wine
+/// prefix and stand-ins under `platforms/`.
+pub fn build_dirs(root: &Path) -> Vec<std::path::PathBuf> {
+    let target = crate::sdks::target_dir(root);
+    TARGETS
+        .iter()
+        .map(|t| target.join(t.triple))
+        .chain([target.join("platforms")])
+        .collect()
+}
+
 /// Runs clippy with `-D warnings` on [`PACKAGES`] for each of [`TARGETS`], then the Windows
 /// unit tests under Wine.
 pub fn check(root: &Path) -> Result<()> {

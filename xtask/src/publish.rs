@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::cmd::run;
+use crate::cmd::{run, run_leaving_out};
 use crate::sdks::target_dir;
 
 /// The packages that are not published (`publish = false`).
@@ -38,10 +38,15 @@ pub fn package(root: &Path, allow_dirty: bool) -> Result<()> {
     if allow_dirty {
         command.arg("--allow-dirty");
     }
-    run(&mut command).context(
+    let left_out = run_leaving_out(&mut command, is_left_out_target).context(
         "packaging failed: cargo says why above (if it names uncommitted changes, commit them \
          or run `cargo xtask package --allow-dirty`)",
     )?;
+    eprintln!(
+        "package: {left_out} test, example and benchmark targets stay in the repository, as \
+         each Cargo.toml's `include` says (they need its recordings, the real CLI or the other \
+         crates' binaries); cargo's warning for each is left out"
+    );
     let sizes = package_sizes(&target_dir(root).join("package"))?;
     let mut too_large = Vec::new();
     for (name, bytes) in &sizes {
@@ -62,6 +67,14 @@ pub fn package(root: &Path, allow_dirty: bool) -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     install_fake_claude(root)
+}
+
+/// Cargo's warning that a target is not in the package (`warning: ignoring test `x` as
+/// `tests/x.rs` is not included in the published package`): expected, since `include` leaves
+/// out every test, example and benchmark.
+fn is_left_out_target(line: &str) -> bool {
+    line.starts_with("warning: ignoring ")
+        && line.ends_with(" is not included in the published package")
 }
 
 /// The `.crate` files of this workspace's version in `dir`, by package name.
@@ -153,4 +166,25 @@ fn answer_of(fake: &Path) -> Result<String> {
 /// `cargo clean` keeps them).
 pub fn tools_dir() -> Result<PathBuf> {
     Ok(crate::install::cache_base()?.join("tools"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_warnings_of_targets_left_out_are_expected() {
+        assert!(is_left_out_target(
+            "warning: ignoring test `mcp` as `tests/mcp.rs` is not included in the published \
+             package"
+        ));
+        assert!(is_left_out_target(
+            "warning: ignoring example `readme` as `examples/readme.rs` is not included in the \
+             published package"
+        ));
+        assert!(!is_left_out_target("warning: manifest has no description"));
+        assert!(!is_left_out_target(
+            "error: failed to verify package tarball"
+        ));
+    }
 }

@@ -25,7 +25,7 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 
 /// The cargo-semver-checks release used (its rustdoc JSON support follows Rust releases).
-const SEMVER_CHECKS_VERSION: &str = "0.51.0";
+pub const SEMVER_CHECKS_VERSION: &str = "0.51.0";
 
 /// The crates with a public library API. `twinwire-cli` is a binary; xtask and the benchmark
 /// hosts are not published.
@@ -47,6 +47,12 @@ pub struct Prepared {
     pairs: Vec<(String, PathBuf, PathBuf)>,
     /// Libraries the baseline does not have (new: nothing to break).
     new: Vec<String>,
+}
+
+/// Where both sides are documented: the dependencies' builds, which nothing else shares (the
+/// JSON output needs `RUSTC_BOOTSTRAP`).
+pub fn build_dir(root: &Path) -> PathBuf {
+    crate::sdks::target_dir(root).join("semver/target")
 }
 
 /// Installs the tool, proves it can fail, documents both sides and compares them.
@@ -103,7 +109,7 @@ fn prepare_with(root: &Path, work: &Path, quiet: Option<&Path>) -> Result<Prepar
     let (present, new): (Vec<&str>, Vec<&str>) = LIBRARIES
         .iter()
         .partition(|library| base_members.contains(**library));
-    let target = work.join("target");
+    let target = build_dir(root);
     let base_json = document(
         &base_tree,
         &present,
@@ -435,6 +441,12 @@ fn last_lines(path: &Path, count: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+/// Where the tool is installed, and whether it is there already (for the plan).
+pub fn tool_location() -> Result<(PathBuf, bool)> {
+    let (root, binary) = location()?;
+    Ok((root, binary.is_file()))
 }
 
 /// The install root and the binary in it.

@@ -82,18 +82,19 @@ impl CodingAgent {
         let client = ModelClient::from_env(|name| env.get(name).cloned())?;
         let mut dirs = vec![config.cwd.clone()];
         dirs.extend(config.add_dirs.iter().cloned());
-        let permissions = Permissions::new(
-            &config.allowed_tools,
-            &config.disallowed_tools,
-            dirs,
-            config.ask_host,
-        )?;
         let workspace = Arc::new(Workspace::new(
             config.cwd.clone(),
             config.add_dirs.clone(),
             config.limits,
             config.env.clone(),
         )?);
+        let permissions = Permissions::new(
+            &config.allowed_tools,
+            &config.disallowed_tools,
+            dirs,
+            config.ask_host,
+        )?
+        .with_own_dirs(workspace.own_dirs());
         let store = match config
             .env
             .get("CLAUDE_CONFIG_DIR")
@@ -105,7 +106,7 @@ impl CodingAgent {
                 None => SavedSessions::from_env(),
             },
         };
-        let tools = Registry::built_in(config.tools.as_deref());
+        let tools = Registry::built_in(config.tools.as_deref(), &config.env);
         let state =
             State::start(&config, &store, tools, permissions).map_err(StartError::Resume)?;
         let checkpoints = Checkpoints::new(Checkpoints::enabled_by(

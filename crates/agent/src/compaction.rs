@@ -330,8 +330,10 @@ async fn summarize(
         messages,
         tools: Vec::new(),
         thinking: None,
+        context_management: None,
+        output_config: None,
         stream: true,
-        metadata: Some(json!({"user_id": format!("session_{}", session.id())})),
+        metadata: Some(json!({"user_id": crate::prompt::user_id(&session.id())})),
     }
     .with_cache_breakpoints();
     let cancel = peer.interrupted().clone();

@@ -11,7 +11,7 @@ use twinwire_protocol::permission::PermissionMode;
 use crate::args::{split_rules, Args};
 
 /// The model when neither `--model` nor `ANTHROPIC_MODEL` names one.
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+pub const DEFAULT_MODEL: &str = "claude-opus-5-5";
 
 /// How a session begins.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -40,20 +40,21 @@ pub enum SessionStart {
 /// Bounds on what tools produce and wait for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// The most bytes of a Bash command's output (stdout and stderr together) kept for the
-    /// model; the rest is cut with a note.
+    /// The most characters of a Bash command's output (stdout and stderr together) given to
+    /// the model inline; past it the output is saved whole to a file and shown as a preview
+    /// (30,000, as Claude Code).
     pub bash_output_bytes: usize,
     /// A Bash command's time limit when the call names none, in milliseconds.
     pub bash_default_timeout_ms: u64,
     /// The most a call may ask for.
     pub bash_max_timeout_ms: u64,
-    /// The most lines `Read` returns when the call names no limit.
+    /// Not used: `Read` gives whole files within Claude Code's limits (256 KB, 25,000 tokens).
     pub read_lines: usize,
-    /// The longest line `Read` shows; longer ones are cut.
+    /// Not used: `Read` shows long lines whole, as Claude Code does.
     pub read_line_chars: usize,
-    /// The largest file `Read`, `Edit` and `Write` take whole.
+    /// Not used: `Read`, `Edit` and `Write` follow Claude Code's limits.
     pub file_bytes: u64,
-    /// The most paths `Glob` and lines `Grep` return.
+    /// Not used: `Glob` lists 100 paths and `Grep` 250 entries unless asked, as Claude Code.
     pub search_results: usize,
 }
 
@@ -350,9 +351,9 @@ pub fn parse_mode(text: &str) -> Result<PermissionMode, ConfigError> {
 /// The model id of an alias (`sonnet`, `opus`, `haiku`); anything else as given.
 pub fn resolve_alias(model: &str) -> String {
     match model {
-        "sonnet" | "default" => "claude-sonnet-4-5",
-        "opus" => "claude-opus-4-5",
-        "haiku" => "claude-haiku-4-5",
+        "opus" | "default" => "claude-opus-5-5",
+        "sonnet" => "claude-sonnet-5-5",
+        "haiku" => "claude-haiku-5-5",
         other => other,
     }
     .to_owned()
@@ -410,7 +411,7 @@ mod tests {
             "--no-session-persistence",
         ])
         .unwrap();
-        assert_eq!(config.model, "claude-opus-4-5");
+        assert_eq!(config.model, "claude-opus-5-5");
         assert_eq!(config.permission_mode, PermissionMode::AcceptEdits);
         assert!(matches!(
             config.start,

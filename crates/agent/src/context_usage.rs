@@ -33,10 +33,10 @@ pub(crate) async fn context_usage(
     let mut only_word = bare.clone();
     only_word.system.clear();
     let counted = async {
-        let total = client.count_tokens(&request).await?;
-        let system = client.count_tokens(&bare).await?;
-        let no_tools = client.count_tokens(&without_tools).await?;
-        let word = client.count_tokens(&only_word).await?;
+        let total = client.count_request_tokens(&request).await?;
+        let system = client.count_request_tokens(&bare).await?;
+        let no_tools = client.count_request_tokens(&without_tools).await?;
+        let word = client.count_request_tokens(&only_word).await?;
         Ok::<_, crate::model::ModelError>((total, system.saturating_sub(word), no_tools))
     };
     let (total, system, tools, messages, estimate) = match counted.await {

@@ -370,9 +370,19 @@ fn find<'a>(servers: &'a mut [Server], name: &str) -> Result<&'a mut Server, Str
 /// What the session sees of the servers: their status, their tools, and which tools are
 /// always loaded.
 fn published(servers: &[Server]) -> Published {
+    let mut tools: Vec<Arc<dyn Tool>> = servers.iter().flat_map(Server::tools).collect();
+    // The resource tools, over the external servers, when there are any.
+    let external: Vec<_> = servers
+        .iter()
+        .filter(|s| s.origin != Origin::Sdk)
+        .map(|s| (s.name.clone(), s.connection.as_ref().map(|c| c.peer())))
+        .collect();
+    if !external.is_empty() {
+        tools.extend(crate::tools::mcp_resources::tools(Arc::new(external)));
+    }
     Published {
         status: servers.iter().map(Server::status).collect(),
-        tools: servers.iter().flat_map(Server::tools).collect(),
+        tools,
         always_loaded: servers.iter().flat_map(Server::always_loaded).collect(),
     }
 }

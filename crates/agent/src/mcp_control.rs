@@ -36,7 +36,9 @@ pub(crate) async fn prepare(session: &Session, peer: &Peer) -> Parked {
 fn apply(session: &Session, published: Published) {
     let mut state = session.state();
     state.mcp_status = published.status;
-    state.tools.retain(|name| !name.starts_with("mcp__"));
+    state.tools.retain(|name| {
+        !name.starts_with("mcp__") && !crate::tools::mcp_resources::NAMES.contains(&name)
+    });
     for tool in published.tools {
         state.tools.add(tool);
     }

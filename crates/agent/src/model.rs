@@ -9,6 +9,7 @@
 //! can tell the host (`system/api_retry`).
 
 pub mod assemble;
+pub mod options;
 pub mod pricing;
 pub mod request;
 pub mod retry;
@@ -185,7 +186,7 @@ impl ModelClient {
         let body = bytes::Bytes::from(
             serde_json::to_vec(request).map_err(|err| ModelError::Stream(err.to_string()))?,
         );
-        let url = format!("{}/v1/messages", self.base_url);
+        let url = format!("{}/v1/messages?beta=true", self.base_url);
         let mut attempt = 0u32;
         loop {
             let sent = self
@@ -227,23 +228,19 @@ impl ModelClient {
         }
     }
 
-    /// The input tokens `request` holds, counted by the API (`POST
-    /// /v1/messages/count_tokens`, not retried).
-    pub async fn count_tokens(&self, request: &MessagesRequest) -> Result<u64, ModelError> {
-        let mut body = serde_json::to_value(request)
-            .map_err(|err| ModelError::Stream(err.to_string()))?;
-        if let Some(object) = body.as_object_mut() {
-            for field in ["max_tokens", "stream", "metadata"] {
-                object.remove(field);
-            }
-        }
-        let url = format!("{}/v1/messages/count_tokens", self.base_url);
+    /// One call answered whole, not streamed: a question of a tool's own (a web page read
+    /// with a prompt, a web search). `body` is the request as the API takes it.
+    pub async fn complete(
+        &self,
+        body: &serde_json::Value,
+    ) -> Result<serde_json::Value, ModelError> {
+        let headers = self.headers()?;
+        let url = format!("{}/v1/messages?beta=true", self.base_url);
         let response = self
             .http
             .post(&url)
-            .headers(self.headers()?)
-            .body(serde_json::to_vec(&body).unwrap_or_default())
-            .timeout(CONNECT_TIMEOUT)
+            .headers(headers)
+            .body(serde_json::to_vec(body).map_err(|err| ModelError::Stream(err.to_string()))?)
             .send()
             .await
             .map_err(|err| ModelError::Connection(error_chain(&err)))?;
@@ -253,18 +250,54 @@ impl ModelClient {
         let bytes = response
             .bytes()
             .await
+            .map_err(|err| ModelError::Stream(error_chain(&err)))?;
+        serde_json::from_slice(&bytes).map_err(|err| ModelError::Stream(err.to_string()))
+    }
+
+    /// The input tokens `request` holds, counted by the API ([`Self::count_tokens`]; the
+    /// fields the endpoint does not take are left out).
+    pub async fn count_request_tokens(&self, request: &MessagesRequest) -> Result<u64, ModelError> {
+        let mut body = serde_json::to_value(request)
+            .map_err(|err| ModelError::Stream(err.to_string()))?;
+        if let Some(object) = body.as_object_mut() {
+            for field in ["max_tokens", "stream", "metadata"] {
+                object.remove(field);
+            }
+        }
+        self.count_tokens(&body).await
+    }
+
+    /// The API's count of a request's input tokens (`POST /v1/messages/count_tokens`).
+    pub async fn count_tokens(&self, body: &serde_json::Value) -> Result<u64, ModelError> {
+        let headers = self.headers()?;
+        let url = format!("{}/v1/messages/count_tokens?beta=true", self.base_url);
+        let response = self
+            .http
+            .post(&url)
+            .headers(headers)
+            .body(serde_json::to_vec(body).map_err(|err| ModelError::Stream(err.to_string()))?)
+            .send()
+            .await
             .map_err(|err| ModelError::Connection(error_chain(&err)))?;
-        let counted: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|err| ModelError::Stream(format!("count_tokens: {err}")))?;
-        counted["input_tokens"]
+        if !response.status().is_success() {
+            return Err(error_of(response).await);
+        }
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|err| ModelError::Stream(error_chain(&err)))?;
+        let answer: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|err| ModelError::Stream(err.to_string()))?;
+        answer["input_tokens"]
             .as_u64()
-            .ok_or_else(|| ModelError::Stream("count_tokens gave no input_tokens".into()))
+            .ok_or_else(|| ModelError::Stream("no input_tokens in the answer".into()))
     }
 
     fn headers(&self) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert("anthropic-beta", HeaderValue::from_static(options::BETAS));
         let invalid = |_| ModelError::Connection("a credential that is not a header value".into());
         match &self.credentials {
             Credentials::ApiKey(key) => {

@@ -57,6 +57,9 @@ pub struct Permissions {
     shell_dir: Arc<Mutex<Option<PathBuf>>>,
     ask_host: bool,
     base: twinwire_policy::Base,
+    /// Folders of the agent's own that its reading tools read without asking (the output
+    /// of background jobs, saved tool results), as Claude Code reads its own.
+    own_dirs: Vec<PathBuf>,
 }
 
 /// Rules that cannot be read are refused when the session starts.
@@ -85,7 +88,15 @@ impl Permissions {
             shell_dir: Arc::default(),
             ask_host,
             base,
+            own_dirs: Vec::new(),
         })
+    }
+
+    /// Lets the reading tools read these folders of the agent's own without asking.
+    #[must_use]
+    pub fn with_own_dirs(mut self, dirs: Vec<PathBuf>) -> Self {
+        self.own_dirs = dirs;
+        self
     }
 
     /// Tells where the Bash tool's shell is now (after a `cd`): relative paths of later
@@ -218,7 +229,7 @@ impl Permissions {
         read_only: bool,
     ) -> bool {
         let inside = self.paths_inside(tool, input);
-        if read_only && inside {
+        if read_only && (inside || self.own_file(tool, input)) {
             return true;
         }
         let command = input.get("command").and_then(Value::as_str);
@@ -261,6 +272,19 @@ impl Permissions {
                 }
             }
         }
+    }
+
+    /// Whether a Read names a file in one of the agent's own folders.
+    fn own_file(&self, tool: &str, input: &Value) -> bool {
+        let path = input.get("file_path").and_then(Value::as_str);
+        tool == "Read"
+            && path.is_some_and(|path| {
+                Path::new(path).is_absolute()
+                    && self
+                        .own_dirs
+                        .iter()
+                        .any(|dir| is_under(Path::new(path), dir))
+            })
     }
 
     /// Whether every path the call names is inside the session's directories (a call with no

@@ -46,7 +46,7 @@ pub(crate) fn seed_read_state(
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let seen = seen.max(0.0).floor() as u128;
     if modified <= seen {
-        session.workspace.mark_read(&path);
+        session.workspace.files.read(&path, true);
     } else {
         tracing::debug!(path = %path.display(), "seed_read_state for a file changed since");
     }
@@ -151,9 +151,12 @@ pub(crate) fn reload_output_styles() -> ReloadOutputStylesResponse {
     }
 }
 
-/// `stop_task`.
+/// `stop_task`: a background job of Bash (the host is told it stopped), else a subagent. A
+/// task not known is answered as Claude Code answers it: done.
 pub(crate) fn stop_task(session: &Session, id: &str) {
-    session.tasks.stop(id);
+    if session.workspace.jobs.stop(id).is_err() {
+        session.tasks.stop(id);
+    }
 }
 
 /// `cancel_async_message`: a queued prompt withdrawn before a turn takes it (the host is told

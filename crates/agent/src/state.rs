@@ -211,6 +211,17 @@ impl State {
         }
     }
 
+    /// Adds a note for the model between two steps (a background job that ended, a file that
+    /// changed on disk, a new working directory): a `system` message of its own after the
+    /// last one, as Claude Code sends them.
+    pub fn push_system(&mut self, text: String) {
+        self.conversation.push(MessageParam {
+            role: "system".to_owned(),
+            content: UserContent::Text(text),
+            extra: Map::new(),
+        });
+    }
+
     /// Counts a model call's usage; returns its cost.
     pub fn charge(&mut self, model: &str, usage: &Usage) -> f64 {
         let cost = pricing::cost(model, usage);

@@ -216,6 +216,8 @@ async fn run(session: &Arc<Session>, peer: &Peer, input: Value, cx: ToolContext)
             "totalToolUseCount": usage.tool_uses,
             "usage": tally.usage,
         })),
+        follow_up: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -1,18 +1,13 @@
-//! Work that runs beside the conversation, as Claude Code reports it: a Bash command run in
-//! the background (`run_in_background`) and a subagent. Each is a task with an id, reported
-//! to the host as it starts (`system/task_started`, `background_tasks_changed`) and as it
-//! ends (`task_updated`, `task_notification` with `completed`, `failed` or `stopped`), and
-//! stopped by the host with `stop_task`. A background command's output goes to a file (the
-//! model may read it), in its own process group, which stopping kills whole; what is still
-//! running when the session ends is stopped then. How a background command ended is told to
-//! the model at the start of the next prompt.
+//! Subagents as tasks, as Claude Code reports them: each has an id, is reported to the host
+//! as it starts (`system/task_started`, `background_tasks_changed`) and as it ends
+//! (`task_updated`, `task_notification` with `completed`, `failed` or `stopped`), and is
+//! stopped by the host with `stop_task`; what still runs when the session ends is stopped
+//! then. (Bash's background commands are jobs of their own: `tools::jobs`.)
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use twinwire::agent::frames::new_id;
 use twinwire::agent::Peer;
@@ -22,13 +17,11 @@ use twinwire_protocol::system::{
 };
 use twinwire_protocol::Message;
 
-use crate::tools::{ToolOutput, Workspace};
+use crate::tools::Workspace;
 
 /// What a task is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
-    /// A Bash command in the background.
-    Shell,
     /// A subagent.
     Agent,
 }
@@ -36,7 +29,6 @@ pub(crate) enum Kind {
 impl Kind {
     fn task_type(self) -> &'static str {
         match self {
-            Self::Shell => "local_bash",
             Self::Agent => "local_agent",
         }
     }
@@ -74,8 +66,6 @@ struct Running {
 #[derive(Default)]
 pub(crate) struct Tasks {
     running: Mutex<BTreeMap<String, Running>>,
-    /// What the model is told of ended background commands at the next prompt.
-    notices: Mutex<Vec<String>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -192,15 +182,6 @@ impl Tasks {
         !lock(&self.running).is_empty()
     }
 
-    /// Takes what the model is to be told of ended background commands.
-    pub(crate) fn take_notices(&self) -> Vec<String> {
-        std::mem::take(&mut *lock(&self.notices))
-    }
-
-    fn notice(&self, text: String) {
-        lock(&self.notices).push(text);
-    }
-
     /// `system/background_tasks_changed` with the tasks running now.
     fn changed(&self, peer: &Peer) {
         let tasks = lock(&self.running)
@@ -235,7 +216,6 @@ fn emit(peer: &Peer, message: SystemMessage) {
 fn task_id(kind: Kind) -> String {
     let hex = uuid::Uuid::new_v4().simple().to_string();
     let letter = match kind {
-        Kind::Shell => 'b',
         Kind::Agent => 'a',
     };
     format!("{letter}{}", &hex[..16])
@@ -263,114 +243,4 @@ pub(crate) fn output_file(workspace: &Workspace, session_id: &str, id: &str) -> 
         .join(session_id)
         .join("tasks")
         .join(format!("{id}.output"))
-}
-
-/// Starts a Bash command in the background: it runs in the shell's directory in a process
-/// group of its own, its output (stdout and stderr) to its task's file; the call returns at
-/// once with the task's id.
-pub(crate) fn start_shell(
-    tasks: &Arc<Tasks>,
-    peer: &Peer,
-    workspace: &Arc<Workspace>,
-    command: &str,
-    description: &str,
-    tool_use_id: &str,
-) -> ToolOutput {
-    let stop = CancellationToken::new();
-    let id = tasks.start(
-        peer,
-        Start {
-            kind: Kind::Shell,
-            description: description.to_owned(),
-            tool_use_id: tool_use_id.to_owned(),
-            subagent_type: None,
-            prompt: None,
-            backgrounded: true,
-            stop: stop.clone(),
-        },
-    );
-    let file = output_file(workspace, peer.session_id(), &id);
-    let spawned = spawn_shell(workspace, command, &file);
-    let mut child = match spawned {
-        Ok(child) => child,
-        Err(why) => {
-            tasks.finish(peer, &id, &End::Failed(why.clone()), &file, description, None);
-            return ToolOutput::error(format!("cannot start the command: {why}"));
-        }
-    };
-    let group = child.id();
-    let (tasks_ref, peer_ref, id_ref, file_ref) =
-        (Arc::clone(tasks), peer.clone(), id.clone(), file.clone());
-    let description_ref = description.to_owned();
-    tokio::spawn(async move {
-        let end = tokio::select! {
-            status = child.wait() => match status {
-                Ok(status) if status.success() => End::Completed,
-                Ok(status) => End::Failed(format!("exit code {}", status.code().unwrap_or(-1))),
-                Err(err) => End::Failed(err.to_string()),
-            },
-            () = stop.cancelled() => End::Stopped,
-        };
-        kill_group(group);
-        let _ = child.wait().await;
-        let said = match &end {
-            End::Completed => "completed".to_owned(),
-            End::Failed(why) => format!("failed ({why})"),
-            End::Stopped => "was stopped".to_owned(),
-        };
-        tasks_ref.notice(format!(
-            "<task-notification>The background command {id_ref} ({description_ref}) {said}; its \
-             output is in {}.</task-notification>",
-            file_ref.display()
-        ));
-        tasks_ref.finish(&peer_ref, &id_ref, &end, &file_ref, &description_ref, None);
-    });
-    ToolOutput::success(
-        format!(
-            "Command running in background with ID: {id}. Output is being written to: {}. \
-             You will be told when it ends.",
-            file.display()
-        ),
-        json!({"stdout": "", "stderr": "", "interrupted": false, "isImage": false,
-               "noOutputExpected": false, "backgroundTaskId": id}),
-    )
-}
-
-fn spawn_shell(
-    workspace: &Workspace,
-    command: &str,
-    file: &Path,
-) -> Result<tokio::process::Child, String> {
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
-    }
-    let output = std::fs::File::create(file).map_err(|err| err.to_string())?;
-    let errors = output.try_clone().map_err(|err| err.to_string())?;
-    let mut shell = tokio::process::Command::new("bash");
-    shell
-        .arg("-c")
-        .arg(command)
-        .current_dir(workspace.shell_cwd())
-        .envs(&workspace.env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(output))
-        .stderr(Stdio::from(errors))
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    shell.process_group(0);
-    shell.spawn().map_err(|err| err.to_string())
-}
-
-/// Kills what a background command started (its process group); its leader is not yet reaped,
-/// so the group's number is still its own.
-fn kill_group(group: Option<u32>) {
-    #[cfg(unix)]
-    if let Some(pid) = group.and_then(|p| i32::try_from(p).ok()) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
-    #[cfg(not(unix))]
-    let _ = group;
 }

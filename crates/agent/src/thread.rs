@@ -140,6 +140,18 @@ impl Thread {
         }
     }
 
+    /// Adds a note for the model between two steps (`State::push_system`).
+    pub(crate) fn push_system(&self, session: &Session, text: String) {
+        match self {
+            Self::Main => session.state().push_system(text),
+            Self::Side(side) => lock(&side.conversation).push(MessageParam {
+                role: "system".to_owned(),
+                content: UserContent::Text(text),
+                extra: Map::new(),
+            }),
+        }
+    }
+
     /// Adds a reply to the conversation.
     pub(crate) fn push_assistant(&self, session: &Session, message: MessageParam) {
         match self {

@@ -104,14 +104,12 @@ async fn begin(session: &Arc<Session>, peer: &Peer, message: UserMessage) -> Res
         }
         content = UserContent::Text(text);
     }
-    for notice in session.tasks.take_notices() {
-        crate::transcript::append(&mut content, UserContent::Text(notice));
-    }
     for context in report.context {
         crate::transcript::append(&mut content, UserContent::Text(context));
     }
     session.checkpoints.prompt(&uuid);
     session.record_user(&uuid, content, Map::new());
+    crate::prompt::note_environment(session);
     Ok(())
 }
 
@@ -143,6 +141,14 @@ async fn drive(session: &Arc<Session>, peer: &Peer, tally: &mut Tally) -> End {
         let spent = session.state().cost_usd;
         if let Some(max) = config.max_budget_usd.filter(|max| spent >= *max) {
             return End::Budget(max);
+        }
+        {
+            let mut state = session.state();
+            let notes =
+                crate::tools::between_steps(&session.workspace, &state.conversation, &state.tools);
+            for note in notes {
+                state.push_system(note);
+            }
         }
         let cx = TurnContext::read(session, peer);
         let reply = match model_call::call(&cx, tally).await {

@@ -23,6 +23,8 @@ fn request(prompt: &str) -> MessagesRequest {
         messages: vec![MessageParam::user(prompt)],
         tools: Vec::new(),
         thinking: None,
+        context_management: None,
+        output_config: None,
         stream: true,
         metadata: None,
     }

@@ -30,7 +30,10 @@ impl Bench {
         Self {
             _dir: dir,
             workspace,
-            tools: Registry::built_in(None),
+            tools: Registry::built_in(
+                None,
+                &[("CLAUDE_CODE_ENABLE_TASKS".to_owned(), "false".to_owned())].into(),
+            ),
         }
     }
 
@@ -58,8 +61,19 @@ impl Bench {
             cancel,
             peer: None,
             tool_use_id: "toolu_test".into(),
+            session_id: "session".into(),
+            model: None,
         };
-        self.tools.get(tool).unwrap().call(input, cx).await
+        // As a turn runs a call: the input checked, the call validated, then run.
+        let tool = self.tools.get(tool).unwrap();
+        let input = match tool.check_input(&input) {
+            Ok(input) => input,
+            Err(why) => return ToolOutput::error(why),
+        };
+        if let Some(refused) = tool.validate(&input, &cx) {
+            return refused;
+        }
+        tool.call(input, cx).await
     }
 
     async fn call(&self, tool: &str, input: Value) -> ToolOutput {
@@ -71,30 +85,33 @@ fn text(output: &ToolOutput) -> String {
     output.content.joined_text()
 }
 
+/// What Claude Code adds to an edit's result when the model has the whole file in view.
+const IN_CONTEXT: &str =
+    " (file state is current in your context \u{2014} no need to Read it back)";
+
 #[tokio::test]
 async fn edit_replaces_a_unique_string_and_refuses_an_ambiguous_one() {
     let bench = Bench::new();
     bench.write("a.txt", "one two\nthree two\n");
     let file = bench.path("a.txt");
-    let before_read = bench
+    // A file not read may be edited (the permission asked covers it); the result does not
+    // say the file is in view.
+    let unread = bench
         .call(
             "Edit",
             json!({"file_path": file, "old_string": "one", "new_string": "1"}),
         )
         .await;
-    assert!(
-        before_read.is_error,
-        "an edit before a read: {}",
-        text(&before_read)
+    assert_eq!(
+        text(&unread),
+        format!("The file {file} has been updated successfully.")
     );
-    assert!(text(&before_read).contains("has not been read yet"));
     assert!(
         !bench
             .call("Read", json!({"file_path": file}))
             .await
             .is_error
     );
-
     let ambiguous = bench
         .call(
             "Edit",
@@ -103,48 +120,45 @@ async fn edit_replaces_a_unique_string_and_refuses_an_ambiguous_one() {
         .await;
     assert!(ambiguous.is_error);
     assert!(
-        text(&ambiguous).contains("Found 2 matches"),
+        text(&ambiguous).starts_with("<tool_use_error>Found 2 matches"),
         "{}",
         text(&ambiguous)
     );
-    assert_eq!(
-        bench.read("a.txt"),
-        "one two\nthree two\n",
-        "nothing changed"
-    );
-
+    assert_eq!(bench.read("a.txt"), "1 two\nthree two\n", "nothing changed");
     let unique = bench
         .call(
             "Edit",
             json!({"file_path": file, "old_string": "three two", "new_string": "3 2"}),
         )
         .await;
-    assert!(!unique.is_error, "{}", text(&unique));
-    assert_eq!(bench.read("a.txt"), "one two\n3 2\n");
-
+    assert_eq!(
+        text(&unique),
+        format!("The file {file} has been updated successfully.{IN_CONTEXT}")
+    );
+    assert_eq!(bench.read("a.txt"), "1 two\n3 2\n");
     let all = bench
         .call(
             "Edit",
-            json!({"file_path": file, "old_string": "2", "new_string": "II", "replace_all": false}),
+            json!({"file_path": file, "old_string": "o", "new_string": "0", "replace_all": "true"}),
         )
         .await;
-    assert!(!all.is_error, "one occurrence left: {}", text(&all));
-    let all = bench
-        .call(
-            "Edit",
-            json!({"file_path": file, "old_string": "o", "new_string": "0", "replace_all": true}),
+    assert_eq!(
+        text(&all),
+        format!(
+            "The file {file} has been updated. All occurrences were successfully replaced.{IN_CONTEXT}"
         )
-        .await;
-    assert!(!all.is_error, "{}", text(&all));
-    assert_eq!(bench.read("a.txt"), "0ne tw0\n3 II\n");
-
+    );
+    assert_eq!(bench.read("a.txt"), "1 tw0\n3 2\n");
     let missing = bench
         .call(
             "Edit",
             json!({"file_path": file, "old_string": "absent", "new_string": "x"}),
         )
         .await;
-    assert!(text(&missing).contains("not found"), "{}", text(&missing));
+    assert_eq!(
+        text(&missing),
+        "<tool_use_error>String to replace not found in file.\nString: absent</tool_use_error>"
+    );
     let same = bench
         .call(
             "Edit",
@@ -155,7 +169,36 @@ async fn edit_replaces_a_unique_string_and_refuses_an_ambiguous_one() {
 }
 
 #[tokio::test]
-async fn edit_and_write_refuse_a_file_changed_on_disk_since_it_was_read() {
+async fn edit_matches_crlf_and_curly_quotes_as_claude_code_does() {
+    let bench = Bench::new();
+    bench.write("crlf.txt", "a = 1\r\nb = 2\r\n");
+    let edit = bench
+        .call(
+            "Edit",
+            json!({"file_path": bench.path("crlf.txt"), "old_string": "a = 1\nb = 2",
+                   "new_string": "a = 3\nb = 4"}),
+        )
+        .await;
+    assert!(!edit.is_error, "{}", text(&edit));
+    assert_eq!(
+        bench.read("crlf.txt"),
+        "a = 3\r\nb = 4\r\n",
+        "the line ends stay"
+    );
+    bench.write("quotes.txt", "say \u{201c}hi\u{201d}\n");
+    let edit = bench
+        .call(
+            "Edit",
+            json!({"file_path": bench.path("quotes.txt"), "old_string": "say \"hi\"",
+                   "new_string": "say \"yo\""}),
+        )
+        .await;
+    assert!(!edit.is_error, "{}", text(&edit));
+    assert_eq!(bench.read("quotes.txt"), "say \u{201c}yo\u{201d}\n");
+}
+
+#[tokio::test]
+async fn a_file_changed_on_disk_since_it_was_read_is_written_only_with_care() {
     let bench = Bench::new();
     bench.write("b.txt", "alpha\n");
     let file = bench.path("b.txt");
@@ -163,43 +206,54 @@ async fn edit_and_write_refuse_a_file_changed_on_disk_since_it_was_read() {
     // Another writer changes the file (a different size, so the change shows whatever the
     // file system's time resolution).
     bench.write("b.txt", "alpha beta\n");
+    let write = bench
+        .call("Write", json!({"file_path": file, "content": "new"}))
+        .await;
+    assert_eq!(
+        text(&write),
+        "<tool_use_error>File has been modified since read, either by the user or by a linter. \
+         Read it again before attempting to write it.</tool_use_error>"
+    );
+    assert_eq!(bench.read("b.txt"), "alpha beta\n");
+    // The text to replace is still there: the edit applies, and says the file changed.
     let edit = bench
         .call(
             "Edit",
-            json!({"file_path": file, "old_string": "alpha", "new_string": "x"}),
+            json!({"file_path": file, "old_string": "beta", "new_string": "gamma"}),
         )
         .await;
     assert!(
-        text(&edit).contains("modified since read"),
+        text(&edit).contains("had been modified on disk since you last read it"),
         "{}",
         text(&edit)
     );
-    let write = bench
-        .call("Write", json!({"file_path": file, "content": "new"}))
-        .await;
-    assert!(
-        text(&write).contains("modified since read"),
-        "{}",
-        text(&write)
-    );
-    assert_eq!(bench.read("b.txt"), "alpha beta\n");
-    bench.call("Read", json!({"file_path": file})).await;
-    let write = bench
-        .call("Write", json!({"file_path": file, "content": "new"}))
-        .await;
-    assert!(!write.is_error, "{}", text(&write));
-    assert_eq!(bench.read("b.txt"), "new");
+    assert_eq!(bench.read("b.txt"), "alpha gamma\n");
     let create = bench
         .call(
             "Write",
             json!({"file_path": bench.path("deep/er/c.txt"), "content": "c"}),
         )
         .await;
-    assert!(
-        text(&create).starts_with("File created successfully"),
-        "{}",
-        text(&create)
+    assert_eq!(
+        text(&create),
+        format!(
+            "File created successfully at: {}{IN_CONTEXT}",
+            bench.path("deep/er/c.txt")
+        )
     );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(bench.root().join("deep/er/c.txt"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(
+            mode & 0o777,
+            0o644,
+            "a new file is 0644, as Claude Code's are"
+        );
+    }
     let create = bench
         .call(
             "Edit",
@@ -211,30 +265,24 @@ async fn edit_and_write_refuse_a_file_changed_on_disk_since_it_was_read() {
 }
 
 #[tokio::test]
-async fn read_numbers_lines_from_an_offset_for_a_limit() {
+async fn read_numbers_lines_as_claude_code_does() {
     let bench = Bench::new();
     let lines: String = (1..=10).map(|i| format!("line {i}\n")).collect();
     bench.write("ten.txt", &lines);
     let part = bench
         .call(
             "Read",
-            json!({"file_path": bench.path("ten.txt"), "offset": 3, "limit": 2}),
+            json!({"file_path": bench.path("ten.txt"), "offset": "3", "limit": 2}),
         )
         .await;
-    assert!(!part.is_error);
-    assert!(
-        text(&part).starts_with("     3\tline 3\n     4\tline 4\n"),
-        "{}",
-        text(&part)
-    );
-    assert!(text(&part).contains("offset 5"), "{}", text(&part));
-    assert_eq!(part.result.as_ref().unwrap()["file"]["totalLines"], 10);
+    assert_eq!(text(&part), "3\tline 3\n4\tline 4");
+    assert_eq!(part.result.as_ref().unwrap()["file"]["totalLines"], 11);
     let whole = bench
         .call("Read", json!({"file_path": bench.path("ten.txt")}))
         .await;
     assert!(
-        text(&whole).ends_with("    10\tline 10"),
-        "{}",
+        text(&whole).ends_with("10\tline 10\n11\t"),
+        "the final newline ends an empty, numbered line: {}",
         text(&whole)
     );
     let past = bench
@@ -243,32 +291,56 @@ async fn read_numbers_lines_from_an_offset_for_a_limit() {
             json!({"file_path": bench.path("ten.txt"), "offset": 50}),
         )
         .await;
-    assert!(text(&past).contains("10 lines"), "{}", text(&past));
+    assert_eq!(
+        text(&past),
+        "<system-reminder>Warning: the file exists but is shorter than the provided offset \
+         (50). The file has 11 lines.</system-reminder>"
+    );
     let missing = bench
         .call("Read", json!({"file_path": bench.path("nope")}))
         .await;
-    assert!(missing.is_error && text(&missing).contains("does not exist"));
-    std::fs::write(bench.root().join("bin"), [0u8, 1, 2]).unwrap();
+    assert!(missing.is_error);
+    assert!(
+        text(&missing).starts_with("File does not exist."),
+        "{}",
+        text(&missing)
+    );
+    bench.write("data.dat", "x");
     let binary = bench
-        .call("Read", json!({"file_path": bench.path("bin")}))
+        .call("Read", json!({"file_path": bench.path("data.dat")}))
         .await;
-    assert!(binary.is_error && text(&binary).contains("binary"));
-    let long = Bench::with_limits(Limits {
-        read_line_chars: 5,
-        ..Limits::default()
-    });
-    long.write("long.txt", "abcdefghij\n");
-    let cut = long
-        .call("Read", json!({"file_path": long.path("long.txt")}))
+    assert!(binary.is_error && text(&binary).contains("cannot read binary files"));
+    std::fs::write(bench.root().join("zero.txt"), b"a\x00b\n").unwrap();
+    let zero = bench
+        .call("Read", json!({"file_path": bench.path("zero.txt")}))
+        .await;
+    assert!(!zero.is_error);
+    assert!(
+        text(&zero).contains("[This file has NUL bytes"),
+        "{}",
+        text(&zero)
+    );
+    let big = "0123456789abcdef\n".repeat(20_000);
+    bench.write("big.txt", &big);
+    let refused = bench
+        .call("Read", json!({"file_path": bench.path("big.txt")}))
         .await;
     assert!(
-        text(&cut).contains("abcde… [line cut at 5 characters]"),
+        text(&refused).starts_with("File content (332KB) exceeds maximum allowed size (256KB)."),
         "{}",
-        text(&cut)
+        text(&refused)
     );
+    let allowed = bench
+        .call(
+            "Read",
+            json!({"file_path": bench.path("big.txt"), "allow_large": true}),
+        )
+        .await;
+    assert!(!allowed.is_error);
 }
 
-/// A tree with ignored and hidden files, in a git work tree so `.gitignore` applies.
+/// A tree with ignored and hidden files, in a git work tree (`.gitignore` does not apply to
+/// Claude Code's searches).
 fn tree(bench: &Bench) {
     std::fs::create_dir(bench.root().join(".git")).unwrap();
     bench.write(".gitignore", "target/\n*.log\n");
@@ -278,29 +350,26 @@ fn tree(bench: &Bench) {
     bench.write("target/out.rs", "needle in build output\n");
     bench.write("debug.log", "needle in a log\n");
     bench.write(".hidden/secret.rs", "needle hidden\n");
+    bench.write(".git/HEAD", "needle in git\n");
 }
 
 #[tokio::test]
-async fn glob_matches_paths_and_leaves_out_ignored_and_hidden_files() {
+async fn glob_matches_at_any_depth_with_hidden_and_ignored_files() {
     let bench = Bench::new();
     tree(&bench);
-    let found = bench.call("Glob", json!({"pattern": "**/*.rs"})).await;
-    let mut names: Vec<String> = found.result.unwrap()["filenames"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_owned())
-        .collect();
-    names.sort();
+    let found = bench.call("Glob", json!({"pattern": "*.rs"})).await;
+    let listed = text(&found);
+    let mut names: Vec<&str> = listed.lines().collect();
+    names.sort_unstable();
     assert_eq!(
         names,
-        vec![bench.path("src/lib.rs"), bench.path("src/main.rs")]
-    );
-    let top = bench.call("Glob", json!({"pattern": "*.rs"})).await;
-    assert_eq!(
-        text(&top),
-        "No files found",
-        "`*` does not cross directories"
+        [
+            ".hidden/secret.rs",
+            "src/lib.rs",
+            "src/main.rs",
+            "target/out.rs"
+        ],
+        "relative paths, any depth, hidden and ignored files too"
     );
     let under = bench
         .call(
@@ -308,52 +377,64 @@ async fn glob_matches_paths_and_leaves_out_ignored_and_hidden_files() {
             json!({"pattern": "*.md", "path": bench.path("src")}),
         )
         .await;
-    assert_eq!(text(&under), bench.path("src/notes.md"));
+    assert_eq!(text(&under), "src/notes.md");
+    let nowhere = bench
+        .call(
+            "Glob",
+            json!({"pattern": "*", "path": bench.path("nowhere")}),
+        )
+        .await;
+    assert!(nowhere.is_error);
+    assert!(text(&nowhere).starts_with("Directory does not exist:"));
 }
 
 #[tokio::test]
-async fn grep_searches_as_ripgrep_does() {
+async fn grep_searches_as_claude_code_s_ripgrep_does() {
     let bench = Bench::new();
     tree(&bench);
     let files = bench.call("Grep", json!({"pattern": "needle"})).await;
     let listed = text(&files);
-    assert!(listed.starts_with("Found 3 files"), "{listed}");
-    for ignored in ["target/out.rs", "debug.log", ".hidden/secret.rs"] {
-        assert!(!listed.contains(ignored), "{ignored} is ignored: {listed}");
-    }
+    assert!(listed.starts_with("Found 6 files"), "{listed}");
+    assert!(
+        !listed.contains(".git/"),
+        "version control folders are left out: {listed}"
+    );
     let rust = bench
         .call("Grep", json!({"pattern": "needle", "type": "rust"}))
         .await;
-    assert!(text(&rust).starts_with("Found 2 files"), "{}", text(&rust));
+    assert!(text(&rust).starts_with("Found 4 files"), "{}", text(&rust));
     let globbed = bench
         .call("Grep", json!({"pattern": "needle", "glob": "*.md"}))
         .await;
-    assert!(
-        text(&globbed).starts_with("Found 1 files"),
-        "{}",
-        text(&globbed)
-    );
+    assert_eq!(text(&globbed), "Found 1 file\nsrc/notes.md");
     let content = bench
         .call(
             "Grep",
             json!({"pattern": "pub fn", "output_mode": "content", "-A": 1}),
         )
         .await;
-    let lib = bench.path("src/lib.rs");
     assert_eq!(
         text(&content),
-        format!("{lib}:1:pub fn needle() {{}}\n{lib}-2-// no match here")
+        "src/lib.rs:1:pub fn needle() {}\nsrc/lib.rs-2-// no match here"
     );
     let count = bench
-        .call("Grep", json!({"pattern": "NEEDLE", "-i": true, "output_mode": "count", "path": bench.path("src/main.rs")}))
+        .call(
+            "Grep",
+            json!({"pattern": "NEEDLE", "-i": true, "output_mode": "count",
+                             "path": bench.path("src/main.rs")}),
+        )
         .await;
-    assert!(
-        text(&count).starts_with(&format!("{}:1", bench.path("src/main.rs"))),
-        "{}",
-        text(&count)
+    assert_eq!(
+        text(&count),
+        "src/main.rs:1\n\nFound 1 total occurrence across 1 file."
     );
     let bad = bench.call("Grep", json!({"pattern": "("})).await;
     assert!(bad.is_error);
+    assert!(
+        text(&bad).contains("rg: regex parse error"),
+        "{}",
+        text(&bad)
+    );
 }
 
 #[tokio::test]
@@ -395,11 +476,15 @@ fn pid_in(bench: &Bench, name: &str) -> i32 {
 async fn bash_kills_the_whole_process_group_at_its_time_limit() {
     let bench = Bench::new();
     let timed = bench
-        .call("Bash", json!({"command": "sleep 60 & echo $! > child.pid; echo started; wait", "timeout": 1000}))
+        .call(
+            "Bash",
+            json!({"command": "sleep 60 & echo $! > child.pid; echo started; wait",
+                             "timeout": 1000}),
+        )
         .await;
     assert!(timed.is_error);
     assert!(
-        text(&timed).contains("timed out after 1000 ms"),
+        text(&timed).starts_with("Exit code 143\nCommand timed out after 1s"),
         "{}",
         text(&timed)
     );
@@ -442,7 +527,7 @@ async fn bash_stops_when_the_turn_is_interrupted() {
         )
         .await;
     assert!(
-        text(&interrupted).starts_with("Command interrupted"),
+        text(&interrupted).starts_with("Command was interrupted"),
         "{}",
         text(&interrupted)
     );
@@ -458,11 +543,8 @@ async fn bash_stops_when_the_turn_is_interrupted() {
 }
 
 #[tokio::test]
-async fn bash_output_is_capped_and_the_rest_counted() {
-    let bench = Bench::with_limits(Limits {
-        bash_output_bytes: 1000,
-        ..Limits::default()
-    });
+async fn bash_output_too_large_is_saved_whole_with_a_preview() {
+    let bench = Bench::new();
     let flood = bench
         .call(
             "Bash",
@@ -471,11 +553,66 @@ async fn bash_output_is_capped_and_the_rest_counted() {
         .await;
     assert!(!flood.is_error);
     let shown = text(&flood);
-    assert!(shown.starts_with(&"x".repeat(1000)));
     assert!(
-        shown.contains("[… 4999000 more bytes of output not shown]"),
+        shown.starts_with("<persisted-output>\nOutput too large (4.8MB). Full output saved to: "),
         "{}",
-        &shown[1000..]
+        &shown[..200]
+    );
+    let path = shown
+        .split("saved to: ")
+        .nth(1)
+        .and_then(|rest| rest.split('\n').next())
+        .unwrap();
+    assert_eq!(
+        std::fs::metadata(path).unwrap().len(),
+        5_000_000,
+        "nothing is lost"
+    );
+    assert!(shown.contains(&format!("Preview (first 2KB):\n{}\n...", "x".repeat(2000))));
+    let nothing = bench.call("Bash", json!({"command": "true"})).await;
+    assert_eq!(text(&nothing), "(Bash completed with no output)");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_command_past_its_limit_goes_on_in_the_background_and_its_end_is_told() {
+    let bench = Bench::new();
+    let moved = bench
+        .call(
+            "Bash",
+            json!({"command": "echo early; sleep 1; echo late", "timeout": 300}),
+        )
+        .await;
+    assert!(!moved.is_error, "{}", text(&moved));
+    let shown = text(&moved);
+    assert!(
+        shown.starts_with("early\nCommand did not complete within its 0s timeout and was moved to the background (ID: b"),
+        "{shown}"
+    );
+    let output = shown
+        .split("Output is being written to: ")
+        .nth(1)
+        .and_then(|rest| rest.split(". You will").next())
+        .unwrap()
+        .to_owned();
+    let mut notes = Vec::new();
+    for _ in 0..100 {
+        notes = twinwire_agent::tools::between_steps(&bench.workspace, &[], &bench.tools);
+        if !notes.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("<status>completed</status>"),
+        "{}",
+        notes[0]
+    );
+    assert_eq!(
+        std::fs::read_to_string(output).unwrap(),
+        "early\nlate\n\n[exited with code 0]\n",
+        "the output before and after the move, and how it ended"
     );
 }
 

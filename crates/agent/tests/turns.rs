@@ -58,9 +58,9 @@ async fn a_text_turn_streams_and_ends_with_a_priced_result() {
     assert_eq!(result.num_turns, 1);
     assert_eq!(result.usage.input_tokens, 100);
     assert_eq!(result.usage.output_tokens, 20);
-    // claude-sonnet-4-5 at 3 and 15 dollars per million tokens.
-    assert!((result.total_cost_usd - (100.0 * 3.0 + 20.0 * 15.0) / 1e6).abs() < 1e-12);
-    assert_eq!(result.model_usage["claude-sonnet-4-5"].input_tokens, 100);
+    // claude-opus-5-5, the default model, at 4 and 20 dollars per million tokens.
+    assert!((result.total_cost_usd - (100.0 * 4.0 + 20.0 * 20.0) / 1e6).abs() < 1e-12);
+    assert_eq!(result.model_usage["claude-opus-5-5"].input_tokens, 100);
     client.close().await.unwrap();
     assert_eq!(world.sessions(), vec![result.session_id.clone()]);
 }
@@ -403,7 +403,7 @@ async fn control_requests_are_answered_truly_or_refused() {
     let client = Client::connect(world.options().build().unwrap())
         .await
         .unwrap();
-    client.set_model(Some("haiku")).await.unwrap();
+    client.set_model(Some("claude-haiku-4-5")).await.unwrap();
     client
         .set_permission_mode(twinwire::protocol::permission::PermissionMode::AcceptEdits)
         .await
@@ -464,7 +464,12 @@ async fn thinking_goes_back_intact_and_read_only_calls_are_answered_together() {
     let server = ScriptedServer::start(vec![Answer::events(&first), Answer::events(&second)]).await;
     let world = World::at(server.url.clone());
     std::fs::write(world.path("notes.txt"), "a needle\n").unwrap();
-    let options = world.options().max_thinking_tokens(4096).build().unwrap();
+    let options = world
+        .options()
+        .model("claude-sonnet-4-5")
+        .max_thinking_tokens(4096)
+        .build()
+        .unwrap();
     let client = Client::connect(options).await.unwrap();
     client.send("look twice").await.unwrap();
     let frames = turn(&client).await;
@@ -473,14 +478,16 @@ async fn thinking_goes_back_intact_and_read_only_calls_are_answered_together() {
     assert_eq!(seen.len(), 2);
     assert_eq!(
         seen[0].body["thinking"],
-        json!({"type": "enabled", "budget_tokens": 4096})
+        json!({"type": "enabled", "budget_tokens": 4096, "display": "updates"})
     );
+    // The prompt, the note on the environment, the reply, its results.
     let messages = &seen[1].body["messages"];
+    assert_eq!(messages[1]["role"], "system");
     assert_eq!(
-        messages[1]["content"][0],
+        messages[2]["content"][0],
         json!({"type": "thinking", "thinking": "two lookups at once", "signature": "c2lnbmVkIGJ5IHRoZSBBUEk="})
     );
-    let results = messages[2]["content"].as_array().unwrap();
+    let results = messages[3]["content"].as_array().unwrap();
     let ids: Vec<&str> = results
         .iter()
         .map(|r| r["tool_use_id"].as_str().unwrap())

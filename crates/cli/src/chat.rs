@@ -259,6 +259,10 @@ async fn chat(args: &ChatArgs) -> u8 {
                         code = EXIT_INTERRUPTED;
                         break;
                     }
+                    TurnEnd::NeedsLogin => {
+                        code = fail(&mut renderer, &crate::connect::login_hint("chat"));
+                        break;
+                    }
                     TurnEnd::Ended(err) => {
                         let why = err.map_or_else(
                             || "the CLI ended the session".to_owned(),

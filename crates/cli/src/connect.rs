@@ -315,10 +315,18 @@ fn shell_word(word: &str) -> String {
 /// words, but this tool's flag (`--cli-path`) where the library names its option, and the
 /// CLI's stderr in it sanitized.
 pub fn start_failure(err: &twinwire::Error) -> String {
-    const INSTALL: &str = "install Claude Code with `npm install -g @anthropic-ai/claude-code` \
-                           (or the version twinwire is tested against with `cargo xtask \
-                           install-claude`)";
+    const INSTALL: &str = "install the version twinwire is tested against with `twinwire \
+                           install-claude`, or Claude Code as usual with `npm install -g \
+                           @anthropic-ai/claude-code`";
     match err {
+        twinwire::Error::CliNotFound {
+            given: Some(path),
+            searched,
+        } if searched == "PATH" => format!(
+            "twinwire: Claude Code CLI `{}` not found on PATH (--cli-path; a path with a \
+             directory is taken as it is)\nhint: check the name, or {INSTALL}",
+            sanitize(&path.display().to_string())
+        ),
         twinwire::Error::CliNotFound {
             given: Some(path), ..
         } => format!(
@@ -327,13 +335,24 @@ pub fn start_failure(err: &twinwire::Error) -> String {
             sanitize(&path.display().to_string())
         ),
         twinwire::Error::CliNotFound { searched, .. } => format!(
-            "twinwire: Claude Code CLI not found (looked in: {})\nhint: {INSTALL}, or point \
+            "twinwire: Claude Code CLI not found (looked in: {})\nhint: {INSTALL}; or point \
              twinwire at it with --cli-path PATH or {}",
             sanitize(searched),
             twinwire::host::process::CLI_PATH_ENV
         ),
         other => format!("twinwire: {}", sanitize(&other.to_string())),
     }
+}
+
+/// What to do when a turn failed for want of credentials (the CLI's own advice, `/login`, is
+/// a command of its terminal): said once after the CLI's words. `command` is `run` or `chat`.
+pub fn login_hint(command: &str) -> String {
+    format!(
+        "hint: Claude Code has no usable credentials here. Give it an API key \
+         (ANTHROPIC_API_KEY=sk-ant-… twinwire {command} …), or log in once in Claude Code's own \
+         terminal (`claude`, then /login); or try twinwire without an account: twinwire \
+         {command} --offline"
+    )
 }
 
 #[cfg(test)]

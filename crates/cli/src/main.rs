@@ -8,10 +8,12 @@ use clap::{CommandFactory, Parser, Subcommand};
 mod chat;
 mod check;
 mod connect;
+mod explain;
 mod install;
 mod offline;
 mod pipe;
 mod replay;
+mod rules;
 mod run;
 mod sessions;
 mod tap;
@@ -44,6 +46,11 @@ enum Command {
     /// Serve a scripted model (the Anthropic Messages API) until Ctrl-C, printing its URL;
     /// point the CLI at it with ANTHROPIC_BASE_URL.
     ModelServer(offline::ModelServerArgs),
+    /// Run your own program (`-- COMMAND ARGS…`) with no account and no network: every Claude
+    /// Code CLI it starts answers from a scripted model server, in a private HOME. The CLI is
+    /// found as `run` finds it and given to the command as `claude` on PATH and as
+    /// $TWINWIRE_CLI_PATH. Exits with the command's exit code.
+    Offline(offline::command::OfflineArgs),
     /// Sit between a host and `claude` as a proxy: relay every line both ways in order, its
     /// bytes as they came (line endings made `\n`, blank lines dropped), record the session
     /// (--record, secrets redacted), answer tool permissions from a policy (--policy). Exits
@@ -55,9 +62,18 @@ enum Command {
     /// Show a session as one self-contained HTML page: a tap recording, a `run --output jsonl`
     /// or stream-json capture, or a saved session (--session ID). Prints the page's path.
     View(view::ViewArgs),
+    /// Would this call be allowed here, and why: a command line (or --tool and --input) judged
+    /// against a directory's settings files, the command line's allowed and disallowed tools
+    /// and the permission mode, in Claude Code's order, naming the rule and the file it came
+    /// from. Exits 0 when the call would run without asking, 1 when it would be asked about
+    /// or denied.
+    Explain(explain::ExplainArgs),
     /// Play the CLI's side of a recording to a host and check that the host sends what the
     /// recording says. Exits 1 with a diff on the first divergence.
     Replay(replay::ReplayArgs),
+    /// Permission rules: `rules check` lints those of a directory's settings and the command
+    /// line (rules wider than they look, deny rules that cannot hold, shadowed rules).
+    Rules(rules::RulesArgs),
     /// Download Claude Code from the npm registry (its sha512 integrity checked) into twinwire's
     /// cache, where the other subcommands find it when `claude` is not on PATH; a no-op when it
     /// is there. Prints the executable's path.
@@ -78,7 +94,10 @@ fn main() -> ExitCode {
         Command::Replay(args) => Ok(ExitCode::from(replay::run(args))),
         Command::Sessions(args) => printing(|out| sessions::run(&args, out)),
         Command::View(args) => printing(|out| view::run(&args, out)),
+        Command::Explain(args) => printing(|out| explain::run(&args, out)),
         Command::InstallClaude(args) => printing(|out| install::run(&args, out)),
+        Command::Rules(args) => printing(|out| rules::run(&args, out)),
+        Command::Offline(args) => Ok(offline::command::run(&args)),
         Command::ModelServer(args) => {
             offline::model_server(&args, &mut std::io::stdout()).map(|()| ExitCode::SUCCESS)
         }

@@ -3,6 +3,7 @@
 //! without credentials sees a real tool-using turn and can list, show and resume it later.
 //! Also `twinwire model-server`, and where `twinwire sessions` and `twinwire view` look ([`stores`]).
 
+pub mod command;
 pub mod stores;
 
 use std::ffi::OsString;
@@ -60,9 +61,20 @@ impl Offline {
         self.server.url()
     }
 
+    /// The private home (deleted when this is dropped).
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Stops the server, then removes the private home.
+    pub async fn shutdown(self) {
+        self.server.shutdown().await;
+        drop(self.home);
+    }
+
     /// The variables the CLI runs with: a private home and temp directory (none of the user's
-    /// settings or credentials), twinwire's configuration directory for offline sessions, the
-    /// local server as the API, a placeholder key, and no traffic anywhere else.
+    /// settings or credentials), twinwire's configuration directory for offline sessions, and
+    /// [`Offline::api_env`].
     pub fn env(&self) -> Vec<(OsString, OsString)> {
         let home: PathBuf = self.home.path().to_owned();
         let tmp = home.join("tmp");
@@ -73,17 +85,24 @@ impl Offline {
             ("CLAUDE_CODE_TMPDIR".into(), tmp.into()),
             ("CLAUDE_CONFIG_DIR".into(), self.config_dir.clone().into()),
         ];
-        for (key, value) in [
+        vars.extend(self.api_env());
+        vars
+    }
+
+    /// The local server as the API, a placeholder key, and no traffic anywhere else (no
+    /// retries either: a failure of the script shows at once).
+    pub fn api_env(&self) -> Vec<(OsString, OsString)> {
+        [
             ("ANTHROPIC_BASE_URL", self.url()),
             ("ANTHROPIC_API_KEY", "offline-demo-key".to_owned()),
             ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
             ("DISABLE_TELEMETRY", "1".to_owned()),
             ("DISABLE_AUTOUPDATER", "1".to_owned()),
             ("CLAUDE_CODE_MAX_RETRIES", "0".to_owned()),
-        ] {
-            vars.push((key.into(), value.into()));
-        }
-        vars
+        ]
+        .into_iter()
+        .map(|(key, value)| (key.into(), value.into()))
+        .collect()
     }
 
     /// Variables of the user's environment that would send the CLI elsewhere or log it in.

@@ -18,7 +18,7 @@ use std::time::Duration;
 use twinwire::protocol::Message;
 use twinwire::Client;
 
-use crate::connect::{offline_note, on_runtime, start_failure, ConnectArgs};
+use crate::connect::{login_hint, offline_note, on_runtime, start_failure, ConnectArgs};
 use crate::terminal::{sanitize, wait_interrupt, Interrupts, Style};
 pub use label::truncate;
 use permission::Permissions;
@@ -170,6 +170,7 @@ async fn session(args: &RunArgs) -> u8 {
         );
     }
     match outcome.result_is_error {
+        Some(true) if outcome.needs_login => fail(&mut renderer, &login_hint("run")),
         Some(true) => 1,
         Some(false) => 0,
         None => fail(&mut renderer, "twinwire: the CLI ended without a result"),
@@ -180,6 +181,8 @@ async fn session(args: &RunArgs) -> u8 {
 struct Outcome {
     /// Whether the last result (typed or not) was an error; `None` before any.
     result_is_error: Option<bool>,
+    /// Whether that error was the CLI's want of credentials.
+    needs_login: bool,
     /// The session's id, from its first message that names it.
     session_id: Option<String>,
     interrupted: bool,
@@ -202,6 +205,7 @@ async fn drive<O: Write, E: Write>(
 ) -> Outcome {
     let mut outcome = Outcome {
         result_is_error: None,
+        needs_login: false,
         session_id: None,
         interrupted: false,
         failure: None,
@@ -233,6 +237,7 @@ async fn drive<O: Write, E: Write>(
                     }
                     if let Some(is_error) = message.result_is_error() {
                         outcome.result_is_error = Some(is_error);
+                        outcome.needs_login = needs_login(&message);
                         if outcome.interrupted {
                             break;
                         }
@@ -292,6 +297,14 @@ pub fn show<O: Write, E: Write>(
         ));
     }
     Ok(())
+}
+
+/// Whether `message` is a result that failed for want of credentials (`Not logged in ·
+/// Please run /login`).
+pub fn needs_login(message: &Message) -> bool {
+    message
+        .result_error()
+        .is_some_and(|error| error.needs_login())
 }
 
 fn read_prompt(prompt: &str) -> io::Result<String> {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use serde_json::Value;
 use twinwire::sessions::{
-    ForkOptions, ListOptions, MessageReader, MessagesOptions, SessionInfo, Skipped,
+    ForkOptions, ListOptions, MessageReader, MessagesOptions, ScrubReport, SessionInfo, Skipped,
 };
 
 use crate::terminal::sanitize;
@@ -108,6 +108,27 @@ enum SessionsCommand {
         id: String,
         #[arg(long)]
         dir: Option<PathBuf>,
+    },
+    /// Redact the secrets in saved sessions, in place: a session's transcript, its subagents'
+    /// and the JSON files beside them (API keys and tokens, secret-named keys and headers,
+    /// private keys, the values of this environment's secret variables), each file written
+    /// anew and renamed over the old one. Stop the session first: the CLI may be writing it.
+    Scrub {
+        /// The session id (or --all).
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<String>,
+        /// Every session (of --dir's project when given).
+        #[arg(long)]
+        all: bool,
+        /// The project directory.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Only report what would be redacted.
+        #[arg(long)]
+        dry_run: bool,
+        /// The report as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Delete a session's transcript and its subagents. Asks first unless --yes.
     Delete {
@@ -213,6 +234,37 @@ pub fn run(args: &SessionsArgs, out: &mut impl Write) -> anyhow::Result<bool> {
             store.unarchive(id, dir.as_deref())?;
             Ok(true)
         }
+        SessionsCommand::Scrub {
+            id,
+            all,
+            dir,
+            dry_run,
+            json,
+        } => {
+            let redactor = twinwire::redact::Redactor::from_process_env();
+            let mut report = ScrubReport::default();
+            let places = match (all, id) {
+                (true, _) | (false, None) => store.places().iter().collect::<Vec<_>>(),
+                (false, Some(id)) => vec![store.holding(id, dir.as_deref())],
+            };
+            for place in places {
+                // A place that was never written (no ~/.claude yet) holds nothing to scrub.
+                if id.is_none() && !place.dir.exists() {
+                    continue;
+                }
+                let scrubbed = match (all, id) {
+                    (false, Some(id)) => place.store.scrub(id, dir.as_deref(), &redactor, *dry_run),
+                    _ => place.store.scrub_all(dir.as_deref(), &redactor, *dry_run),
+                }
+                .with_context(|| format!("scrubbing {}", place.dir.display()))?;
+                for mut file in scrubbed.files {
+                    file.path = place.dir.join(&file.path);
+                    report.files.push(file);
+                }
+            }
+            print_scrub(&report, *dry_run, *json, out)?;
+            Ok(report.files.iter().all(|f| !f.busy))
+        }
         SessionsCommand::Delete { id, yes, dir } => {
             if !yes && !confirm(&format!("Delete session {id}?"))? {
                 crate::transcript::warn("sessions: not deleted");
@@ -289,6 +341,68 @@ fn report_skipped(skipped: &[Skipped], count: u64) {
     }
 }
 
+/// What a scrub did: a line per file that held a secret (or could not be read whole), then
+/// the totals; or the report as JSON.
+fn print_scrub(
+    report: &ScrubReport,
+    dry_run: bool,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    if json {
+        serde_json::to_writer_pretty(
+            &mut *out,
+            &serde_json::json!({
+                "dryRun": dry_run,
+                "files": report.files,
+                "secrets": report.secrets(),
+                "rewritten": report.rewritten(),
+            }),
+        )?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for file in &report.files {
+        if file.secrets == 0 && file.unread_lines.is_empty() && !file.busy {
+            continue;
+        }
+        let what = if file.busy {
+            "left as it was: it grew while it was scrubbed (the CLI is writing it)".to_owned()
+        } else if dry_run {
+            "would be rewritten".to_owned()
+        } else if file.rewritten {
+            "rewritten".to_owned()
+        } else {
+            "unchanged".to_owned()
+        };
+        write!(
+            out,
+            "{}: {} secret(s) in {} of {} lines, {what}",
+            sanitize(&file.path.display().to_string()),
+            file.secrets,
+            file.lines_changed,
+            file.lines
+        )?;
+        if !file.unread_lines.is_empty() {
+            write!(
+                out,
+                "; lines not read (too long or not UTF-8), kept as they were: {:?}",
+                file.unread_lines
+            )?;
+        }
+        writeln!(out)?;
+    }
+    let verb = if dry_run { "would redact" } else { "redacted" };
+    writeln!(
+        out,
+        "{} file(s) read, {verb} {} secret(s), {} file(s) rewritten",
+        report.files.len(),
+        report.secrets(),
+        report.rewritten()
+    )?;
+    Ok(())
+}
+
 /// Asks on the terminal; without one, the answer is no (pass --yes).
 fn confirm(question: &str) -> anyhow::Result<bool> {
     if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
@@ -324,6 +438,18 @@ fn message_text(message: &Value) -> String {
     crate::run::truncate(&line, 120)
 }
 
+/// What a session is called in a list: its title (`/rename`, else the one the CLI gave it),
+/// else its first prompt, which stays while the session goes on (the library's `summary`
+/// follows the official SDKs and shows the latest prompt), else that summary.
+pub fn label(session: &SessionInfo) -> &str {
+    [&session.custom_title, &session.first_prompt]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .find(|text| !text.trim().is_empty())
+        .unwrap_or(&session.summary)
+}
+
 /// The sessions as a table, newest first as given.
 pub fn print_table(sessions: &[SessionInfo], out: &mut impl Write) -> std::io::Result<()> {
     if sessions.is_empty() {
@@ -331,11 +457,11 @@ pub fn print_table(sessions: &[SessionInfo], out: &mut impl Write) -> std::io::R
     }
     writeln!(
         out,
-        "{:<36}  {:<16}  {:<12}  SUMMARY",
+        "{:<36}  {:<16}  {:<12}  TITLE OR FIRST PROMPT",
         "ID", "MODIFIED", "TAG"
     )?;
     for session in sessions {
-        let mut summary = sanitize(&session.summary).replace('\n', " ");
+        let mut summary = sanitize(label(session)).replace('\n', " ");
         if session.archived == Some(true) {
             summary.push_str(" (archived)");
         }
@@ -363,4 +489,38 @@ fn modified(millis: i64) -> String {
         at.hour(),
         at.minute()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_is_listed_by_its_title_else_its_first_prompt() {
+        let mut session = SessionInfo {
+            session_id: "s".to_owned(),
+            summary: "the latest prompt".to_owned(),
+            last_modified: 0,
+            file_size: None,
+            custom_title: None,
+            first_prompt: Some("the first prompt".to_owned()),
+            git_branch: None,
+            cwd: None,
+            tag: None,
+            created_at: None,
+            archived: None,
+        };
+        assert_eq!(label(&session), "the first prompt");
+        session.custom_title = Some("Fix the parser".to_owned());
+        assert_eq!(label(&session), "Fix the parser");
+        session.custom_title = None;
+        session.first_prompt = None;
+        assert_eq!(label(&session), "the latest prompt");
+        let mut table = Vec::new();
+        session.first_prompt = Some("the first prompt".to_owned());
+        print_table(std::slice::from_ref(&session), &mut table).unwrap();
+        let table = String::from_utf8(table).unwrap();
+        assert!(table.contains("the first prompt"), "{table}");
+        assert!(!table.contains("the latest prompt"), "{table}");
+    }
 }

@@ -1,7 +1,6 @@
 //! Writing and reading recordings (the format is [`twinwire_protocol::recording`]'s), with the
 //! tap's redaction applied to everything written.
 
-pub mod redact;
 #[cfg(test)]
 mod tests;
 
@@ -18,9 +17,10 @@ use serde_json::Value;
 use twinwire_protocol::framing::{LineReader, DEFAULT_MAX_LINE_LENGTH};
 use twinwire_protocol::recording::{self, RecordLine};
 
-use redact::stream::{self, Blocks, Settled, StreamFrame};
-use redact::KnownSecrets;
-pub use redact::Redactor;
+pub use twinwire::redact;
+use twinwire::redact::stream::{self, Blocks, Settled, StreamFrame};
+use twinwire::redact::KnownSecrets;
+pub use twinwire::redact::Redactor;
 pub use twinwire_protocol::recording::Direction;
 
 /// Lines a recording may hold back at most (behind streamed deltas whose block has not shown

@@ -19,7 +19,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use twinwire::sessions::{SavedSessions, SessionInfo};
+use twinwire::sessions::{ListOptions, SavedSessions, SessionInfo};
 use twinwire_protocol::framing::DEFAULT_MAX_LINE_LENGTH;
 
 use lines::Lines;
@@ -33,8 +33,9 @@ pub struct ViewArgs {
     /// The recording or capture to show (`-` for stdin).
     #[arg(conflicts_with = "session")]
     pub file: Option<PathBuf>,
-    /// A saved session instead of a file.
-    #[arg(long, value_name = "ID")]
+    /// A saved session instead of a file: its id, or its title (as `run --resume` takes it; the
+    /// newest session of that title).
+    #[arg(long, value_name = "ID_OR_TITLE")]
     pub session: Option<String>,
     /// The CLI's config directory for --session (default: $CLAUDE_CONFIG_DIR, else ~/.claude,
     /// and the one of `run --offline`).
@@ -127,13 +128,16 @@ pub fn run(args: &ViewArgs, out: &mut impl Write) -> anyhow::Result<bool> {
 
 fn open_input(args: &ViewArgs) -> anyhow::Result<Input> {
     match (&args.file, &args.session) {
-        (_, Some(id)) => {
-            let (path, file, info) = find_session(id, &session_stores(args))?;
+        (_, Some(wanted)) => {
+            let (path, file, info) = find_session(wanted, &session_stores(args))?;
+            let id = info
+                .as_ref()
+                .map_or(wanted.as_str(), |info| info.session_id.as_str());
             let title = info
                 .as_ref()
-                .and_then(|i| i.custom_title.clone().or_else(|| Some(i.summary.clone())))
+                .map(crate::sessions::label)
                 .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| format!("session {id}"));
+                .map_or_else(|| format!("session {id}"), str::to_owned);
             Ok(Input {
                 title,
                 reader: Box::new(file),
@@ -180,25 +184,43 @@ fn session_stores(args: &ViewArgs) -> Vec<SavedSessions> {
 }
 
 /// A saved session's transcript (its path, and the file opened beneath the config directory,
-/// never through a link out of it) and summary: from the first store that has it.
+/// never through a link out of it) and summary: from the first store that has it, by its id,
+/// else by its title as `run --resume` takes one (the newest session of that title).
 fn find_session(
-    id: &str,
+    wanted: &str,
     stores: &[SavedSessions],
 ) -> anyhow::Result<(PathBuf, std::fs::File, Option<SessionInfo>)> {
-    for store in stores {
-        if let Some(path) = store.transcript_path(id, None) {
+    let by_title = || {
+        stores.iter().find_map(|store| {
+            store
+                .list(&ListOptions::default())
+                .into_iter()
+                .filter(|info| info.custom_title.as_deref() == Some(wanted))
+                .max_by_key(|info| info.last_modified)
+                .map(|info| (store, info.session_id))
+        })
+    };
+    let found = stores
+        .iter()
+        .find(|store| store.transcript_path(wanted, None).is_some())
+        .map(|store| (store, wanted.to_owned()))
+        .or_else(by_title);
+    if let Some((store, id)) = found {
+        if let Some(path) = store.transcript_path(&id, None) {
             let file = store
-                .open_transcript(id, None)
+                .open_transcript(&id, None)
                 .with_context(|| format!("opening session {id}"))?;
-            return Ok((path, file, store.info(id, None)));
+            return Ok((path, file, store.info(&id, None)));
         }
     }
+    let id = wanted;
     let searched: Vec<String> = stores
         .iter()
         .map(|s| s.projects_dir().display().to_string())
         .collect();
     bail!(
-        "session {id} not found under {} (`twinwire sessions list --all` lists the sessions there)",
+        "session {id} not found under {} (by id or title; `twinwire sessions list --all` lists \
+         the sessions there)",
         searched.join(", ")
     )
 }

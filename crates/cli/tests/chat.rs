@@ -410,3 +410,34 @@ fn a_resume_that_cannot_work_is_an_error_and_the_session_goes_on() {
     assert_eq!(quit_session(&screen), current, "{screen}");
     chat.assert_nothing_left();
 }
+
+/// Without credentials (an empty HOME, no key), `/login` says what to do instead of the CLI's
+/// own `/login`, which needs its terminal; a prompt that the CLI refuses for want of a login
+/// ends the chat with the same words and exit 1.
+#[test]
+fn without_credentials_the_chat_says_what_to_do_and_ends() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let command = format!(
+        "env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN -u CLAUDE_CODE_OAUTH_TOKEN {} chat \
+         --no-history --cli-path {}",
+        quoted(twinwire()),
+        quoted(&twinwire_testkit::real_claude())
+    );
+    let chat = Chat {
+        pane: tmux::Pane::start(dir.path(), &command),
+    };
+    chat.wait_for("Ctrl-D to quit");
+    chat.line("/login");
+    chat.wait_for("ANTHROPIC_API_KEY=sk-ant-");
+    chat.line("hello");
+    let (code, screen) = chat.wait_exit();
+    assert_eq!(code, 1, "{screen}");
+    assert!(screen.contains("Not logged in"), "{screen}");
+    assert!(screen.contains("twinwire chat --offline"), "{screen}");
+    assert_eq!(
+        screen.matches("ANTHROPIC_API_KEY=sk-ant-").count(),
+        2,
+        "{screen}"
+    );
+    chat.assert_nothing_left();
+}

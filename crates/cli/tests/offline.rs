@@ -400,6 +400,30 @@ fn twinwire_agent_in_the_clis_place_runs_the_demo_and_resumes_its_session() {
     let (_, second) = place.run(&["--resume", &id], "REMEMBER it?");
     assert_eq!(second["result"], "I see an earlier turn.", "{second}");
     assert_eq!(second["session_id"], id.as_str(), "{second}");
+    // Listed by its first prompt, which stays, not by the latest (docs/view.md).
+    let listed = place.twinwire(&["sessions", "list"]);
+    let line = listed
+        .stdout
+        .lines()
+        .find(|line| line.starts_with(&id))
+        .unwrap_or_else(|| panic!("{id} not listed: {listed:?}"));
+    assert!(line.contains("REMEMBER this"), "{listed:?}");
+    assert!(!line.contains("REMEMBER it?"), "{listed:?}");
+    // `view --session` takes a title as `run --resume` does.
+    let renamed = place.twinwire(&["sessions", "rename", &id, "Memory check"]);
+    assert_eq!(renamed.code, Some(0), "{renamed:?}");
+    let page = place.path("by-title.html");
+    let viewed = place.twinwire(&[
+        "view",
+        "--session",
+        "Memory check",
+        "--output",
+        page.to_str().expect("a UTF-8 path"),
+    ]);
+    assert_eq!(viewed.code, Some(0), "{viewed:?}");
+    let html = std::fs::read_to_string(&page).expect("the page");
+    assert!(html.contains("<title>Memory check"), "{html}");
+    assert!(html.contains(&id), "the session's id on the page");
 
     #[cfg(unix)]
     interrupted_in_a_terminal(&place);

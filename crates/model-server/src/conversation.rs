@@ -113,6 +113,32 @@ impl Conversation {
     }
 }
 
+impl Conversation {
+    /// `input` with each field of `fill` set to the first group of its expression's last
+    /// match in the conversation's text; an expression that does not compile or match
+    /// leaves the field as it was.
+    pub fn fill(
+        &self,
+        mut input: Value,
+        fill: &std::collections::BTreeMap<String, String>,
+    ) -> Value {
+        for (field, pattern) in fill {
+            let Ok(regex) = regex_lite::Regex::new(pattern) else {
+                tracing::warn!(%pattern, "model server: a fill expression that does not compile");
+                continue;
+            };
+            let found = regex
+                .captures_iter(&self.all_text)
+                .filter_map(|c| c.get(1).map(|m| m.as_str().to_owned()))
+                .last();
+            if let (Some(found), Some(map)) = (found, input.as_object_mut()) {
+                map.insert(field.clone(), Value::String(found));
+            }
+        }
+        input
+    }
+}
+
 impl When {
     /// Whether the condition holds for this request.
     pub(crate) fn matches(&self, conversation: &Conversation) -> bool {

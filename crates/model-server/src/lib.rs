@@ -94,7 +94,11 @@
 //!
 //! Replies ([`Reply`]), each an object with one key: `{"text": S}` (`end_turn`);
 //! `{"tool_use": {"name", "input", "text"?}}` (`stop_reason: "tool_use"`, a fresh
-//! `toolu_fake_…` id); `{"error": {"status", "type"?, "message"?}}` (that HTTP status with
+//! `toolu_fake_…` id); `{"tool_uses": {"calls": [{"name", "input", "fill"?}, …], "text"?}}` (several
+//! calls in one reply, as a model makes parallel calls; `fill` maps an input field to a regular
+//! expression whose first group, at its last match in the conversation, becomes its value);
+//! `{"web_search": {"results": [{"title", "url"}], "text"?, "query"?}}` (a reply that used the
+//! API's web search tool: `server_tool_use`, `web_search_tool_result`, then the text); `{"error": {"status", "type"?, "message"?}}` (that HTTP status with
 //! Anthropic's error body; the type defaults from the status, e.g. 529 →
 //! `overloaded_error`); `{"slow_text": {"text", "deltas"?: 20, "delay_ms"?: 50}}` (exactly
 //! `deltas` text deltas with `delay_ms` between them); `{"json": V}` (text that is V
@@ -119,9 +123,11 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use script::{
-    ErrorReply, ModelScript, RefusalReply, Reply, Rule, SlowTextReply, ToolUseReply, When,
+    ErrorReply, ModelScript, RefusalReply, Reply, Rule, SearchHit, SlowTextReply, ToolCall,
+    ToolUseReply, ToolUsesReply, WebSearchReply, When,
 };
 
+pub use service::Observer;
 use service::ServerState;
 
 /// Every `tool_result` block of a recorded request body, as JSON text, one per line: what the
@@ -205,6 +211,13 @@ impl ModelServer {
     /// The base URL, `http://127.0.0.1:PORT`, for `ANTHROPIC_BASE_URL`.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Calls `observer` with the body of each `POST /v1/messages` as it arrives, before the
+    /// reply is chosen: while the client waits for its answer, so a test can look at the world
+    /// as the client left it (e.g. the files a tool call changed). Replaces an earlier one.
+    pub fn observe(&self, observer: Observer) {
+        self.shared.observe(observer);
     }
 
     /// The port the server listens on.

@@ -26,6 +26,22 @@ pub(crate) enum Block {
         /// Its input.
         input: Value,
     },
+    /// A call of one of the API's own tools (web search).
+    ServerToolUse {
+        /// `srvtoolu_…`.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// Its input.
+        input: Value,
+    },
+    /// The results of a web search: (title, url) per hit.
+    WebSearchResult {
+        /// The `server_tool_use` it answers.
+        tool_use_id: String,
+        /// The hits.
+        hits: Vec<(String, String)>,
+    },
 }
 
 /// A whole assistant message.
@@ -116,6 +132,10 @@ impl Message {
                 Block::ToolUse { id, name, .. } => {
                     json!({"type": "tool_use", "id": id, "name": name, "input": {}})
                 }
+                Block::ServerToolUse { id, name, .. } => {
+                    json!({"type": "server_tool_use", "id": id, "name": name, "input": {}})
+                }
+                Block::WebSearchResult { .. } => block.to_json(),
             };
             events.push((
                 Duration::ZERO,
@@ -138,7 +158,8 @@ impl Message {
                         })
                         .collect()
                 }
-                Block::ToolUse { input, .. } => {
+                Block::WebSearchResult { .. } => Vec::new(),
+                Block::ToolUse { input, .. } | Block::ServerToolUse { input, .. } => {
                     let text = input.to_string();
                     split_chars(&text, 3)
                         .into_iter()
@@ -224,6 +245,17 @@ impl Block {
             Block::ToolUse { id, name, input } => {
                 json!({"type": "tool_use", "id": id, "name": name, "input": input})
             }
+            Block::ServerToolUse { id, name, input } => {
+                json!({"type": "server_tool_use", "id": id, "name": name, "input": input})
+            }
+            Block::WebSearchResult { tool_use_id, hits } => json!({
+                "type": "web_search_tool_result",
+                "tool_use_id": tool_use_id,
+                "content": hits.iter().map(|(title, url)| json!({
+                    "type": "web_search_result", "title": title, "url": url,
+                    "encrypted_content": "fake", "page_age": null,
+                })).collect::<Vec<_>>(),
+            }),
         }
     }
 }
@@ -292,7 +324,7 @@ pub(crate) fn split_chars(text: &str, n: usize) -> Vec<&str> {
 }
 
 /// `prefix` and `hex_len` hex digits, unique within the process and random across processes.
-fn new_id(prefix: &str, hex_len: usize) -> String {
+pub(crate) fn new_id(prefix: &str, hex_len: usize) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut id = String::from(prefix);
     while id.len() < prefix.len() + hex_len {

@@ -100,6 +100,12 @@ pub enum Reply {
     Text(String),
     /// A tool call, optionally after some text; `stop_reason: "tool_use"`.
     ToolUse(ToolUseReply),
+    /// Several tool calls in one reply (the model's parallel calls), optionally after some
+    /// text; `stop_reason: "tool_use"`.
+    ToolUses(ToolUsesReply),
+    /// A reply that used the API's web search tool: a `server_tool_use` block, its
+    /// `web_search_tool_result` with these hits, then the text; `stop_reason: "end_turn"`.
+    WebSearch(WebSearchReply),
     /// An HTTP error with Anthropic's error body.
     Error(ErrorReply),
     /// A text reply streamed slowly (to interrupt it mid-stream).
@@ -125,6 +131,55 @@ pub struct ToolUseReply {
     /// Text sent in a block before the tool call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+}
+
+/// The payload of [`Reply::ToolUses`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolUsesReply {
+    /// The calls, in order; each gets a fresh id.
+    pub calls: Vec<ToolCall>,
+    /// Text sent in a block before the calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// The payload of [`Reply::WebSearch`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WebSearchReply {
+    /// The query searched; when absent, the last prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+    /// The hits.
+    #[serde(default)]
+    pub results: Vec<SearchHit>,
+    /// The text after the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// One hit of a [`WebSearchReply`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    /// The page's title.
+    pub title: String,
+    /// The page's address.
+    pub url: String,
+}
+
+/// One call of a [`ToolUsesReply`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// Its input; `{}` when absent.
+    #[serde(default = "empty_object")]
+    pub input: Value,
+    /// Input fields taken from the conversation: field → a regular expression whose first
+    /// group, at its last match in the conversation's text, becomes the field's value (an id
+    /// the client made up, such as a background job's). A field whose expression matches
+    /// nothing is left as `input` has it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub fill: std::collections::BTreeMap<String, String>,
 }
 
 /// The payload of [`Reply::Error`].
@@ -378,12 +433,29 @@ mod tests {
                 {"when": {"last_prompt_contains": "x"}, "reply": {"text": "x"}},
                 {"when": {"conversation_contains": "42"}, "reply": {"text": "42"}},
                 {"when": {"model_is": "claude-opus-5"},
-                 "reply": {"refusal": {"text": "no", "category": "cyber"}}}
+                 "reply": {"refusal": {"text": "no", "category": "cyber"}}},
+                {"when": {"has_tool": "web_search"},
+                 "reply": {"web_search": {"results": [{"title": "T", "url": "https://t.example"}],
+                                          "text": "found"}}},
+                {"when": {"always": true},
+                 "reply": {"tool_uses": {"calls": [{"name": "Read", "input": {"file_path": "/a"}},
+                                                   {"name": "Glob", "fill": {"pattern": "ID: (\\w+)"}}],
+                                         "text": "two"}}}
               ]
             }"#,
         )
         .unwrap();
-        assert_eq!(script.rules.len(), 11);
+        assert_eq!(script.rules.len(), 13);
+        let Reply::WebSearch(search) = &script.rules[11].reply else {
+            panic!("not a web search: {:?}", script.rules[11].reply);
+        };
+        assert_eq!(search.results[0].url, "https://t.example");
+        let Reply::ToolUses(uses) = &script.rules[12].reply else {
+            panic!("not tool uses: {:?}", script.rules[12].reply);
+        };
+        assert_eq!(uses.calls.len(), 2);
+        assert_eq!(uses.calls[1].input, json!({}));
+        assert_eq!(uses.calls[1].fill["pattern"], "ID: (\\w+)");
         let Reply::Refusal(refusal) = &script.rules[10].reply else {
             panic!("not a refusal: {:?}", script.rules[10].reply);
         };

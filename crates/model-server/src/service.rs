@@ -24,13 +24,26 @@ const MAX_BODY: usize = 64 * 1024 * 1024;
 const SECRET_HEADERS: [&str; 3] = ["x-api-key", "authorization", "proxy-authorization"];
 
 /// State shared by all requests of one server.
-#[derive(Debug)]
 pub(crate) struct ServerState {
     script: ModelScript,
     /// How many replies each rule gave, by index.
     used: Mutex<Vec<u32>>,
     records: Mutex<Vec<RecordedRequest>>,
     next_request: AtomicU64,
+    /// Called with each message request's body before it is answered.
+    observer: Mutex<Option<Observer>>,
+}
+
+/// A function that sees each `POST /v1/messages` body before the reply is chosen.
+pub type Observer = Arc<dyn Fn(&Value) + Send + Sync>;
+
+impl std::fmt::Debug for ServerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerState")
+            .field("script", &self.script)
+            .field("requests", &lock(&self.records).len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ServerState {
@@ -40,6 +53,19 @@ impl ServerState {
             script,
             records: Mutex::new(Vec::new()),
             next_request: AtomicU64::new(1),
+            observer: Mutex::new(None),
+        }
+    }
+
+    /// Sets the function that sees each message request before it is answered.
+    pub fn observe(&self, observer: Observer) {
+        *lock(&self.observer) = Some(observer);
+    }
+
+    fn notify(&self, body: &Value) {
+        let observer = lock(&self.observer).clone();
+        if let Some(observer) = observer {
+            observer(body);
         }
     }
 
@@ -121,6 +147,7 @@ async fn handle(
 async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
     let (conversation, (reply, input_tokens)) = match body.filter(|b| b.is_object()) {
         Some(body) => {
+            shared.notify(body);
             let conversation = Conversation::from_body(body);
             let reply = shared.choose(&conversation);
             (conversation, reply)
@@ -152,6 +179,38 @@ async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
         Reply::ToolUse(tool) => {
             let mut blocks: Vec<Block> = tool.text.into_iter().map(Block::Text).collect();
             blocks.push(Block::tool_use(tool.name, tool.input));
+            blocks
+        }
+        Reply::ToolUses(tools) => {
+            let mut blocks: Vec<Block> = tools.text.into_iter().map(Block::Text).collect();
+            blocks.extend(tools.calls.into_iter().map(|call| {
+                let input = conversation.fill(call.input, &call.fill);
+                Block::tool_use(call.name, input)
+            }));
+            blocks
+        }
+        Reply::WebSearch(search) => {
+            let id = response::new_id("srvtoolu_fake_", 16);
+            let query = search
+                .query
+                .clone()
+                .unwrap_or_else(|| conversation.last_prompt.clone());
+            let mut blocks = vec![
+                Block::ServerToolUse {
+                    id: id.clone(),
+                    name: "web_search".to_owned(),
+                    input: serde_json::json!({"query": query}),
+                },
+                Block::WebSearchResult {
+                    tool_use_id: id,
+                    hits: search
+                        .results
+                        .iter()
+                        .map(|hit| (hit.title.clone(), hit.url.clone()))
+                        .collect(),
+                },
+            ];
+            blocks.extend(search.text.into_iter().map(Block::Text));
             blocks
         }
         Reply::SlowText(slow) => {

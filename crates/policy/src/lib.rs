@@ -70,6 +70,8 @@
 //! (`make`, `npm test`, `cargo build` and its build scripts, git hooks, a `python` script).
 //! For guarantees that hold whatever runs, use Claude Code's sandbox settings.
 
+mod decision;
+pub mod lint;
 mod modes;
 pub mod paths;
 mod policy;

@@ -22,7 +22,7 @@
 //! execute for it; the differential test runs generated commands in real bash under `strace`
 //! and checks exactly that.
 
-mod builtins;
+pub(crate) mod builtins;
 pub mod git;
 pub mod known;
 pub mod programs;

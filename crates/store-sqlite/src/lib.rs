@@ -21,6 +21,12 @@
 //! are blocking and run on tokio's blocking threads (`spawn_blocking`), one at a time on one
 //! connection. The file is opened in WAL mode, so other processes can read it while it is
 //! written.
+//!
+//! No secrets at rest: entries are redacted before they are written
+//! ([`StoreRedaction::default`]: API keys and tokens, secret-named keys and headers, private
+//! keys, the values of the host's secret environment variables, in escaped and embedded JSON
+//! too), so none reaches the file, its write-ahead log or a journal; deleted rows are
+//! overwritten with zeros (`secure_delete`). [`SqliteTranscriptStore::redaction`] changes it.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -29,7 +35,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use twinwire::sessions::stores::{
     fold_session_summary, store_clock_millis, SessionKey, SessionSummary, StoreError, StoreFuture,
-    StoredSession, TranscriptStore,
+    StoreRedaction, StoredSession, TranscriptStore,
 };
 
 /// The layout's version (SQLite's `user_version`).
@@ -66,6 +72,7 @@ CREATE TABLE IF NOT EXISTS summaries (
 #[derive(Clone)]
 pub struct SqliteTranscriptStore {
     connection: Arc<Mutex<Connection>>,
+    redaction: StoreRedaction,
 }
 
 impl std::fmt::Debug for SqliteTranscriptStore {
@@ -104,9 +111,19 @@ impl SqliteTranscriptStore {
         }
         connection.execute_batch(SCHEMA)?;
         connection.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        // What is deleted is overwritten, not left in free pages.
+        connection.pragma_update(None, "secure_delete", true)?;
         Ok(Self {
             connection: Arc::new(Mutex::new(connection)),
+            redaction: StoreRedaction::default(),
         })
+    }
+
+    /// The same store with `redaction` for what is appended from now on
+    /// ([`StoreRedaction::off`] keeps entries exactly as given, secrets included).
+    pub fn redaction(mut self, redaction: StoreRedaction) -> Self {
+        self.redaction = redaction;
+        self
     }
 
     /// Runs `work` with the connection on a blocking thread.
@@ -150,11 +167,14 @@ fn parse(text: &str, what: &str) -> rusqlite::Result<Value> {
 }
 
 impl TranscriptStore for SqliteTranscriptStore {
-    fn append(&self, key: SessionKey, entries: Vec<Value>) -> StoreFuture<()> {
+    fn append(&self, key: SessionKey, mut entries: Vec<Value>) -> StoreFuture<()> {
         if entries.is_empty() {
             return Box::pin(async { Ok(()) });
         }
+        let redaction = self.redaction.clone();
         self.blocking(move |connection| {
+            // Here, on the blocking thread: redaction reads every string of the batch.
+            redaction.apply(&mut entries);
             let sub = subpath(&key)?;
             // One transaction: the entries, the time and the summary change together.
             let tx = connection.transaction()?;

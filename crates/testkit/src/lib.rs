@@ -53,6 +53,7 @@ pub mod fixtures;
 pub mod fuzz;
 pub mod mutations;
 pub mod script;
+pub mod secrets;
 
 mod fake;
 

@@ -10,18 +10,17 @@
 //! ```
 //!
 //! The example itself is not changed for this: it is built and run as it is, with
-//! `ANTHROPIC_BASE_URL` pointing at the server. The same by hand, in two terminals:
+//! `ANTHROPIC_BASE_URL` pointing at the server. Any program of yours runs the same way under
+//! `twinwire offline` (docs/model-server.md):
 //!
 //! ```sh
-//! twinwire model-server --script crates/twinwire/examples/scripts/hooks.json   # prints the URL
-//! export ANTHROPIC_BASE_URL=<that URL> ANTHROPIC_API_KEY=offline CLAUDE_CODE_MAX_RETRIES=0 \
-//!   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1
-//! cargo build -p twinwire --example hooks
-//! HOME=$(mktemp -d) target/debug/examples/hooks
+//! twinwire offline --model-script crates/twinwire/examples/scripts/hooks.json -- \
+//!   cargo run -p twinwire --example hooks
 //! ```
 //!
 //! The CLI is found as the examples find it (`$TWINWIRE_CLI_PATH`, `claude` on `PATH`, the usual
-//! install locations, then the one `cargo xtask install-claude` caches), before HOME changes.
+//! install locations, then the builds `twinwire install-claude` cached), before HOME changes,
+//! and handed to the example as `$TWINWIRE_CLI_PATH`.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // An example prints its results.
 
 use std::ffi::OsString;
@@ -65,6 +64,13 @@ async fn run() -> Result<ExitCode, String> {
     };
     let script_path = Path::new(SCRIPTS).join(format!("{name}.json"));
     if !scripted_examples().contains(&name) {
+        if script_path.is_file() {
+            // `otlp`: scripted, but this runner was built without the feature it requires.
+            return Err(format!(
+                "the example {name:?} needs the feature `opentelemetry`: cargo run -p twinwire \
+                 --features opentelemetry --example offline -- {name}"
+            ));
+        }
         return Err(format!(
             "no model script for {name:?} ({} is missing); examples: {}",
             script_path.display(),
@@ -184,12 +190,24 @@ fn scripted_examples() -> Vec<String> {
 }
 
 /// Builds the example with cargo, in this one's profile, and returns its executable (beside
-/// this one's).
+/// this one's). Under `cargo xtask test` (`TWINWIRE_PREBUILT`) every example is built already,
+/// in the selection of the whole workspace, and is taken as it is.
 fn build(name: &str) -> Result<PathBuf, String> {
     let own = std::env::current_exe().map_err(|err| format!("finding this example: {err}"))?;
     let dir = own
         .parent()
         .ok_or_else(|| format!("{} has no directory", own.display()))?;
+    let built = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if std::env::var_os("TWINWIRE_PREBUILT").is_some() {
+        return if built.exists() {
+            Ok(built)
+        } else {
+            Err(format!(
+                "TWINWIRE_PREBUILT is set but {} is not built",
+                built.display()
+            ))
+        };
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = std::process::Command::new(cargo);
     build.args(["build", "--quiet", "-p", "twinwire", "--example", name]);
@@ -208,5 +226,5 @@ fn build(name: &str) -> Result<PathBuf, String> {
     if !status.success() {
         return Err(format!("cargo build --example {name} failed ({status})"));
     }
-    Ok(dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
+    Ok(built)
 }

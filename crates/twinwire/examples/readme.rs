@@ -2,7 +2,9 @@
 //!
 //! With an API key: `cargo run -p twinwire --example readme`
 //!
-//! Offline: `cargo run -p twinwire --example offline -- readme`.
+//! Offline, with no account: `cargo run -p twinwire-cli -- offline --model-script
+//! crates/twinwire/examples/scripts/readme.json -- cargo run -p twinwire --example readme`
+//! (or `cargo run -p twinwire --example offline -- readme`).
 #![allow(clippy::print_stdout)] // An example prints its results.
 
 use futures::StreamExt;
@@ -14,7 +16,7 @@ async fn main() -> twinwire::Result<()> {
     let mut messages = query("What is 2 + 2?", Options::default());
     while let Some(message) = messages.next().await {
         if let Message::Result(result) = message? {
-            println!("{}", result.text().unwrap_or_default());
+            println!("{}", result.answer()?);
         }
     }
     Ok(())

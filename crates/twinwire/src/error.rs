@@ -10,7 +10,11 @@ use twinwire_protocol::DecodeError;
 
 /// Everything that can go wrong in a session. Cheap to clone, so that one cause (say, the CLI
 /// crashing) can fail every request that was waiting on it.
-#[derive(Debug, Clone, thiserror::Error)]
+///
+/// Its `Debug` form is its message, so that `fn main() -> twinwire::Result<()>` ends with words
+/// a person can act on rather than a dump of fields; `{:#?}` gives the variant's name (as
+/// `error.type` on spans) with the message.
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The `claude` executable was not found.
@@ -142,12 +146,27 @@ pub enum Error {
         /// The tool use.
         tool_use_id: String,
     },
-    /// A turn failed: its `result` said so (from [`ResultMessage::error`]; see
-    /// [`Error::is_usage_limit`]).
+    /// A turn failed: its `result` said so (from [`ResultMessage::error`] or
+    /// [`ResultMessage::answer`]; see [`Error::is_usage_limit`]). When the CLI had no usable
+    /// credentials the message says how to give it some.
     ///
     /// [`ResultMessage::error`]: twinwire_protocol::result::ResultMessage::error
-    #[error(transparent)]
-    Result(#[from] Box<ResultError>),
+    /// [`ResultMessage::answer`]: twinwire_protocol::result::ResultMessage::answer
+    #[error("{}", result_message(.0))]
+    Result(Box<ResultError>),
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if f.alternate() {
+            f.debug_struct("Error")
+                .field("type", &crate::trace::error_type(self))
+                .field("message", &format_args!("{self}"))
+                .finish()
+        } else {
+            std::fmt::Display::fmt(self, f)
+        }
+    }
 }
 
 impl Error {
@@ -200,6 +219,12 @@ impl From<std::io::Error> for Error {
 impl From<ResultError> for Error {
     fn from(err: ResultError) -> Self {
         Self::Result(Box::new(err))
+    }
+}
+
+impl From<Box<ResultError>> for Error {
+    fn from(err: Box<ResultError>) -> Self {
+        Self::Result(err)
     }
 }
 
@@ -282,17 +307,89 @@ fn with_stderr(how: String, stderr_tail: &str) -> String {
 
 fn not_found_message(searched: &str, given: Option<&std::path::Path>) -> String {
     match given {
+        Some(name) if crate::host::process::is_bare_name(name) => format!(
+            "Claude Code CLI `{}` not found on {searched} (the name given as `Options::cli_path`; \
+             a name is looked up on PATH, a path with a directory is taken as it is)",
+            name.display()
+        ),
         Some(path) => format!(
             "Claude Code CLI not found at {} (the path given as `Options::cli_path`)",
             path.display()
         ),
         None => format!(
-            "Claude Code CLI not found (looked in: {searched}); install it with `npm install -g \
-             @anthropic-ai/claude-code`, or name it with `Options::cli_path` or TWINWIRE_CLI_PATH"
+            "Claude Code CLI not found (looked in: {searched}); install the version twinwire is \
+             tested against with `twinwire install-claude` (or `twinwire::install`), or Claude \
+             Code as usual with `npm install -g @anthropic-ai/claude-code`; or name the \
+             executable with `Options::cli_path` or TWINWIRE_CLI_PATH"
         ),
+    }
+}
+
+/// What to do when the CLI has no credentials, said after its own words (`Please run /login`,
+/// a command of its terminal that a host cannot type).
+pub(crate) const LOGIN_HINT: &str = "give the CLI credentials: ANTHROPIC_API_KEY in its \
+     environment, or log in once in Claude Code's own terminal (`claude`, then /login); or try \
+     it without an account against a scripted model: `twinwire offline -- COMMAND`";
+
+fn result_message(error: &ResultError) -> String {
+    if error.needs_login() {
+        format!("{error}; {LOGIN_HINT}")
+    } else {
+        error.to_string()
     }
 }
 
 fn code_suffix(code: &Option<String>) -> String {
     code.as_ref().map(|c| format!(" ({c})")).unwrap_or_default()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_is_the_message_so_that_main_ends_readably() {
+        let err = Error::CliNotFound {
+            searched: "PATH, the usual install locations".to_owned(),
+            given: None,
+        };
+        // What `fn main() -> twinwire::Result<()>` prints after `Error: `.
+        let shown = format!("{err:?}");
+        assert_eq!(shown, err.to_string());
+        assert!(!shown.contains("CliNotFound {"), "{shown}");
+        for what_to_do in ["twinwire install-claude", "TWINWIRE_CLI_PATH"] {
+            assert!(shown.contains(what_to_do), "{shown}");
+        }
+        let detailed = format!("{err:#?}");
+        assert!(detailed.contains("cli_not_found"), "{detailed}");
+        assert!(detailed.contains("twinwire install-claude"), "{detailed}");
+    }
+
+    #[test]
+    fn a_turn_without_credentials_says_how_to_give_some() {
+        let result: twinwire_protocol::result::ResultMessage =
+            serde_json::from_value(serde_json::json!({
+                "subtype": "success", "is_error": true,
+                "result": "Not logged in · Please run /login"
+            }))
+            .unwrap();
+        let err = Error::from(result.answer().unwrap_err());
+        let text = format!("{err:?}");
+        assert!(text.starts_with("Claude Code returned an error result: Not logged in"));
+        for what_to_do in ["ANTHROPIC_API_KEY", "twinwire offline"] {
+            assert!(text.contains(what_to_do), "{text}");
+        }
+        // Any other failure is the CLI's words alone.
+        let other: twinwire_protocol::result::ResultMessage =
+            serde_json::from_value(serde_json::json!({
+                "subtype": "success", "is_error": true, "result": "API Error: 500 boom"
+            }))
+            .unwrap();
+        let err = Error::from(other.answer().unwrap_err());
+        assert_eq!(
+            err.to_string(),
+            "Claude Code returned an error result: API Error: 500 boom"
+        );
+    }
 }

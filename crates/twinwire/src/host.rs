@@ -16,6 +16,8 @@
 pub mod callbacks;
 mod client;
 mod control;
+pub mod decisions;
+mod explaining;
 mod handler;
 pub mod launch;
 pub mod options;
@@ -25,9 +27,15 @@ mod progress;
 mod query;
 mod spans;
 mod transcripts;
+pub mod usage;
+pub mod warnings;
+mod watch;
 
 pub use callbacks::PermissionRequest;
 pub use client::{Client, Messages, Reinitialized};
+pub use decisions::PermissionDecision;
 pub use handler::{HookCall, Host};
 pub use pool::{Pool, PoolConfig, PooledClient};
 pub use query::{query, MessageStream, Prompt};
+pub use usage::{AgentUsage, Tokens, ToolCallUsage, TurnUsage};
+pub use warnings::Warning;

@@ -78,12 +78,15 @@
 pub mod agent;
 pub mod engine;
 mod error;
+#[cfg(feature = "policy")]
+pub mod explain;
 pub mod host;
 #[cfg(feature = "install")]
 pub mod install;
 pub mod mcp;
 #[cfg(feature = "policy")]
 pub mod policy;
+pub mod redact;
 pub mod sessions;
 pub mod settings;
 mod trace;

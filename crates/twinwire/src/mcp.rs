@@ -79,6 +79,9 @@ pub struct SdkMcpServer {
     start: Arc<StartFn>,
     /// Its entry of `initialize.sdkMcpServerConfigs` (the per-call timeout).
     settings: twinwire_protocol::control::SdkMcpServerSettings,
+    /// Its tools' names and input schemas, when it is made of [`SdkTool`]s (for the
+    /// misconfiguration warnings; a handler's own tools are not known).
+    pub(crate) schemas: Arc<Vec<(String, serde_json::Map<String, serde_json::Value>)>>,
 }
 
 impl SdkMcpServer {
@@ -103,6 +106,7 @@ impl SdkMcpServer {
             name,
             start: Arc::new(start),
             settings: Default::default(),
+            schemas: Arc::default(),
         }
     }
 

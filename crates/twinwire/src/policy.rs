@@ -54,6 +54,13 @@ impl CanUseTool for PermissionPolicy {
         });
         async move { Ok(result) }.boxed()
     }
+
+    fn deny_rules(&self) -> Vec<String> {
+        PermissionPolicy::deny_rules(self)
+            .iter()
+            .map(|r| r.as_str().to_owned())
+            .collect()
+    }
 }
 
 /// The rules first; what they neither allow nor deny goes to `fallback`.
@@ -78,6 +85,12 @@ impl CanUseTool for WithFallback {
             Ok(result) => async move { Ok(result) }.boxed(),
             Err(_) => self.fallback.can_use_tool(request),
         }
+    }
+
+    fn deny_rules(&self) -> Vec<String> {
+        let mut rules = CanUseTool::deny_rules(&self.policy);
+        rules.extend(self.fallback.deny_rules());
+        rules
     }
 }
 

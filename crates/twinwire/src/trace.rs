@@ -63,11 +63,16 @@ pub(crate) fn turn(parent: &Span, request_model: Option<&str>) -> Span {
         gen_ai.conversation.id = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
+        twinwire.usage.cost_usd = Empty,
+        twinwire.usage.subagents = Empty,
+        twinwire.usage.subagent_input_tokens = Empty,
+        twinwire.usage.subagent_output_tokens = Empty,
         error.type = Empty,
     )
 }
 
-/// The span of one tool use: its `tool_use` block seen to its `tool_result`.
+/// The span of one tool use: its `tool_use` block seen to its `tool_result` (for a call that
+/// runs a subagent in the background, to the task's end), with the subagent's usage.
 pub(crate) fn tool(parent: &Span, name: &str, call_id: &str) -> Span {
     tracing::info_span!(
         target: "twinwire::trace",
@@ -76,6 +81,8 @@ pub(crate) fn tool(parent: &Span, name: &str, call_id: &str) -> Span {
         gen_ai.operation.name = "execute_tool",
         gen_ai.tool.name = name,
         gen_ai.tool.call.id = call_id,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
         error.type = Empty,
     )
 }
@@ -90,6 +97,25 @@ pub(crate) fn permission(parent: &Span, tool: &str, call_id: Option<&str>) -> Sp
         gen_ai.tool.call.id = call_id,
         twinwire.permission.behavior = Empty,
         error.type = Empty,
+    )
+}
+
+/// The span of one tool call's permission decision: who decided, and whether it ran. It opens
+/// and ends when the decision is known (the tool's result), under the tool use's span.
+pub(crate) fn decision(parent: &Span, tool: &str, call_id: &str) -> Span {
+    tracing::info_span!(
+        target: "twinwire::trace",
+        parent: parent,
+        "permission_decision",
+        gen_ai.tool.name = tool,
+        gen_ai.tool.call.id = call_id,
+        twinwire.permission.verdict = Empty,
+        twinwire.permission.decided_by = Empty,
+        twinwire.permission.rule = Empty,
+        twinwire.permission.rule_source = Empty,
+        twinwire.permission.mode = Empty,
+        twinwire.permission.hook = Empty,
+        twinwire.permission.reported = Empty,
     )
 }
 

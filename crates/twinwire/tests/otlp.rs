@@ -334,9 +334,12 @@ fn built_example(name: &str) -> PathBuf {
     profile_dir().join("examples").join(name)
 }
 
-/// `fake-claude`, built so that it is current.
+/// `fake-claude`, built so that it is current (under `cargo xtask test`, `TWINWIRE_PREBUILT`,
+/// it is already, in the selection of the whole workspace, and taken as it is).
 fn fake_claude() -> PathBuf {
-    cargo_build(&["-p", "twinwire-testkit", "--bin", "fake-claude"]);
+    if std::env::var_os("TWINWIRE_PREBUILT").is_none() {
+        cargo_build(&["-p", "twinwire-testkit", "--bin", "fake-claude"]);
+    }
     profile_dir().join("fake-claude")
 }
 

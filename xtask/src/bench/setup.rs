@@ -40,21 +40,26 @@ pub fn prepare(root: &Path, release: bool) -> Result<Tools> {
     } else {
         ("dev", "debug")
     };
-    let status = Command::new(cargo())
-        .current_dir(root)
-        .args([
-            "build",
-            "--profile",
-            profile,
-            "--locked",
-            "-p",
-            "twinwire-testkit",
-        ])
-        .args(["--bin", "fake-claude", "-p", "twinwire-bench", "--bins"])
-        .status()
-        .context("starting cargo build")?;
-    if !status.success() {
-        bail!("building fake-claude and the Rust hosts failed: {status}");
+    if release {
+        let status = Command::new(cargo())
+            .current_dir(root)
+            .args([
+                "build",
+                "--profile",
+                profile,
+                "--locked",
+                "-p",
+                "twinwire-testkit",
+            ])
+            .args(["--bin", "fake-claude", "-p", "twinwire-bench", "--bins"])
+            .status()
+            .context("starting cargo build")?;
+        if !status.success() {
+            bail!("building fake-claude and the Rust hosts failed: {status}");
+        }
+    } else {
+        // The dev build the tests made, in their selection (see `crate::build`).
+        crate::build::all(root).context("building fake-claude and the Rust hosts")?;
     }
     eprintln!(
         "bench: {profile} build ready in {:.1} s",

@@ -89,6 +89,11 @@ impl Connection {
         serde_json::to_value(read).map_err(|err| err.to_string())
     }
 
+    /// The client side of the connection, for the resource tools.
+    pub(crate) fn peer(&self) -> crate::tools::mcp_resources::McpClient {
+        self.client.peer().clone()
+    }
+
     /// Ends the connection (a child process is stopped).
     pub(crate) async fn close(&self) {
         let token = self.client.cancellation_token();

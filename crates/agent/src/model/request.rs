@@ -57,9 +57,16 @@ pub struct MessagesRequest {
     /// The tools offered.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<ToolDefinition>,
-    /// Extended thinking (`{"type":"enabled","budget_tokens":N}`), when on.
+    /// Extended thinking (`{"type":"adaptive"}`, or `{"type":"enabled","budget_tokens":N}`),
+    /// when on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<Value>,
+    /// How the API may trim the conversation (earlier thinking kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_management: Option<Value>,
+    /// The model's effort, for models that take one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_config: Option<Value>,
     /// Always `true` here: replies are streamed.
     pub stream: bool,
     /// Who asks (`user_id`), for the API's abuse detection.
@@ -67,20 +74,19 @@ pub struct MessagesRequest {
     pub metadata: Option<Value>,
 }
 
-/// Where Anthropic's prompt cache may end a cached prefix: one per request on each of the
-/// three parts that only grow (tools, system, conversation), fewer than the API's four.
+/// Where Anthropic's prompt cache may end a cached prefix: on the system prompt's blocks (at
+/// most two) and on the last block of the conversation, where Claude Code puts them; the
+/// tools, which come before the system prompt, are cached with it.
 fn breakpoint() -> Value {
     json!({"type": "ephemeral"})
 }
 
 impl MessagesRequest {
-    /// Marks the cache breakpoints: the last tool, the last system block and the last block
-    /// of the last message, so that each call reads the prefix the previous one wrote.
+    /// Marks the cache breakpoints as Claude Code does: the system prompt's first two blocks
+    /// (its fixed opening, and the prompt itself) and the last block of the last message, so
+    /// that each call reads the prefix the previous one wrote.
     pub fn with_cache_breakpoints(mut self) -> Self {
-        if let Some(tool) = self.tools.last_mut() {
-            tool.cache_control = Some(breakpoint());
-        }
-        if let Some(block) = self.system.last_mut() {
+        for block in self.system.iter_mut().take(2) {
             block.cache_control = Some(breakpoint());
         }
         if let Some(message) = self.messages.last_mut() {
@@ -118,7 +124,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn breakpoints_go_on_the_three_growing_parts() {
+    fn breakpoints_go_where_claude_code_puts_them() {
         let request = MessagesRequest {
             model: "m".into(),
             max_tokens: 10,
@@ -131,13 +137,15 @@ mod tests {
                 cache_control: None,
             }],
             thinking: None,
+            context_management: None,
+            output_config: None,
             stream: true,
             metadata: None,
         }
         .with_cache_breakpoints();
         let body = serde_json::to_value(&request).unwrap();
-        assert_eq!(body["tools"][0]["cache_control"]["type"], "ephemeral");
-        assert!(body["system"][0].get("cache_control").is_none());
+        assert!(body["tools"][0].get("cache_control").is_none());
+        assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
         assert_eq!(body["system"][1]["cache_control"]["type"], "ephemeral");
         assert_eq!(
             body["messages"][0]["content"][0],

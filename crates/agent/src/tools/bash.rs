@@ -1,25 +1,39 @@
 //! `Bash`: a command run by `bash` in the session's shell directory, which persists from one
-//! call to the next (a `cd` stays). Each command runs in a process group of its own: at its
-//! time limit, or when the host interrupts the turn, the whole group is killed, the children
-//! it started included; when the command ends, what it left running in its group (a job
-//! started with `&`) is killed too, so that no process outlives its call. Output (stdout and stderr) is read as it comes; past the output cap
-//! it is drained and counted, not kept, so a command that floods costs no memory.
+//! call to the next (a `cd` stays, as long as it stays inside the session's directories: one
+//! that leaves them is undone, and the result says so). Each command runs in a process group
+//! of its own, its output (stdout and stderr as they come) written to a file as it comes, so
+//! that nothing is lost and nothing is held in memory.
+//!
+//! Results are Claude Code's: the output with trailing blanks cut, `(Bash completed with no
+//! output)`, `Exit code N` first for a failure, output past 30,000 characters saved to a file
+//! and shown as a preview with the file's path. `run_in_background` starts a job ([`Jobs`])
+//! and answers at once with its id and output file; a command still running at its time limit
+//! is moved to the background the same way (one that only sleeps is stopped instead). When
+//! the host interrupts the turn, the group is killed.
+
+mod output;
 
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
-use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
-use twinwire_protocol::tools::BashInput;
 
-use super::{schema, typed_input, Tool, ToolContext, ToolOutput};
+use super::jobs::{self, new_id, JobInfo, Sink};
+use super::{schema, Tool, ToolContext, ToolOutput};
 
-/// How long the pipes may stay open after bash exits (a background job holding them) before
-/// the output is taken as it is.
+/// How long the output pipe may stay open after bash exits (a process it started still
+/// holding it) before the output is taken as it is.
 const PIPE_GRACE: Duration = Duration::from_secs(1);
+
+/// A background job's time limit when the call names none, and the most it may name.
+const BACKGROUND_DEFAULT: Duration = Duration::from_secs(600);
+const BACKGROUND_MAX_MS: u64 = 7_200_000;
+
+/// How long a command moved to the background may go on.
+const MOVED_LIMIT: Duration = Duration::from_secs(30 * 60);
 
 /// The `Bash` tool.
 pub struct Bash;
@@ -30,36 +44,72 @@ impl Tool for Bash {
     }
 
     fn description(&self) -> String {
-        "Runs a bash command and returns its output (stdout, then stderr) and, when not 0, \
-         its exit code. The working directory persists between calls (`cd` stays). Commands \
-         are stopped after 2 minutes unless `timeout` (ms, at most 10 minutes) says \
-         otherwise; long output is cut. Prefer Read, Glob and Grep for reading and \
-         searching files."
-            .to_owned()
+        DESCRIPTION.to_owned()
     }
 
     fn input_schema(&self) -> Value {
-        schema::bash()
+        schema::bash().json()
+    }
+
+    fn check_input(&self, input: &Value) -> Result<Value, String> {
+        schema::bash().check("Bash", input)
     }
 
     fn call(&self, input: Value, cx: ToolContext) -> BoxFuture<'static, ToolOutput> {
-        Box::pin(async move {
-            let input: BashInput = match typed_input("Bash", &input) {
-                Ok(input) => input,
-                Err(error) => return error,
-            };
-            run(input, cx).await
-        })
+        Box::pin(run(input, cx))
     }
 }
 
-/// Bash's script around the command: the command runs in this shell (so `cd` and `exit`
-/// act as written), then the shell's directory is written for the next call.
-const SCRIPT: &str = r#"eval "$TWINWIRE_AGENT_COMMAND"
-__twinwire_status=$?
-pwd -P > "$TWINWIRE_AGENT_CWD_FILE" 2>/dev/null
-exit $__twinwire_status
-"#;
+const DESCRIPTION: &str = "Runs a bash command and gives back its output.
+
+The working directory carries over from one call to the next, as long as it stays inside \
+the project: a `cd` elsewhere is undone after the command, and the result says so. \
+Variables, functions and aliases do not carry over: each command starts a fresh shell. \
+Quote paths that hold spaces.
+
+Prefer the dedicated tools where one fits: Read rather than cat, head or tail; Edit rather \
+than sed or awk; Write rather than echo or a heredoc; Glob rather than find; Grep rather \
+than grep or rg. They are quicker for you and clearer for the user.
+
+Output:
+- stdout and stderr come back together, as the command wrote them, without trailing blank \
+lines; a command that prints nothing is said to have completed with no output.
+- A command that fails comes back as an error starting with `Exit code N`.
+- Output over 30,000 characters is saved to a file; you get its path and the first part.
+
+Time:
+- A command may run 2 minutes (timeout, in milliseconds, up to 600000, changes that). One \
+still running then is moved to the background and keeps going; a bare `sleep` is stopped \
+instead.
+- run_in_background starts the command as a job at once: you get its id and the file its \
+output goes to, which you may Read at any time, and you are told when it ends. Do not sleep \
+or poll to wait for it. TaskStop stops a job.
+
+Several independent commands may go in one message, side by side; commands that depend on \
+each other go in one call, joined with &&. Use `;` only when a command may fail without \
+stopping the next.
+
+Git: never change its configuration, never skip hooks or signing, never force-push to main, \
+and commit only when asked; when asked, look at the status, the diff and the recent log \
+first, and write a message that says why.";
+
+/// Bash's script around the command: aliases expand (as in Claude Code's shell), stderr
+/// joins stdout, the command runs in this shell
+/// (so `cd` and `exit` act as written) with nothing on stdin, then, if it succeeded, the
+/// shell's directory is written for the next call. All on one line, so that bash names the
+/// command's own lines in its messages.
+fn script(command: &str, cwd_file: &std::path::Path) -> String {
+    format!(
+        "shopt -s expand_aliases; exec 2>&1; eval {} < /dev/null && pwd -P >| {}",
+        quote(command),
+        quote(&cwd_file.display().to_string())
+    )
+}
+
+/// Single-quoted for bash.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
 
 /// How a command ended.
 enum Ending {
@@ -68,93 +118,197 @@ enum Ending {
     Interrupted,
 }
 
-async fn run(input: BashInput, cx: ToolContext) -> ToolOutput {
+async fn run(input: Value, cx: ToolContext) -> ToolOutput {
+    let command = input["command"].as_str().unwrap_or_default().to_owned();
+    let description = input["description"].as_str().map(str::to_owned);
+    let background = input["run_in_background"].as_bool().unwrap_or(false);
     let limits = cx.workspace.limits;
-    let timeout_ms = input
-        .timeout
-        .as_ref()
-        .and_then(|n| n.as_u64().or_else(|| n.as_f64().map(|f| f.max(0.0) as u64)))
-        .unwrap_or(limits.bash_default_timeout_ms)
-        .min(limits.bash_max_timeout_ms);
+    let asked_ms = input["timeout"]
+        .as_f64()
+        .map(|ms| ms.max(0.0) as u64)
+        .filter(|ms| *ms > 0);
     let cwd_file = cx
         .workspace
         .scratch()
         .join(format!("cwd-{}", uuid::Uuid::new_v4()));
-    let mut command = Command::new("bash");
-    command
-        .arg("-c")
-        .arg(SCRIPT)
+    let capture = cx
+        .workspace
+        .scratch()
+        .join(format!("out-{}", uuid::Uuid::new_v4()));
+    let sink = match Sink::create(&capture) {
+        Ok(sink) => Arc::new(Mutex::new(sink)),
+        Err(err) => return ToolOutput::failure(format!("cannot capture the output: {err}")),
+    };
+    let mut bash = Command::new("/bin/bash");
+    bash.arg("-c")
+        .arg(script(&command, &cwd_file))
         .current_dir(cx.workspace.shell_cwd())
         .envs(&cx.workspace.env)
-        .env("TWINWIRE_AGENT_COMMAND", &input.command)
-        .env("TWINWIRE_AGENT_CWD_FILE", &cwd_file)
+        .env("CLAUDECODE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .kill_on_drop(true);
     #[cfg(unix)]
-    command.process_group(0);
-    let mut child = match command.spawn() {
+    bash.process_group(0);
+    let mut child = match bash.spawn() {
         Ok(child) => child,
-        Err(err) => return ToolOutput::error(format!("cannot start bash: {err}")),
+        Err(err) => return ToolOutput::failure(format!("cannot start bash: {err}")),
     };
+    let stdout = child.stdout.take();
+    let mut copy = tokio::spawn(jobs::copy_into(stdout, Arc::clone(&sink)));
+    if background {
+        let limit = asked_ms.map_or(BACKGROUND_DEFAULT, |ms| {
+            Duration::from_millis(ms.min(BACKGROUND_MAX_MS))
+        });
+        return match start_job(&cx, &command, description, child, copy, &sink, limit) {
+            Ok(info) => ToolOutput::success(
+                format!(
+                    "Command running in background with ID: {}. Output is being written to: {}. \
+                     You will be notified when it completes. To check interim output, use Read on \
+                     that file path.",
+                    info.id,
+                    info.output.display()
+                ),
+                json!({"stdout": "", "stderr": "", "interrupted": false, "isImage": false,
+                       "noOutputExpected": false, "backgroundTaskId": info.id}),
+            ),
+            Err(err) => ToolOutput::failure(format!("cannot start the job: {err}")),
+        };
+    }
+    let timeout_ms = asked_ms
+        .unwrap_or(limits.bash_default_timeout_ms)
+        .min(limits.bash_max_timeout_ms);
     let mut group = ProcessGroup(child.id());
-    let cap = limits.bash_output_bytes;
-    let stdout = start_capture(child.stdout.take(), cap);
-    let stderr = start_capture(child.stderr.take(), cap);
     let ending = tokio::select! {
         status = child.wait() => Ending::Exited(status.ok().and_then(|s| s.code())),
         () = tokio::time::sleep(Duration::from_millis(timeout_ms)) => Ending::TimedOut,
         () = cx.cancel.cancelled() => Ending::Interrupted,
     };
-    // Right after the leader's exit (or before it is reaped, when it is killed): a group id
-    // is only safe to signal while its number cannot have been given to another process.
-    group.kill();
-    if !matches!(ending, Ending::Exited(_)) {
-        let _ = child.wait().await;
+    if matches!(ending, Ending::TimedOut) && !only_sleeps(&command) {
+        // Still running at its limit: it goes on as a background job, its output with it.
+        let so_far = output::text_of(&capture);
+        let started = start_job(&cx, &command, description, child, copy, &sink, MOVED_LIMIT);
+        group.disarm();
+        return match started {
+            Ok(info) => {
+                let note = format!(
+                    "Command did not complete within its {} timeout and was moved to the \
+                     background (ID: {}). Output is being written to: {}. You will be notified \
+                     when it completes. If it is still running after 30m in the background, it \
+                     will be stopped and you will be notified. It is running now: do not start a \
+                     second copy while it runs. If it is no longer needed, stop it with TaskStop. \
+                     To check interim output, use Read on that file path.",
+                    output::duration(timeout_ms),
+                    info.id,
+                    info.output.display()
+                );
+                let so_far = so_far.trim_end();
+                let text = if so_far.is_empty() {
+                    note
+                } else {
+                    format!("{so_far}\n{note}")
+                };
+                ToolOutput::success(
+                    text,
+                    json!({"stdout": so_far, "stderr": "", "interrupted": false,
+                           "isImage": false, "noOutputExpected": false,
+                           "backgroundTaskId": info.id}),
+                )
+            }
+            Err(err) => ToolOutput::failure(format!("cannot move the command: {err}")),
+        };
     }
-    group.disarm();
-    let (stdout, stderr) = (collect(stdout).await, collect(stderr).await);
-    if let Ok(dir) = std::fs::read_to_string(&cwd_file) {
-        let dir = std::path::PathBuf::from(dir.trim_end_matches('\n'));
-        if dir.is_dir() {
-            cx.workspace.set_shell_cwd(dir);
-        }
-        let _ = std::fs::remove_file(&cwd_file);
-    }
-    let interrupted = matches!(ending, Ending::Interrupted | Ending::TimedOut);
-    let result = json!({"stdout": stdout.text(), "stderr": stderr.text(),
-                        "interrupted": interrupted, "isImage": false});
-    let mut text = stdout.text();
-    let err_text = stderr.text();
-    if !err_text.is_empty() {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&err_text);
-    }
+    // The group is signalled right after the leader's exit (or before it is reaped, when it
+    // is stopped): a group id is only safe to signal while its number cannot have been given
+    // to another process.
     match ending {
-        Ending::Exited(Some(0)) => ToolOutput::success(text, result),
-        Ending::Exited(code) => {
-            let code = code.map_or_else(|| "a signal".to_owned(), |c| c.to_string());
-            failed(format!("Exit code {code}\n{text}"), result)
-        }
-        Ending::TimedOut => failed(
-            format!("Command timed out after {timeout_ms} ms (its processes were killed)\n{text}"),
-            result,
-        ),
-        Ending::Interrupted => failed(
-            format!("Command interrupted (its processes were killed)\n{text}"),
-            result,
-        ),
+        Ending::TimedOut => group.signal(jobs::Stop::Term),
+        _ => group.signal(jobs::Stop::Kill),
+    }
+    let code = match ending {
+        Ending::Exited(code) => code,
+        _ => child.wait().await.ok().and_then(|s| s.code()),
+    };
+    group.signal(jobs::Stop::Kill);
+    group.disarm();
+    if tokio::time::timeout(PIPE_GRACE, &mut copy).await.is_err() {
+        copy.abort();
+    }
+    let reset = follow_cwd(&cx, &cwd_file);
+    let text = output::text_of(&capture);
+    let _ = std::fs::remove_file(&capture);
+    output::result(&cx, text, &ending_of(&ending, code, timeout_ms), reset)
+}
+
+/// How the command ended, for the result.
+fn ending_of(ending: &Ending, code: Option<i32>, timeout_ms: u64) -> output::End {
+    match ending {
+        Ending::Exited(Some(0)) => output::End::Success,
+        Ending::Exited(code) => output::End::Failed(code.unwrap_or(143)),
+        Ending::TimedOut => output::End::TimedOut {
+            code: code.unwrap_or(143),
+            after: output::duration(timeout_ms),
+        },
+        Ending::Interrupted => output::End::Interrupted,
     }
 }
 
-fn failed(text: String, result: Value) -> ToolOutput {
-    ToolOutput {
-        content: text.trim_end().to_owned().into(),
-        is_error: true,
-        result: Some(result),
+/// Whether the command is a bare `sleep`, which Claude Code stops at its limit rather than
+/// moving it to the background.
+fn only_sleeps(command: &str) -> bool {
+    command.split_whitespace().next() == Some("sleep")
+}
+
+/// Registers `child` as a job of the session.
+fn start_job(
+    cx: &ToolContext,
+    command: &str,
+    description: Option<String>,
+    child: tokio::process::Child,
+    copy: tokio::task::JoinHandle<()>,
+    sink: &Arc<Mutex<Sink>>,
+    limit: Duration,
+) -> std::io::Result<JobInfo> {
+    let id = new_id('b');
+    let output = cx
+        .workspace
+        .tasks_dir(&cx.session_id)
+        .join(format!("{id}.output"));
+    jobs::lock(sink).move_to(&output)?;
+    let info = JobInfo {
+        id,
+        command: command.to_owned(),
+        description,
+        tool_use_id: cx.tool_use_id.clone(),
+        output,
+    };
+    let host = cx.peer.clone().map(|peer| jobs::Host {
+        peer,
+        session_id: cx.session_id.clone(),
+    });
+    cx.workspace
+        .jobs
+        .adopt(info.clone(), child, copy, Arc::clone(sink), limit, host);
+    Ok(info)
+}
+
+/// Takes the shell's new directory; a directory outside the session's is undone. Returns
+/// the directory it was reset to, if it was.
+fn follow_cwd(cx: &ToolContext, cwd_file: &std::path::Path) -> Option<std::path::PathBuf> {
+    let dir = std::fs::read_to_string(cwd_file).ok()?;
+    let _ = std::fs::remove_file(cwd_file);
+    let dir = std::path::PathBuf::from(dir.trim_end_matches('\n'));
+    if !dir.is_dir() {
+        return None;
+    }
+    if cx.workspace.inside(&dir) {
+        cx.workspace.set_shell_cwd(dir);
+        None
+    } else {
+        let root = cx.workspace.root().to_owned();
+        cx.workspace.set_shell_cwd(root.clone());
+        Some(root)
     }
 }
 
@@ -168,13 +322,9 @@ impl ProcessGroup {
         self.0 = None;
     }
 
-    fn kill(&self) {
-        #[cfg(unix)]
+    fn signal(&self, stop: jobs::Stop) {
         if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
+            jobs::signal_group(pid, stop);
         }
     }
 }
@@ -183,66 +333,6 @@ impl Drop for ProcessGroup {
     fn drop(&mut self) {
         // A call dropped before its command ended (the turn cut short) takes its processes
         // with it.
-        self.kill();
+        self.signal(jobs::Stop::Kill);
     }
-}
-
-/// A stream's output: the first `cap` bytes, and how many more there were.
-#[derive(Debug, Default)]
-struct Captured {
-    kept: Vec<u8>,
-    dropped: u64,
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        let mut text = String::from_utf8_lossy(&self.kept).trim_end().to_owned();
-        if self.dropped > 0 {
-            text.push_str(&format!(
-                "\n\n[… {} more bytes of output not shown]",
-                self.dropped
-            ));
-        }
-        text
-    }
-}
-
-async fn capture(stream: Option<impl AsyncRead + Unpin>, cap: usize, into: Arc<Mutex<Captured>>) {
-    let Some(mut stream) = stream else {
-        return;
-    };
-    let mut buffer = vec![0u8; 16 * 1024];
-    loop {
-        match stream.read(&mut buffer).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => {
-                let mut captured = into.lock().unwrap_or_else(PoisonError::into_inner);
-                let room = cap.saturating_sub(captured.kept.len()).min(n);
-                captured.kept.extend_from_slice(&buffer[..room]);
-                captured.dropped += (n - room) as u64;
-            }
-        }
-    }
-}
-
-/// A stream's output once its processes are gone: at its end, or after a short grace if a
-/// process that left the group still holds the pipe.
-async fn collect(
-    (task, captured): (tokio::task::JoinHandle<()>, Arc<Mutex<Captured>>),
-) -> Captured {
-    let mut task = task;
-    if tokio::time::timeout(PIPE_GRACE, &mut task).await.is_err() {
-        task.abort();
-    }
-    std::mem::take(&mut *captured.lock().unwrap_or_else(PoisonError::into_inner))
-}
-
-/// Starts reading a stream in its own task.
-fn start_capture(
-    stream: Option<impl AsyncRead + Unpin + Send + 'static>,
-    cap: usize,
-) -> (tokio::task::JoinHandle<()>, Arc<Mutex<Captured>>) {
-    let captured = Arc::new(Mutex::new(Captured::default()));
-    let task = tokio::spawn(capture(stream, cap, Arc::clone(&captured)));
-    (task, captured)
 }

@@ -1,51 +1,52 @@
-//! What the file tools share: line numbering as the model is shown files, the checks before
-//! a file is written, and writing it whole.
+//! What the file tools share: Claude Code's sizes and binary kinds, and writing a file whole.
 
 use std::path::Path;
 
-/// A line as `Read` shows it: its number right-aligned in six columns, a tab, the text.
-pub fn numbered(number: usize, line: &str) -> String {
-    format!("{number:>6}\t{line}")
+/// File extensions Claude Code takes for binary files (Read refuses them, but for images and
+/// PDFs, which it shows).
+const BINARY_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "bmp", "ico", "webp", "tiff", "tif", "heic", "heif", "avif",
+    "mp4", "mov", "avi", "mkv", "webm", "wmv", "flv", "m4v", "mpeg", "mpg", "mp3", "wav", "ogg",
+    "flac", "aac", "m4a", "wma", "aiff", "opus", "zip", "tar", "gz", "bz2", "7z", "rar", "xz", "z",
+    "tgz", "iso", "zst", "lz4", "whl", "exe", "dll", "so", "dylib", "bin", "o", "a", "obj", "lib",
+    "app", "msi", "deb", "rpm", "dmg", "apk", "pdf", "doc", "docx", "docm", "dotx", "dotm", "xls",
+    "xlsx", "xlsm", "xlsb", "xltx", "xltm", "ppt", "pptx", "pptm", "ppsx", "ppsm", "potx", "potm",
+    "odt", "ods", "odp", "numbers", "epub", "ttf", "otf", "woff", "woff2", "eot", "pyc", "pyo",
+    "class", "jar", "war", "ear", "node", "wasm", "rlib", "sqlite", "sqlite3", "db", "mdb", "idx",
+    "parquet", "feather", "npy", "npz", "pickle", "psd", "ai", "eps", "sketch", "fig", "xd",
+    "blend", "3ds", "max", "swf", "fla", "lockb", "dat", "data",
+];
+
+/// Whether Claude Code takes a file with this extension (lowercase, no dot) for binary.
+pub fn is_binary_extension(extension: &str) -> bool {
+    BINARY_EXTENSIONS.contains(&extension)
 }
 
-/// Cuts a line to `max` characters, saying so.
-pub fn cut_line(line: &str, max: usize) -> String {
-    match line.char_indices().nth(max) {
-        Some((at, _)) => format!("{}… [line cut at {max} characters]", &line[..at]),
-        None => line.to_owned(),
+/// A size as Claude Code writes it: `383 bytes`, `30.3KB`, `256KB`, `1.5MB`.
+pub fn human_size(bytes: u64) -> String {
+    let one = |value: f64, unit: &str| {
+        let text = format!("{value:.1}");
+        let text = text.strip_suffix(".0").unwrap_or(&text).to_owned();
+        format!("{text}{unit}")
+    };
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else if bytes < 1024 * 1024 {
+        one(bytes as f64 / 1024.0, "KB")
+    } else if bytes < 1024 * 1024 * 1024 {
+        one(bytes as f64 / (1024.0 * 1024.0), "MB")
+    } else {
+        one(bytes as f64 / (1024.0 * 1024.0 * 1024.0), "GB")
     }
 }
 
-/// Whether `bytes` (the start of a file) look binary: a NUL byte.
-pub fn looks_binary(bytes: &[u8]) -> bool {
-    bytes.contains(&0)
-}
+/// The mode a created file gets, as Claude Code's do.
+#[cfg(unix)]
+const NEW_FILE_MODE: u32 = 0o644;
 
-/// Refuses a path that is not a regular file or is too large to take whole.
-pub fn check_file(path: &Path, max_bytes: u64) -> Result<std::fs::Metadata, String> {
-    let meta = std::fs::metadata(path).map_err(|err| match err.kind() {
-        std::io::ErrorKind::NotFound => format!("File does not exist: {}", path.display()),
-        _ => format!("{}: {err}", path.display()),
-    })?;
-    if meta.is_dir() {
-        return Err(format!(
-            "{} is a directory, not a file (use Bash's ls or Glob)",
-            path.display()
-        ));
-    }
-    if meta.len() > max_bytes {
-        return Err(format!(
-            "{} is {} bytes, over the {max_bytes}-byte limit for taking a file whole",
-            path.display(),
-            meta.len()
-        ));
-    }
-    Ok(meta)
-}
-
-/// Writes `content` to `path` whole, creating its directory: through a file beside it that
-/// is renamed over it, so that a failure leaves the old file intact. The file keeps its
-/// permissions.
+/// Writes `content` to `path` whole, creating its directories: through a file beside it
+/// that is renamed over it, so that a failure leaves the old file intact. An existing file
+/// keeps its permissions; a new one is readable by all, writable by its owner.
 pub fn write_whole(path: &Path, content: &str) -> Result<(), String> {
     let parent = path
         .parent()
@@ -56,8 +57,19 @@ pub fn write_whole(path: &Path, content: &str) -> Result<(), String> {
         .map_err(|err| format!("cannot write in {}: {err}", parent.display()))?;
     std::io::Write::write_all(&mut temporary, content.as_bytes())
         .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = temporary.as_file().set_permissions(meta.permissions());
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            let _ = temporary.as_file().set_permissions(meta.permissions());
+        }
+        Err(_) => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = temporary
+                    .as_file()
+                    .set_permissions(std::fs::Permissions::from_mode(NEW_FILE_MODE));
+            }
+        }
     }
     temporary
         .persist(path)
@@ -65,33 +77,37 @@ pub fn write_whole(path: &Path, content: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The lines around `at` (a byte offset) of `text`, numbered: what an edit shows the model.
-pub fn snippet(text: &str, at: usize, context: usize) -> String {
-    let line_of_at = text[..at.min(text.len())].matches('\n').count();
-    let first = line_of_at.saturating_sub(context);
-    text.lines()
-        .enumerate()
-        .skip(first)
-        .take(context * 2 + 1)
-        .map(|(i, line)| numbered(i + 1, line))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn lines_are_numbered_and_cut() {
-        assert_eq!(numbered(7, "x"), "     7\tx");
-        assert_eq!(cut_line("héllo", 2), "hé… [line cut at 2 characters]");
-        assert_eq!(cut_line("hé", 2), "hé");
+    fn sizes_are_written_as_claude_code_writes_them() {
+        assert_eq!(human_size(383), "383 bytes");
+        assert_eq!(human_size(228_894), "223.5KB");
+        assert_eq!(human_size(340_000), "332KB");
+        assert_eq!(human_size(262_144), "256KB");
+        assert_eq!(human_size(31_000), "30.3KB");
     }
 
+    #[cfg(unix)]
     #[test]
-    fn a_snippet_shows_the_lines_around_a_place() {
-        let text = "a\nb\nc\nd\ne\n";
-        assert_eq!(snippet(text, 4, 1), "     2\tb\n     3\tc\n     4\td");
+    fn a_new_file_is_0644_and_an_old_one_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new.txt");
+        write_whole(&new, "x").unwrap();
+        assert_eq!(
+            std::fs::metadata(&new).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
+        let old = dir.path().join("old.sh");
+        std::fs::write(&old, "a").unwrap();
+        std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_whole(&old, "b").unwrap();
+        assert_eq!(
+            std::fs::metadata(&old).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
     }
 }

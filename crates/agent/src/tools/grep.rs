@@ -1,20 +1,29 @@
-//! `Grep`: a regular expression searched in a file or a tree, with ripgrep's own crates: the
-//! tree walked by `ignore` (`.gitignore`, hidden files left out; `type` filters by file
-//! type, `glob` by path), each file searched by `grep-searcher` with a `grep-regex` matcher.
-//! Output as ripgrep prints it: `path:line:text` for matches and `path-line-text` for
-//! context in `content` mode, the files (newest first) in `files_with_matches`, `path:count`
-//! in `count`.
+//! `Grep`: a regular expression searched as Claude Code searches with ripgrep (hidden files
+//! included, ignore files not applied), with ripgrep's own crates: the tree walked by
+//! `ignore` (`type` filters by file type, `glob` by path), each file searched by
+//! `grep-searcher` with a `grep-regex` matcher. Results as Claude Code gives them: files
+//! newest first (`Found N files`), lines as `path:N:text` (context `path-N-text`, no group
+//! separators, no path for a single file), counts per file with a total; paths relative to
+//! the working directory; 250 entries unless `head_limit` says otherwise, with a note of the
+//! page shown.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use futures::future::BoxFuture;
-use grep_regex::RegexMatcherBuilder;
+use grep_matcher::Matcher;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
-use serde_json::{json, Number, Value};
-use twinwire_protocol::tools::GrepInput;
+use serde_json::{json, Value};
 
-use super::{schema, typed_input, Tool, ToolContext, ToolOutput};
+use super::glob::{rg_error, shown, walker, REJECTED};
+use super::{schema, Tool, ToolContext, ToolOutput};
+
+/// Entries shown when `head_limit` is not given.
+const DEFAULT_HEAD: usize = 250;
+
+/// The most lines collected from one search (whatever the page asked).
+const MAX_COLLECTED: usize = 100_000;
 
 /// The `Grep` tool.
 pub struct Grep;
@@ -25,15 +34,22 @@ impl Tool for Grep {
     }
 
     fn description(&self) -> String {
-        "Searches file contents with a regular expression, as ripgrep does. `output_mode` \
-         `files_with_matches` (default) lists files, `content` shows matching lines (with \
-         -A/-B/-C context and -n line numbers), `count` counts per file. Narrow with `glob` \
-         or `type`; `head_limit` and `offset` page through results."
+        "Searches the contents of files with a regular expression, as ripgrep does (its regex \
+         syntax: escape braces, as in `interface\\{\\}`).\n\n- Use it for every content search; \
+         do not run grep or rg through Bash.\n- output_mode: \"files_with_matches\" (the \
+         default) lists the files, \"content\" shows the matching lines (with -A, -B, -C and \
+         -n), \"count\" the matches per file.\n- Narrow the search with glob (\"*.js\", \
+         \"**/*.tsx\") or type (\"js\", \"py\", \"rust\").\n- Patterns match within a line \
+         unless multiline is true.\n- head_limit and offset page through long results."
             .to_owned()
     }
 
     fn input_schema(&self) -> Value {
-        schema::grep()
+        schema::grep().json()
+    }
+
+    fn check_input(&self, input: &Value) -> Result<Value, String> {
+        schema::grep().check("Grep", input)
     }
 
     fn read_only(&self) -> bool {
@@ -42,13 +58,9 @@ impl Tool for Grep {
 
     fn call(&self, input: Value, cx: ToolContext) -> BoxFuture<'static, ToolOutput> {
         Box::pin(async move {
-            let input: GrepInput = match typed_input("Grep", &input) {
-                Ok(input) => input,
-                Err(error) => return error,
-            };
             tokio::task::spawn_blocking(move || grep(&input, &cx))
                 .await
-                .unwrap_or_else(|err| ToolOutput::error(format!("Grep failed: {err}")))
+                .unwrap_or_else(|err| ToolOutput::failure(format!("Grep failed: {err}")))
         })
     }
 }
@@ -60,65 +72,82 @@ enum Mode {
     Count,
 }
 
-fn number(value: Option<&Number>) -> Option<usize> {
-    value
-        .and_then(|n| n.as_u64().or_else(|| n.as_f64().map(|f| f.max(0.0) as u64)))
-        .and_then(|n| usize::try_from(n).ok())
+fn number(input: &Value, field: &str) -> Option<usize> {
+    input[field].as_f64().map(|f| f.max(0.0) as usize)
 }
 
-fn grep(input: &GrepInput, cx: &ToolContext) -> ToolOutput {
-    let mode = match input.output_mode.as_deref() {
-        None | Some("files_with_matches") => Mode::Files,
+fn flag(input: &Value, field: &str) -> Option<bool> {
+    input[field].as_bool()
+}
+
+fn grep(input: &Value, cx: &ToolContext) -> ToolOutput {
+    let mode = match input["output_mode"].as_str() {
         Some("content") => Mode::Content,
         Some("count") => Mode::Count,
-        Some(other) => return ToolOutput::error(format!("Unknown output_mode {other}")),
+        _ => Mode::Files,
     };
-    let multiline = input.multiline.unwrap_or(false);
-    let matcher = match RegexMatcherBuilder::new()
-        .case_insensitive(input.case_insensitive.unwrap_or(false))
-        .multi_line(true)
-        .dot_matches_new_line(multiline)
-        .build(&input.pattern)
-    {
-        Ok(matcher) => matcher,
-        Err(err) => return ToolOutput::error(format!("Invalid regex {}: {err}", input.pattern)),
-    };
-    let root = match &input.path {
-        Some(path) if !path.is_empty() => cx.workspace.resolve(path),
-        _ => cx.workspace.shell_cwd(),
+    let pattern = input["pattern"].as_str().unwrap_or_default();
+    let multiline = flag(input, "multiline").unwrap_or(false);
+    let cwd = cx.workspace.shell_cwd();
+    let root = match input["path"].as_str().filter(|p| !p.is_empty()) {
+        Some(path) => cx.workspace.resolve(path),
+        None => cwd.clone(),
     };
     if !root.exists() {
-        return ToolOutput::error(format!("Path does not exist: {}", root.display()));
+        return ToolOutput::failure(format!(
+            "Path does not exist: {}. Note: your current working directory is {}.",
+            root.display(),
+            cwd.display()
+        ));
     }
-    let files = match walk(&root, input) {
-        Ok(files) => files,
-        Err(why) => return ToolOutput::error(why),
+    let matcher = match RegexMatcherBuilder::new()
+        .case_insensitive(flag(input, "-i").unwrap_or(false))
+        .multi_line(true)
+        .dot_matches_new_line(multiline)
+        .build(pattern)
+    {
+        Ok(matcher) => matcher,
+        Err(_) => {
+            let why = regex::Regex::new(&format!("(?:{pattern})"))
+                .err()
+                .map_or_else(|| "regex parse error".to_owned(), |err| err.to_string());
+            return ToolOutput::failure(format!("{REJECTED}\nrg: {why}"));
+        }
     };
-    let context = number(input.context_short.as_ref()).or(number(input.context.as_ref()));
-    let before = number(input.lines_before.as_ref()).or(context).unwrap_or(0);
-    let after = number(input.lines_after.as_ref()).or(context).unwrap_or(0);
+    let files = match files(&root, &cwd, input) {
+        Ok(files) => files,
+        Err(why) => return ToolOutput::failure(format!("{REJECTED}\nrg: {why}")),
+    };
+    let single = root.is_file();
+    let context = number(input, "context").or(number(input, "-C"));
+    let before = number(input, "-B").or(context).unwrap_or(0);
+    let after = number(input, "-A").or(context).unwrap_or(0);
+    let content = mode == Mode::Content;
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .multi_line(multiline)
         .binary_detection(BinaryDetection::quit(0))
-        .before_context(if mode == Mode::Content { before } else { 0 })
-        .after_context(if mode == Mode::Content { after } else { 0 })
+        .before_context(if content { before } else { 0 })
+        .after_context(if content { after } else { 0 })
         .build();
-    let line_numbers = input.line_numbers.unwrap_or(true);
-    let cap = cx.workspace.limits.search_results;
+    let options = Lines {
+        numbers: flag(input, "-n").unwrap_or(true),
+        only_matching: flag(input, "-o").unwrap_or(false),
+    };
     let mut lines: Vec<String> = Vec::new();
-    let mut matched_files: Vec<(SystemTime, PathBuf, u64)> = Vec::new();
+    let mut matched: Vec<(SystemTime, PathBuf, u64)> = Vec::new();
     for path in files {
-        if cx.cancel.is_cancelled() || lines.len() >= cap * 10 {
+        if cx.cancel.is_cancelled() || lines.len() >= MAX_COLLECTED {
             break;
         }
+        let prefix = (!single).then(|| shown(&path, &cwd));
         let mut sink = Collect {
-            path: &path,
-            mode,
-            line_numbers,
+            prefix: prefix.as_deref(),
+            matcher: &matcher,
+            content,
+            options,
             lines: Vec::new(),
             count: 0,
-            last_line: None,
         };
         if searcher.search_path(&matcher, &path, &mut sink).is_err() {
             continue;
@@ -129,105 +158,142 @@ fn grep(input: &GrepInput, cx: &ToolContext) -> ToolOutput {
                 .unwrap_or(SystemTime::UNIX_EPOCH);
             let count = sink.count;
             lines.extend(sink.lines);
-            matched_files.push((modified, path.clone(), count));
+            matched.push((modified, path.clone(), count));
         }
     }
-    let offset = number(input.offset.as_ref()).unwrap_or(0);
-    let head = number(input.head_limit.as_ref()).unwrap_or(cap).min(cap);
-    let page = |items: Vec<String>| -> (Vec<String>, bool) {
+    let offset = number(input, "offset").unwrap_or(0);
+    let head = match number(input, "head_limit") {
+        Some(0) => usize::MAX,
+        Some(n) => n,
+        None => DEFAULT_HEAD,
+    };
+    let page = |items: Vec<String>| -> (Vec<String>, String) {
         let total = items.len();
         let shown: Vec<String> = items.into_iter().skip(offset).take(head).collect();
-        let more = offset + shown.len() < total;
-        (shown, more)
+        let mut parts = Vec::new();
+        if offset + shown.len() < total {
+            parts.push(format!("limit: {head}"));
+        }
+        if offset > 0 {
+            parts.push(format!("offset: {offset}"));
+        }
+        let note = if parts.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\n\n[Showing results with pagination = {}]",
+                parts.join(", ")
+            )
+        };
+        (shown, note)
     };
-    let num_files = matched_files.len();
+    let plural = |n: usize| if n == 1 { "file" } else { "files" };
     let (text, result) = match mode {
         Mode::Content => {
-            let (shown, more) = page(lines);
-            let mut text = if shown.is_empty() {
+            let (shown_lines, note) = page(lines);
+            let text = if shown_lines.is_empty() {
                 "No matches found".to_owned()
             } else {
-                shown.join("\n")
+                format!("{}{note}", shown_lines.join("\n"))
             };
-            if more {
-                text.push_str("\n(More lines: raise head_limit or use offset.)");
-            }
-            let result = json!({"mode": "content", "numFiles": num_files,
-                                "numLines": shown.len(), "content": shown.join("\n")});
+            let result = json!({"mode": "content", "numFiles": matched.len(),
+                                "numLines": shown_lines.len(), "content": shown_lines.join("\n")});
             (text, result)
         }
         Mode::Files => {
-            matched_files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            let names: Vec<String> = matched_files
-                .iter()
-                .map(|(_, p, _)| p.display().to_string())
-                .collect();
-            let (shown, more) = page(names);
-            let mut text = if shown.is_empty() {
+            matched.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            let names: Vec<String> = matched.iter().map(|(_, p, _)| shown(p, &cwd)).collect();
+            let total = names.len();
+            let (shown_names, _) = page(names);
+            // The page is said on the first line here, as Claude Code says it.
+            let mut paged = Vec::new();
+            if offset + shown_names.len() < total {
+                paged.push(format!("limit: {head}"));
+            }
+            if offset > 0 {
+                paged.push(format!("offset: {offset}"));
+            }
+            let paged = if paged.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", paged.join(", "))
+            };
+            let text = if shown_names.is_empty() {
                 "No files found".to_owned()
             } else {
-                format!("Found {} files\n{}", num_files, shown.join("\n"))
-            };
-            if more {
-                text.push_str("\n(More files: raise head_limit or use offset.)");
-            }
-            (
-                text,
-                json!({"mode": "files_with_matches", "numFiles": num_files, "filenames": shown}),
-            )
-        }
-        Mode::Count => {
-            let counts: Vec<String> = matched_files
-                .iter()
-                .map(|(_, p, n)| format!("{}:{n}", p.display()))
-                .collect();
-            let total: u64 = matched_files.iter().map(|(_, _, n)| n).sum();
-            let (shown, _) = page(counts);
-            let text = if shown.is_empty() {
-                "No matches found".to_owned()
-            } else {
                 format!(
-                    "{}\n\nFound {total} total occurrences across {num_files} files.",
-                    shown.join("\n")
+                    "Found {} {}{paged}\n{}",
+                    shown_names.len(),
+                    plural(shown_names.len()),
+                    shown_names.join("\n")
                 )
             };
             (
                 text,
-                json!({"mode": "count", "numFiles": num_files, "numMatches": total}),
+                json!({"mode": "files_with_matches", "numFiles": total, "filenames": shown_names}),
+            )
+        }
+        Mode::Count => {
+            matched.sort_by(|a, b| a.1.cmp(&b.1));
+            let counts: Vec<(String, u64)> = matched
+                .iter()
+                // Counts name their file even when the search is of one file.
+                .map(|(_, p, n)| (format!("{}:{n}", shown(p, &cwd)), *n))
+                .collect();
+            let shown_counts: Vec<(String, u64)> =
+                counts.iter().skip(offset).take(head).cloned().collect();
+            let (_, note) = page(counts.iter().map(|(line, _)| line.clone()).collect());
+            let total: u64 = shown_counts.iter().map(|(_, n)| n).sum();
+            let files = shown_counts.len();
+            let listing = if shown_counts.is_empty() {
+                "No matches found".to_owned()
+            } else {
+                shown_counts
+                    .iter()
+                    .map(|(line, _)| line.clone())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            let text = format!(
+                "{listing}\n\nFound {total} total {} across {files} {}.{note}",
+                if total == 1 {
+                    "occurrence"
+                } else {
+                    "occurrences"
+                },
+                plural(files)
+            );
+            (
+                text,
+                json!({"mode": "count", "numFiles": files, "numMatches": total}),
             )
         }
     };
     ToolOutput::success(text, result)
 }
 
-/// The files to search: `root` itself, or the files under it that the filters keep.
-fn walk(root: &Path, input: &GrepInput) -> Result<Vec<PathBuf>, String> {
+/// The files to search: `root` itself, or the files under it that the filters keep, in path
+/// order.
+fn files(root: &Path, cwd: &Path, input: &Value) -> Result<Vec<PathBuf>, String> {
     if root.is_file() {
         return Ok(vec![root.to_owned()]);
     }
-    let mut builder = ignore::WalkBuilder::new(root);
-    if let Some(kind) = input.kind.as_deref().filter(|k| !k.is_empty()) {
+    let mut builder = walker(root);
+    if let Some(kind) = input["type"].as_str().filter(|k| !k.is_empty()) {
         let mut types = ignore::types::TypesBuilder::new();
         types.add_defaults();
-        types.select(kind);
-        builder.types(
-            types
-                .build()
-                .map_err(|err| format!("Unknown file type {kind}: {err}"))?,
-        );
-    }
-    if let Some(glob) = input.glob.as_deref().filter(|g| !g.is_empty()) {
-        let mut overrides = ignore::overrides::OverrideBuilder::new(root);
-        for part in glob.split([',', ' ']).filter(|p| !p.is_empty()) {
-            overrides
-                .add(part)
-                .map_err(|err| format!("Invalid glob {part}: {err}"))?;
+        if !types.definitions().iter().any(|d| d.name() == kind) {
+            return Err(format!("unrecognized file type: {kind}"));
         }
-        builder.overrides(
-            overrides
-                .build()
-                .map_err(|err| format!("Invalid glob {glob}: {err}"))?,
-        );
+        types.select(kind);
+        builder.types(types.build().map_err(|err| err.to_string())?);
+    }
+    if let Some(glob) = input["glob"].as_str().filter(|g| !g.is_empty()) {
+        let mut overrides = ignore::overrides::OverrideBuilder::new(cwd);
+        for part in split_globs(glob) {
+            overrides.add(&part).map_err(|err| rg_error(&err))?;
+        }
+        builder.overrides(overrides.build().map_err(|err| rg_error(&err))?);
     }
     let mut files: Vec<PathBuf> = builder
         .build()
@@ -239,35 +305,60 @@ fn walk(root: &Path, input: &GrepInput) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// A `glob` value split into ripgrep's globs: at spaces, and at commas outside braces.
+fn split_globs(glob: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in glob.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                current.push(c);
+            }
+            '}' => {
+                depth = depth.saturating_sub(1);
+                current.push(c);
+            }
+            ',' if depth == 0 => parts.push(std::mem::take(&mut current)),
+            c if c.is_whitespace() => parts.push(std::mem::take(&mut current)),
+            c => current.push(c),
+        }
+    }
+    parts.push(current);
+    parts.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+/// How lines are written.
+#[derive(Clone, Copy)]
+struct Lines {
+    numbers: bool,
+    only_matching: bool,
+}
+
 /// Collects one file's output lines as ripgrep prints them.
 struct Collect<'a> {
-    path: &'a Path,
-    mode: Mode,
-    line_numbers: bool,
+    prefix: Option<&'a str>,
+    matcher: &'a RegexMatcher,
+    content: bool,
+    options: Lines,
     lines: Vec<String>,
     count: u64,
-    last_line: Option<u64>,
 }
 
 impl Collect<'_> {
-    fn push(&mut self, line_number: Option<u64>, bytes: &[u8], separator: char) {
-        if self.mode != Mode::Content {
-            return;
+    fn line(&self, number: Option<u64>, text: &str, separator: char) -> String {
+        let mut out = String::new();
+        if let Some(prefix) = self.prefix {
+            out.push_str(prefix);
+            out.push(separator);
         }
-        // A gap between context groups is shown as ripgrep does.
-        if let (Some(last), Some(now)) = (self.last_line, line_number) {
-            if now > last + 1 {
-                self.lines.push("--".to_owned());
-            }
+        if let (true, Some(n)) = (self.options.numbers, number) {
+            out.push_str(&n.to_string());
+            out.push(separator);
         }
-        self.last_line = line_number.or(self.last_line);
-        let text = String::from_utf8_lossy(bytes);
-        let text = text.trim_end_matches(['\n', '\r']);
-        let path = self.path.display();
-        self.lines.push(match (self.line_numbers, line_number) {
-            (true, Some(n)) => format!("{path}{separator}{n}{separator}{text}"),
-            _ => format!("{path}{separator}{text}"),
-        });
+        out.push_str(text);
+        out
     }
 }
 
@@ -276,12 +367,50 @@ impl Sink for Collect<'_> {
 
     fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, Self::Error> {
         self.count += 1;
-        self.push(found.line_number(), found.bytes(), ':');
+        if !self.content {
+            return Ok(true);
+        }
+        let first = found.line_number();
+        let bytes = found.bytes();
+        if self.options.only_matching {
+            let _ = self.matcher.find_iter(bytes, |m| {
+                let part = String::from_utf8_lossy(&bytes[m]);
+                if !part.is_empty() {
+                    let line = first.map(|n| {
+                        n + bytes[..m.start()].iter().filter(|b| **b == b'\n').count() as u64
+                    });
+                    self.lines.push(self.line(line, &part, ':'));
+                }
+                true
+            });
+            return Ok(true);
+        }
+        let text = String::from_utf8_lossy(bytes);
+        for (i, line) in text.trim_end_matches('\n').split('\n').enumerate() {
+            let number = first.map(|n| n + i as u64);
+            let line = line.trim_end_matches('\r');
+            self.lines.push(self.line(number, line, ':'));
+        }
         Ok(true)
     }
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> Result<bool, Self::Error> {
-        self.push(context.line_number(), context.bytes(), '-');
+        if self.content && !self.options.only_matching {
+            let text = String::from_utf8_lossy(context.bytes());
+            let text = text.trim_end_matches(['\n', '\r']);
+            self.lines.push(self.line(context.line_number(), text, '-'));
+        }
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_split_at_spaces_and_commas_outside_braces() {
+        assert_eq!(split_globs("*.{ts,tsx}"), ["*.{ts,tsx}"]);
+        assert_eq!(split_globs("*.rs, *.toml"), ["*.rs", "*.toml"]);
     }
 }

@@ -1,15 +1,21 @@
-//! `Read`: a text file's lines, numbered, from `offset` for `limit` lines (the first 2,000
-//! by default), each cut at 2,000 characters. The file is read line by line: only the lines
-//! shown are held.
+//! `Read`: a file as Claude Code shows it to the model. Text comes numbered `N\t` line by
+//! line (a final newline gives a last, empty, numbered line; a range starts at `offset` and
+//! is numbered from it), whole unless a range is asked, refused past 256 KB unless
+//! `allow_large`; a text that is not clean UTF-8 or holds NUL bytes comes with a note.
+//! Images come back as image blocks, PDFs as document blocks, notebooks as their cells.
+//! Files of known binary kinds are refused.
 
-use std::io::BufRead;
+mod media;
+mod text;
+
+use std::path::Path;
 
 use futures::future::BoxFuture;
-use serde_json::{json, Value};
-use twinwire_protocol::tools::FileReadInput;
+use serde_json::Value;
 
-use super::files::{cut_line, looks_binary, numbered};
-use super::{schema, typed_input, Tool, ToolContext, ToolOutput};
+use super::files::is_binary_extension;
+use super::notebook;
+use super::{schema, Tool, ToolContext, ToolOutput};
 
 /// The `Read` tool.
 pub struct Read;
@@ -20,121 +26,158 @@ impl Tool for Read {
     }
 
     fn description(&self) -> String {
-        "Reads a text file and shows its lines numbered from 1. Give an absolute path; for a \
-         long file, `offset` (the first line) and `limit` (how many) read a part of it. A \
-         file must be read before Edit or Write may change it."
-            .to_owned()
+        DESCRIPTION.to_owned()
     }
 
     fn input_schema(&self) -> Value {
-        schema::read()
+        schema::read().json()
+    }
+
+    fn check_input(&self, input: &Value) -> Result<Value, String> {
+        schema::read().check("Read", input)
     }
 
     fn read_only(&self) -> bool {
         true
     }
 
+    fn validate(&self, input: &Value, cx: &ToolContext) -> Option<ToolOutput> {
+        refusal(input, cx)
+    }
+
     fn call(&self, input: Value, cx: ToolContext) -> BoxFuture<'static, ToolOutput> {
         Box::pin(async move {
-            let input: FileReadInput = match typed_input("Read", &input) {
-                Ok(input) => input,
-                Err(error) => return error,
-            };
-            tokio::task::spawn_blocking(move || read(&input, &cx))
-                .await
-                .unwrap_or_else(|err| ToolOutput::error(format!("Read failed: {err}")))
+            let blocking_cx = cx.clone();
+            let read = tokio::task::spawn_blocking(move || read(&input, &blocking_cx)).await;
+            match read {
+                Ok(Loaded::Done(output)) => output,
+                Ok(Loaded::Text(loaded)) => text::finish(loaded, &cx).await,
+                Err(err) => ToolOutput::failure(format!("Read failed: {err}")),
+            }
         })
     }
 }
 
-fn number(value: Option<&serde_json::Number>) -> Option<usize> {
-    value
-        .and_then(|n| n.as_u64().or_else(|| n.as_f64().map(|f| f.max(0.0) as u64)))
-        .and_then(|n| usize::try_from(n).ok())
+const DESCRIPTION: &str = "Reads a file and shows it to you.
+
+- Give file_path as an absolute path. A path that does not exist is reported as an error, so \
+it is fine to try one.
+- A text file comes whole, each line numbered (the number, a tab, then the line), unless you \
+pass offset (the first line) and limit (how many). Files over 256 KB are refused unless \
+allow_large is true; read such files in parts, or search them.
+- The numbers and the tab are not part of the file: leave them out of text you give to Edit.
+- Images (PNG, JPEG, GIF, WebP) come back as images, PDFs as documents (pages reads some \
+pages of a long one, 20 at most), notebooks as their cells with outputs.
+- Directories are not files: list them with ls through Bash.
+- An empty file comes back as a warning.";
+
+/// The path's extension, lowercase.
+fn extension_of(path: &Path) -> String {
+    path.extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default()
 }
 
-fn read(input: &FileReadInput, cx: &ToolContext) -> ToolOutput {
-    let limits = cx.workspace.limits;
-    let path = cx.workspace.resolve(&input.file_path);
+/// Files Claude Code will not read: known binary kinds; a PDF range that is not one.
+fn refusal(input: &Value, cx: &ToolContext) -> Option<ToolOutput> {
+    let path = cx
+        .workspace
+        .resolve(input["file_path"].as_str().unwrap_or_default());
+    let extension = extension_of(&path);
+    if is_binary_extension(&extension)
+        && !media::is_image_extension(&extension)
+        && extension != "pdf"
+    {
+        return Some(ToolOutput::error(format!(
+            "This tool cannot read binary files. The file appears to be a binary .{extension} \
+             file. Use a skill for this file type if one is available, or a shell command or \
+             script that can read the format."
+        )));
+    }
+    if extension == "pdf" {
+        if let Some(pages) = input["pages"].as_str() {
+            if let Err(why) = media::check_pages(pages) {
+                return Some(ToolOutput::error(why));
+            }
+        }
+    }
+    None
+}
+
+/// What the blocking part of a read gave: a result, or a text file's content to finish.
+enum Loaded {
+    Done(ToolOutput),
+    Text(text::Loaded),
+}
+
+fn read(input: &Value, cx: &ToolContext) -> Loaded {
+    match read_file(input, cx) {
+        Ok(loaded) => Loaded::Text(loaded),
+        Err(output) => Loaded::Done(output),
+    }
+}
+
+fn read_file(input: &Value, cx: &ToolContext) -> Result<text::Loaded, ToolOutput> {
+    if let Some(refused) = refusal(input, cx) {
+        return Err(refused);
+    }
+    let file_path = input["file_path"].as_str().unwrap_or_default();
+    let path = cx.workspace.resolve(file_path);
+    let shown = path.display().to_string();
+    let extension = extension_of(&path);
+    let image = media::is_image_extension(&extension);
     let meta = match std::fs::metadata(&path) {
         Ok(meta) => meta,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return ToolOutput::error(format!("File does not exist: {}", path.display()))
+            return Err(ToolOutput::failure(missing(cx)));
         }
-        Err(err) => return ToolOutput::error(format!("{}: {err}", path.display())),
+        Err(err) => return Err(ToolOutput::failure(format!("{err}: {shown}"))),
     };
     if meta.is_dir() {
-        return ToolOutput::error(format!(
-            "{} is a directory, not a file (use Bash's ls or Glob)",
-            path.display()
-        ));
+        return Err(ToolOutput::failure(format!(
+            "EISDIR: illegal operation on a directory, read '{shown}'"
+        )));
     }
-    let file = match std::fs::File::open(&path) {
-        Ok(file) => file,
-        Err(err) => return ToolOutput::error(format!("{}: {err}", path.display())),
-    };
-    let mut reader = std::io::BufReader::new(file);
-    match reader.fill_buf() {
-        Ok(start) if looks_binary(start) => {
-            return ToolOutput::error(format!(
-                "{} is a binary file; this agent reads text files only",
-                path.display()
-            ))
-        }
-        Ok(_) => {}
-        Err(err) => return ToolOutput::error(format!("{}: {err}", path.display())),
+    if extension == "ipynb" {
+        return Err(notebook::read(&path, cx));
     }
-    let start = number(input.offset.as_ref()).unwrap_or(1).max(1);
-    let limit = number(input.limit.as_ref())
-        .unwrap_or(limits.read_lines)
-        .max(1);
-    let mut shown = Vec::new();
-    let mut content = String::new();
-    let mut total = 0usize;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(err) => return ToolOutput::error(format!("{}: {err}", path.display())),
-        }
-        total += 1;
-        if total >= start && total < start.saturating_add(limit) {
-            let text = String::from_utf8_lossy(&line);
-            let text = text.trim_end_matches(['\n', '\r']);
-            let text = cut_line(text, limits.read_line_chars);
-            shown.push(numbered(total, &text));
-            content.push_str(&text);
-            content.push('\n');
-        }
+    if image {
+        return Err(media::image(&path, &meta, cx));
     }
-    cx.workspace.mark_read(&path);
-    let result = json!({
-        "type": "text",
-        "file": {
-            "filePath": path.display().to_string(),
-            "content": content,
-            "numLines": shown.len(),
-            "startLine": start,
-            "totalLines": total,
+    if extension == "pdf" {
+        return Err(media::pdf(&path, &meta, input["pages"].as_str(), cx));
+    }
+    text::load(input, &path, &meta)
+}
+
+/// Claude Code's words for a path that is not there.
+pub fn missing(cx: &ToolContext) -> String {
+    format!(
+        "File does not exist. Note: your current working directory is {}.",
+        cx.workspace.shell_cwd().display()
+    )
+}
+
+/// Lines as Claude Code numbers them: the number, a tab, the line (less a final `\r`).
+pub fn numbered(lines: &[&str], first: i64) -> String {
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
         }
-    });
-    let text = if total == 0 {
-        "<system-reminder>The file exists but is empty.</system-reminder>".to_owned()
-    } else if shown.is_empty() {
-        format!(
-            "<system-reminder>The file has {total} lines, fewer than the offset {start}.</system-reminder>"
-        )
-    } else if start + shown.len() <= total {
-        format!(
-            "{}\n\n(Lines {start} to {} of {total}; read on with offset {}.)",
-            shown.join("\n"),
-            start + shown.len() - 1,
-            start + shown.len()
-        )
-    } else {
-        shown.join("\n")
-    };
-    ToolOutput::success(text, result)
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        out.push_str(&format!("{}\t{line}", first + i as i64));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_numbered_as_claude_code_numbers_them() {
+        assert_eq!(numbered(&["one", "two\r", ""], 1), "1\tone\n2\ttwo\n3\t");
+        assert_eq!(numbered(&["a"], 0), "0\ta");
+    }
 }

@@ -99,6 +99,8 @@ pub fn content_output(result: &Value) -> ToolOutput {
         })
         .collect();
     ToolOutput {
+        follow_up: Vec::new(),
+        notes: Vec::new(),
         content: text.join("\n").into(),
         is_error: result["isError"] == Value::Bool(true),
         result: result.get("content").cloned(),

@@ -1,39 +1,17 @@
 //! [`Workspace`]: what the tools of one session share: its directories, Bash's working
-//! directory (which persists from one command to the next), the files read so far (so that
-//! an edit is made only to a file the model has seen, as it is now), and the todo list.
+//! directory (which persists from one command to the next), what the model has seen of each
+//! file ([`FileState`]), the background jobs ([`Jobs`]), the todo list, and the notes the
+//! model is to be given before its next step.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::SystemTime;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use super::file_state::FileState;
+use super::jobs::Jobs;
 use crate::config::Limits;
-
-/// How many read files are remembered; the oldest are forgotten (and must be read again
-/// before an edit).
-const MAX_READ_FILES: usize = 10_000;
-
-/// A file as it was when the model read it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStamp {
-    /// Its modification time.
-    pub modified: Option<SystemTime>,
-    /// Its size.
-    pub len: u64,
-}
-
-impl FileStamp {
-    /// The stamp of the file at `path` now, if it exists.
-    pub fn of(path: &Path) -> Option<Self> {
-        let meta = std::fs::metadata(path).ok()?;
-        Some(Self {
-            modified: meta.modified().ok(),
-            len: meta.len(),
-        })
-    }
-}
 
 /// The shared state of a session's tools.
 #[derive(Debug)]
@@ -41,7 +19,14 @@ pub struct Workspace {
     root: PathBuf,
     add_dirs: Vec<PathBuf>,
     shell_cwd: Mutex<PathBuf>,
-    read: Mutex<HashMap<PathBuf, FileStamp>>,
+    /// The working directory the model was last told of.
+    told_cwd: Mutex<PathBuf>,
+    /// What the model has seen of each file.
+    pub files: FileState,
+    /// Bash's background jobs.
+    pub jobs: Arc<Jobs>,
+    /// The skills loaded so far.
+    skills_loaded: Mutex<std::collections::BTreeSet<String>>,
     todos: Mutex<Value>,
     /// Bounds on the tools.
     pub limits: Limits,
@@ -61,9 +46,12 @@ impl Workspace {
     ) -> std::io::Result<Self> {
         Ok(Self {
             shell_cwd: Mutex::new(root.clone()),
+            told_cwd: Mutex::new(root.clone()),
             root,
             add_dirs,
-            read: Mutex::new(HashMap::new()),
+            files: FileState::default(),
+            jobs: Arc::default(),
+            skills_loaded: Mutex::default(),
             todos: Mutex::new(Value::Array(Vec::new())),
             limits,
             env,
@@ -113,43 +101,102 @@ impl Workspace {
         }
     }
 
-    /// Notes that the model has seen `path` as it is now.
-    pub fn mark_read(&self, path: &Path) {
-        let Some(stamp) = FileStamp::of(path) else {
-            return;
-        };
-        let mut read = lock(&self.read);
-        if read.len() >= MAX_READ_FILES && !read.contains_key(path) {
-            // Forgetting one arbitrary entry keeps the map bounded; an edit of it then asks
-            // for a fresh read, which is safe.
-            if let Some(any) = read.keys().next().cloned() {
-                read.remove(&any);
-            }
-        }
-        read.insert(path.to_owned(), stamp);
+    /// Notes that a skill was loaded; whether it was the first time.
+    pub fn note_skill_loaded(&self, name: &str) -> bool {
+        lock(&self.skills_loaded).insert(name.to_owned())
     }
 
-    /// Whether `path` may be written over: it was read, and has not changed since.
-    pub fn check_unchanged(&self, path: &Path) -> Result<(), String> {
-        let seen = lock(&self.read).get(path).copied();
-        match (seen, FileStamp::of(path)) {
-            (_, None) => Ok(()),
-            (None, Some(_)) => {
-                Err("File has not been read yet. Read it first before writing to it.".to_owned())
-            }
-            (Some(seen), Some(now)) if seen != now => Err(
-                "File has been modified since read, either by the user or by a linter. Read it \
-                 again before attempting to write it."
-                    .to_owned(),
-            ),
-            (Some(_), Some(_)) => Ok(()),
+    /// Whether `path` is inside the session's directory or one added with `--add-dir`.
+    pub fn inside(&self, path: &Path) -> bool {
+        std::iter::once(&self.root)
+            .chain(&self.add_dirs)
+            .any(|dir| path.starts_with(dir))
+    }
+
+    /// The note Claude Code sends when the working directory changed since the model was last
+    /// told of it.
+    pub fn cwd_note(&self) -> Option<String> {
+        let now = self.shell_cwd();
+        let mut told = lock(&self.told_cwd);
+        if *told == now {
+            return None;
         }
+        let note = format!(
+            "# Environment update\n - Primary working directory: {} (was {})",
+            now.display(),
+            told.display()
+        );
+        *told = now;
+        Some(note)
+    }
+
+    /// Where Claude Code keeps its files for this user: `$CLAUDE_CONFIG_DIR`, else
+    /// `$HOME/.claude`.
+    pub fn config_dir(&self) -> PathBuf {
+        if let Some(dir) = self.env.get("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+            return PathBuf::from(dir);
+        }
+        let home = self
+            .env
+            .get("HOME")
+            .filter(|d| !d.is_empty())
+            .map_or_else(|| PathBuf::from("/"), PathBuf::from);
+        home.join(".claude")
+    }
+
+    /// The agent's own folders for this directory's sessions (background jobs' output, saved
+    /// tool results), which its reading tools read without asking.
+    pub fn own_dirs(&self) -> Vec<PathBuf> {
+        let tasks = self.tasks_dir("x");
+        let results = self.tool_results_dir("x");
+        [tasks, results]
+            .iter()
+            .filter_map(|dir| dir.parent().and_then(Path::parent).map(Path::to_owned))
+            .collect()
+    }
+
+    /// The session's folder for big tool results:
+    /// `<config>/projects/<directory>/<session>/tool-results`.
+    pub fn tool_results_dir(&self, session_id: &str) -> PathBuf {
+        self.config_dir()
+            .join("projects")
+            .join(munged(&self.root))
+            .join(session_id)
+            .join("tool-results")
+    }
+
+    /// The session's folder for background jobs' output:
+    /// `<temp>/claude-<uid>/<directory>/<session>/tasks`.
+    pub fn tasks_dir(&self, session_id: &str) -> PathBuf {
+        let temp = ["CLAUDE_CODE_TMPDIR", "TMPDIR"]
+            .iter()
+            .find_map(|name| self.env.get(*name).filter(|d| !d.is_empty()))
+            .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+        temp.join(format!("claude-{}", super::jobs::user_id()))
+            .join(munged(&self.root))
+            .join(session_id)
+            .join("tasks")
+    }
+
+    /// The todo list.
+    pub fn todos(&self) -> Value {
+        lock(&self.todos).clone()
     }
 
     /// Replaces the todo list; returns the old one.
     pub fn replace_todos(&self, todos: Value) -> Value {
         std::mem::replace(&mut *lock(&self.todos), todos)
     }
+}
+
+/// A directory's name in Claude Code's project folders: every character but letters and
+/// digits becomes `-`.
+pub fn munged(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

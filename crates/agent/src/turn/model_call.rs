@@ -18,9 +18,6 @@ use crate::mcp::search;
 use crate::model::{MessagesRequest, ModelError, RetryNotice, SystemBlock};
 use crate::prompt;
 
-/// Output tokens asked for per call (plus the thinking budget, when on).
-const MAX_OUTPUT_TOKENS: u32 = 32_000;
-
 /// Makes one call; the reply joins the conversation.
 pub(crate) async fn call(cx: &TurnContext, tally: &mut Tally) -> Result<ApiMessage, End> {
     let request = request(cx);
@@ -210,8 +207,9 @@ fn api_retry(session_id: &str, notice: &RetryNotice) -> Message {
     )
 }
 
-/// The request for the next call: the thread's conversation and system prompt, the tools
-/// (MCP tools behind tool search named in the system prompt), the thinking budget.
+/// The request for the next call, with the options Claude Code gives the model: the
+/// thread's conversation and system prompt, the tools (MCP tools behind tool search named in
+/// the system prompt), thinking as the session asked for it.
 pub(crate) fn request(cx: &TurnContext) -> MessagesRequest {
     let messages = cx.thread.conversation(&cx.session);
     let state = cx.session.state();
@@ -231,23 +229,21 @@ pub(crate) fn request(cx: &TurnContext) -> MessagesRequest {
     if !named.is_empty() {
         system.push(SystemBlock::text(search::listing(&named)));
     }
-    let thinking = state.thinking_tokens.filter(|t| *t >= 1024);
-    let display = state.thinking_display.clone();
+    let mut options = crate::model::options::for_model(&cx.model, state.thinking_tokens);
+    if let (Some(thinking), Some(display)) = (&mut options.thinking, &state.thinking_display) {
+        thinking["display"] = json!(display);
+    }
     MessagesRequest {
         model: cx.model.clone(),
-        max_tokens: MAX_OUTPUT_TOKENS + thinking.unwrap_or(0),
+        max_tokens: options.max_tokens,
         system,
         messages,
         tools,
-        thinking: thinking.map(|budget| {
-            let mut thinking = json!({"type": "enabled", "budget_tokens": budget});
-            if let Some(display) = display {
-                thinking["display"] = json!(display);
-            }
-            thinking
-        }),
+        thinking: options.thinking,
+        context_management: Some(options.context_management),
+        output_config: options.output_config,
         stream: true,
-        metadata: Some(json!({"user_id": format!("session_{}", cx.session_id)})),
+        metadata: Some(json!({"user_id": prompt::user_id(&cx.session_id)})),
     }
     .with_cache_breakpoints()
 }

@@ -98,6 +98,8 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
     let mut outcome = Outcome::Continue;
     let mut denials = Vec::new();
     let mut structured = None;
+    let mut follow_ups = Vec::new();
+    let mut notes = Vec::new();
     for (call, result) in calls.iter().zip(done) {
         let result = result.unwrap_or_else(|| {
             Done::output(ToolOutput::error(
@@ -135,9 +137,21 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
         cx.thread
             .record_tool_result(&cx.session, &uuid, block.clone(), fields);
         blocks.push(block);
+        follow_ups.extend(result.output.follow_up);
+        notes.extend(result.output.notes);
+    }
+    // What a tool has the model read after the results (a skill's instructions).
+    for text in follow_ups {
+        blocks.push(ContentBlock::Text(twinwire_protocol::content::TextBlock {
+            text,
+            ..Default::default()
+        }));
     }
     cx.thread
         .push_user(&cx.session, UserContent::Blocks(blocks.clone()));
+    for note in notes {
+        cx.thread.push_system(&cx.session, note);
+    }
     if interrupted {
         outcome = Outcome::Interrupted;
     } else if cx.hooks.has("PostToolBatch") {
@@ -179,12 +193,24 @@ fn batch_fields(calls: &[ToolUseBlock], results: &[ContentBlock]) -> Map<String,
 /// One call, from hooks to result.
 async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
     let Some(tool) = cx.tools.get(&call.name) else {
-        return Done::output(ToolOutput::error(format!(
-            "No such tool available: {}",
-            call.name
-        )));
+        return Done::output(ToolOutput::error(crate::tools::unavailable(&call.name)));
     };
-    let mut input = call.input.clone();
+    // Checked as Claude Code checks it, before hooks and permissions see it.
+    let mut input = match tool.check_input(&call.input) {
+        Ok(input) => input,
+        Err(why) => return Done::output(ToolOutput::error(why)),
+    };
+    let tool_cx = ToolContext {
+        workspace: Arc::clone(&cx.workspace),
+        cancel: cx.cancel.clone(),
+        peer: Some(cx.peer.clone()),
+        tool_use_id: call.id.clone(),
+        session_id: cx.session_id.clone(),
+        model: Some((cx.session.client.clone(), cx.model.clone())),
+    };
+    if let Some(refused) = tool.validate(&input, &tool_cx) {
+        return Done::output(refused);
+    }
     let mut fields = Map::new();
     fields.insert("tool_name".into(), json!(call.name));
     fields.insert("tool_input".into(), input.clone());
@@ -247,28 +273,10 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
             }
         }
     }
-    let tool_cx = ToolContext {
-        workspace: Arc::clone(&cx.workspace),
-        cancel: cx.cancel.clone(),
-        peer: Some(cx.peer.clone()),
-        tool_use_id: call.id.clone(),
-    };
     cx.session
         .checkpoints
         .before_tool(&call.name, &input, |path| cx.workspace.resolve(path));
-    let mut output = if call.name == "Bash" && input["run_in_background"] == Value::Bool(true) {
-        let text = |field: &str| input[field].as_str().unwrap_or_default().to_owned();
-        crate::tasks::start_shell(
-            &cx.session.tasks,
-            &cx.peer,
-            &cx.workspace,
-            &text("command"),
-            &text("description"),
-            &call.id,
-        )
-    } else {
-        tool.call(input.clone(), tool_cx).await
-    };
+    let mut output = tool.call(input.clone(), tool_cx).await;
     let structured = (call.name == STRUCTURED_OUTPUT && !output.is_error)
         .then(|| {
             output
@@ -321,6 +329,8 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
 /// The result of a call that did not run.
 fn denied(message: String) -> ToolOutput {
     ToolOutput {
+        follow_up: Vec::new(),
+        notes: Vec::new(),
         result: Some(Value::String(format!("Error: {message}"))),
         content: ToolResultContent::Text(message),
         is_error: true,

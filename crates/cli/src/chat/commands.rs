@@ -28,6 +28,8 @@ pub enum Command {
     /// Close this session and resume another.
     Resume(Option<String>),
     Sessions,
+    /// Claude Code's `/login` is a command of its own terminal: what to do instead.
+    Login,
     Quit,
 }
 
@@ -49,6 +51,7 @@ pub fn parse(line: &str) -> Option<Command> {
         "interrupt" => Command::Interrupt,
         "resume" => Command::Resume(argument),
         "sessions" => Command::Sessions,
+        "login" => Command::Login,
         "quit" | "exit" => Command::Quit,
         _ => return None,
     })
@@ -63,6 +66,7 @@ pub const HELP: &str = "\
 /interrupt        interrupt the running turn (Ctrl-C does the same)
 /sessions         the latest sessions of this directory
 /resume ID        continue a saved session (its conversation, not this one)
+/login            how to give Claude Code credentials (its own /login needs its terminal)
 /quit             end the chat (Ctrl-D, or Ctrl-C twice at the prompt)
 Other /commands go to Claude Code itself (e.g. /compact). Ctrl-R searches the history.";
 
@@ -76,6 +80,7 @@ pub async fn run(
 ) -> anyhow::Result<String> {
     Ok(match command {
         Command::Help => HELP.to_owned(),
+        Command::Login => crate::connect::login_hint("chat"),
         Command::Model(None) => {
             let current = totals.model.as_deref().unwrap_or("(the CLI's default)");
             let mut text = format!("model: {}", sanitize(current));

@@ -23,6 +23,8 @@ pub enum TurnEnd {
     Quit,
     /// The CLI's output ended (it exited or failed); the error, if one was reported.
     Ended(Option<twinwire::Error>),
+    /// Its result said the CLI has no usable credentials: every prompt would fail the same way.
+    NeedsLogin,
 }
 
 /// What this session's prompts in the chat cost (`/cost`), and what it last reported.
@@ -111,6 +113,9 @@ pub async fn drive<O: Write, E: Write>(
                     }
                     if message.result_is_error().is_some() {
                         spinner.hide();
+                        if crate::run::needs_login(&message) {
+                            return TurnEnd::NeedsLogin;
+                        }
                         return TurnEnd::Done { interrupted };
                     }
                     if has_tool_results(&message) {

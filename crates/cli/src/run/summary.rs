@@ -37,7 +37,8 @@ impl TurnCosts {
 pub fn turn_cost(result: &ResultMessage, previous_total: Option<f64>) -> f64 {
     match (previous_total, &result.model_usage_since_last_result) {
         (Some(previous), _) => (result.total_cost_usd - previous).max(0.0),
-        (None, Some(usage)) => usage.values().map(|model| model.cost_usd).sum(),
+        // Folded from +0.0: `sum` of no models is -0.0, which prints as `$-0.0000`.
+        (None, Some(usage)) => usage.values().fold(0.0, |sum, model| sum + model.cost_usd),
         (None, None) => result.total_cost_usd,
     }
 }
@@ -125,6 +126,17 @@ mod tests {
         // A resumed session starts from its earlier runs' total: the CLI's own figure.
         assert!((costs.turn(&result("b", 0.0040, Some(0.0008))) - 0.0008).abs() < 1e-12);
         assert!((costs.turn(&result("b", 0.0048, None)) - 0.0008).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_turn_that_used_no_model_costs_zero_not_minus_zero() {
+        let mut failed = result("a", 0.0, None);
+        failed.model_usage_since_last_result = Some(Default::default());
+        let cost = TurnCosts::default().turn(&failed);
+        assert_eq!(
+            summary_line(&failed, cost, false, Style::default()),
+            "✓ 1 step · $0.0000 · 1.4 s"
+        );
     }
 
     #[test]

@@ -51,12 +51,14 @@ impl SessionState {
             .or(known_title)
             .or_else(|| self.ai_title.clone())
             .unwrap_or_else(|| format!("session {id}"));
+        // The latest compaction summary, else the first prompt (the store's `summary` is the
+        // latest prompt, as the official SDKs show it: not what this page says it shows).
         let summary = self
             .summary
             .clone()
-            .or_else(|| known.map(|info| info.summary.clone()))
             .filter(|s| *s != title)
             .or_else(|| self.first_prompt.clone())
+            .or_else(|| known.and_then(|info| info.first_prompt.clone()))
             .unwrap_or_default();
         let or_known = |own: &Option<String>, theirs: Option<&Option<String>>| {
             own.clone()
@@ -409,6 +411,36 @@ mod tests {
         assert!((totals.usd.unwrap() - 0.0015).abs() < 1e-12, "{totals:?}");
         assert!(totals.cost_basis.starts_with("estimated"), "{totals:?}");
         assert_eq!(totals.duration_ms, 3000);
+    }
+
+    #[test]
+    fn a_session_without_a_summary_is_summed_up_by_its_first_prompt() {
+        let mut reader = Reader::new();
+        let lines = [
+            r#"{"type":"user","message":{"role":"user","content":"First question"},"uuid":"a","sessionId":"s"}"#,
+            r#"{"type":"user","message":{"role":"user","content":"Second question"},"uuid":"b","parentUuid":"a","sessionId":"s"}"#,
+        ];
+        for (i, line) in lines.iter().enumerate() {
+            reader
+                .read(i as u64 + 1, Line::Text(line), &mut |_| Ok(()))
+                .unwrap();
+        }
+        // What the store says, as the official SDKs do: the latest prompt.
+        let known = twinwire::sessions::SessionInfo {
+            session_id: "s".to_owned(),
+            summary: "Second question".to_owned(),
+            last_modified: 0,
+            file_size: None,
+            custom_title: None,
+            first_prompt: Some("First question".to_owned()),
+            git_branch: None,
+            cwd: None,
+            tag: None,
+            created_at: None,
+            archived: None,
+        };
+        let header = reader.session_header(Some(&known));
+        assert_eq!(header.summary, "First question");
     }
 
     #[test]

@@ -38,6 +38,19 @@ pub fn echo_agent() -> &'static Path {
     })
 }
 
+/// The README's example (`crates/twinwire/examples/readme.rs`), built (once per test run) so it
+/// is current.
+pub fn readme_example() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let name = format!("readme{}", std::env::consts::EXE_SUFFIX);
+        built(
+            twinwire().with_file_name("examples").join(name),
+            &["-p", "twinwire", "--example", "readme"],
+        )
+    })
+}
+
 /// `twinwire-agent` (`crates/agent`), the coding agent that takes the CLI's place, built (once per
 /// test run) so it is current.
 pub fn twinwire_agent() -> &'static Path {
@@ -54,9 +67,23 @@ pub fn build_twinwire_agent() -> PathBuf {
     )
 }
 
+/// Set by `cargo xtask test` once every binary and example of the workspace is built, in the
+/// one selection its suites share: a build here, of one package, would resolve other features
+/// and build the dependencies a second time.
+const PREBUILT_ENV: &str = "TWINWIRE_PREBUILT";
+
 /// Runs `cargo build TARGET…` in the profile `twinwire` was built in and returns `path`, which
-/// the build must have left in place.
+/// the build must have left in place; under `cargo xtask test` ([`PREBUILT_ENV`]) takes `path`
+/// as it is.
 fn built(path: PathBuf, target: &[&str]) -> PathBuf {
+    if std::env::var_os(PREBUILT_ENV).is_some() {
+        assert!(
+            path.exists(),
+            "{PREBUILT_ENV} is set but {} is not built",
+            path.display()
+        );
+        return path;
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut build = Command::new(cargo);
     build.arg("build").args(target);

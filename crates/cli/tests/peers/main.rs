@@ -29,11 +29,7 @@
 mod coding_agent;
 #[path = "../common/mod.rs"]
 mod common;
-// The tap's own redaction, so that the witness's lines are redacted exactly as the recording.
 mod limits;
-#[allow(dead_code, missing_docs)]
-#[path = "../../src/transcript/redact.rs"]
-mod redact;
 mod scenarios;
 mod sessions;
 mod settings;

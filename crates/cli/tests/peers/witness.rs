@@ -19,7 +19,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use twinwire_protocol::recording::RecordLine;
 
-use crate::redact::Redactor;
+// The tap's own redaction, so that the witness's lines are redacted exactly as the recording.
+use twinwire::redact::Redactor;
 
 /// A relayed frame of the recording: its direction, its text, and its line number.
 struct Frame {

@@ -9,6 +9,7 @@ mod damaged;
 #[cfg(unix)]
 mod links;
 mod scale;
+mod scrub;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -131,6 +131,13 @@ pub struct GetSessionCostResponse {
     pub extra: Map<String, Value>,
 }
 
+impl GetSessionCostResponse {
+    /// The cost report as `/cost` prints it (`text`), if the answer has one.
+    pub fn text(&self) -> Option<&str> {
+        self.extra.get("text").and_then(Value::as_str)
+    }
+}
+
 /// The answer to `get_binary_version` (shape not published; kept whole).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GetBinaryVersionResponse {
@@ -139,12 +146,36 @@ pub struct GetBinaryVersionResponse {
     pub extra: Map<String, Value>,
 }
 
+impl GetBinaryVersionResponse {
+    /// The CLI's version (`version`, e.g. `2.1.332`), if the answer has one.
+    pub fn version(&self) -> Option<&str> {
+        self.extra.get("version").and_then(Value::as_str)
+    }
+}
+
 /// The answer to `list_models` (shape not published; kept whole).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ListModelsResponse {
     /// The payload's fields.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl ListModelsResponse {
+    /// The models (`models`), each read as the `initialize` answer's models are; none when the
+    /// answer has no list.
+    pub fn models(&self) -> Vec<super::ModelInfo> {
+        self.extra
+            .get("models")
+            .and_then(Value::as_array)
+            .map(|models| {
+                models
+                    .iter()
+                    .filter_map(|m| crate::from_value(m.clone()).ok().map(|typed| typed.value))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// The answer to `get_task_output`.

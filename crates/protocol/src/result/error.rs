@@ -50,9 +50,35 @@ impl ResultError {
     pub fn is_usage_limit(&self) -> bool {
         self.limit() == Some(LimitNotice::Reached)
     }
+
+    /// Whether the turn failed for want of credentials: the CLI is not logged in, its login
+    /// expired or was revoked, or its API key was refused (`Not logged in · Please run
+    /// /login`, `Invalid API key · Please run /login`, …). `/login` is a command of Claude
+    /// Code's own terminal; a host gives credentials through the CLI's environment instead
+    /// (`ANTHROPIC_API_KEY`).
+    pub fn needs_login(&self) -> bool {
+        self.result
+            .iter()
+            .chain(&self.errors)
+            .any(|text| LOGIN_WORDS.iter().any(|words| text.contains(words)))
+    }
 }
 
+/// What Claude Code says when it has no usable credentials (its texts end with `Please run
+/// /login`; `Not logged in` is the one without a key at all).
+const LOGIN_WORDS: [&str; 2] = ["Please run /login", "Not logged in"];
+
 impl ResultMessage {
+    /// The answer of a turn that succeeded (its final text; empty when it has none), or the
+    /// failure it reports: `println!("{}", result.answer()?)`. The failure is boxed, as
+    /// `twinwire::Error` holds it.
+    pub fn answer(&self) -> Result<&str, Box<ResultError>> {
+        match self.error() {
+            Some(error) => Err(Box::new(error)),
+            None => Ok(self.text().unwrap_or_default()),
+        }
+    }
+
     /// The failure this result reports, or `None` for a turn that succeeded.
     pub fn error(&self) -> Option<ResultError> {
         if self.is_success() {
@@ -101,6 +127,33 @@ mod tests {
             "Claude Code returned an error result: API Error: 500 boom"
         );
         assert_eq!(error.limit(), None);
+    }
+
+    #[test]
+    fn the_answer_is_the_text_of_a_success_or_the_failure() {
+        let ok = result(json!({"subtype": "success", "is_error": false, "result": "4"}));
+        assert_eq!(ok.answer(), Ok("4"));
+        let silent = result(json!({"subtype": "success", "is_error": false}));
+        assert_eq!(silent.answer(), Ok(""));
+        let failed = result(json!({
+            "subtype": "success", "is_error": true,
+            "result": "Not logged in · Please run /login"
+        }));
+        let error = failed.answer().unwrap_err();
+        assert!(error.needs_login(), "{error}");
+        assert!(!error.is_usage_limit());
+    }
+
+    #[test]
+    fn a_refused_key_or_an_expired_login_needs_a_login_and_an_api_error_does_not() {
+        let failed = |text: &str| {
+            result(json!({"subtype": "success", "is_error": true, "result": text}))
+                .error()
+                .unwrap()
+        };
+        assert!(failed("API Error: 401 Invalid API key · Please run /login").needs_login());
+        assert!(failed("OAuth token revoked · Please run /login").needs_login());
+        assert!(!failed("API Error: 500 boom").needs_login());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! It offers two tools, `note` (answers `memo: <text>` plus the server's label) and `ask`
 //! (asks the user through an MCP elicitation for a `name`, and answers with what came back),
-//! and one resource, `memo://note`, whose text is `$MEMO_TEXT` (default `a memo`).
+//! and two resources: `ui://memo/note`, whose text is `$MEMO_TEXT` (default `a memo`), and
+//! `memo://readme`, a plain resource (Claude Code's resource tools list and read only those).
 //! `$MEMO_LABEL` names the server in answers, so a scenario can tell two instances apart.
 
 use std::sync::Arc;
@@ -23,6 +24,9 @@ use serde_json::json;
 /// The resource this server offers. Claude Code 2.1.330 reads only `ui://` resources (MCP
 /// Apps) over the control channel.
 const NOTE_URI: &str = "ui://memo/note";
+
+/// A plain resource, for the tools that list and read resources.
+const README_URI: &str = "memo://readme";
 
 struct Memo {
     label: String,
@@ -89,7 +93,10 @@ impl ServerHandler for Memo {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let resource = Resource::new(NOTE_URI, "note").with_description("The memo's note");
-        Ok(ListResourcesResult::with_all_items(vec![resource]))
+        let readme = Resource::new(README_URI, "readme")
+            .with_description("How to use the memo")
+            .with_mime_type("text/plain");
+        Ok(ListResourcesResult::with_all_items(vec![resource, readme]))
     }
 
     async fn read_resource(
@@ -97,6 +104,12 @@ impl ServerHandler for Memo {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri == README_URI {
+            let contents = ResourceContents::text("Write a note with the note tool.", README_URI);
+            return Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
+                vec![contents],
+            )));
+        }
         if request.uri != NOTE_URI {
             return Err(ErrorData::resource_not_found(
                 format!("no resource {}", request.uri),

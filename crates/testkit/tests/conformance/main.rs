@@ -17,6 +17,7 @@
 mod basics;
 mod claims;
 mod control;
+mod decisions;
 mod dialogs;
 mod hooks;
 mod mcp;
@@ -25,9 +26,12 @@ mod modes;
 mod output;
 mod permissions;
 mod probe;
+mod requests;
 mod sessions;
 mod settings;
 mod tasks;
+mod usage;
+mod warnings;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};

@@ -49,10 +49,12 @@ fn system(message: SystemMessage) -> Message {
     Message::System(Box::new(message))
 }
 
-/// `system/session_state_changed`.
+/// `system/session_state_changed`, marked for the host's bookkeeping (`sdk_host_only`: the
+/// SDKs keep it from their callers, as Claude Code marks it).
 pub fn session_state(session_id: &str, state: SessionState) -> Message {
     system(SystemMessage::SessionStateChanged(SessionStateChanged {
         state,
+        sdk_host_only: Some(true),
         session_id: session_id.to_owned(),
         uuid: new_id(),
         ..SessionStateChanged::default()
@@ -349,6 +351,13 @@ mod tests {
             assert!(read.repairs.is_empty(), "{line}: {:?}", read.repairs);
             assert_eq!(read.value, frame);
         }
+    }
+
+    #[test]
+    fn session_states_are_for_the_host_only() {
+        let line = serde_json::to_string(&session_state("s", SessionState::Running)).unwrap();
+        // The TypeScript SDK hands a frame without the mark on to its caller.
+        assert!(line.contains("\"sdk_host_only\":true"), "{line}");
     }
 
     #[test]

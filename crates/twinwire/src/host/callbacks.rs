@@ -75,6 +75,13 @@ pub trait CanUseTool: Send + Sync + 'static {
         &self,
         request: PermissionRequest,
     ) -> BoxFuture<'static, CallbackResult<PermissionResult>>;
+
+    /// The deny rules this callback enforces, as written (`Bash(rm:*)`), when it is made of
+    /// rules: a session warns of those the CLI's own allow rules shadow (the CLI never asks
+    /// about a call it allows). None by default.
+    fn deny_rules(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Any async closure of the right shape is a [`CanUseTool`].

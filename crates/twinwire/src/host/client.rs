@@ -1,4 +1,7 @@
-//! [`Client`]: the host's handle on one `claude` process, for many turns of its session.
+//! [`Client`]: the host's handle on one `claude` process, for many turns of its session; its
+//! control requests are in `client/requests.rs`.
+
+mod requests;
 
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,20 +13,9 @@ use serde_json::Value;
 use tokio::sync::{watch, Mutex};
 use twinwire_protocol::content::UserContent;
 use twinwire_protocol::control::{
-    ApplyFlagSettingsRequest, CancelAsyncMessageRequest, ControlRequestBody, ControlRequestKind,
-    GetContextUsageRequest, GetContextUsageResponse, GetSettingsRequest, GetSettingsResponse,
-    InitializeResponse, InterruptRequest, InterruptResponse, McpReadResourceRequest,
-    McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
-    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReloadPluginsRequest,
-    ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse, RewindFilesRequest,
-    RewindFilesResponse, SeedReadStateRequest, SetMaxThinkingTokensRequest, SetModelRequest,
-    SetPermissionModeRequest, StopTaskRequest,
+    ControlRequestBody, ControlRequestKind, InitializeRequest, InitializeResponse,
 };
-use twinwire_protocol::control::{
-    InitializeRequest, McpPermissionModeOverride, SetMcpPermissionModeOverrideRequest,
-    SetMcpPermissionModeOverrideResponse,
-};
-use twinwire_protocol::permission::PermissionMode;
+use twinwire_protocol::result::ResultMessage;
 use twinwire_protocol::{Message, UserMessage};
 
 use super::control::HostControl;
@@ -31,6 +23,9 @@ use super::launch::{self, Carrier, Started};
 use super::progress::{self, accepts_cancel, end_cause, observe, Progress};
 use super::spans::SessionSpans;
 use super::transcripts::{restore_from_store, Mirror};
+use super::usage::TurnUsage;
+use super::warnings::{self, Warning};
+use super::watch::SessionWatch;
 use crate::engine::{Connection, HostSide, Inbound};
 use crate::mcp::McpRouter;
 use crate::sessions::mirror::MirrorEvent;
@@ -86,6 +81,10 @@ struct Inner {
     options: Options,
     /// The session's spans: the session, its turns and tool uses.
     spans: Arc<SessionSpans>,
+    /// What the reader saw of the session: usage per turn, agent and tool call.
+    watch: Arc<SessionWatch>,
+    /// The session's misconfigurations: the options', then what `system/init` showed.
+    warnings: Arc<std::sync::Mutex<Vec<Warning>>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -103,7 +102,13 @@ impl Client {
     /// the engine started with what it watches, and `initialize` answered.
     pub async fn connect(options: Options) -> Result<Self> {
         let mut options = options;
+        let warnings = Arc::new(std::sync::Mutex::new(logged(warnings::check(&options))));
         let spans = Arc::new(SessionSpans::start(options.model.as_deref()));
+        let session_watch = Arc::new(SessionWatch::with_decisions(
+            Arc::clone(&spans),
+            super::explaining::explainer(&options),
+            options.on_permission_decision.clone(),
+        ));
         let session = spans.session();
         let restored = restore_from_store(&mut options)
             .instrument(session.clone())
@@ -115,7 +120,7 @@ impl Client {
             options.permission_timeout,
             &options.hooks,
             servers.router.clone(),
-            Arc::clone(&spans),
+            Arc::clone(&session_watch),
         );
         let mut plan = options.launch_plan();
         // First, so that the options' own `TRACEPARENT`/`TRACESTATE`, which come later, win.
@@ -137,8 +142,14 @@ impl Client {
         // Off until system/init names a CLI that accepts `control_cancel_request`.
         config.withdraw_abandoned = false;
         let watchers = crate::engine::Watchers {
-            observer: Some(watcher(&options, Arc::clone(&progress), mirror, &spans)),
-            deferred: spans.tap(),
+            observer: Some(watcher(
+                &options,
+                Arc::clone(&progress),
+                mirror,
+                &session_watch,
+                &warnings,
+            )),
+            deferred: Some(session_watch.tap()),
             lines: None,
         };
         let (connection, inbound) = Connection::start_watched::<HostSide, _, _>(
@@ -185,6 +196,8 @@ impl Client {
                 _restored: restored,
                 options,
                 spans,
+                watch: session_watch,
+                warnings,
             }),
         })
     }
@@ -271,6 +284,35 @@ impl Client {
         self.inner.process.exit_status()
     }
 
+    /// What the turn that `result` ended used, per agent (the main thread, each subagent) and
+    /// per tool call, with the shares of its cost (see [`TurnUsage`]); `None` for a result
+    /// this session did not end (or one of more than the last 256 turns).
+    pub fn turn_usage(&self, result: &ResultMessage) -> Option<TurnUsage> {
+        self.inner.watch.turn_usage(&result.uuid)
+    }
+
+    /// The permission decision of each tool call so far (up to the last 1,024), oldest first:
+    /// whether it ran and who decided (a rule and its source, the mode, a hook, the host's
+    /// callback, the CLI's settings), and why the CLI asked when it asked (see
+    /// [`PermissionDecision`](super::decisions::PermissionDecision)). Each is known once the
+    /// tool's result is in (a failed call the CLI did not report: at the turn's result).
+    pub fn permission_decisions(&self) -> Vec<super::decisions::PermissionDecision> {
+        self.inner.watch.decisions()
+    }
+
+    /// The session's misconfigurations (see [`Warning`]): what the options and the settings
+    /// files showed before it started, then what the CLI's first `system/init` showed (MCP
+    /// servers it did not load, rules naming tools it does not have). Each was also logged
+    /// (target `twinwire::warnings`).
+    pub fn warnings(&self) -> Vec<Warning> {
+        crate::engine::lock(&self.inner.warnings).clone()
+    }
+
+    /// The usage of the session's last turns (up to 256), oldest first.
+    pub fn usage_by_turn(&self) -> Vec<TurnUsage> {
+        self.inner.watch.turns()
+    }
+
     /// The process id of the CLI.
     pub fn pid(&self) -> Option<u32> {
         self.inner.process.pid()
@@ -292,165 +334,10 @@ impl Client {
         self.inner.connection.request_body(request, timeout).await
     }
 
-    /// Stops the current turn. The CLI answers an interrupt with no turn running as it answers
-    /// any other (nothing happens): ask [`Client::is_turn_running`] first to know whether there
-    /// is one. An interrupt the CLI never answers ends with [`Error::Timeout`] after the
-    /// request time limit.
-    pub async fn interrupt(&self) -> Result<InterruptResponse> {
-        self.request(InterruptRequest::default()).await
-    }
-
     /// Whether a turn is running: a user message was sent and the CLI has not yet written the
     /// `result` that ends it (as read by the reader, before the user takes it).
     pub fn is_turn_running(&self) -> bool {
         self.inner.progress.borrow().awaiting_result
-    }
-
-    /// Switches the model for the next API requests (`None`: the default model).
-    pub async fn set_model(&self, model: Option<&str>) -> Result<()> {
-        let request = SetModelRequest {
-            model: Some(model.map(str::to_owned)),
-            ..SetModelRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// Switches the permission mode. Returns the mode now in effect, which is not always the
-    /// one asked for (record it, not the argument); `None` when the CLI's answer names none
-    /// (CLIs before 2.1.332 answer with an empty payload).
-    pub async fn set_permission_mode(
-        &self,
-        mode: PermissionMode,
-    ) -> Result<Option<PermissionMode>> {
-        let request = SetPermissionModeRequest {
-            mode,
-            ..SetPermissionModeRequest::default()
-        };
-        Ok(self.request(request).await?.mode)
-    }
-
-    /// Sets the thinking budget (`None` turns extended thinking off).
-    pub async fn set_max_thinking_tokens(&self, tokens: Option<u64>) -> Result<()> {
-        let request = SetMaxThinkingTokensRequest {
-            max_thinking_tokens: Some(tokens),
-            ..SetMaxThinkingTokensRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// The state of every MCP server.
-    pub async fn mcp_status(&self) -> Result<McpStatusResponse> {
-        self.request(McpStatusRequest::default()).await
-    }
-
-    /// Reconnects an MCP server.
-    pub async fn mcp_reconnect(&self, server: &str) -> Result<()> {
-        let request = McpReconnectRequest {
-            server_name: server.to_owned(),
-            ..McpReconnectRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// Enables or disables an MCP server.
-    pub async fn mcp_toggle(&self, server: &str, enabled: bool) -> Result<()> {
-        let request = McpToggleRequest {
-            server_name: server.to_owned(),
-            enabled,
-            ..McpToggleRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// Replaces the dynamically added MCP servers.
-    pub async fn mcp_set_servers(
-        &self,
-        request: McpSetServersRequest,
-    ) -> Result<McpSetServersResponse> {
-        self.request(request).await
-    }
-
-    /// Reads a resource of an MCP server.
-    pub async fn mcp_read_resource(
-        &self,
-        server: &str,
-        uri: &str,
-    ) -> Result<McpReadResourceResponse> {
-        let request = McpReadResourceRequest {
-            server_name: server.to_owned(),
-            uri: uri.to_owned(),
-            ..McpReadResourceRequest::default()
-        };
-        self.request(request).await
-    }
-
-    /// How the context window is used.
-    pub async fn get_context_usage(&self) -> Result<GetContextUsageResponse> {
-        self.request(GetContextUsageRequest::default()).await
-    }
-
-    /// Restores files to their state at a user message (with `dry_run`, only reports).
-    pub async fn rewind_files(
-        &self,
-        user_message_id: &str,
-        dry_run: bool,
-    ) -> Result<RewindFilesResponse> {
-        let request = RewindFilesRequest {
-            user_message_id: user_message_id.to_owned(),
-            dry_run: Some(dry_run),
-            ..RewindFilesRequest::default()
-        };
-        self.request(request).await
-    }
-
-    /// Stops a background task.
-    pub async fn stop_task(&self, task_id: &str) -> Result<()> {
-        let request = StopTaskRequest {
-            task_id: task_id.to_owned(),
-            ..StopTaskRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// Applies settings as if given by `--settings`.
-    pub async fn apply_flag_settings(
-        &self,
-        settings: serde_json::Map<String, Value>,
-    ) -> Result<()> {
-        let request = ApplyFlagSettingsRequest {
-            settings,
-            ..ApplyFlagSettingsRequest::default()
-        };
-        self.request(request).await.map(drop)
-    }
-
-    /// The effective settings.
-    pub async fn get_settings(&self) -> Result<GetSettingsResponse> {
-        self.request(GetSettingsRequest::default()).await
-    }
-
-    /// Reloads plugins.
-    pub async fn reload_plugins(&self) -> Result<ReloadPluginsResponse> {
-        self.request(ReloadPluginsRequest::default()).await
-    }
-
-    /// Reloads skills.
-    pub async fn reload_skills(&self) -> Result<ReloadSkillsResponse> {
-        self.request(ReloadSkillsRequest::default()).await
-    }
-
-    /// Tells the CLI a file was already read (so edits need no fresh read).
-    pub async fn seed_read_state(&self, request: SeedReadStateRequest) -> Result<()> {
-        self.request(request).await.map(drop)
-    }
-
-    /// Withdraws a queued user message by its uuid.
-    pub async fn cancel_async_message(&self, message_uuid: &str) -> Result<()> {
-        let request = CancelAsyncMessageRequest {
-            message_uuid: message_uuid.to_owned(),
-            ..CancelAsyncMessageRequest::default()
-        };
-        self.request(request).await.map(drop)
     }
 
     /// Closes stdin once the session no longer needs it: after the result of the latest turn
@@ -509,23 +396,6 @@ impl Client {
         self.inner.process.wait_for_exit(limit).await
     }
 
-    /// Pins (`Some`) or clears (`None`) a permission mode for the tools of the MCP server
-    /// `server`. It only tightens: it applies where the session's mode would allow a call
-    /// without asking (`bypassPermissions`, `auto`). The answer's `warning` says that no known
-    /// server has that name (the override is kept for one that connects later).
-    pub async fn set_mcp_permission_mode_override(
-        &self,
-        server: &str,
-        mode: Option<McpPermissionModeOverride>,
-    ) -> Result<SetMcpPermissionModeOverrideResponse> {
-        let request = SetMcpPermissionModeOverrideRequest {
-            server_name: server.to_owned(),
-            mode,
-            ..SetMcpPermissionModeOverrideRequest::default()
-        };
-        self.request(request).await
-    }
-
     /// Sends the `initialize` request again, as first sent (the same hooks and callback ids),
     /// and returns the CLI's fresh answer with the requests it is still waiting on (after a
     /// gap in the transport, the permission requests and dialogs to answer again).
@@ -577,6 +447,14 @@ pub struct Messages {
 enum MessagesState {
     Locking(futures::future::BoxFuture<'static, tokio::sync::OwnedMutexGuard<Inbound<Message>>>),
     Reading(tokio::sync::OwnedMutexGuard<Inbound<Message>>),
+}
+
+impl Messages {
+    /// What the turn that `result` ended used, per agent and tool call (see
+    /// [`Client::turn_usage`]).
+    pub fn turn_usage(&self, result: &ResultMessage) -> Option<TurnUsage> {
+        self._client.turn_usage(result)
+    }
 }
 
 impl std::fmt::Debug for Messages {
@@ -631,14 +509,19 @@ impl InProcessServers {
 
 /// What the reader watches in the CLI's output before the user reads it: whether the CLI
 /// accepts `control_cancel_request` (and whether it is older than the options accept), the
-/// session's progress, and the frames the transcript mirror stores.
+/// session's progress, what the session's watch keeps track of (spans, usage), and the frames
+/// the transcript mirror stores.
 fn watcher(
     options: &Options,
     progress: Arc<watch::Sender<Progress>>,
     mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
-    spans: &Arc<SessionSpans>,
+    session: &Arc<SessionWatch>,
+    warnings: &Arc<std::sync::Mutex<Vec<Warning>>>,
 ) -> crate::engine::Observer<Message> {
-    let spans = spans.enabled().then(|| Arc::clone(spans));
+    let session = Arc::clone(session);
+    let warnings = Arc::clone(warnings);
+    let checked_init = std::sync::atomic::AtomicBool::new(false);
+    let for_init = options.clone();
     let minimum = options.minimum_cli_version.clone();
     let warned = std::sync::atomic::AtomicBool::new(false);
     Box::new(
@@ -655,8 +538,14 @@ fn watcher(
                 }
             }
             observe(&progress, message);
-            if let Some(spans) = &spans {
-                spans.observe(message);
+            session.observe(message);
+            if let Message::System(system) = message {
+                if let twinwire_protocol::system::SystemMessage::Init(init) = &**system {
+                    if !checked_init.swap(true, Ordering::Relaxed) {
+                        let found = logged(warnings::at_init(&for_init, init));
+                        crate::engine::lock(&warnings).extend(found);
+                    }
+                }
             }
             if let Some(mirror) = &mirror {
                 match message {
@@ -675,6 +564,14 @@ fn watcher(
             Some(owned)
         },
     )
+}
+
+/// Logs each warning once, and keeps them.
+fn logged(found: Vec<Warning>) -> Vec<Warning> {
+    for warning in &found {
+        tracing::warn!(target: "twinwire::warnings", %warning, "misconfiguration");
+    }
+    found
 }
 
 /// Sends `initialize` and checks the CLI's version against the options' minimum. An answer

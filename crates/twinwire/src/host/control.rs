@@ -34,7 +34,8 @@ use crate::mcp::McpRouter;
 use crate::trace;
 use tracing::Instrument;
 
-use super::spans::SessionSpans;
+use super::decisions::AskedHost;
+use super::watch::SessionWatch;
 
 /// How long a hook callback may run when its matcher sets no timeout (the CLI's default).
 const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -52,8 +53,9 @@ pub(crate) struct HostControl {
     permission_timeout: Option<Duration>,
     hooks: HashMap<String, RegisteredHook>,
     mcp: Option<Arc<McpRouter>>,
-    /// Where the permission and hook spans go: under their tool use's.
-    spans: Arc<SessionSpans>,
+    /// Where the permission and hook spans go (under their tool use's), and what the host
+    /// answered goes for the session's permission decisions.
+    watch: Arc<SessionWatch>,
 }
 
 impl HostControl {
@@ -64,7 +66,7 @@ impl HostControl {
         permission_timeout: Option<Duration>,
         hooks: &[(HookEvent, Vec<HookMatcher>)],
         mcp: Option<Arc<McpRouter>>,
-        spans: Arc<SessionSpans>,
+        watch: Arc<SessionWatch>,
     ) -> (Self, Option<HookMatchers>) {
         let mut registered = HashMap::new();
         let mut wire: HookMatchers = Default::default();
@@ -99,7 +101,7 @@ impl HostControl {
             permission_timeout,
             hooks: registered,
             mcp,
-            spans,
+            watch,
         };
         (control, wire)
     }
@@ -148,7 +150,12 @@ impl HostControl {
         let host = Arc::clone(&self.host);
         let timeout = self.permission_timeout;
         let call_id = request.tool_use_id.as_deref();
-        let span = trace::permission(&self.spans.parent_for(call_id), &tool, call_id);
+        let span = trace::permission(&self.watch.parent_for(call_id), &tool, call_id);
+        if let Some(id) = call_id {
+            self.watch.asked(id, asked(&request));
+        }
+        let watch = Arc::clone(&self.watch);
+        let answered_id = request.tool_use_id.clone();
         // A Host may panic before it returns its future, as well as while it runs.
         let call = span.in_scope(|| {
             std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -167,6 +174,7 @@ impl HostControl {
                     crate::engine::panic_message(&*panic)
                 )),
             };
+            let failed = outcome.is_err();
             let result = match outcome {
                 Ok(PermissionResult::Allow(mut allow)) => {
                     // The CLI requires the input on every allow; echo it when unchanged.
@@ -187,6 +195,14 @@ impl HostControl {
                 }
             };
             traced.record("twinwire.permission.behavior", behavior(&result));
+            if let Some(id) = &answered_id {
+                let (allowed, message) = match &result {
+                    PermissionResult::Allow(_) => (true, None),
+                    PermissionResult::Deny(deny) => (false, Some(deny.message.clone())),
+                    _ => (false, None),
+                };
+                watch.answered(id, allowed, message, failed);
+            }
             to_payload(&result)
         };
         Box::pin(answer.instrument(span))
@@ -206,11 +222,13 @@ impl HostControl {
         let timeout = hook.timeout;
         let call_id = request.tool_use_id.as_deref();
         let span = trace::hook(
-            &self.spans.parent_for(call_id),
+            &self.watch.parent_for(call_id),
             event.as_str(),
             &request.callback_id,
             call_id,
         );
+        let watch = Arc::clone(&self.watch);
+        let decided = (request.tool_use_id.clone(), request.callback_id.clone());
         let call = HookCall {
             callback_id: request.callback_id,
             event: event.clone(),
@@ -232,19 +250,25 @@ impl HostControl {
                     crate::engine::panic_message(&*panic)
                 )),
             };
-            match outcome {
-                Ok(output) => to_payload(&output),
+            let output = match outcome {
+                Ok(output) => output,
                 Err(reason) => {
                     tracing::warn!(event = %event, %reason, "hook callback failed");
                     trace::record_error(&traced, "callback_failed");
                     match failure {
-                        HookFailure::Block => to_payload(&blocking_output(&event, &reason)),
+                        HookFailure::Block => blocking_output(&event, &reason),
                         HookFailure::Continue => {
-                            Err(HandlerError::new(format!("hook callback failed: {reason}")))
+                            return Err(HandlerError::new(format!(
+                                "hook callback failed: {reason}"
+                            )))
                         }
                     }
                 }
+            };
+            if let (Some(id), Some((allowed, message))) = (&decided.0, permission_of(&output)) {
+                watch.hooked(id, &decided.1, allowed, message);
             }
+            to_payload(&output)
         };
         Box::pin(answer.instrument(span))
     }
@@ -294,6 +318,38 @@ impl HostControl {
             to_payload(&response)
         })
     }
+}
+
+/// Why the CLI asked, from its `can_use_tool` request.
+fn asked(request: &CanUseToolRequest) -> AskedHost {
+    let rule = request.matched_ask_rule.as_ref();
+    AskedHost {
+        reason: request.decision_reason.clone(),
+        reason_type: request
+            .decision_reason_type
+            .as_ref()
+            .map(|t| t.as_str().to_owned()),
+        matched_rule: rule.map(|rule| match &rule.rule_content {
+            Some(content) => format!("{}({content})", rule.tool_name),
+            None => rule.tool_name.clone(),
+        }),
+        matched_rule_source: rule.map(|rule| rule.source.clone()),
+        blocked_path: request.blocked_path.clone(),
+    }
+}
+
+/// A `PreToolUse` hook's permission decision: allowed or not, and its reason; `None` when it
+/// leaves the decision to the rest of the flow.
+fn permission_of(output: &HookOutput) -> Option<(bool, Option<String>)> {
+    let Some(HookSpecificOutput::PreToolUse(pre)) = &output.hook_specific_output else {
+        return None;
+    };
+    let allowed = match pre.permission_decision.as_ref()? {
+        HookPermissionDecision::Allow => true,
+        HookPermissionDecision::Deny => false,
+        _ => return None,
+    };
+    Some((allowed, pre.permission_decision_reason.clone()))
 }
 
 /// The answer of a blocking hook that failed: for `PreToolUse`, a deny decision too.

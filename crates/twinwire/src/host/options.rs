@@ -149,6 +149,11 @@ pub struct Options {
     pub(crate) transcript_store_flush: crate::sessions::mirror::StoreFlush,
     /// How long each store call of a store-backed resume may take (TS `loadTimeoutMs`).
     pub(crate) transcript_store_load_timeout: std::time::Duration,
+    /// Told each tool call's permission decision.
+    pub(crate) on_permission_decision: Option<crate::host::decisions::OnDecision>,
+    /// How the mirror redacts entries before the store gets them; `None`: on, with the
+    /// secrets of the session's environment.
+    pub(crate) transcript_redaction: Option<crate::sessions::stores::StoreRedaction>,
 
     // --- MCP -------------------------------------------------------------------------------
     /// MCP servers by name: configs for the CLI to run and servers in this process.
@@ -310,6 +315,8 @@ impl Default for Options {
             transcript_store: None,
             transcript_store_flush: crate::sessions::mirror::StoreFlush::Batched,
             transcript_store_load_timeout: crate::sessions::restore::LOAD_TIMEOUT,
+            transcript_redaction: None,
+            on_permission_decision: None,
             minimum_cli_version: std::env::var_os(SKIP_VERSION_CHECK_ENV)
                 .filter(|v| !v.is_empty())
                 .is_none()
@@ -503,6 +510,14 @@ impl fmt::Debug for Options {
                 &self.transcript_store.as_ref().map(|_| "<store>"),
             )
             .field("transcript_store_flush", &self.transcript_store_flush)
+            .field(
+                "on_permission_decision",
+                &self.on_permission_decision.as_ref().map(|_| "<callback>"),
+            )
+            .field(
+                "transcript_redaction",
+                &self.transcript_redaction.as_ref().map(|r| r.is_on()),
+            )
             .field(
                 "transcript_store_load_timeout",
                 &self.transcript_store_load_timeout,

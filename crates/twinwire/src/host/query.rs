@@ -100,6 +100,21 @@ enum State {
     Done,
 }
 
+impl MessageStream {
+    /// What the turn that `result` ended used, per agent (the main thread, each subagent) and
+    /// per tool call, with the shares of its cost (see [`Client::turn_usage`]); `None` before
+    /// the session has started or for a result it did not end.
+    pub fn turn_usage(
+        &self,
+        result: &twinwire_protocol::result::ResultMessage,
+    ) -> Option<crate::host::usage::TurnUsage> {
+        match &self.state {
+            State::Streaming(messages) => messages.turn_usage(result),
+            _ => None,
+        }
+    }
+}
+
 impl std::fmt::Debug for MessageStream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("MessageStream")

@@ -3,19 +3,18 @@
 //!
 //! A turn opens when a user message is sent and ends at the next `result`; a tool use opens
 //! when the reader sees its `tool_use` block and ends at its `tool_result`. The permission
-//! callback and the hooks of a tool use go under its span. When nobody listens for twinwire's
-//! spans the session span is disabled, and none of this is done: no tap on the reader, no
-//! bookkeeping per message.
+//! callback and the hooks of a tool use go under its span. The session's watch
+//! (`host::watch`) tells it what the reader saw. When nobody listens for twinwire's spans the
+//! session span is disabled, and nothing is kept here.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use serde_json::Value;
 use tracing::Span;
-use twinwire_protocol::system::SystemMessage;
-use twinwire_protocol::Message;
+use twinwire_protocol::result::ResultMessage;
 
-use crate::engine::{lock, LineTap};
+use super::usage::{Tokens, TurnUsage};
+use crate::engine::lock;
 use crate::trace;
 
 /// How many tool uses may be open at once; a session that leaves more unanswered gets no span
@@ -88,41 +87,48 @@ impl SessionSpans {
         open.turns.push_back(span);
     }
 
-    /// A data-plane frame the reader decoded: `system/init` names the session and the model, a
-    /// `result` ends the oldest turn with its usage.
-    pub(crate) fn observe(&self, message: &Message) {
+    /// `system/init`: it names the session and the model.
+    pub(crate) fn initialized(&self, session_id: &str, model: &str) {
+        if self.enabled() {
+            self.named(session_id, model);
+        }
+    }
+
+    /// A `result` ends the oldest turn, with its usage and what the fold made of it.
+    pub(crate) fn turn_ended(&self, result: &ResultMessage, usage: &TurnUsage) {
         if !self.enabled() {
             return;
         }
-        match message {
-            Message::System(system) => {
-                if let SystemMessage::Init(init) = &**system {
-                    self.named(&init.session_id, &init.model);
-                }
-            }
-            Message::Result(result) => {
-                let mut open = lock(&self.open);
-                let Some(turn) = open.turns.pop_front() else {
-                    return;
-                };
-                let usage = &result.usage;
-                let input = usage.input_tokens
-                    + usage.cache_creation_input_tokens.unwrap_or(0)
-                    + usage.cache_read_input_tokens.unwrap_or(0);
-                turn.record("gen_ai.usage.input_tokens", input);
-                turn.record("gen_ai.usage.output_tokens", usage.output_tokens);
-                if let Some(model) = &open.response_model {
-                    turn.record("gen_ai.response.model", model.as_str());
-                }
-                if result.is_error {
-                    trace::record_error(&turn, result.subtype.as_str());
-                }
-                if open.turns.is_empty() {
-                    // Tool uses left open (an interrupted turn) end with it.
-                    open.tools.clear();
-                }
-            }
-            _ => {}
+        let mut open = lock(&self.open);
+        let Some(turn) = open.turns.pop_front() else {
+            return;
+        };
+        let main = Tokens::of_usage(&result.usage);
+        turn.record("gen_ai.usage.input_tokens", main.all_input());
+        turn.record("gen_ai.usage.output_tokens", main.output_tokens);
+        turn.record("twinwire.usage.cost_usd", usage.total_cost_usd);
+        let mut subagents = Tokens::default();
+        for agent in &usage.subagents {
+            subagents = subagents + agent.tokens;
+        }
+        turn.record("twinwire.usage.subagents", usage.subagents.len() as u64);
+        turn.record(
+            "twinwire.usage.subagent_input_tokens",
+            subagents.all_input(),
+        );
+        turn.record(
+            "twinwire.usage.subagent_output_tokens",
+            subagents.output_tokens,
+        );
+        if let Some(model) = &open.response_model {
+            turn.record("gen_ai.response.model", model.as_str());
+        }
+        if result.is_error {
+            trace::record_error(&turn, result.subtype.as_str());
+        }
+        if open.turns.is_empty() {
+            // Tool uses left open (an interrupted turn, a task still running) end with it.
+            open.tools.clear();
         }
     }
 
@@ -156,54 +162,12 @@ impl SessionSpans {
             .clone()
     }
 
-    /// The reader's tap on the lines it defers (`assistant`, `user`, `stream_event`): only the
-    /// ones that mention a tool block are read, and only while somebody listens.
-    pub(crate) fn tap(self: &std::sync::Arc<Self>) -> Option<LineTap> {
-        if !self.enabled() {
-            return None;
-        }
-        let spans = std::sync::Arc::clone(self);
-        Some(Box::new(move |line: &str| spans.line(line)))
-    }
-
-    fn line(&self, line: &str) {
-        let uses = line.contains("\"tool_use\"");
-        let results = line.contains("\"tool_result\"");
-        if !uses && !results {
-            return;
-        }
-        let Ok(frame) = serde_json::from_str::<Value>(line) else {
-            return;
-        };
-        let Some(blocks) = frame.pointer("/message/content").and_then(Value::as_array) else {
-            return;
-        };
-        match frame.get("type").and_then(Value::as_str) {
-            Some("assistant") if uses => {
-                let parent = frame.get("parent_tool_use_id").and_then(Value::as_str);
-                for block in blocks.iter().filter(|b| is_type(b, "tool_use")) {
-                    let id = block.get("id").and_then(Value::as_str);
-                    let name = block.get("name").and_then(Value::as_str);
-                    if let (Some(id), Some(name)) = (id, name) {
-                        self.tool_used(id, name, parent);
-                    }
-                }
-            }
-            Some("user") if results => {
-                for block in blocks.iter().filter(|b| is_type(b, "tool_result")) {
-                    if let Some(id) = block.get("tool_use_id").and_then(Value::as_str) {
-                        let failed = block.get("is_error").and_then(Value::as_bool);
-                        self.tool_answered(id, failed == Some(true));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
     /// A `tool_use` block: its span opens under the tool use that started its subagent, if
     /// any, else under the oldest open turn.
-    fn tool_used(&self, id: &str, name: &str, parent_tool_use_id: Option<&str>) {
+    pub(crate) fn tool_used(&self, id: &str, name: &str, parent_tool_use_id: Option<&str>) {
+        if !self.enabled() {
+            return;
+        }
         let mut open = lock(&self.open);
         if open.session.is_none()
             || open.tools.len() >= MAX_OPEN_TOOLS
@@ -221,10 +185,44 @@ impl SessionSpans {
         open.tools.insert(id.to_owned(), span);
     }
 
-    fn tool_answered(&self, id: &str, failed: bool) {
-        let span = lock(&self.open).tools.remove(id);
-        if let (Some(span), true) = (span, failed) {
-            trace::record_error(&span, "tool_error");
+    /// A `tool_result`: the tool use's span ends, an error recorded, with the usage of the
+    /// subagent it ran when that is known. A call that launched a task in the background
+    /// stays open until the task ends ([`SessionSpans::task_ended`]).
+    pub(crate) fn tool_answered(
+        &self,
+        id: &str,
+        failed: bool,
+        launched: bool,
+        subagent: Option<Tokens>,
+    ) {
+        if !self.enabled() {
+            return;
+        }
+        let mut open = lock(&self.open);
+        let Some(span) = open.tools.get(id) else {
+            return;
+        };
+        if failed {
+            trace::record_error(span, "tool_error");
+        }
+        if launched {
+            return;
+        }
+        if let Some(tokens) = subagent {
+            record_tokens(span, &tokens);
+        }
+        open.tools.remove(id);
+    }
+
+    /// A background task ended (`task_notification`): the span of the call that launched it
+    /// ends, with the subagent's usage.
+    pub(crate) fn task_ended(&self, tool_use_id: &str, subagent: Option<Tokens>) {
+        if !self.enabled() {
+            return;
+        }
+        let span = lock(&self.open).tools.remove(tool_use_id);
+        if let (Some(span), Some(tokens)) = (span, subagent) {
+            record_tokens(&span, &tokens);
         }
     }
 
@@ -240,8 +238,10 @@ impl SessionSpans {
     }
 }
 
-fn is_type(block: &Value, kind: &str) -> bool {
-    block.get("type").and_then(Value::as_str) == Some(kind)
+/// A subagent's usage on the span of the tool call that ran it.
+fn record_tokens(span: &Span, tokens: &Tokens) {
+    span.record("gen_ai.usage.input_tokens", tokens.all_input());
+    span.record("gen_ai.usage.output_tokens", tokens.output_tokens);
 }
 
 #[cfg(test)]

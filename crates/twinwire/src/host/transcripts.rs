@@ -7,8 +7,10 @@ use twinwire_protocol::Message;
 
 use super::launch;
 use super::options::Options;
+use crate::redact::Redactor;
 use crate::sessions::mirror::{self, MirrorEvent};
 use crate::sessions::restore;
+use crate::sessions::stores::{RedactingStore, StoreRedaction, TranscriptStore};
 use crate::Result;
 
 /// The transcript mirror: a task that batches the CLI's `transcript_mirror` frames into the
@@ -37,15 +39,34 @@ impl Mirror {
         let on_failure: mirror::OnFailure = Box::new(move |failure| {
             let _ = failures_tx.send(mirror_error(failure));
         });
-        let task = tokio::spawn(mirror::run(
-            Arc::clone(store),
-            projects,
-            rx,
-            config,
-            on_failure,
-        ));
+        let redaction = options
+            .transcript_redaction
+            .clone()
+            .unwrap_or_else(|| StoreRedaction::with(session_redactor(options)));
+        let store: Arc<dyn TranscriptStore> = if redaction.is_on() {
+            Arc::new(RedactingStore::with(Arc::clone(store), redaction))
+        } else {
+            Arc::clone(store)
+        };
+        let task = tokio::spawn(mirror::run(store, projects, rx, config, on_failure));
         (Some(tx), Some(task), Some(failures_rx))
     }
+}
+
+/// A redactor that knows the secrets of the session's environment: the host's variables and
+/// the options' (a value the options remove is still looked for: it may have reached the CLI
+/// another way).
+fn session_redactor(options: &Options) -> Redactor {
+    let mut env: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .collect();
+    env.extend(options.env.iter().filter_map(|(name, value)| {
+        Some((
+            name.to_str()?.to_owned(),
+            value.as_ref()?.to_str()?.to_owned(),
+        ))
+    }));
+    Redactor::from_env(env.iter().map(|(n, v)| (n.as_str(), v.as_str())))
 }
 
 /// The `system/mirror_error` message the official SDKs deliver for a dropped batch.

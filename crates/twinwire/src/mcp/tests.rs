@@ -602,6 +602,7 @@ where
         name: Arc::from(name),
         start: Arc::new(script),
         settings: Default::default(),
+        schemas: Arc::default(),
     }
 }
 

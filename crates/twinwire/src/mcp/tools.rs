@@ -342,6 +342,14 @@ impl SdkMcpServerBuilder {
             .map(|(index, tool)| (tool.name().to_owned(), index))
             .collect();
         let name = self.name.clone();
+        let schemas: Vec<_> = self
+            .tools
+            .iter()
+            .map(|tool| {
+                let schema = (*tool.definition().input_schema).clone();
+                (tool.name().to_owned(), schema)
+            })
+            .collect();
         let server = ToolServer(Arc::new(ToolServerInner {
             name: self.name,
             version: self.version,
@@ -349,7 +357,8 @@ impl SdkMcpServerBuilder {
             tools: self.tools,
             by_name,
         }));
-        let built = SdkMcpServer::from_handler(name, server);
+        let mut built = SdkMcpServer::from_handler(name, server);
+        built.schemas = Arc::new(schemas);
         match self.timeout {
             Some(timeout) => built.timeout(timeout),
             None => built,

@@ -8,9 +8,14 @@
 //! answer, and the callers say what they do without them (a listing through the store fails,
 //! a resume restores no subagent transcripts, a delete fails). Check a store with
 //! [`store_conformance::run`](super::store_conformance::run).
+//!
+//! No secrets at rest: the stores twinwire ships redact what they are given
+//! ([`StoreRedaction`], on by default), and [`RedactingStore`] puts the same layer over any
+//! other store.
 
 mod directory;
 mod memory;
+mod redacting;
 mod summary;
 
 use std::path::Path;
@@ -22,6 +27,7 @@ use serde_json::{Map, Value};
 
 pub use directory::DirectoryTranscriptStore;
 pub use memory::InMemoryTranscriptStore;
+pub use redacting::{RedactingStore, StoreRedaction};
 pub use summary::{fold_session_summary, summary_to_info};
 
 /// What a store's method returns: a future that owns what it needs (so a store can hand the

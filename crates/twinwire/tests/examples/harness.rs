@@ -145,6 +145,19 @@ fn offline_runner() -> &'static Path {
             .parent()
             .and_then(Path::parent)
             .expect("the test runs from target/<profile>/deps");
+        let path = profile_dir
+            .join("examples")
+            .join(format!("offline{}", std::env::consts::EXE_SUFFIX));
+        // Under `cargo xtask test` every example is built already, in the selection of the
+        // whole workspace (a build of this package alone would build the dependencies again).
+        if std::env::var_os("TWINWIRE_PREBUILT").is_some() {
+            assert!(
+                path.exists(),
+                "TWINWIRE_PREBUILT is set but {} is not built",
+                path.display()
+            );
+            return path;
+        }
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut build = Command::new(cargo);
         build.args(["build", "--quiet", "-p", "twinwire", "--examples"]);
@@ -159,9 +172,6 @@ fn offline_runner() -> &'static Path {
             status.success(),
             "cargo build -p twinwire --examples failed"
         );
-        let path = profile_dir
-            .join("examples")
-            .join(format!("offline{}", std::env::consts::EXE_SUFFIX));
         assert!(path.exists(), "no {} after the build", path.display());
         path
     })

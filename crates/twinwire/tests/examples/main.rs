@@ -236,3 +236,21 @@ fn the_runner_names_the_examples_it_can_run() {
         );
     }
 }
+
+#[test]
+fn an_example_that_needs_a_feature_names_it() {
+    // The runner of this test is built without `opentelemetry`, which `otlp` requires.
+    let run = run_runner(&["otlp"]);
+    assert_eq!(run.code, Some(2), "{run}");
+    assert!(
+        run.stderr
+            .contains("the example \"otlp\" needs the feature `opentelemetry`"),
+        "{run}"
+    );
+    assert!(
+        run.stderr
+            .contains("cargo run -p twinwire --features opentelemetry --example offline -- otlp"),
+        "{run}"
+    );
+    assert!(!run.stderr.contains("is missing"), "{run}");
+}

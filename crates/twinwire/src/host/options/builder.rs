@@ -316,6 +316,32 @@ impl OptionsBuilder {
         self
     }
 
+    /// Calls `callback` with each tool call's permission decision as soon as it is known (the
+    /// tool's result): whether it ran and who decided. It runs on the task that reads the
+    /// CLI's output, so it must return quickly (send the decision on a channel for anything
+    /// slow). [`Client::permission_decisions`](crate::Client::permission_decisions) keeps them
+    /// too.
+    pub fn on_permission_decision(
+        mut self,
+        callback: impl Fn(&crate::host::decisions::PermissionDecision) + Send + Sync + 'static,
+    ) -> Self {
+        self.options.on_permission_decision = Some(Arc::new(callback));
+        self
+    }
+
+    /// How the transcript mirror redacts entries before the store gets them. By default it is
+    /// on, with the values of the session's secret-named environment variables (the host's and
+    /// [`env`](Self::env)'s) besides the rules every redactor has, whatever the store does
+    /// itself; [`StoreRedaction::off`](crate::sessions::stores::StoreRedaction::off) hands the
+    /// store the entries as the CLI wrote them.
+    pub fn transcript_redaction(
+        mut self,
+        redaction: crate::sessions::stores::StoreRedaction,
+    ) -> Self {
+        self.options.transcript_redaction = Some(redaction);
+        self
+    }
+
     // --- Pass-through ----------------------------------------------------------------------
 
     /// Adds a field to the `initialize` request as given, e.g. `supportedDialogKinds` or a

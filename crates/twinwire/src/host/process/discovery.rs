@@ -54,8 +54,16 @@ pub fn pinned_cli_dir(version: &str) -> Option<PathBuf> {
     Some(base.join("claude-code").join(version))
 }
 
-/// Finds the CLI: `explicit` if given, then `$TWINWIRE_CLI_PATH`, then `claude` on `PATH`, then
-/// the usual install locations, then the pinned CLI cached by `cargo xtask install-claude`. On
+/// Where `twinwire install-claude` keeps its builds: the directory of [`pinned_cli_dir`]'s
+/// versions (`<cache>/claude-code`).
+fn cache_versions_dir() -> Option<PathBuf> {
+    pinned_cli_dir(PINNED_CLI_VERSION).and_then(|dir| dir.parent().map(Path::to_path_buf))
+}
+
+/// Finds the CLI: `explicit` if given (a bare name such as `fake-claude` is looked up on `PATH`,
+/// as a shell does; anything with a directory is taken as a path), then `$TWINWIRE_CLI_PATH`,
+/// then `claude` on `PATH`, then the usual install locations, then the builds that
+/// `twinwire install-claude` cached: the pinned version first, then any other, newest first. On
 /// Windows each place is tried with `claude.exe`, then `claude.cmd` (what npm installs), then
 /// `claude`.
 pub fn discover(explicit: Option<&Path>) -> Result<CliCommand> {
@@ -72,7 +80,10 @@ struct Search {
     home: Option<PathBuf>,
     /// `%APPDATA%`, where npm puts its shims on Windows.
     app_data: Option<PathBuf>,
+    /// The cache's directory of the pinned version.
     pinned: Option<PathBuf>,
+    /// The cache's directories of other versions, newest first.
+    cached: Vec<PathBuf>,
     windows: bool,
 }
 
@@ -86,6 +97,9 @@ impl Search {
             home: home(),
             app_data: var("APPDATA").map(PathBuf::from),
             pinned: pinned_cli_dir(PINNED_CLI_VERSION),
+            cached: cache_versions_dir()
+                .map(|dir| other_versions(&dir))
+                .unwrap_or_default(),
             windows: cfg!(windows),
         }
     }
@@ -127,14 +141,72 @@ impl Search {
             .iter()
             .flat_map(|dir| self.names().iter().map(move |name| dir.join(name)))
             .collect();
-        if let Some(pinned) = &self.pinned {
-            candidates.extend(self.names().iter().map(|name| pinned.join(name)));
+        for dir in self.pinned.iter().chain(&self.cached) {
+            candidates.extend(self.names().iter().map(|name| dir.join(name)));
         }
         candidates
     }
+
+    /// A bare name given outright, looked up in each directory of `PATH` (on Windows with
+    /// `.exe` and `.cmd` tried first when it has no extension).
+    fn on_path(&self, name: &Path) -> Vec<PathBuf> {
+        let Some(path) = &self.path else {
+            return Vec::new();
+        };
+        let mut names = Vec::new();
+        if self.windows && name.extension().is_none() {
+            for ext in ["exe", "cmd"] {
+                names.push(name.with_extension(ext));
+            }
+        }
+        names.push(name.to_path_buf());
+        std::env::split_paths(path)
+            .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
+            .collect()
+    }
+}
+
+/// The versions cached in `dir` (`claude-code/<version>/`) but the pinned one, newest first.
+fn other_versions(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut versions: Vec<(Vec<u64>, PathBuf)> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            if name == PINNED_CLI_VERSION {
+                return None;
+            }
+            // `2.1.332`; scratch directories of an install (`.install-…`) are not versions.
+            let parts: Option<Vec<u64>> = name.split('.').map(|part| part.parse().ok()).collect();
+            Some((parts?, entry.path()))
+        })
+        .collect();
+    versions.sort_by(|a, b| b.0.cmp(&a.0));
+    versions.into_iter().map(|(_, path)| path).collect()
+}
+
+/// Whether `path` is a bare program name (`fake-claude`), with no directory in it.
+pub(crate) fn is_bare_name(path: &Path) -> bool {
+    let mut components = path.components();
+    matches!(
+        (components.next(), components.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    ) && !path.as_os_str().to_string_lossy().contains(['/', '\\'])
 }
 
 fn discover_in(search: &Search, usable: impl Fn(&Path) -> bool) -> Result<CliCommand> {
+    if let Some(name) = search.explicit.as_deref().filter(|path| is_bare_name(path)) {
+        // A name, as a shell takes it: the first usable file of that name on PATH.
+        if let Some(found) = search.on_path(name).into_iter().find(|path| usable(path)) {
+            return Ok(CliCommand::for_path(found));
+        }
+        return Err(Error::CliNotFound {
+            searched: "PATH".to_owned(),
+            given: Some(name.to_path_buf()),
+        });
+    }
     if let Some(path) = &search.explicit {
         if usable(path) {
             return Ok(CliCommand::for_path(path));
@@ -169,7 +241,11 @@ fn discover_in(search: &Search, usable: impl Fn(&Path) -> bool) -> Result<CliCom
     }
     searched.push("the usual install locations".to_owned());
     if let Some(pinned) = &search.pinned {
+        // The cache, named by the directory of the pinned version, where it would be.
         searched.push(pinned.display().to_string());
+    }
+    if !search.cached.is_empty() {
+        searched.push(format!("{} other cached versions", search.cached.len()));
     }
     Err(Error::CliNotFound {
         searched: searched.join(", "),
@@ -369,6 +445,105 @@ mod tests {
             discover_in(&search, is_executable).unwrap().program,
             second.join("claude")
         );
+    }
+
+    #[test]
+    fn a_bare_name_given_outright_is_looked_up_on_path_only() {
+        let search = Search {
+            explicit: Some("fake-claude".into()),
+            path: Some(std::env::join_paths(["/p1", "/p2"]).unwrap()),
+            home: Some("/home/u".into()),
+            pinned: Some("/cache/claude-code/2.1.330".into()),
+            ..Search::default()
+        };
+        assert_eq!(tried(&search), ["/p1/fake-claude", "/p2/fake-claude"]);
+        let found = discover_in(&search, |p| p.starts_with("/p2")).unwrap();
+        assert_eq!(found.program, PathBuf::from("/p2/fake-claude"));
+        let err = discover_in(&search, |_| false).unwrap_err();
+        assert!(err.is_cli_not_found());
+        let text = err.to_string();
+        assert!(
+            text.starts_with("Claude Code CLI `fake-claude` not found on PATH"),
+            "{text}"
+        );
+        // A path with a directory is taken as it is.
+        for path in ["./fake-claude", "bin/fake-claude", "/abs/fake-claude"] {
+            let search = Search {
+                explicit: Some(path.into()),
+                ..search.clone()
+            };
+            assert_eq!(tried(&search), [path]);
+        }
+        let windows = Search {
+            windows: true,
+            ..search.clone()
+        };
+        assert_eq!(
+            tried(&windows),
+            [
+                "/p1/fake-claude.exe",
+                "/p1/fake-claude.cmd",
+                "/p1/fake-claude",
+                "/p2/fake-claude.exe",
+                "/p2/fake-claude.cmd",
+                "/p2/fake-claude"
+            ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_bare_name_on_the_real_path_is_found() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("my-claude");
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let search = Search {
+            explicit: Some("my-claude".into()),
+            path: Some(std::env::join_paths([dir.path()]).unwrap()),
+            ..Search::default()
+        };
+        assert_eq!(
+            discover_in(&search, is_executable).unwrap().program,
+            program
+        );
+    }
+
+    #[test]
+    fn every_cached_version_is_found_after_the_pinned_one_newest_first() {
+        let cache = tempfile::tempdir().unwrap();
+        for version in [
+            "2.1.9",
+            "2.1.332",
+            "2.1.40",
+            ".install-2.1.1-7",
+            PINNED_CLI_VERSION,
+        ] {
+            std::fs::create_dir_all(cache.path().join(version)).unwrap();
+        }
+        let others = other_versions(cache.path());
+        let names: Vec<_> = others
+            .iter()
+            .map(|dir| dir.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["2.1.332", "2.1.40", "2.1.9"]);
+        let search = Search {
+            pinned: Some(cache.path().join(PINNED_CLI_VERSION)),
+            cached: others,
+            ..Search::default()
+        };
+        let tried = tried(&search);
+        let at = |version: &str| {
+            let path = cache.path().join(version).join("claude");
+            let path = path.display().to_string().replace('\\', "/");
+            tried.iter().position(|p| *p == path).unwrap()
+        };
+        assert!(at(PINNED_CLI_VERSION) < at("2.1.332"));
+        assert!(at("2.1.332") < at("2.1.40"));
+        assert!(at("2.1.40") < at("2.1.9"));
+        let found = discover_in(&search, |p| p.starts_with(cache.path().join("2.1.40"))).unwrap();
+        assert_eq!(found.program, cache.path().join("2.1.40/claude"));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::super::config_dir::{ConfigDir, EntryKind, PROJECTS};
 use super::super::SessionError;
-use super::{SessionKey, StoreError, StoreFuture, StoredSession, TranscriptStore};
+use super::{SessionKey, StoreError, StoreFuture, StoreRedaction, StoredSession, TranscriptStore};
 
 /// A store in a directory laid out like the CLI's config directory
 /// (`<dir>/projects/<project>/<session>.jsonl`, subagents under
@@ -21,15 +21,28 @@ use super::{SessionKey, StoreError, StoreFuture, StoredSession, TranscriptStore}
 /// It keeps no summaries: [`list_session_summaries`](TranscriptStore::list_session_summaries)
 /// is unsupported (listing through the store loads each session; `SavedSessions::at(dir)`
 /// lists the directory faster). A session's time is its file's modification time.
+///
+/// Entries are redacted before they are written ([`StoreRedaction::default`]; see
+/// [`DirectoryTranscriptStore::redaction`]).
 #[derive(Debug, Clone)]
 pub struct DirectoryTranscriptStore {
     dir: PathBuf,
+    redaction: StoreRedaction,
 }
 
 impl DirectoryTranscriptStore {
     /// A store under `dir` (created as needed).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into() }
+        Self {
+            dir: dir.into(),
+            redaction: StoreRedaction::default(),
+        }
+    }
+
+    /// The same store with `redaction` (e.g. [`StoreRedaction::off`]).
+    pub fn redaction(mut self, redaction: StoreRedaction) -> Self {
+        self.redaction = redaction;
+        self
     }
 
     /// The store's directory.
@@ -92,13 +105,14 @@ fn refused(key: &SessionKey) -> StoreError {
 }
 
 impl TranscriptStore for DirectoryTranscriptStore {
-    fn append(&self, key: SessionKey, entries: Vec<Value>) -> StoreFuture<()> {
+    fn append(&self, key: SessionKey, mut entries: Vec<Value>) -> StoreFuture<()> {
         let Some(path) = Self::path(&key) else {
             return Box::pin(async move { Err(refused(&key)) });
         };
         if entries.is_empty() {
             return Box::pin(async { Ok(()) });
         }
+        self.redaction.apply(&mut entries);
         let text: String = entries.iter().map(|e| format!("{e}\n")).collect();
         let dir = self.dir.clone();
         Box::pin(async move {

@@ -8,13 +8,16 @@ use serde_json::Value;
 
 use super::{
     fold_session_summary, store_clock_millis, SessionKey, SessionSummary, StoreFuture,
-    StoredSession, TranscriptStore,
+    StoreRedaction, StoredSession, TranscriptStore,
 };
 
-/// A store in memory (lost when the process ends). Clones share the same transcripts.
+/// A store in memory (lost when the process ends). Clones share the same transcripts. Entries
+/// are redacted as they are appended ([`StoreRedaction::default`]; see
+/// [`InMemoryTranscriptStore::redaction`]).
 #[derive(Debug, Clone, Default)]
 pub struct InMemoryTranscriptStore {
     state: Arc<Mutex<State>>,
+    redaction: StoreRedaction,
 }
 
 #[derive(Debug, Default)]
@@ -36,6 +39,13 @@ impl InMemoryTranscriptStore {
         Self::default()
     }
 
+    /// The same store with `redaction` (e.g. [`StoreRedaction::off`]) for what is appended from
+    /// now on.
+    pub fn redaction(mut self, redaction: StoreRedaction) -> Self {
+        self.redaction = redaction;
+        self
+    }
+
     /// The keys stored, sorted.
     pub fn keys(&self) -> Vec<SessionKey> {
         self.locked().transcripts.keys().cloned().collect()
@@ -47,7 +57,8 @@ impl InMemoryTranscriptStore {
 }
 
 impl TranscriptStore for InMemoryTranscriptStore {
-    fn append(&self, key: SessionKey, entries: Vec<Value>) -> StoreFuture<()> {
+    fn append(&self, key: SessionKey, mut entries: Vec<Value>) -> StoreFuture<()> {
+        self.redaction.apply(&mut entries);
         if !entries.is_empty() {
             let mut state = self.locked();
             let mtime = store_clock_millis();
