@@ -14,28 +14,27 @@ use twinwire::agent::{
 };
 use twinwire::sessions::SavedSessions;
 use twinwire_protocol::control::{
-    ApplyFlagSettingsRequest, CancelAsyncMessageRequest, CancelAsyncMessageResponse,
-    EmptyResponse, GetContextUsageRequest, GetContextUsageResponse, GetSettingsRequest,
-    GetSettingsResponse, InitializeRequest, InitializeResponse, McpReadResourceRequest,
-    McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
-    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReloadOutputStylesRequest,
-    ReloadOutputStylesResponse, ReloadPluginsRequest, ReloadPluginsResponse, ReloadSkillsRequest,
-    ReloadSkillsResponse, RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest,
-    SetMaxThinkingTokensRequest, SetMcpPermissionModeOverrideRequest,
-    SetMcpPermissionModeOverrideResponse, SetModelRequest, SetModelResponse,
-    SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
+    ApplyFlagSettingsRequest, CancelAsyncMessageRequest, CancelAsyncMessageResponse, EmptyResponse,
+    GetContextUsageRequest, GetContextUsageResponse, GetSettingsRequest, GetSettingsResponse,
+    InitializeRequest, InitializeResponse, McpReadResourceRequest, McpReadResourceResponse,
+    McpReconnectRequest, McpSetServersRequest, McpSetServersResponse, McpStatusRequest,
+    McpStatusResponse, McpToggleRequest, ReloadOutputStylesRequest, ReloadOutputStylesResponse,
+    ReloadPluginsRequest, ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse,
+    RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest, SetMaxThinkingTokensRequest,
+    SetMcpPermissionModeOverrideRequest, SetMcpPermissionModeOverrideResponse, SetModelRequest,
+    SetModelResponse, SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
 };
 use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
 use crate::checkpoints::Checkpoints;
 use crate::config::Config;
 use crate::mcp::{search, McpServers};
-use crate::subagents::{TaskTool, TASK};
 use crate::model::{ModelClient, ModelError};
 use crate::permissions::{Permissions, RuleError};
 use crate::session::Session;
 use crate::session_end::Ending;
 use crate::state::State;
+use crate::subagents::{TaskTool, TASK};
 use crate::tools::{Registry, Workspace};
 use crate::{requests, session_requests, VERSION};
 
@@ -120,7 +119,10 @@ impl CodingAgent {
                 .as_ref()
                 .is_none_or(|only| only.iter().any(|t| t == name || t == "Agent"))
         };
-        let (task_tool, search_tool) = (offered(TASK), search::enabled(config.var("ENABLE_TOOL_SEARCH").as_deref()));
+        let (task_tool, search_tool) = (
+            offered(TASK),
+            search::enabled(config.var("ENABLE_TOOL_SEARCH").as_deref()),
+        );
         let session = Arc::new_cyclic(|me: &std::sync::Weak<Session>| {
             let search = Arc::new(search::Search::default());
             let mut state = state;
@@ -128,7 +130,9 @@ impl CodingAgent {
                 state.tools.add(Arc::new(TaskTool::new(me.clone())));
             }
             if search_tool {
-                state.tools.add(Arc::new(search::ToolSearch::new(Arc::clone(&search))));
+                state
+                    .tools
+                    .add(Arc::new(search::ToolSearch::new(Arc::clone(&search))));
             }
             Session {
                 client,
@@ -389,7 +393,11 @@ impl Agent for CodingAgent {
         Box::pin(async { Answer::ok(session_requests::reload_output_styles()) })
     }
 
-    fn stop_task(&self, request: StopTaskRequest, _cx: RequestContext) -> AnswerFuture<EmptyResponse> {
+    fn stop_task(
+        &self,
+        request: StopTaskRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
         session_requests::stop_task(&self.session, &request.task_id);
         Box::pin(async { Answer::ok(EmptyResponse::default()) })
     }
@@ -415,7 +423,11 @@ impl Agent for CodingAgent {
         })
     }
 
-    fn mcp_toggle(&self, request: McpToggleRequest, cx: RequestContext) -> AnswerFuture<EmptyResponse> {
+    fn mcp_toggle(
+        &self,
+        request: McpToggleRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
         let session = Arc::clone(&self.session);
         Box::pin(async move {
             crate::mcp_control::prepare(&session, &cx.peer).await;
@@ -464,7 +476,9 @@ impl Agent for CodingAgent {
         Box::pin(async move {
             crate::mcp_control::prepare(&session, &cx.peer).await;
             let mode = request.mode;
-            Answer::ok(crate::mcp_control::mode_override(&session, &request.server_name, mode).await)
+            Answer::ok(
+                crate::mcp_control::mode_override(&session, &request.server_name, mode).await,
+            )
         })
     }
 }

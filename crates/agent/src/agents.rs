@@ -126,7 +126,9 @@ impl Catalog {
         for (name, definition) in agents.as_object().into_iter().flatten() {
             match serde_json::from_value::<AgentDefinition>(definition.clone()) {
                 Ok(definition) => self.add(name, &definition),
-                Err(err) => tracing::warn!(agent = %name, %err, "an agent definition that does not read"),
+                Err(err) => {
+                    tracing::warn!(agent = %name, %err, "an agent definition that does not read")
+                }
             }
         }
     }
@@ -197,10 +199,7 @@ fn parse_file(text: &str) -> Option<AgentSpec> {
     let mut spec = AgentSpec {
         name: String::new(),
         description: String::new(),
-        prompt: prompt
-            .trim_start_matches(|c| c == '-')
-            .trim()
-            .to_owned(),
+        prompt: prompt.trim_start_matches('-').trim().to_owned(),
         tools: None,
         disallowed_tools: Vec::new(),
         model: None,

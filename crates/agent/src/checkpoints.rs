@@ -109,15 +109,13 @@ impl Checkpoints {
         }
         let kept = match std::fs::symlink_metadata(path) {
             Err(_) => None,
-            Ok(meta) if meta.is_file() && meta.len() <= MAX_FILE => {
-                match std::fs::read(path) {
-                    Ok(bytes) => Some(bytes),
-                    Err(err) => {
-                        tracing::warn!(path = %path.display(), %err, "a file that cannot be kept");
-                        return;
-                    }
+            Ok(meta) if meta.is_file() && meta.len() <= MAX_FILE => match std::fs::read(path) {
+                Ok(bytes) => Some(bytes),
+                Err(err) => {
+                    tracing::warn!(path = %path.display(), %err, "a file that cannot be kept");
+                    return;
                 }
-            }
+            },
             Ok(_) => {
                 tracing::warn!(path = %path.display(), "a file too large or not plain is not kept");
                 return;
@@ -288,7 +286,7 @@ mod tests {
         points.before_tool(
             "Write",
             &serde_json::json!({"file_path": note.display().to_string()}),
-            PathBuf::from,
+            |path: &str| PathBuf::from(path),
         );
         std::fs::remove_file(&note).unwrap();
         let elsewhere = dir.path().join("elsewhere.txt");

@@ -87,7 +87,11 @@ fn substitute(body: &str, args: &str) -> String {
 /// This agent's own commands, as the `initialize` answer lists them.
 pub(crate) fn built_in() -> Vec<SlashCommand> {
     [
-        ("compact", "Summarize the conversation so far and go on from the summary", "<instructions>"),
+        (
+            "compact",
+            "Summarize the conversation so far and go on from the summary",
+            "<instructions>",
+        ),
         ("clear", "Start the conversation over", ""),
     ]
     .into_iter()
@@ -136,7 +140,10 @@ fn custom(roots: &[PathBuf]) -> Vec<Found> {
             let mut files = vec![(String::new(), path.clone())];
             if path.is_dir() {
                 let prefix = format!("{}:", file_name(&path));
-                files = entries(&path).into_iter().map(|p| (prefix.clone(), p)).collect();
+                files = entries(&path)
+                    .into_iter()
+                    .map(|p| (prefix.clone(), p))
+                    .collect();
             }
             for (prefix, file) in files {
                 if file.extension().is_none_or(|e| e != "md") {
@@ -262,8 +269,14 @@ mod tests {
         };
         assert_eq!(args, "Ada Lovelace");
         assert!(text.ends_with("Say hello to Ada Lovelace (Ada)."), "{text}");
-        assert!(text.contains("<command-name>/greet</command-name>"), "{text}");
-        assert!(matches!(parse("/git:log", &roots), Some(Command::Expanded { .. })));
+        assert!(
+            text.contains("<command-name>/greet</command-name>"),
+            "{text}"
+        );
+        assert!(matches!(
+            parse("/git:log", &roots),
+            Some(Command::Expanded { .. })
+        ));
         assert_eq!(parse("/nosuchcommand hi", &roots), None);
         assert_eq!(parse("hello /greet", &roots), None);
         let names: Vec<String> = all(&roots).into_iter().map(|c| c.name).collect();

@@ -64,14 +64,6 @@ impl Trigger {
     }
 }
 
-/// A compaction that was done.
-pub(crate) struct Compacted {
-    /// What the summary request cost, by its model.
-    pub(crate) usage: Usage,
-    /// The model that wrote it.
-    pub(crate) model: String,
-}
-
 /// Why no compaction happened.
 #[derive(Debug)]
 pub(crate) enum NotCompacted {
@@ -126,7 +118,11 @@ pub(crate) fn threshold(config: &Config) -> Option<u64> {
         .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|p| *p > 0.0 && *p <= 100.0)
     {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss
+        )]
         let lowered = (usable as f64 * pct / 100.0) as u64;
         threshold = threshold.min(lowered);
     }
@@ -162,8 +158,12 @@ pub(crate) async fn compact(
     trigger: Trigger,
     instructions: Option<&str>,
     keep_last: bool,
-) -> Result<Compacted, NotCompacted> {
-    if session.config.var("DISABLE_COMPACT").is_some_and(|v| !v.is_empty()) {
+) -> Result<(), NotCompacted> {
+    if session
+        .config
+        .var("DISABLE_COMPACT")
+        .is_some_and(|v| !v.is_empty())
+    {
         return Err(NotCompacted::Disabled);
     }
     let started = Instant::now();
@@ -189,7 +189,14 @@ pub(crate) async fn compact(
     fields.insert("trigger".into(), json!(trigger.as_str()));
     fields.insert("custom_instructions".into(), json!(instructions));
     let report = hooks
-        .fire(peer, &common, "PreCompact", Some(trigger.as_str()), fields, None)
+        .fire(
+            peer,
+            &common,
+            "PreCompact",
+            Some(trigger.as_str()),
+            fields,
+            None,
+        )
         .await;
     if let Some(why) = report.block.or(report.stop) {
         return Err(NotCompacted::Blocked(why));
@@ -203,8 +210,7 @@ pub(crate) async fn compact(
             ..StatusMessage::default()
         }),
     );
-    let (summary, usage) = match summarize(session, peer, &model, &summarized, instructions).await
-    {
+    let (summary, usage) = match summarize(session, peer, &model, &summarized, instructions).await {
         Ok(done) => done,
         Err(failed) => {
             emit(
@@ -220,7 +226,8 @@ pub(crate) async fn compact(
             return Err(failed);
         }
     };
-    let transcript = crate::transcript::file_of(&session.store, &session.config.cwd, &peer_id(session));
+    let transcript =
+        crate::transcript::file_of(&session.store, &session.config.cwd, &peer_id(session));
     let text = continuation(&summary, &transcript.display().to_string());
     let (boundary, summary_uuid) = (new_id(), new_id());
     let metadata = CompactMetadata {
@@ -282,9 +289,18 @@ pub(crate) async fn compact(
     fields.insert("trigger".into(), json!(trigger.as_str()));
     fields.insert("compact_summary".into(), json!(summary));
     hooks
-        .fire(peer, &common, "PostCompact", Some(trigger.as_str()), fields, None)
+        .fire(
+            peer,
+            &common,
+            "PostCompact",
+            Some(trigger.as_str()),
+            fields,
+            None,
+        )
         .await;
-    Ok(Compacted { usage, model })
+    // The summary is paid for like any call: it counts in the session's cost and usage.
+    session.state().charge(&model, &usage);
+    Ok(())
 }
 
 fn peer_id(session: &Session) -> String {
@@ -357,10 +373,15 @@ async fn summarize(
     };
     let usage = assembler.usage();
     session.state().charge(model, &usage);
-    let text = assembler.message().content.iter().map(|b| match b {
-        twinwire_protocol::content::ContentBlock::Text(t) => t.text.clone(),
-        _ => String::new(),
-    }).collect::<String>();
+    let text = assembler
+        .message()
+        .content
+        .iter()
+        .map(|b| match b {
+            twinwire_protocol::content::ContentBlock::Text(t) => t.text.clone(),
+            _ => String::new(),
+        })
+        .collect::<String>();
     let summary = strip_analysis(&text);
     if summary.trim().is_empty() {
         return Err(NotCompacted::Failed(ModelError::Stream(
@@ -392,12 +413,13 @@ mod tests {
     use super::*;
 
     fn config(vars: &[(&str, &str)]) -> Config {
-        let mut config = Config::default();
-        config.env = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        config
+        Config {
+            env: vars
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            ..Config::default()
+        }
     }
 
     #[test]

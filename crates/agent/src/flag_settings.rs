@@ -19,7 +19,11 @@ pub(crate) type Layer = (String, Map<String, Value>);
 
 /// The layers a session sees: the settings files, then the flags (`--settings` with what the
 /// host applied over it).
-pub(crate) fn layers(config: &Config, config_dir: &Path, applied: &Map<String, Value>) -> Vec<Layer> {
+pub(crate) fn layers(
+    config: &Config,
+    config_dir: &Path,
+    applied: &Map<String, Value>,
+) -> Vec<Layer> {
     let mut options = ResolveOptions::in_dir(&config.cwd).config_dir(config_dir);
     if let Some(sources) = &config.setting_sources {
         options = options.setting_sources(sources.iter().map(|s| SettingSource::from(s.as_str())));
@@ -100,17 +104,31 @@ mod tests {
     #[test]
     fn applied_flags_are_a_layer_over_the_files_and_null_removes() {
         let dir = tempfile::tempdir().unwrap();
-        let mut config = Config::default();
-        config.cwd = dir.path().to_owned();
-        config.settings = Some(json!({"effortLevel": "high", "model": "a"}));
+        let config = Config {
+            cwd: dir.path().to_owned(),
+            settings: Some(json!({"effortLevel": "high", "model": "a"})),
+            ..Config::default()
+        };
         let mut flags = Map::new();
-        apply(&mut flags, json!({"model": "claude-haiku-4-5"}).as_object().unwrap().clone());
-        apply(&mut flags, json!({"effortLevel": null}).as_object().unwrap().clone());
+        apply(
+            &mut flags,
+            json!({"model": "claude-haiku-4-5"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
+        apply(
+            &mut flags,
+            json!({"effortLevel": null}).as_object().unwrap().clone(),
+        );
         let layers = layers(&config, &dir.path().join("home"), &flags);
         let answer = answer(layers, "claude-haiku-4-5");
         let effective = answer.effective.unwrap();
         assert_eq!(effective["model"], "claude-haiku-4-5");
-        assert_eq!(effective["effortLevel"], "high", "null removes an applied key only");
+        assert_eq!(
+            effective["effortLevel"], "high",
+            "null removes an applied key only"
+        );
         assert_eq!(answer.sources.unwrap()[0].source, "flagSettings");
     }
 }

@@ -8,8 +8,8 @@
 
 pub(crate) mod external;
 mod legacy_sse;
-pub(crate) mod search;
 mod sdk;
+pub(crate) mod search;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -207,7 +207,10 @@ impl McpServers {
         peer: &Peer,
     ) -> Option<(Parked, Published)> {
         let mut servers = self.servers.lock().await;
-        if self.prepared.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        if self
+            .prepared
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
             return None;
         }
         let mut parked = Parked::new();
@@ -241,11 +244,6 @@ impl McpServers {
             server.connect(config, peer).await;
         }
         Some((parked, published(&servers)))
-    }
-
-    /// Each server's status.
-    pub(crate) async fn status(&self) -> Vec<McpServerStatus> {
-        self.servers.lock().await.iter().map(Server::status).collect()
     }
 
     /// Whether a server of this name is known.

@@ -257,8 +257,8 @@ impl ModelClient {
     /// The input tokens `request` holds, counted by the API ([`Self::count_tokens`]; the
     /// fields the endpoint does not take are left out).
     pub async fn count_request_tokens(&self, request: &MessagesRequest) -> Result<u64, ModelError> {
-        let mut body = serde_json::to_value(request)
-            .map_err(|err| ModelError::Stream(err.to_string()))?;
+        let mut body =
+            serde_json::to_value(request).map_err(|err| ModelError::Stream(err.to_string()))?;
         if let Some(object) = body.as_object_mut() {
             for field in ["max_tokens", "stream", "metadata"] {
                 object.remove(field);

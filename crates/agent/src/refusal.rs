@@ -15,8 +15,8 @@ use twinwire::agent::Peer;
 use twinwire_protocol::content::{ApiMessage, UserContent};
 use twinwire_protocol::control::{RequestUserDialogRequest, UserDialogResponse};
 use twinwire_protocol::system::{
-    Informational, InformationalLevel, ModelRefusalFallback, ModelRefusalNoFallback,
-    RefusalScope, SystemMessage,
+    Informational, InformationalLevel, ModelRefusalFallback, ModelRefusalNoFallback, RefusalScope,
+    SystemMessage,
 };
 use twinwire_protocol::Message;
 
@@ -49,7 +49,10 @@ pub(crate) enum Next {
 
 /// Whether a reply was refused.
 pub(crate) fn refused(reply: &ApiMessage) -> bool {
-    reply.stop_reason.as_ref().is_some_and(|r| r.as_str() == "refusal")
+    reply
+        .stop_reason
+        .as_ref()
+        .is_some_and(|r| r.as_str() == "refusal")
 }
 
 /// Decides what follows the `count`th refusal in a row of `reply` (on `model`).
@@ -104,7 +107,10 @@ pub(crate) async fn after(
             payload.insert("originalModel".into(), json!(model));
             payload.insert("fallbackModel".into(), json!(fallback));
             payload.insert("apiRefusalCategory".into(), json!(category));
-            payload.insert("retractedMessageUuids".into(), json!(retracted.iter().collect::<Vec<_>>()));
+            payload.insert(
+                "retractedMessageUuids".into(),
+                json!(retracted.iter().collect::<Vec<_>>()),
+            );
             let asked = RequestUserDialogRequest {
                 dialog_kind: DIALOG.to_owned(),
                 payload,
@@ -126,7 +132,11 @@ pub(crate) async fn after(
             {
                 let mut state = session.state();
                 // The second refused reply is taken back: the fallback answers in its place.
-                if state.conversation.last().is_some_and(|m| m.role == "assistant") {
+                if state
+                    .conversation
+                    .last()
+                    .is_some_and(|m| m.role == "assistant")
+                {
                     state.conversation.pop();
                 }
                 state.model = fallback.clone();

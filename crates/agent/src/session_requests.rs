@@ -86,7 +86,10 @@ pub(crate) fn reload_skills(session: &Session, peer: &Peer) -> ReloadSkillsRespo
     let commands = commands::all(&roots);
     let changed = {
         let mut state = session.state();
-        let changed = state.commands.as_ref().is_some_and(|before| *before != commands);
+        let changed = state
+            .commands
+            .as_ref()
+            .is_some_and(|before| *before != commands);
         state.commands = Some(commands.clone());
         changed
     };

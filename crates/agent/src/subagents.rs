@@ -137,7 +137,13 @@ async fn run(session: &Arc<Session>, peer: &Peer, input: Value, cx: ToolContext)
             stop: stop.clone(),
         },
     );
-    let side = Arc::new(sidechain(session, &spec, &agent_id, &cx.tool_use_id, &input));
+    let side = Arc::new(sidechain(
+        session,
+        &spec,
+        &agent_id,
+        &cx.tool_use_id,
+        &input,
+    ));
     let thread = Thread::Side(Arc::clone(&side));
     let mut start_cx = TurnContext::read_for(session, peer, thread.clone());
     start_cx.cancel = stop.clone();
@@ -164,9 +170,9 @@ async fn run(session: &Arc<Session>, peer: &Peer, input: Value, cx: ToolContext)
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(0),
         ..TaskUsage::default()
     };
-    let file = side
-        .path()
-        .unwrap_or_else(|| crate::tasks::output_file(&session.workspace, peer.session_id(), &agent_id));
+    let file = side.path().unwrap_or_else(|| {
+        crate::tasks::output_file(&session.workspace, peer.session_id(), &agent_id)
+    });
     let (task_end, failure) = match &end {
         End::Done => (TaskEnd::Completed, None),
         End::Interrupted { .. } => (TaskEnd::Stopped, Some("The agent was stopped.".to_owned())),
@@ -183,9 +189,14 @@ async fn run(session: &Arc<Session>, peer: &Peer, input: Value, cx: ToolContext)
     } else {
         report_text.clone()
     };
-    session
-        .tasks
-        .finish(peer, &agent_id, &task_end, &file, &summary, Some(usage.clone()));
+    session.tasks.finish(
+        peer,
+        &agent_id,
+        &task_end,
+        &file,
+        &summary,
+        Some(usage.clone()),
+    );
     if let Some(why) = failure {
         return ToolOutput::error(format!("{why} {report_text}").trim().to_owned());
     }
@@ -250,7 +261,10 @@ async fn drive(
         if calls.is_empty() {
             let mut fields = Map::new();
             fields.insert("stop_hook_active".into(), json!(blocks > 0));
-            let path = side.path().map(|p| p.display().to_string()).unwrap_or_default();
+            let path = side
+                .path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
             fields.insert("agent_transcript_path".into(), json!(path));
             fields.insert("last_assistant_message".into(), json!(side.last_text()));
             let report = cx
@@ -310,7 +324,8 @@ fn sidechain(
         )),
     ];
     let file = session.config.persist_session.then(|| {
-        let main = crate::transcript::file_of(&session.store, &session.config.cwd, &state.session_id);
+        let main =
+            crate::transcript::file_of(&session.store, &session.config.cwd, &state.session_id);
         let path = main
             .with_extension("")
             .join("subagents")

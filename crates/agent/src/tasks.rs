@@ -177,11 +177,6 @@ impl Tasks {
         }
     }
 
-    /// Whether any task runs.
-    pub(crate) fn any_running(&self) -> bool {
-        !lock(&self.running).is_empty()
-    }
-
     /// `system/background_tasks_changed` with the tasks running now.
     fn changed(&self, peer: &Peer) {
         let tasks = lock(&self.running)

@@ -43,7 +43,13 @@ impl Transcript {
         session_id: &str,
         parent: Option<String>,
     ) -> std::io::Result<Self> {
-        Self::open_at(file_of(store, cwd, session_id), cwd, session_id, parent, None)
+        Self::open_at(
+            file_of(store, cwd, session_id),
+            cwd,
+            session_id,
+            parent,
+            None,
+        )
     }
 
     /// Opens (creating if needed) the file at `path`; entries are marked as the sidechain of

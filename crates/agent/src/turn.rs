@@ -25,8 +25,8 @@ use twinwire_protocol::result::ResultMessage;
 use twinwire_protocol::UserMessage;
 
 pub(crate) use context::TurnContext;
-pub(crate) use outcome::{End, Tally};
 use outcome::Totals;
+pub(crate) use outcome::{End, Tally};
 use tool_calls::Outcome;
 
 use crate::commands::{self, Command};
@@ -177,8 +177,15 @@ async fn drive(session: &Arc<Session>, peer: &Peer, tally: &mut Tally) -> End {
             refusals += 1;
             let model = cx.model.clone();
             let request_id = tally.request_id.clone();
-            match refusal::after(session, peer, &reply, &model, refusals, request_id.as_deref())
-                .await
+            match refusal::after(
+                session,
+                peer,
+                &reply,
+                &model,
+                refusals,
+                request_id.as_deref(),
+            )
+            .await
             {
                 refusal::Next::Again | refusal::Next::Fallback => continue,
                 refusal::Next::Fail(text) => {

@@ -154,7 +154,10 @@ async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
         }
         None => {
             tracing::debug!("model server: body is not a JSON object, default reply");
-            (Conversation::default(), (shared.script.default.clone(), None))
+            (
+                Conversation::default(),
+                (shared.script.default.clone(), None),
+            )
         }
     };
     let model = shared

@@ -179,7 +179,12 @@ pub(crate) async fn connect(
         .and_then(|info| serde_json::from_value(info["serverInfo"].clone()).ok());
     let listed = tokio::time::timeout(CONNECT_TIMEOUT, client.list_all_tools())
         .await
-        .map_err(|_| format!("tools/list: no answer within {} s", CONNECT_TIMEOUT.as_secs()))?
+        .map_err(|_| {
+            format!(
+                "tools/list: no answer within {} s",
+                CONNECT_TIMEOUT.as_secs()
+            )
+        })?
         .map_err(|err| format!("tools/list failed: {err}"))?
         .into_iter()
         .filter_map(|tool| serde_json::to_value(tool).ok())
@@ -240,10 +245,8 @@ fn http_config(
         headers.insert(name, value);
     }
     Ok(
-        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
-            url,
-        )
-        .custom_headers(headers),
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url)
+            .custom_headers(headers),
     )
 }
 

@@ -69,10 +69,7 @@ impl Search {
                 .map(str::to_owned)
                 .collect(),
             None => {
-                let words: Vec<String> = query
-                    .split_whitespace()
-                    .map(str::to_lowercase)
-                    .collect();
+                let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
                 let mut scored: Vec<(usize, &String)> = named
                     .iter()
                     .map(|(name, description)| {
@@ -191,7 +188,10 @@ mod tests {
             ("mcp__calc__add".into(), "Adds two integers".into()),
             ("mcp__notes__keep".into(), "Keeps a note".into()),
         ];
-        assert_eq!(search.find("select:mcp__notes__keep,nope", 5), ["mcp__notes__keep"]);
+        assert_eq!(
+            search.find("select:mcp__notes__keep,nope", 5),
+            ["mcp__notes__keep"]
+        );
         assert_eq!(search.find("integers sum", 5), ["mcp__calc__add"]);
         assert!(lock(&search.loaded).contains("mcp__calc__add"));
         assert!(search.find("weather", 5).is_empty());

@@ -24,8 +24,14 @@ use crate::session::Session;
 pub(crate) async fn run(session: &Arc<Session>, peer: &Peer, command: Command) -> End {
     match command {
         Command::Compact(instructions) => {
-            match compaction::compact(session, peer, Trigger::Manual, instructions.as_deref(), false)
-                .await
+            match compaction::compact(
+                session,
+                peer,
+                Trigger::Manual,
+                instructions.as_deref(),
+                false,
+            )
+            .await
             {
                 Ok(_) => {
                     echo(peer, "Compacted");
@@ -79,7 +85,9 @@ async fn clear(session: &Arc<Session>, peer: &Peer) {
 
 /// A local command's output, as a replayed user frame.
 fn echo(peer: &Peer, text: &str) {
-    let content = UserContent::Text(format!("<local-command-stdout>{text}</local-command-stdout>"));
+    let content = UserContent::Text(format!(
+        "<local-command-stdout>{text}</local-command-stdout>"
+    ));
     if let Err(err) = peer.emit(&frames::replay(peer.session_id(), &new_id(), content)) {
         tracing::debug!(%err, "a frame the host will not see");
     }

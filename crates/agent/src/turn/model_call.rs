@@ -13,8 +13,8 @@ use twinwire_protocol::{AssistantMessageError, Message};
 
 use super::context::TurnContext;
 use super::outcome::{End, Tally};
-use crate::model::assemble::Assembler;
 use crate::mcp::search;
+use crate::model::assemble::Assembler;
 use crate::model::{MessagesRequest, ModelError, RetryNotice, SystemBlock};
 use crate::prompt;
 

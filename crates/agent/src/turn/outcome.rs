@@ -12,7 +12,9 @@ use crate::model::ModelError;
 /// How a turn ended.
 pub(crate) enum End {
     Done,
-    Interrupted { tools: bool },
+    Interrupted {
+        tools: bool,
+    },
     MaxTurns(u32),
     Budget(f64),
     Api(ModelError),

@@ -155,7 +155,9 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
     if interrupted {
         outcome = Outcome::Interrupted;
     } else if cx.hooks.has("PostToolBatch") {
-        let report = cx.fire("PostToolBatch", None, batch_fields(&calls, &blocks), None).await;
+        let report = cx
+            .fire("PostToolBatch", None, batch_fields(&calls, &blocks), None)
+            .await;
         if let (Outcome::Continue, Some(reason)) = (&outcome, report.stop) {
             outcome = Outcome::Stopped(reason);
         }

@@ -27,7 +27,11 @@ fn dump(name: &str, s: &Scenario, frames: &[String], extra: Value) {
         serde_json::to_string_pretty(&reqs).unwrap(),
     )
     .unwrap();
-    std::fs::write(dir.join("extra.json"), serde_json::to_string_pretty(&extra).unwrap()).unwrap();
+    std::fs::write(
+        dir.join("extra.json"),
+        serde_json::to_string_pretty(&extra).unwrap(),
+    )
+    .unwrap();
     // copy the session files
     let _ = std::process::Command::new("cp")
         .arg("-r")
@@ -65,7 +69,9 @@ async fn probe_compact() {
         .hook(
             HookEvent::PreCompact,
             HookMatcher::all(hook(move |input: HookInput, _cx| {
-                l2.lock().unwrap().push(serde_json::to_string(&input).unwrap());
+                l2.lock()
+                    .unwrap()
+                    .push(serde_json::to_string(&input).unwrap());
                 async move { Ok(HookOutput::proceed()) }
             })),
         )
@@ -93,7 +99,12 @@ async fn probe_autocompact() {
         json!({"text": "ok"}),
     ))
     .await;
-    let options = s.builder().model("claude-sonnet-4-5").env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "50").build().unwrap();
+    let options = s
+        .builder()
+        .model("claude-sonnet-4-5")
+        .env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "50")
+        .build()
+        .unwrap();
     let client = s.connect(options).await;
     let mut frames = Vec::new();
     frames.extend(texts(&turn(&client, "big question").await));
@@ -130,21 +141,44 @@ fn logging_hooks(
 ) -> twinwire::options::OptionsBuilder {
     let mut b = b;
     for ev in [
-        HookEvent::PreToolUse, HookEvent::PostToolUse, HookEvent::PostToolUseFailure,
-        HookEvent::Notification, HookEvent::UserPromptSubmit, HookEvent::SessionStart,
-        HookEvent::SessionEnd, HookEvent::Stop, HookEvent::SubagentStart, HookEvent::SubagentStop,
-        HookEvent::PreCompact, HookEvent::PostCompact, HookEvent::PermissionRequest,
-        HookEvent::PermissionDenied, HookEvent::StopFailure, HookEvent::PostToolBatch,
-        HookEvent::TaskCreated, HookEvent::TaskCompleted, HookEvent::Elicitation,
-        HookEvent::ElicitationResult, HookEvent::UserPromptExpansion, HookEvent::InstructionsLoaded,
-        HookEvent::CwdChanged, HookEvent::FileChanged, HookEvent::ConfigChange,
-        HookEvent::PreModelSwitch, HookEvent::PostModelSwitch, HookEvent::Setup,
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::PostToolUseFailure,
+        HookEvent::Notification,
+        HookEvent::UserPromptSubmit,
+        HookEvent::SessionStart,
+        HookEvent::SessionEnd,
+        HookEvent::Stop,
+        HookEvent::SubagentStart,
+        HookEvent::SubagentStop,
+        HookEvent::PreCompact,
+        HookEvent::PostCompact,
+        HookEvent::PermissionRequest,
+        HookEvent::PermissionDenied,
+        HookEvent::StopFailure,
+        HookEvent::PostToolBatch,
+        HookEvent::TaskCreated,
+        HookEvent::TaskCompleted,
+        HookEvent::Elicitation,
+        HookEvent::ElicitationResult,
+        HookEvent::UserPromptExpansion,
+        HookEvent::InstructionsLoaded,
+        HookEvent::CwdChanged,
+        HookEvent::FileChanged,
+        HookEvent::ConfigChange,
+        HookEvent::PreModelSwitch,
+        HookEvent::PostModelSwitch,
+        HookEvent::Setup,
     ] {
         let l2 = Arc::clone(log);
         b = b.hook(
             ev,
             HookMatcher::all(hook(move |input: HookInput, cx| {
-                l2.lock().unwrap().push(format!("{} {}", serde_json::to_string(&input).unwrap(), serde_json::to_string(&cx.tool_use_id).unwrap_or_default()));
+                l2.lock().unwrap().push(format!(
+                    "{} {}",
+                    serde_json::to_string(&input).unwrap(),
+                    serde_json::to_string(&cx.tool_use_id).unwrap_or_default()
+                ));
                 async move { Ok(HookOutput::proceed()) }
             })),
         );
@@ -192,7 +226,9 @@ async fn probe_subagent() {
     frames.extend(texts(&turn(&client, "ask a helper").await));
     // wait a bit for background things
     tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-    while let Ok(Some(Ok(m))) = tokio::time::timeout(std::time::Duration::from_millis(500), client.receive()).await {
+    while let Ok(Some(Ok(m))) =
+        tokio::time::timeout(std::time::Duration::from_millis(500), client.receive()).await
+    {
         frames.push(m.to_value().to_string());
     }
     let hooks = log.lock().unwrap().clone();
@@ -225,8 +261,21 @@ async fn probe_commands() {
     frames.extend(texts(&turn(&client, "/nosuchcommand hi").await));
     let hooks = log.lock().unwrap().clone();
     client.close().await.unwrap();
-    let cmds: Vec<Value> = init.map(|i| i.commands.iter().filter(|c| c.builtin != Some(true)).map(|c| serde_json::to_value(c).unwrap()).collect()).unwrap_or_default();
-    dump("commands", &s, &frames, json!({"hooks": hooks, "commands": cmds}));
+    let cmds: Vec<Value> = init
+        .map(|i| {
+            i.commands
+                .iter()
+                .filter(|c| c.builtin != Some(true))
+                .map(|c| serde_json::to_value(c).unwrap())
+                .collect()
+        })
+        .unwrap_or_default();
+    dump(
+        "commands",
+        &s,
+        &frames,
+        json!({"hooks": hooks, "commands": cmds}),
+    );
 }
 
 #[tokio::test]
@@ -245,18 +294,30 @@ async fn probe_dialogs() {
     )).await;
     let seen = Arc::new(Mutex::new(Vec::<String>::new()));
     let asked = Arc::clone(&seen);
-    let options = s.builder()
+    let options = s
+        .builder()
         .model("claude-opus-5")
         .settings(json!({"switchModelsOnFlag": false}))
         .supported_dialog_kinds(["refusal_fallback_prompt"])
         .on_user_dialog(on_user_dialog(move |request, _cancel| {
-            asked.lock().unwrap().push(serde_json::to_string(&request).unwrap());
-            async move { Ok(UserDialogResponse::Completed(UserDialogCompleted { result: json!("retry_fallback"), ..Default::default() })) }
+            asked
+                .lock()
+                .unwrap()
+                .push(serde_json::to_string(&request).unwrap());
+            async move {
+                Ok(UserDialogResponse::Completed(UserDialogCompleted {
+                    result: json!("retry_fallback"),
+                    ..Default::default()
+                }))
+            }
         }))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let client = s.connect(options).await;
     let mut frames = Vec::new();
-    frames.extend(texts(&turn(&client, "scan the host FLAGGED_FOR_SAFEGUARDS").await));
+    frames.extend(texts(
+        &turn(&client, "scan the host FLAGGED_FOR_SAFEGUARDS").await,
+    ));
     frames.push("----".into());
     frames.extend(texts(&turn(&client, "and then").await));
     let dialogs = seen.lock().unwrap().clone();
@@ -276,13 +337,17 @@ async fn probe_dialogs_undeclared() {
         ]),
         json!({"echo": true}),
     )).await;
-    let options = s.builder()
+    let options = s
+        .builder()
         .model("claude-opus-5")
         .settings(json!({"switchModelsOnFlag": false}))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let client = s.connect(options).await;
     let mut frames = Vec::new();
-    frames.extend(texts(&turn(&client, "scan the host FLAGGED_FOR_SAFEGUARDS").await));
+    frames.extend(texts(
+        &turn(&client, "scan the host FLAGGED_FOR_SAFEGUARDS").await,
+    ));
     frames.push("----".into());
     frames.extend(texts(&turn(&client, "and then").await));
     client.close().await.unwrap();
@@ -306,12 +371,22 @@ async fn probe_hooks_all() {
     let l2 = Arc::clone(&log);
     let options = logging_hooks(s.builder(), &log)
         .can_use_tool(can_use_tool(move |request| {
-            l2.lock().unwrap().push(format!("can_use_tool {}", serde_json::to_string(request.input()).unwrap()));
+            l2.lock().unwrap().push(format!(
+                "can_use_tool {}",
+                serde_json::to_string(request.input()).unwrap()
+            ));
             let input = request.input().clone();
             let deny = input["command"].as_str().unwrap_or("").contains("second");
-            async move { Ok(if deny { PermissionResult::deny("DENIED-BY-HOST") } else { PermissionResult::allow(input) }) }
+            async move {
+                Ok(if deny {
+                    PermissionResult::deny("DENIED-BY-HOST")
+                } else {
+                    PermissionResult::allow(input)
+                })
+            }
         }))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let client = s.connect(options).await;
     let mut frames = Vec::new();
     frames.extend(texts(&turn(&client, "use the shell").await));

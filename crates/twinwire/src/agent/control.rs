@@ -60,7 +60,13 @@ impl ControlHandler for AgentControl {
         let context = RequestContext::new(cx.request_id.clone(), cx.cancel.clone(), peer, reply);
         let agent: &dyn Agent = state.agent.as_ref();
         let mut answer = dispatch(agent, request, context);
-        let again = repeated.then(|| (Arc::clone(state), cx.connection().clone(), cx.request_id.clone()));
+        let again = repeated.then(|| {
+            (
+                Arc::clone(state),
+                cx.connection().clone(),
+                cx.request_id.clone(),
+            )
+        });
         Box::pin(async move {
             let _initializing = initializing;
             if let Some((state, connection, id)) = again {
@@ -71,7 +77,9 @@ impl ControlHandler for AgentControl {
                         let success = ControlSuccess {
                             request_id: id,
                             response: Some(payload),
-                            pending_permission_requests: Some(lock(&state.pending_permissions).clone()),
+                            pending_permission_requests: Some(
+                                lock(&state.pending_permissions).clone(),
+                            ),
                             pending_user_dialog_requests: Some(Vec::new()),
                             ..ControlSuccess::default()
                         };

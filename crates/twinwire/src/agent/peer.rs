@@ -225,10 +225,16 @@ impl Peer {
         }
         let connection = self.connection()?.clone();
         let timeout = connection.request_timeout();
-        let outgoing = connection.start_request(ControlRequestBody::CanUseTool(Box::new(request.clone())), timeout);
+        let outgoing = connection.start_request(
+            ControlRequestBody::CanUseTool(Box::new(request.clone())),
+            timeout,
+        );
         let listed = PendingPermission::new(
             Arc::clone(&self.state),
-            ControlRequest::new(outgoing.id().clone(), ControlRequestBody::CanUseTool(Box::new(request))),
+            ControlRequest::new(
+                outgoing.id().clone(),
+                ControlRequestBody::CanUseTool(Box::new(request)),
+            ),
         );
         let answer = async move {
             let success = outgoing.answer().await;
@@ -329,9 +335,10 @@ impl PendingPermission {
     fn new(state: Arc<AgentState>, mut request: ControlRequest) -> Self {
         let id = request.request_id.clone();
         // As the CLI lists them: whole request frames.
-        request
-            .extra
-            .insert("type".to_owned(), Value::String("control_request".to_owned()));
+        request.extra.insert(
+            "type".to_owned(),
+            Value::String("control_request".to_owned()),
+        );
         lock(&state.pending_permissions).push(request);
         Self { state, id }
     }
