@@ -25,7 +25,6 @@ mod mcp_servers;
 mod modes;
 mod output;
 mod permissions;
-mod probe;
 mod requests;
 mod sessions;
 mod settings;
