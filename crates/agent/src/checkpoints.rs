@@ -215,10 +215,14 @@ fn restore(path: &Path, then: Option<&[u8]>) -> std::io::Result<()> {
 fn line_changes(then: Option<&[u8]>, now: Option<&[u8]>) -> (u64, u64) {
     let lines = |bytes: Option<&[u8]>| -> BTreeMap<Vec<u8>, i64> {
         let mut counts = BTreeMap::new();
-        for line in bytes.unwrap_or_default().split(|b| *b == b'\n') {
+        // A file that is not there, or empty, has no lines (not one empty one).
+        let Some(bytes) = bytes.filter(|b| !b.is_empty()) else {
+            return counts;
+        };
+        for line in bytes.split(|b| *b == b'\n') {
             *counts.entry(line.to_vec()).or_insert(0) += 1;
         }
-        if bytes.is_some_and(|b| b.ends_with(b"\n")) {
+        if bytes.ends_with(b"\n") {
             if let Some(n) = counts.get_mut(&Vec::new()) {
                 *n -= 1;
             }

@@ -221,17 +221,18 @@ pub(crate) fn request(cx: &TurnContext) -> MessagesRequest {
             state.json_schema.is_some(),
         )
     });
-    let searching = search::enabled(cx.session.config.var("ENABLE_TOOL_SEARCH").as_deref());
-    let (tools, named) = cx
-        .session
-        .search
-        .split(&cx.tools, &state.always_loaded, searching);
-    if !named.is_empty() {
-        system.push(SystemBlock::text(search::listing(&named)));
-    }
     let mut options = crate::model::options::for_model(&cx.model, state.thinking_tokens);
     if let (Some(thinking), Some(display)) = (&mut options.thinking, &state.thinking_display) {
         thinking["display"] = json!(display);
+    }
+    let always_loaded = state.always_loaded.clone();
+    // A tool's description may read the state (the Task tool lists the agents): the lock is
+    // let go first.
+    drop(state);
+    let searching = search::enabled(cx.session.config.var("ENABLE_TOOL_SEARCH").as_deref());
+    let (tools, named) = cx.session.search.split(&cx.tools, &always_loaded, searching);
+    if !named.is_empty() {
+        system.push(SystemBlock::text(search::listing(&named)));
     }
     MessagesRequest {
         model: cx.model.clone(),
