@@ -413,9 +413,16 @@ async fn control_requests_are_answered_truly_or_refused() {
     assert!(mentions(&status, "mcpServers"), "{status:?}");
     let usage = client.get_context_usage().await.unwrap();
     assert!(mentions(&usage, "maxTokens"));
-    let refused = client
+    let reloaded = client
         .request_raw(
             twinwire::protocol::control::ControlRequestBody::ReloadPlugins(Default::default()),
+        )
+        .await
+        .unwrap();
+    assert!(mentions(&reloaded, "commands"), "{reloaded:?}");
+    let refused = client
+        .request_raw(
+            twinwire::protocol::control::ControlRequestBody::GetSessionCost(Default::default()),
         )
         .await
         .unwrap_err();
