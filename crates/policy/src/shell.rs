@@ -23,6 +23,7 @@
 //! and checks exactly that.
 
 pub(crate) mod builtins;
+mod effect;
 pub mod git;
 pub mod known;
 pub mod programs;

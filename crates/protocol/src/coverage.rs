@@ -52,6 +52,11 @@ pub const SDK_MESSAGE_KINDS: &[&str] = &[
     "system/session_writes_lost",
 ];
 
+/// `system` kinds Claude Code sends that the TypeScript SDK does not declare (2.1.330 on), which
+/// this crate types too.
+pub const CLI_ONLY_SYSTEM_KINDS: &[&str] =
+    &["system/session_title_changed", "system/ui_invalidate"];
+
 /// The frame kinds of the TypeScript SDK's `StdoutMessage` beyond [`SDK_MESSAGE_KINDS`]: the
 /// control plane, keep-alive and `active_goal`.
 pub const STDOUT_ONLY_KINDS: &[&str] = &[

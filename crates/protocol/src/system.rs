@@ -83,6 +83,10 @@ crate::tagged_union! {
         "informational" => Informational(Informational),
         /// Transcript or config writes were lost to a full disk.
         "session_writes_lost" => SessionWritesLost(SessionWritesLost),
+        /// The session got a title.
+        "session_title_changed" => SessionTitleChanged(SessionTitleChanged),
+        /// What a terminal interface shows changed.
+        "ui_invalidate" => UiInvalidate(UiInvalidate),
     }
 }
 
@@ -119,6 +123,8 @@ impl SystemMessage {
             Self::MirrorError(m) => Some(&m.session_id),
             Self::Informational(m) => Some(&m.session_id),
             Self::SessionWritesLost(m) => Some(&m.session_id),
+            Self::SessionTitleChanged(m) => Some(&m.session_id),
+            Self::UiInvalidate(m) => Some(&m.session_id),
             Self::Unknown(u) => u.raw.get("session_id").and_then(|v| v.as_str()),
             Self::Malformed(m) => m.str_field("session_id"),
         }

@@ -160,7 +160,7 @@ impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if f.alternate() {
             f.debug_struct("Error")
-                .field("type", &crate::trace::error_type(self))
+                .field("type", &error_type(self))
                 .field("message", &format_args!("{self}"))
                 .finish()
         } else {
@@ -307,7 +307,7 @@ fn with_stderr(how: String, stderr_tail: &str) -> String {
 
 fn not_found_message(searched: &str, given: Option<&std::path::Path>) -> String {
     match given {
-        Some(name) if crate::host::process::is_bare_name(name) => format!(
+        Some(name) if is_bare_name(name) => format!(
             "Claude Code CLI `{}` not found on {searched} (the name given as `Options::cli_path`; \
              a name is looked up on PATH, a path with a directory is taken as it is)",
             name.display()
@@ -341,6 +341,39 @@ fn result_message(error: &ResultError) -> String {
 
 fn code_suffix(code: &Option<String>) -> String {
     code.as_ref().map(|c| format!(" ({c})")).unwrap_or_default()
+}
+
+/// Whether `path` is a bare program name (`fake-claude`), with no directory in it.
+pub(crate) fn is_bare_name(path: &std::path::Path) -> bool {
+    let mut components = path.components();
+    matches!(
+        (components.next(), components.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    ) && !path.as_os_str().to_string_lossy().contains(['/', '\\'])
+}
+
+/// The `error.type` of an [`Error`]: the variant's name in snake case.
+pub(crate) fn error_type(error: &Error) -> &'static str {
+    match error {
+        Error::CliNotFound { .. } => "cli_not_found",
+        Error::CliNotExecutable { .. } => "cli_not_executable",
+        Error::WorkingDirectory { .. } => "working_directory",
+        Error::CliTooOld { .. } => "cli_too_old",
+        Error::BudgetExceeded { .. } => "budget_exceeded",
+        Error::SpawnFailed { .. } => "spawn_failed",
+        Error::ProcessExited { .. } => "process_exited",
+        Error::LauncherExited { .. } => "launcher_exited",
+        Error::Decode { .. } => "decode",
+        Error::Control { .. } => "control_error",
+        Error::Timeout { .. } => "timeout",
+        Error::Closed => "closed",
+        Error::Io(_) => "io",
+        Error::Json(_) => "json",
+        Error::InvalidOptions(_) => "invalid_options",
+        Error::AlreadyDecided { .. } => "already_decided",
+        Error::Result(_) => "result_error",
+        _ => "_OTHER",
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use tracing::field::Empty;
 use tracing::Span;
 use twinwire_protocol::control::RequestId;
 
-use crate::error::Error;
+pub(crate) use crate::error::error_type;
 
 /// `gen_ai.provider.name` (and the older `gen_ai.system`): who serves the model.
 pub(crate) const PROVIDER: &str = "anthropic";
@@ -155,30 +155,6 @@ pub(crate) fn record_request_id(span: &Span, id: &RequestId) {
 /// Records `error.type` on `span`: a short, stable name of what went wrong.
 pub(crate) fn record_error(span: &Span, error_type: &str) {
     span.record("error.type", error_type);
-}
-
-/// The `error.type` of an [`Error`]: the variant's name in snake case.
-pub(crate) fn error_type(error: &Error) -> &'static str {
-    match error {
-        Error::CliNotFound { .. } => "cli_not_found",
-        Error::CliNotExecutable { .. } => "cli_not_executable",
-        Error::WorkingDirectory { .. } => "working_directory",
-        Error::CliTooOld { .. } => "cli_too_old",
-        Error::BudgetExceeded { .. } => "budget_exceeded",
-        Error::SpawnFailed { .. } => "spawn_failed",
-        Error::ProcessExited { .. } => "process_exited",
-        Error::LauncherExited { .. } => "launcher_exited",
-        Error::Decode { .. } => "decode",
-        Error::Control { .. } => "control_error",
-        Error::Timeout { .. } => "timeout",
-        Error::Closed => "closed",
-        Error::Io(_) => "io",
-        Error::Json(_) => "json",
-        Error::InvalidOptions(_) => "invalid_options",
-        Error::AlreadyDecided { .. } => "already_decided",
-        Error::Result(_) => "result_error",
-        _ => "_OTHER",
-    }
 }
 
 /// The W3C trace context of `span` as the CLI's `TRACEPARENT` and `TRACESTATE`, when the span

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::known::Effect;
+use super::effect::Effect;
 use super::Word;
 
 /// Global options with a value in the next word (or after `=`).

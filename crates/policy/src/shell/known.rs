@@ -13,6 +13,7 @@
 //! Every entry carries an example that is read-only or harmless and one that is not; the
 //! tests run both through the rules, and the differential test runs them in bash.
 
+pub use super::effect::{Check, Effect};
 use super::Word;
 
 mod table;
@@ -81,18 +82,6 @@ pub struct Known {
     pub example: &'static str,
     /// A command of it that writes or runs something (empty when none can).
     pub counter: &'static str,
-}
-
-/// An entry's own check of a command's words (after the name).
-pub type Check = fn(&[Word]) -> Option<Effect>;
-
-/// What a command of a [`Known`] program does beyond printing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Effect {
-    /// It may run another program (why).
-    Runs(String),
-    /// It writes, deletes or changes something (why).
-    Writes(String),
 }
 
 /// A command of a table program, read.

@@ -256,7 +256,7 @@ pub fn package_manager(args: &[Word]) -> Option<String> {
 /// alias).
 pub fn git(args: &[Word]) -> Option<String> {
     match super::git::effect(args) {
-        Some(super::known::Effect::Runs(why)) => Some(why),
+        Some(super::effect::Effect::Runs(why)) => Some(why),
         _ => None,
     }
 }

@@ -35,7 +35,9 @@ fn every_transcript_control_frame_round_trips() {
                 "control_request" => {
                     let request: ControlRequest = roundtrip(&body, &file);
                     let tag = request.request.tag().to_owned();
-                    if tag == "definitely_not_a_subtype" {
+                    // The deliberate probe, and `claim_session`, which the CLI's schema marks
+                    // internal: the pool sends it as it is.
+                    if tag == "definitely_not_a_subtype" || tag == "claim_session" {
                         assert!(request.request.as_unknown().is_some(), "{file}");
                         assert_eq!(request.request.direction(), None);
                     } else {
@@ -63,6 +65,10 @@ fn every_transcript_control_frame_round_trips() {
                     match &response.response {
                         ControlResponseBody::Success(success) => {
                             *counts.entry(format!("success {subtype}")).or_default() += 1;
+                            // `claim_session`'s answer is read by the pool, field by field.
+                            if subtype == "claim_session" {
+                                continue;
+                            }
                             if let Some(payload) = &success.response {
                                 let again = reencode_response(&subtype, payload)
                                     .unwrap_or_else(|| panic!("{file}: no kind for {subtype}"))

@@ -1,6 +1,7 @@
 //! Session-level system messages: `session_state_changed`, `worker_shutting_down`,
 //! `commands_changed`, `notification`, `informational`, `files_persisted`, `memory_recall`,
-//! `elicitation_complete`, `permission_denied`, `mirror_error` and `session_writes_lost`.
+//! `elicitation_complete`, `permission_denied`, `mirror_error`, `session_writes_lost`,
+//! `session_title_changed` and `ui_invalidate`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -405,6 +406,42 @@ pub struct SessionWritesLost {
     /// Sessions whose transcripts lost lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript_session_ids: Option<Vec<String>>,
+    /// Id of this message.
+    #[serde(default)]
+    pub uuid: String,
+    /// Session id.
+    #[serde(default)]
+    pub session_id: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `system/session_title_changed`: the session got a title (a claim's, `rename_session`'s, or
+/// one the CLI made up). Not declared by the TypeScript SDK; sent by Claude Code 2.1.330 on.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SessionTitleChanged {
+    /// The new title.
+    #[serde(default)]
+    pub title: String,
+    /// Id of this message.
+    #[serde(default)]
+    pub uuid: String,
+    /// Session id.
+    #[serde(default)]
+    pub session_id: String,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `system/ui_invalidate`: what a terminal interface shows changed (`event`, e.g. `ui.render`).
+/// Not declared by the TypeScript SDK; a host without an interface of the CLI's ignores it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct UiInvalidate {
+    /// What changed.
+    #[serde(default)]
+    pub event: String,
     /// Id of this message.
     #[serde(default)]
     pub uuid: String,

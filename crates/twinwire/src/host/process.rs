@@ -42,7 +42,6 @@ use std::time::Duration;
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
-pub(crate) use discovery::is_bare_name;
 pub use discovery::{discover, pinned_cli_dir, CliCommand, CLI_PATH_ENV, PINNED_CLI_VERSION};
 pub use stderr::{StderrCallback, StderrTail, MAX_LINE_PIECE, TAIL_BYTES};
 #[cfg(target_os = "linux")]

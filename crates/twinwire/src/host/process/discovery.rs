@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{is_bare_name, Error, Result};
 
 /// The environment variable that names the CLI to run.
 pub const CLI_PATH_ENV: &str = "TWINWIRE_CLI_PATH";
@@ -185,15 +185,6 @@ fn other_versions(dir: &Path) -> Vec<PathBuf> {
         .collect();
     versions.sort_by(|a, b| b.0.cmp(&a.0));
     versions.into_iter().map(|(_, path)| path).collect()
-}
-
-/// Whether `path` is a bare program name (`fake-claude`), with no directory in it.
-pub(crate) fn is_bare_name(path: &Path) -> bool {
-    let mut components = path.components();
-    matches!(
-        (components.next(), components.next()),
-        (Some(std::path::Component::Normal(_)), None)
-    ) && !path.as_os_str().to_string_lossy().contains(['/', '\\'])
 }
 
 fn discover_in(search: &Search, usable: impl Fn(&Path) -> bool) -> Result<CliCommand> {
