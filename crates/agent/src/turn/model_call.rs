@@ -230,7 +230,10 @@ pub(crate) fn request(cx: &TurnContext) -> MessagesRequest {
     // let go first.
     drop(state);
     let searching = search::enabled(cx.session.config.var("ENABLE_TOOL_SEARCH").as_deref());
-    let (tools, named) = cx.session.search.split(&cx.tools, &always_loaded, searching);
+    let (tools, named) = cx
+        .session
+        .search
+        .split(&cx.tools, &always_loaded, searching);
     if !named.is_empty() {
         system.push(SystemBlock::text(search::listing(&named)));
     }
