@@ -118,6 +118,7 @@ async fn drive(session: &Arc<Session>, peer: &Peer, tally: &mut Tally) -> End {
     let config = &session.config;
     let mut reminders = 0u32;
     let (mut refusals, mut compacted) = (0u32, false);
+    let mut first_step = true;
     let held = session.state().context_tokens;
     if let (Some(threshold), Some(held)) = (compaction::threshold(config), held) {
         if held >= threshold {
@@ -131,10 +132,15 @@ async fn drive(session: &Arc<Session>, peer: &Peer, tally: &mut Tally) -> End {
         if peer.interrupted().is_cancelled() {
             return End::Interrupted { tools: false };
         }
-        if let Some(queued) = peer.take_queued() {
-            let uuid = queued.uuid.clone().unwrap_or_else(new_id);
-            session.record_user(&uuid, queued.message.content, Map::new());
+        // A message that came during the turn joins it between two steps, never before the
+        // first call: until then the host may still withdraw it (`cancel_async_message`).
+        if !first_step {
+            if let Some(queued) = peer.take_queued() {
+                let uuid = queued.uuid.clone().unwrap_or_else(new_id);
+                session.record_user(&uuid, queued.message.content, Map::new());
+            }
         }
+        first_step = false;
         if let Some(max) = config.max_turns.filter(|max| tally.num_turns >= *max) {
             return End::MaxTurns(max);
         }
