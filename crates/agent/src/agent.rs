@@ -15,14 +15,17 @@ use twinwire::agent::{
 use twinwire::sessions::SavedSessions;
 use twinwire_protocol::control::{
     ApplyFlagSettingsRequest, CancelAsyncMessageRequest, CancelAsyncMessageResponse, EmptyResponse,
-    GetContextUsageRequest, GetContextUsageResponse, GetSettingsRequest, GetSettingsResponse,
-    InitializeRequest, InitializeResponse, McpReadResourceRequest, McpReadResourceResponse,
+    GetBinaryVersionRequest, GetBinaryVersionResponse, GetContextUsageRequest,
+    GetContextUsageResponse, GetSessionCostRequest, GetSessionCostResponse, GetSettingsRequest,
+    GetSettingsResponse, GetUsageRequest, GetUsageResponse, InitializeRequest, InitializeResponse,
+    ListModelsRequest, ListModelsResponse, McpReadResourceRequest, McpReadResourceResponse,
     McpReconnectRequest, McpSetServersRequest, McpSetServersResponse, McpStatusRequest,
     McpStatusResponse, McpToggleRequest, ReloadOutputStylesRequest, ReloadOutputStylesResponse,
     ReloadPluginsRequest, ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse,
-    RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest, SetMaxThinkingTokensRequest,
-    SetMcpPermissionModeOverrideRequest, SetMcpPermissionModeOverrideResponse, SetModelRequest,
-    SetModelResponse, SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
+    RenameSessionRequest, RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest,
+    SetHasSubscribersRequest, SetMaxThinkingTokensRequest, SetMcpPermissionModeOverrideRequest,
+    SetMcpPermissionModeOverrideResponse, SetModelRequest, SetModelResponse,
+    SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
 };
 use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
@@ -36,7 +39,7 @@ use crate::session_end::Ending;
 use crate::state::State;
 use crate::subagents::{TaskTool, TASK};
 use crate::tools::{Registry, Workspace};
-use crate::{requests, session_requests, VERSION};
+use crate::{requests, session_info, session_requests, VERSION};
 
 /// Why a session could not start.
 #[derive(Debug, thiserror::Error)]
@@ -399,6 +402,60 @@ impl Agent for CodingAgent {
         _cx: RequestContext,
     ) -> AnswerFuture<EmptyResponse> {
         session_requests::stop_task(&self.session, &request.task_id);
+        Box::pin(async { Answer::ok(EmptyResponse::default()) })
+    }
+
+    fn get_session_cost(
+        &self,
+        _request: GetSessionCostRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetSessionCostResponse> {
+        let answer = session_info::session_cost(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn get_usage(
+        &self,
+        _request: GetUsageRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetUsageResponse> {
+        let answer = session_info::usage(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn list_models(
+        &self,
+        _request: ListModelsRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<ListModelsResponse> {
+        let answer = session_info::list_models(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn get_binary_version(
+        &self,
+        _request: GetBinaryVersionRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetBinaryVersionResponse> {
+        Box::pin(async { Answer::ok(session_info::binary_version()) })
+    }
+
+    fn rename_session(
+        &self,
+        request: RenameSessionRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        let answer = session_info::rename(&self.session, &request);
+        let answer = answer.map(|()| EmptyResponse::default());
+        Box::pin(async move { answer.into() })
+    }
+
+    fn set_has_subscribers(
+        &self,
+        _request: SetHasSubscribersRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        // What it writes does not depend on who watches: the hint is taken and changes nothing.
         Box::pin(async { Answer::ok(EmptyResponse::default()) })
     }
 

@@ -44,6 +44,7 @@ mod refusal;
 mod requests;
 mod session;
 pub mod session_end;
+mod session_info;
 mod session_requests;
 pub mod state;
 mod subagents;

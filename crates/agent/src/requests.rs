@@ -20,6 +20,22 @@ use crate::hooks::Hooks;
 use crate::session::Session;
 use crate::VERSION;
 
+/// The models a session offers (`initialize`, `list_models`): the default and the aliases.
+pub(crate) fn models(session: &Session) -> Vec<ModelInfo> {
+    let model = |value: &str, name: &str, description: String| ModelInfo {
+        value: value.to_owned(),
+        display_name: name.to_owned(),
+        description,
+        ..ModelInfo::default()
+    };
+    vec![
+        model("default", "Default", session.config.model.clone()),
+        model("sonnet", "Sonnet", resolve_alias("sonnet")),
+        model("opus", "Opus", resolve_alias("opus")),
+        model("haiku", "Haiku", resolve_alias("haiku")),
+    ]
+}
+
 /// `initialize`: takes the host's session settings, prepares the tools (talking to its SDK MCP
 /// servers first, as Claude Code does), and describes the agent.
 pub(crate) async fn initialize(
@@ -72,24 +88,13 @@ pub(crate) async fn initialize(
     }
     let parked = crate::mcp_control::prepare(session, peer).await;
     let state = session.state();
-    let model = |value: &str, name: &str, description: String| ModelInfo {
-        value: value.to_owned(),
-        display_name: name.to_owned(),
-        description,
-        ..ModelInfo::default()
-    };
     let roots = crate::commands::roots(session.store.config_dir(), &session.config.cwd);
     let mut response = InitializeResponse {
         commands: crate::commands::all(&roots),
         agents: Some(state.agents.infos()),
         output_style: "default".to_owned(),
         available_output_styles: vec!["default".to_owned()],
-        models: vec![
-            model("default", "Default", session.config.model.clone()),
-            model("sonnet", "Sonnet", resolve_alias("sonnet")),
-            model("opus", "Opus", resolve_alias("opus")),
-            model("haiku", "Haiku", resolve_alias("haiku")),
-        ],
+        models: models(session),
         pid: Some(u64::from(std::process::id())),
         claude_code_version: Some(VERSION.to_owned()),
         ..InitializeResponse::default()

@@ -101,6 +101,21 @@ impl Transcript {
         self.user(summary, &message, fields);
     }
 
+    /// Appends a title (a `custom-title` entry, outside the chain of messages, as Claude Code
+    /// writes it); the last one is the session's title.
+    pub fn title(&mut self, title: &str) -> std::io::Result<()> {
+        let entry = json!({
+            "type": "custom-title",
+            "sessionId": self.session_id,
+            "customTitle": title,
+            "uuid": uuid::Uuid::new_v4().to_string(),
+            "timestamp": now(),
+        });
+        let mut line = entry.to_string();
+        line.push('\n');
+        self.file.write_all(line.as_bytes())
+    }
+
     /// The file's path (hooks receive it as `transcript_path`).
     pub fn path(&self) -> &Path {
         &self.path
