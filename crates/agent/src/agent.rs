@@ -18,14 +18,14 @@ use twinwire_protocol::control::{
     GetBinaryVersionRequest, GetBinaryVersionResponse, GetContextUsageRequest,
     GetContextUsageResponse, GetSessionCostRequest, GetSessionCostResponse, GetSettingsRequest,
     GetSettingsResponse, GetUsageRequest, GetUsageResponse, InitializeRequest, InitializeResponse,
-    ListModelsRequest, ListModelsResponse, McpReadResourceRequest, McpReadResourceResponse,
-    McpReconnectRequest, McpSetServersRequest, McpSetServersResponse, McpStatusRequest,
-    McpStatusResponse, McpToggleRequest, ReloadOutputStylesRequest, ReloadOutputStylesResponse,
-    ReloadPluginsRequest, ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse,
-    RenameSessionRequest, RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest,
-    SetHasSubscribersRequest, SetMaxThinkingTokensRequest, SetMcpPermissionModeOverrideRequest,
-    SetMcpPermissionModeOverrideResponse, SetModelRequest, SetModelResponse,
-    SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
+    ListModelsRequest, ListModelsResponse, McpCallRequest, McpCallResponse, McpReadResourceRequest,
+    McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
+    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReloadOutputStylesRequest,
+    ReloadOutputStylesResponse, ReloadPluginsRequest, ReloadPluginsResponse, ReloadSkillsRequest,
+    ReloadSkillsResponse, RenameSessionRequest, RewindFilesRequest, RewindFilesResponse,
+    SeedReadStateRequest, SetHasSubscribersRequest, SetMaxThinkingTokensRequest,
+    SetMcpPermissionModeOverrideRequest, SetMcpPermissionModeOverrideResponse, SetModelRequest,
+    SetModelResponse, SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
 };
 use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
@@ -457,6 +457,19 @@ impl Agent for CodingAgent {
     ) -> AnswerFuture<EmptyResponse> {
         // What it writes does not depend on who watches: the hint is taken and changes nothing.
         Box::pin(async { Answer::ok(EmptyResponse::default()) })
+    }
+
+    fn mcp_call(
+        &self,
+        request: McpCallRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<McpCallResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            crate::mcp_call::call(&session, &cx.peer, cx.cancel.clone(), request)
+                .await
+                .into()
+        })
     }
 
     fn cancel_async_message(

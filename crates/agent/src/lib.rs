@@ -36,6 +36,7 @@ mod flag_settings;
 pub mod hooks;
 pub mod in_process;
 mod mcp;
+mod mcp_call;
 mod mcp_control;
 pub mod model;
 pub mod permissions;
