@@ -15,17 +15,19 @@ use twinwire::agent::{
 use twinwire::sessions::SavedSessions;
 use twinwire_protocol::control::{
     ApplyFlagSettingsRequest, CancelAsyncMessageRequest, CancelAsyncMessageResponse, EmptyResponse,
-    GetBinaryVersionRequest, GetBinaryVersionResponse, GetContextUsageRequest,
-    GetContextUsageResponse, GetSessionCostRequest, GetSessionCostResponse, GetSettingsRequest,
-    GetSettingsResponse, GetUsageRequest, GetUsageResponse, InitializeRequest, InitializeResponse,
-    ListModelsRequest, ListModelsResponse, McpCallRequest, McpCallResponse, McpReadResourceRequest,
+    FileSuggestionsRequest, FileSuggestionsResponse, GetBinaryVersionRequest,
+    GetBinaryVersionResponse, GetContextUsageRequest, GetContextUsageResponse,
+    GetSessionCostRequest, GetSessionCostResponse, GetSettingsRequest, GetSettingsResponse,
+    GetUsageRequest, GetUsageResponse, InitializeRequest, InitializeResponse, ListModelsRequest,
+    ListModelsResponse, McpCallRequest, McpCallResponse, McpReadResourceRequest,
     McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
-    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReloadOutputStylesRequest,
-    ReloadOutputStylesResponse, ReloadPluginsRequest, ReloadPluginsResponse, ReloadSkillsRequest,
-    ReloadSkillsResponse, RenameSessionRequest, RewindFilesRequest, RewindFilesResponse,
-    SeedReadStateRequest, SetHasSubscribersRequest, SetMaxThinkingTokensRequest,
-    SetMcpPermissionModeOverrideRequest, SetMcpPermissionModeOverrideResponse, SetModelRequest,
-    SetModelResponse, SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
+    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReadFileRequest, ReadFileResponse,
+    ReloadOutputStylesRequest, ReloadOutputStylesResponse, ReloadPluginsRequest,
+    ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse, RenameSessionRequest,
+    RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest, SetHasSubscribersRequest,
+    SetMaxThinkingTokensRequest, SetMcpPermissionModeOverrideRequest,
+    SetMcpPermissionModeOverrideResponse, SetModelRequest, SetModelResponse,
+    SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
 };
 use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
@@ -469,6 +471,34 @@ impl Agent for CodingAgent {
             crate::mcp_call::call(&session, &cx.peer, cx.cancel.clone(), request)
                 .await
                 .into()
+        })
+    }
+
+    fn read_file(
+        &self,
+        request: ReadFileRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<ReadFileResponse> {
+        let answer = crate::host_files::read_file(&self.session, &request);
+        Box::pin(async move { answer.into() })
+    }
+
+    fn file_suggestions(
+        &self,
+        request: FileSuggestionsRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<FileSuggestionsResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            // The walk reads the disk: off the runtime's threads.
+            let answer = tokio::task::spawn_blocking(move || {
+                crate::host_files::file_suggestions(&session, &request.query)
+            })
+            .await;
+            match answer {
+                Ok(answer) => Answer::ok(answer),
+                Err(err) => Err(twinwire::engine::HandlerError::new(err.to_string())).into(),
+            }
         })
     }
 

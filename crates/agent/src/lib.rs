@@ -34,6 +34,7 @@ pub mod config;
 mod context_usage;
 mod flag_settings;
 pub mod hooks;
+mod host_files;
 pub mod in_process;
 mod mcp;
 mod mcp_call;
