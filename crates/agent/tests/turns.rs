@@ -421,9 +421,9 @@ async fn control_requests_are_answered_truly_or_refused() {
         .unwrap();
     assert!(mentions(&reloaded, "commands"), "{reloaded:?}");
     let refused = client
-        .request_raw(
-            twinwire::protocol::control::ControlRequestBody::GetSessionCost(Default::default()),
-        )
+        .request_raw(twinwire::protocol::control::ControlRequestBody::SetColor(
+            Default::default(),
+        ))
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("nsupported"), "{refused}");
