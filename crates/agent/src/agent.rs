@@ -14,21 +14,34 @@ use twinwire::agent::{
 };
 use twinwire::sessions::SavedSessions;
 use twinwire_protocol::control::{
-    EmptyResponse, GetContextUsageRequest, GetContextUsageResponse, InitializeRequest,
-    InitializeResponse, McpStatusRequest, McpStatusResponse, SetMaxThinkingTokensRequest,
-    SetModelRequest, SetModelResponse, SetPermissionModeRequest, SetPermissionModeResponse,
-    StopTaskRequest,
+    ApplyFlagSettingsRequest, CancelAsyncMessageRequest, CancelAsyncMessageResponse, EmptyResponse,
+    FileSuggestionsRequest, FileSuggestionsResponse, GetBinaryVersionRequest,
+    GetBinaryVersionResponse, GetContextUsageRequest, GetContextUsageResponse,
+    GetSessionCostRequest, GetSessionCostResponse, GetSettingsRequest, GetSettingsResponse,
+    GetUsageRequest, GetUsageResponse, InitializeRequest, InitializeResponse, ListModelsRequest,
+    ListModelsResponse, McpCallRequest, McpCallResponse, McpReadResourceRequest,
+    McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
+    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReadFileRequest, ReadFileResponse,
+    ReloadOutputStylesRequest, ReloadOutputStylesResponse, ReloadPluginsRequest,
+    ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse, RenameSessionRequest,
+    RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest, SetHasSubscribersRequest,
+    SetMaxThinkingTokensRequest, SetMcpPermissionModeOverrideRequest,
+    SetMcpPermissionModeOverrideResponse, SetModelRequest, SetModelResponse,
+    SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
 };
 use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
+use crate::checkpoints::Checkpoints;
 use crate::config::Config;
+use crate::mcp::{search, McpServers};
 use crate::model::{ModelClient, ModelError};
 use crate::permissions::{Permissions, RuleError};
 use crate::session::Session;
 use crate::session_end::Ending;
 use crate::state::State;
+use crate::subagents::{TaskTool, TASK};
 use crate::tools::{Registry, Workspace};
-use crate::{requests, VERSION};
+use crate::{requests, session_info, session_requests, VERSION};
 
 /// Why a session could not start.
 #[derive(Debug, thiserror::Error)]
@@ -102,8 +115,33 @@ impl CodingAgent {
         let tools = Registry::built_in(config.tools.as_deref(), &config.env);
         let state =
             State::start(&config, &store, tools, permissions).map_err(StartError::Resume)?;
-        Ok(Self {
-            session: Arc::new(Session {
+        let checkpoints = Checkpoints::new(Checkpoints::enabled_by(
+            config
+                .var("CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING")
+                .as_deref(),
+        ));
+        let offered = |name: &str| {
+            config
+                .tools
+                .as_ref()
+                .is_none_or(|only| only.iter().any(|t| t == name || t == "Agent"))
+        };
+        let (task_tool, search_tool) = (
+            offered(TASK),
+            search::enabled(config.var("ENABLE_TOOL_SEARCH").as_deref()),
+        );
+        let session = Arc::new_cyclic(|me: &std::sync::Weak<Session>| {
+            let search = Arc::new(search::Search::default());
+            let mut state = state;
+            if task_tool {
+                state.tools.add(Arc::new(TaskTool::new(me.clone())));
+            }
+            if search_tool {
+                state
+                    .tools
+                    .add(Arc::new(search::ToolSearch::new(Arc::clone(&search))));
+            }
+            Session {
                 client,
                 workspace,
                 store,
@@ -111,9 +149,14 @@ impl CodingAgent {
                 command_hooks: crate::command_hooks::CommandHooks::read(&config),
                 ready: tokio::sync::Mutex::new(false),
                 last_failed: AtomicBool::new(false),
+                mcp: McpServers::default(),
+                search,
+                tasks: Arc::default(),
+                checkpoints,
                 config,
-            }),
-        })
+            }
+        });
+        Ok(Self { session })
     }
 
     /// Whether the last turn's result was an error.
@@ -170,7 +213,16 @@ impl Agent for CodingAgent {
         let session = Arc::clone(&self.session);
         let peer = peer.clone();
         Box::pin(async move {
-            crate::mcp::prepare(&session, &peer).await;
+            crate::mcp_control::prepare(&session, &peer).await;
+            let roots = crate::commands::roots(session.store.config_dir(), &session.config.cwd);
+            let commands = crate::commands::all(&roots)
+                .into_iter()
+                .map(|c| c.name)
+                .collect();
+            let skills = crate::commands::skills(&roots)
+                .into_iter()
+                .map(|c| c.name)
+                .collect();
             let state = session.state();
             let key_source = if session.config.var("ANTHROPIC_API_KEY").is_some() {
                 ApiKeySource::AnthropicApiKey
@@ -186,8 +238,9 @@ impl Agent for CodingAgent {
                 api_key_source: key_source,
                 claude_code_version: Some(VERSION.to_owned()),
                 output_style: "default".to_owned(),
-                agents: Some(Vec::new()),
-                skills: Some(Vec::new()),
+                agents: Some(state.agents.names()),
+                skills: Some(skills),
+                slash_commands: commands,
                 plugins: Some(Vec::new()),
                 ..SystemInit::default()
             }
@@ -202,6 +255,8 @@ impl Agent for CodingAgent {
     fn input_ended(&self, peer: Peer) -> BoxFuture<'static, ()> {
         let session = Arc::clone(&self.session);
         Box::pin(async move {
+            // Background work does not outlive the session, as in Claude Code.
+            session.tasks.stop_all();
             let ending = {
                 let state = session.state();
                 Ending {
@@ -257,18 +312,7 @@ impl Agent for CodingAgent {
         request: SetMaxThinkingTokensRequest,
         _cx: RequestContext,
     ) -> AnswerFuture<EmptyResponse> {
-        requests::set_thinking(&self.session, request.max_thinking_tokens.flatten());
-        Box::pin(async { Answer::ok(EmptyResponse::default()) })
-    }
-
-    fn stop_task(
-        &self,
-        request: StopTaskRequest,
-        _cx: RequestContext,
-    ) -> AnswerFuture<EmptyResponse> {
-        // A background job of Bash; the host is told it stopped. A task not known is answered
-        // as Claude Code answers it: done.
-        let _ = self.session.workspace.jobs.stop(&request.task_id);
+        requests::set_thinking(&self.session, request);
         Box::pin(async { Answer::ok(EmptyResponse::default()) })
     }
 
@@ -284,10 +328,263 @@ impl Agent for CodingAgent {
     fn get_context_usage(
         &self,
         _request: GetContextUsageRequest,
-        _cx: RequestContext,
+        cx: RequestContext,
     ) -> AnswerFuture<GetContextUsageResponse> {
-        let answer = requests::context_usage(&self.session);
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            crate::context_usage::context_usage(&session, &cx.peer)
+                .await
+                .into()
+        })
+    }
+
+    fn rewind_files(
+        &self,
+        request: RewindFilesRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<RewindFilesResponse> {
+        let dry_run = request.dry_run.unwrap_or(false);
+        let answer =
+            session_requests::rewind_files(&self.session, &request.user_message_id, dry_run);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn seed_read_state(
+        &self,
+        request: SeedReadStateRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        let answer = session_requests::seed_read_state(&self.session, &request)
+            .map(|()| EmptyResponse::default());
         Box::pin(async move { answer.into() })
+    }
+
+    fn apply_flag_settings(
+        &self,
+        request: ApplyFlagSettingsRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        session_requests::apply_flag_settings(&self.session, request);
+        Box::pin(async { Answer::ok(EmptyResponse::default()) })
+    }
+
+    fn get_settings(
+        &self,
+        _request: GetSettingsRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetSettingsResponse> {
+        let answer = session_requests::get_settings(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn reload_skills(
+        &self,
+        _request: ReloadSkillsRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<ReloadSkillsResponse> {
+        let answer = session_requests::reload_skills(&self.session, &cx.peer);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn reload_plugins(
+        &self,
+        _request: ReloadPluginsRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<ReloadPluginsResponse> {
+        let answer = session_requests::reload_plugins(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn reload_output_styles(
+        &self,
+        _request: ReloadOutputStylesRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<ReloadOutputStylesResponse> {
+        Box::pin(async { Answer::ok(session_requests::reload_output_styles()) })
+    }
+
+    fn stop_task(
+        &self,
+        request: StopTaskRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        session_requests::stop_task(&self.session, &request.task_id);
+        Box::pin(async { Answer::ok(EmptyResponse::default()) })
+    }
+
+    fn get_session_cost(
+        &self,
+        _request: GetSessionCostRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetSessionCostResponse> {
+        let answer = session_info::session_cost(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn get_usage(
+        &self,
+        _request: GetUsageRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetUsageResponse> {
+        let answer = session_info::usage(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn list_models(
+        &self,
+        _request: ListModelsRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<ListModelsResponse> {
+        let answer = session_info::list_models(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn get_binary_version(
+        &self,
+        _request: GetBinaryVersionRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetBinaryVersionResponse> {
+        Box::pin(async { Answer::ok(session_info::binary_version()) })
+    }
+
+    fn rename_session(
+        &self,
+        request: RenameSessionRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        let answer = session_info::rename(&self.session, &request);
+        let answer = answer.map(|()| EmptyResponse::default());
+        Box::pin(async move { answer.into() })
+    }
+
+    fn set_has_subscribers(
+        &self,
+        _request: SetHasSubscribersRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        // What it writes does not depend on who watches: the hint is taken and changes nothing.
+        Box::pin(async { Answer::ok(EmptyResponse::default()) })
+    }
+
+    fn mcp_call(
+        &self,
+        request: McpCallRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<McpCallResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            crate::mcp_call::call(&session, &cx.peer, cx.cancel.clone(), request)
+                .await
+                .into()
+        })
+    }
+
+    fn read_file(
+        &self,
+        request: ReadFileRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<ReadFileResponse> {
+        let answer = crate::host_files::read_file(&self.session, &request);
+        Box::pin(async move { answer.into() })
+    }
+
+    fn file_suggestions(
+        &self,
+        request: FileSuggestionsRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<FileSuggestionsResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            // The walk reads the disk: off the runtime's threads.
+            let answer = tokio::task::spawn_blocking(move || {
+                crate::host_files::file_suggestions(&session, &request.query)
+            })
+            .await;
+            match answer {
+                Ok(answer) => Answer::ok(answer),
+                Err(err) => Err(twinwire::engine::HandlerError::new(err.to_string())).into(),
+            }
+        })
+    }
+
+    fn cancel_async_message(
+        &self,
+        request: CancelAsyncMessageRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<CancelAsyncMessageResponse> {
+        let answer = session_requests::cancel_async_message(&cx.peer, &request.message_uuid);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn mcp_set_servers(
+        &self,
+        request: McpSetServersRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<McpSetServersResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            crate::mcp_control::prepare(&session, &cx.peer).await;
+            Answer::ok(crate::mcp_control::set_servers(&session, &cx.peer, request.servers).await)
+        })
+    }
+
+    fn mcp_toggle(
+        &self,
+        request: McpToggleRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            crate::mcp_control::prepare(&session, &cx.peer).await;
+            crate::mcp_control::toggle(&session, &cx.peer, &request.server_name, request.enabled)
+                .await
+                .map(|()| EmptyResponse::default())
+                .into()
+        })
+    }
+
+    fn mcp_reconnect(
+        &self,
+        request: McpReconnectRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            crate::mcp_control::prepare(&session, &cx.peer).await;
+            crate::mcp_control::reconnect(&session, &cx.peer, &request.server_name)
+                .await
+                .map(|()| EmptyResponse::default())
+                .into()
+        })
+    }
+
+    fn mcp_read_resource(
+        &self,
+        request: McpReadResourceRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<McpReadResourceResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            crate::mcp_control::prepare(&session, &cx.peer).await;
+            crate::mcp_control::read_resource(&session, &request.server_name, &request.uri)
+                .await
+                .into()
+        })
+    }
+
+    fn set_mcp_permission_mode_override(
+        &self,
+        request: SetMcpPermissionModeOverrideRequest,
+        cx: RequestContext,
+    ) -> AnswerFuture<SetMcpPermissionModeOverrideResponse> {
+        let session = Arc::clone(&self.session);
+        Box::pin(async move {
+            crate::mcp_control::prepare(&session, &cx.peer).await;
+            let mode = request.mode;
+            Answer::ok(
+                crate::mcp_control::mode_override(&session, &request.server_name, mode).await,
+            )
+        })
     }
 }
 

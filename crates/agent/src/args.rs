@@ -13,7 +13,6 @@ use clap::Parser;
 /// Flags accepted and ignored: they change nothing this agent implements.
 pub const IGNORED: &[&str] = &[
     "agent",
-    "agents",
     "await-initialize",
     "betas",
     "channels",
@@ -164,8 +163,9 @@ pub struct Args {
     /// Claude Code's flags that change nothing here (see [`IGNORED`]).
     #[arg(long = "agent", hide = true)]
     pub agent: Option<String>,
-    #[arg(long = "agents", hide = true)]
-    #[doc(hidden)]
+    /// Subagents for the `Task` tool: JSON, name → definition (`description`, `prompt`,
+    /// `tools`, `model`).
+    #[arg(long = "agents")]
     pub agents: Option<String>,
     #[arg(long = "await-initialize", hide = true)]
     #[doc(hidden)]
@@ -248,7 +248,6 @@ impl Args {
     pub fn ignored(&self) -> Vec<&'static str> {
         let set = [
             ("agent", self.agent.is_some()),
-            ("agents", self.agents.is_some()),
             ("await-initialize", self.await_initialize),
             ("betas", !self.betas.is_empty()),
             ("channels", self.channels.is_some()),

@@ -135,6 +135,8 @@ pub struct Config {
     pub settings: Option<Value>,
     /// The host's managed settings (`--managed-settings`, JSON).
     pub managed_settings: Option<String>,
+    /// Subagents given on the command line (`--agents`: name → definition), in order.
+    pub agents: Vec<Value>,
 }
 
 impl Default for Config {
@@ -168,6 +170,7 @@ impl Default for Config {
             setting_sources: None,
             settings: None,
             managed_settings: None,
+            agents: Vec::new(),
         }
     }
 }
@@ -348,6 +351,16 @@ impl Config {
             setting_sources,
             settings: flag_settings,
             managed_settings: args.managed_settings.clone(),
+            agents: args
+                .agents
+                .as_deref()
+                .map(|text| {
+                    serde_json::from_str(text)
+                        .map_err(|err| ConfigError(format!("--agents is not JSON: {err}")))
+                })
+                .transpose()?
+                .into_iter()
+                .collect(),
         })
     }
 

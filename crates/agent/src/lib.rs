@@ -25,23 +25,38 @@
 //! ```
 
 pub mod agent;
+pub mod agents;
 pub mod args;
 mod beneath;
+mod checkpoints;
 pub mod child_env;
 pub mod command_hooks;
+mod commands;
+mod compaction;
 pub mod config;
+mod context_usage;
+mod flag_settings;
 pub mod hooks;
+mod host_files;
 pub mod in_process;
 mod mcp;
+mod mcp_call;
+mod mcp_control;
 pub mod model;
 pub mod permissions;
 pub mod prompt;
 pub mod reaper;
+mod refusal;
 mod requests;
 mod session;
 pub mod session_end;
+mod session_info;
+mod session_requests;
 pub mod settings;
 pub mod state;
+mod subagents;
+mod tasks;
+mod thread;
 pub mod tools;
 pub mod transcript;
 mod turn;

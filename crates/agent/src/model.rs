@@ -282,6 +282,19 @@ impl ModelClient {
         serde_json::from_slice(&bytes).map_err(|err| ModelError::Stream(err.to_string()))
     }
 
+    /// The input tokens `request` holds, counted by the API ([`Self::count_tokens`]; the
+    /// fields the endpoint does not take are left out).
+    pub async fn count_request_tokens(&self, request: &MessagesRequest) -> Result<u64, ModelError> {
+        let mut body =
+            serde_json::to_value(request).map_err(|err| ModelError::Stream(err.to_string()))?;
+        if let Some(object) = body.as_object_mut() {
+            for field in ["max_tokens", "stream", "metadata"] {
+                object.remove(field);
+            }
+        }
+        self.count_tokens(&body).await
+    }
+
     /// The API's count of a request's input tokens (`POST /v1/messages/count_tokens`).
     pub async fn count_tokens(&self, body: &serde_json::Value) -> Result<u64, ModelError> {
         let headers = self.headers()?;

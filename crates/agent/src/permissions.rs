@@ -141,6 +141,19 @@ impl Permissions {
         Directories::new(self.dirs.clone(), shell)
     }
 
+    /// Whether reading `path` goes through without asking anybody (the host's own
+    /// `read_file`): no deny rule covers it, and a rule or the mode allows it.
+    pub fn read_allowed(&self, mode: &PermissionMode, path: &Path) -> bool {
+        let input = serde_json::json!({"file_path": path.display().to_string()});
+        let decision = self.rules.decide("Read", &input);
+        if matches!(decision, Decision::Deny(_)) {
+            return false;
+        }
+        decision.is_allowed()
+            || *mode == PermissionMode::BypassPermissions
+            || self.mode_allows(mode, "Read", &input, true)
+    }
+
     /// Decides a call, asking the host when the rules leave it open.
     pub async fn decide(
         &self,

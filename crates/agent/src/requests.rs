@@ -10,16 +10,31 @@ use serde_json::{json, Value};
 use twinwire::agent::{frames, Peer};
 use twinwire::engine::HandlerError;
 use twinwire_protocol::control::{
-    GetContextUsageResponse, InitializeRequest, InitializeResponse, McpStatusResponse, ModelInfo,
-    SetModelResponse, SetPermissionModeResponse,
+    InitializeRequest, InitializeResponse, ManifestParkState, McpStatusResponse, ModelInfo,
+    SetMaxThinkingTokensRequest, SetModelResponse, SetPermissionModeResponse,
 };
 use twinwire_protocol::permission::PermissionMode;
 
 use crate::config::{parse_mode, resolve_alias};
 use crate::hooks::Hooks;
-use crate::model::pricing::CONTEXT_WINDOW;
 use crate::session::Session;
 use crate::VERSION;
+
+/// The models a session offers (`initialize`, `list_models`): the default and the aliases.
+pub(crate) fn models(session: &Session) -> Vec<ModelInfo> {
+    let model = |value: &str, name: &str, description: String| ModelInfo {
+        value: value.to_owned(),
+        display_name: name.to_owned(),
+        description,
+        ..ModelInfo::default()
+    };
+    vec![
+        model("default", "Default", session.config.model.clone()),
+        model("sonnet", "Sonnet", resolve_alias("sonnet")),
+        model("opus", "Opus", resolve_alias("opus")),
+        model("haiku", "Haiku", resolve_alias("haiku")),
+    ]
+}
 
 /// `initialize`: takes the host's session settings, prepares the tools (talking to its SDK MCP
 /// servers first, as Claude Code does), and describes the agent.
@@ -62,25 +77,24 @@ pub(crate) async fn initialize(
                 .tools
                 .add(Arc::new(crate::tools::StructuredOutput { schema }));
         }
+        if let Some(agents) = &init.agents {
+            for (name, definition) in agents {
+                state.agents.add(name, definition);
+            }
+        }
+        if let Some(kinds) = &init.supported_dialog_kinds {
+            state.dialog_kinds = kinds.clone();
+        }
     }
-    crate::mcp::prepare(session, peer).await;
+    let parked = crate::mcp_control::prepare(session, peer).await;
     let state = session.state();
-    let model = |value: &str, name: &str, description: String| ModelInfo {
-        value: value.to_owned(),
-        display_name: name.to_owned(),
-        description,
-        ..ModelInfo::default()
-    };
+    let roots = crate::commands::roots(session.store.config_dir(), &session.config.cwd);
     let mut response = InitializeResponse {
-        agents: Some(Vec::new()),
+        commands: crate::commands::all(&roots),
+        agents: Some(state.agents.infos()),
         output_style: "default".to_owned(),
         available_output_styles: vec!["default".to_owned()],
-        models: vec![
-            model("default", "Default", session.config.model.clone()),
-            model("sonnet", "Sonnet", resolve_alias("sonnet")),
-            model("opus", "Opus", resolve_alias("opus")),
-            model("haiku", "Haiku", resolve_alias("haiku")),
-        ],
+        models: models(session),
         pid: Some(u64::from(std::process::id())),
         claude_code_version: Some(VERSION.to_owned()),
         ..InitializeResponse::default()
@@ -88,6 +102,14 @@ pub(crate) async fn initialize(
     response
         .extra
         .insert("tools".to_owned(), json!(state.tools.names()));
+    if !parked.is_empty() {
+        response.sdk_mcp_manifests_parked = Some(
+            parked
+                .iter()
+                .map(|(name, state)| (name.clone(), ManifestParkState::from(state.as_str())))
+                .collect(),
+        );
+    }
     Ok(response)
 }
 
@@ -128,11 +150,18 @@ pub(crate) fn set_mode(
     })
 }
 
-/// `set_max_thinking_tokens`: the thinking budget of later calls (none or 0: off).
-pub(crate) fn set_thinking(session: &Session, tokens: Option<u64>) {
-    session.state().thinking_tokens = tokens
-        .and_then(|t| u32::try_from(t).ok())
-        .filter(|t| *t > 0);
+/// `set_max_thinking_tokens`: the thinking budget of later calls (none or 0: off) and how
+/// thinking is shown (absent: as it was; `null`: as launched).
+pub(crate) fn set_thinking(session: &Session, request: SetMaxThinkingTokensRequest) {
+    let mut state = session.state();
+    if let Some(tokens) = request.max_thinking_tokens {
+        state.thinking_tokens = tokens
+            .and_then(|t| u32::try_from(t).ok())
+            .filter(|t| *t > 0);
+    }
+    if let Some(display) = request.thinking_display {
+        state.thinking_display = display;
+    }
 }
 
 /// `mcp_status`: each MCP server's status.
@@ -141,44 +170,4 @@ pub(crate) fn mcp_status(session: &Session) -> McpStatusResponse {
         mcp_servers: session.state().mcp_status.clone(),
         ..McpStatusResponse::default()
     }
-}
-
-/// `get_context_usage`: what the context holds, estimated at four bytes a token (no call is
-/// made to count; said so with `isEstimate`).
-pub(crate) fn context_usage(session: &Session) -> Result<GetContextUsageResponse, HandlerError> {
-    let state = session.state();
-    let estimate = |value: &Value| (value.to_string().len() / 4) as u64;
-    let system = crate::prompt::system(
-        state.system_prompt.as_deref(),
-        state.append_system_prompt.as_deref(),
-        &session.config.cwd,
-        state.json_schema.is_some(),
-    );
-    let system = estimate(&json!(system));
-    let tools = estimate(&json!(state.tools.definitions()));
-    let messages = estimate(&json!(state.conversation));
-    let total = system + tools + messages;
-    let free = CONTEXT_WINDOW.saturating_sub(total);
-    let payload = json!({
-        "categories": [
-            {"name": "System prompt", "tokens": system, "color": "promptBorder"},
-            {"name": "System tools", "tokens": tools, "color": "inactive"},
-            {"name": "Messages", "tokens": messages, "color": "purple"},
-            {"name": "Free space", "tokens": free, "color": "promptBorder"}
-        ],
-        "totalTokens": total,
-        "maxTokens": CONTEXT_WINDOW,
-        "rawMaxTokens": CONTEXT_WINDOW,
-        "percentage": (total * 100) / CONTEXT_WINDOW,
-        "gridRows": [],
-        "model": state.model,
-        "memoryFiles": [],
-        "mcpTools": [],
-        "agents": [],
-        "isAutoCompactEnabled": false,
-        "isEstimate": true,
-    });
-    twinwire_protocol::from_value(payload)
-        .map(|decoded| decoded.value)
-        .map_err(|err| HandlerError::new(format!("cannot describe the context: {err}")))
 }

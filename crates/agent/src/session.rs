@@ -28,6 +28,14 @@ pub(crate) struct Session {
     pub(crate) ready: tokio::sync::Mutex<bool>,
     /// Whether the last result was an error (the process then exits 1, as Claude Code does).
     pub(crate) last_failed: AtomicBool,
+    /// The MCP servers.
+    pub(crate) mcp: crate::mcp::McpServers,
+    /// Tool search over the MCP tools.
+    pub(crate) search: Arc<crate::mcp::search::Search>,
+    /// Background commands and subagents.
+    pub(crate) tasks: Arc<crate::tasks::Tasks>,
+    /// File checkpoints, for `rewind_files`.
+    pub(crate) checkpoints: crate::checkpoints::Checkpoints,
 }
 
 impl Session {

@@ -5,10 +5,12 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 use twinwire::sessions::SavedSessions;
 use twinwire_protocol::content::{MessageParam, UserContent};
+use twinwire_protocol::control::{McpPermissionModeOverride, ThinkingDisplay};
 use twinwire_protocol::mcp::McpServerStatus;
 use twinwire_protocol::permission::PermissionMode;
 use twinwire_protocol::usage::{ModelUsage, Usage};
 
+use crate::agents::Catalog;
 use crate::config::{Config, SessionStart};
 use crate::hooks::Hooks;
 use crate::model::pricing;
@@ -59,6 +61,23 @@ pub struct State {
     pub started: Option<&'static str>,
     /// How the session began: `startup` or `resume`.
     pub source: &'static str,
+    /// The agents the `Task` tool can start.
+    pub agents: Catalog,
+    /// The MCP tools tool search leaves in full view.
+    pub always_loaded: Vec<String>,
+    /// Permission modes pinned for one MCP server's tools (`set_mcp_permission_mode_override`).
+    pub mcp_modes: BTreeMap<String, McpPermissionModeOverride>,
+    /// Settings the host applied (`apply_flag_settings`), over `--settings`.
+    pub flag_settings: Map<String, Value>,
+    /// How many tokens the context held at the last model call (its usage), for compaction
+    /// and `get_context_usage`.
+    pub context_tokens: Option<u64>,
+    /// How thinking is shown (`set_max_thinking_tokens`'s `thinking_display`).
+    pub thinking_display: Option<ThinkingDisplay>,
+    /// The dialog kinds the host renders (`initialize`'s `supportedDialogKinds`).
+    pub dialog_kinds: Vec<String>,
+    /// The commands as last listed (`reload_skills` tells the host when they change).
+    pub commands: Option<Vec<twinwire_protocol::control::SlashCommand>>,
 }
 
 impl State {
@@ -90,7 +109,20 @@ impl State {
             leaf: None,
             started: None,
             source: "startup",
+            agents: Catalog::built_in(),
+            always_loaded: Vec::new(),
+            mcp_modes: BTreeMap::new(),
+            flag_settings: Map::new(),
+            context_tokens: None,
+            thinking_display: None,
+            dialog_kinds: Vec::new(),
+            commands: None,
         };
+        state.agents.add_files(store.config_dir());
+        state.agents.add_files(&config.cwd.join(".claude"));
+        for agents in &config.agents {
+            state.agents.add_json(agents);
+        }
         let (id, at, fork) = match &config.start {
             SessionStart::New => return Ok(state),
             SessionStart::NewWithId(id) => {
@@ -158,6 +190,24 @@ impl State {
         match self.conversation.last_mut() {
             Some(last) if last.role == "user" => transcript::append(&mut last.content, content),
             _ => self.conversation.push(MessageParam::user(content)),
+        }
+    }
+
+    /// The permission mode a call of `tool` runs in: `mode`, or `default` when the
+    /// host pinned that for the tool's MCP server and the session's mode would not ask
+    /// (an override only tightens).
+    pub fn mode_for(&self, mode: &PermissionMode, tool: &str) -> PermissionMode {
+        let server = tool
+            .strip_prefix("mcp__")
+            .and_then(|rest| rest.split("__").next());
+        let pinned = server.and_then(|s| self.mcp_modes.get(s));
+        let loose = matches!(
+            mode,
+            PermissionMode::BypassPermissions | PermissionMode::AcceptEdits
+        ) || mode.as_str() == "auto";
+        match pinned {
+            Some(_) if loose => PermissionMode::Default,
+            _ => mode.clone(),
         }
     }
 

@@ -30,6 +30,8 @@ pub struct Transcript {
     cwd: String,
     /// The entry the next one follows.
     parent: Option<String>,
+    /// The subagent whose sidechain this is (`None`: the session's main file).
+    agent_id: Option<String>,
 }
 
 impl Transcript {
@@ -41,7 +43,26 @@ impl Transcript {
         session_id: &str,
         parent: Option<String>,
     ) -> std::io::Result<Self> {
-        let path = file_of(store, cwd, session_id);
+        Self::open_at(
+            store,
+            file_of(store, cwd, session_id),
+            cwd,
+            session_id,
+            parent,
+            None,
+        )
+    }
+
+    /// Opens (creating if needed) the file at `path`, beneath the store's config directory;
+    /// entries are marked as the sidechain of `agent_id` when given.
+    pub fn open_at(
+        store: &SavedSessions,
+        path: PathBuf,
+        cwd: &Path,
+        session_id: &str,
+        parent: Option<String>,
+        agent_id: Option<String>,
+    ) -> std::io::Result<Self> {
         // Written beneath the config directory only: a link planted in `projects/` (by a
         // command the model ran) is not followed out of it.
         let relative = path
@@ -55,7 +76,49 @@ impl Transcript {
             session_id: session_id.to_owned(),
             cwd: cwd.display().to_string(),
             parent,
+            agent_id,
         })
+    }
+
+    /// The last entry written (the next one's parent).
+    pub fn leaf(&self) -> Option<&str> {
+        self.parent.as_deref()
+    }
+
+    /// Starts a new chain after a compaction, as Claude Code writes it: a `compact_boundary`
+    /// system entry with no parent (a reader resuming the session stops there) that names the
+    /// entry it follows (`logicalParentUuid`), then the summary as a user entry marked
+    /// `isCompactSummary`, which later entries follow.
+    pub fn compaction(&mut self, boundary: &str, metadata: Value, summary: &str, text: &str) {
+        let logical = self.parent.take();
+        let mut fields = Map::new();
+        fields.insert("logicalParentUuid".into(), json!(logical));
+        fields.insert("subtype".into(), json!("compact_boundary"));
+        fields.insert("content".into(), json!("Conversation compacted"));
+        fields.insert("isMeta".into(), json!(false));
+        fields.insert("level".into(), json!("info"));
+        fields.insert("compactMetadata".into(), metadata);
+        self.append("system", boundary, Value::Null, fields);
+        let mut fields = Map::new();
+        fields.insert("isCompactSummary".into(), json!(true));
+        fields.insert("isVisibleInTranscriptOnly".into(), json!(true));
+        let message = MessageParam::user(UserContent::Text(text.to_owned()));
+        self.user(summary, &message, fields);
+    }
+
+    /// Appends a title (a `custom-title` entry, outside the chain of messages, as Claude Code
+    /// writes it); the last one is the session's title.
+    pub fn title(&mut self, title: &str) -> std::io::Result<()> {
+        let entry = json!({
+            "type": "custom-title",
+            "sessionId": self.session_id,
+            "customTitle": title,
+            "uuid": uuid::Uuid::new_v4().to_string(),
+            "timestamp": now(),
+        });
+        let mut line = entry.to_string();
+        line.push('\n');
+        self.file.write_all(line.as_bytes())
     }
 
     /// The file's path (hooks receive it as `transcript_path`).
@@ -87,7 +150,7 @@ impl Transcript {
     fn append(&mut self, kind: &str, uuid: &str, message: Value, fields: Map<String, Value>) {
         let mut entry = json!({
             "parentUuid": self.parent,
-            "isSidechain": false,
+            "isSidechain": self.agent_id.is_some(),
             "userType": "external",
             "cwd": self.cwd,
             "sessionId": self.session_id,
@@ -98,6 +161,12 @@ impl Transcript {
             "timestamp": now(),
         });
         if let Some(object) = entry.as_object_mut() {
+            if message.is_null() {
+                object.remove("message");
+            }
+            if let Some(agent) = &self.agent_id {
+                object.insert("agentId".into(), json!(agent));
+            }
             object.extend(fields);
         }
         let mut line = entry.to_string();

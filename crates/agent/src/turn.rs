@@ -9,9 +9,10 @@
 //! ends with an aborted result.
 
 mod context;
-mod model_call;
+mod local;
+pub(crate) mod model_call;
 mod outcome;
-mod tool_calls;
+pub(crate) mod tool_calls;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -24,9 +25,13 @@ use twinwire_protocol::result::ResultMessage;
 use twinwire_protocol::UserMessage;
 
 pub(crate) use context::TurnContext;
-use outcome::{End, Tally, Totals};
+use outcome::Totals;
+pub(crate) use outcome::{End, Tally};
 use tool_calls::Outcome;
 
+use crate::commands::{self, Command};
+use crate::compaction::{self, Trigger};
+use crate::refusal;
 use crate::session::Session;
 use crate::tools::STRUCTURED_OUTPUT;
 
@@ -68,6 +73,11 @@ async fn begin(session: &Arc<Session>, peer: &Peer, message: UserMessage) -> Res
         }
     }
     let prompt = message.message.content.joined_text();
+    let roots = commands::roots(session.store.config_dir(), &session.config.cwd);
+    let command = commands::parse(&prompt, &roots);
+    if let Some(own @ (Command::Compact(_) | Command::Clear)) = command {
+        return Err(local::run(session, peer, own).await);
+    }
     let mut fields = Map::new();
     fields.insert("prompt".into(), json!(prompt));
     let report = cx.fire("UserPromptSubmit", None, fields, None).await;
@@ -80,9 +90,24 @@ async fn begin(session: &Arc<Session>, peer: &Peer, message: UserMessage) -> Res
         )));
     }
     let mut content = message.message.content;
+    if let Some(Command::Expanded { name, args, text }) = command {
+        let mut fields = Map::new();
+        fields.insert("expansion_type".into(), json!("slash_command"));
+        fields.insert("command_name".into(), json!(name));
+        fields.insert("command_args".into(), json!(args));
+        fields.insert("prompt".into(), json!(prompt));
+        let report = cx
+            .fire("UserPromptExpansion", Some(&name), fields, None)
+            .await;
+        if let Some(reason) = report.stop.or(report.block) {
+            return Err(End::Stopped(reason));
+        }
+        content = UserContent::Text(text);
+    }
     for context in report.context {
         crate::transcript::append(&mut content, UserContent::Text(context));
     }
+    session.checkpoints.prompt(&uuid);
     session.record_user(&uuid, content, Map::new());
     crate::prompt::note_environment(session);
     Ok(())
@@ -92,14 +117,30 @@ async fn begin(session: &Arc<Session>, peer: &Peer, message: UserMessage) -> Res
 async fn drive(session: &Arc<Session>, peer: &Peer, tally: &mut Tally) -> End {
     let config = &session.config;
     let mut reminders = 0u32;
+    let (mut refusals, mut compacted) = (0u32, false);
+    let mut first_step = true;
+    let held = session.state().context_tokens;
+    if let (Some(threshold), Some(held)) = (compaction::threshold(config), held) {
+        if held >= threshold {
+            compacted = true;
+            if let Err(why) = compaction::compact(session, peer, Trigger::Auto, None, true).await {
+                tracing::warn!(%why, "the context could not be compacted");
+            }
+        }
+    }
     loop {
         if peer.interrupted().is_cancelled() {
             return End::Interrupted { tools: false };
         }
-        if let Some(queued) = peer.take_queued() {
-            let uuid = queued.uuid.clone().unwrap_or_else(new_id);
-            session.record_user(&uuid, queued.message.content, Map::new());
+        // A message that came during the turn joins it between two steps, never before the
+        // first call: until then the host may still withdraw it (`cancel_async_message`).
+        if !first_step {
+            if let Some(queued) = peer.take_queued() {
+                let uuid = queued.uuid.clone().unwrap_or_else(new_id);
+                session.record_user(&uuid, queued.message.content, Map::new());
+            }
         }
+        first_step = false;
         if let Some(max) = config.max_turns.filter(|max| tally.num_turns >= *max) {
             return End::MaxTurns(max);
         }
@@ -118,9 +159,48 @@ async fn drive(session: &Arc<Session>, peer: &Peer, tally: &mut Tally) -> End {
         let cx = TurnContext::read(session, peer);
         let reply = match model_call::call(&cx, tally).await {
             Ok(reply) => reply,
+            Err(End::TooLong(error)) if !compacted => {
+                // Compacted, then asked again, once; the prompt being answered is kept.
+                compacted = true;
+                let keep = !session.state().conversation.last().is_some_and(has_results);
+                match compaction::compact(session, peer, Trigger::Auto, None, keep).await {
+                    Ok(_) => continue,
+                    Err(why) => {
+                        tracing::warn!(%why, "the context could not be compacted");
+                        model_call::error_frame(&cx, &error);
+                        return End::Api(error);
+                    }
+                }
+            }
+            Err(End::TooLong(error)) => {
+                model_call::error_frame(&cx, &error);
+                return End::Api(error);
+            }
             Err(end) => return end,
         };
         tally.num_turns += 1;
+        if refusal::refused(&reply) {
+            refusals += 1;
+            let model = cx.model.clone();
+            let request_id = tally.request_id.clone();
+            match refusal::after(
+                session,
+                peer,
+                &reply,
+                &model,
+                refusals,
+                request_id.as_deref(),
+            )
+            .await
+            {
+                refusal::Next::Again | refusal::Next::Fallback => continue,
+                refusal::Next::Fail(text) => {
+                    tally.stop_reason = Some("refusal".to_owned());
+                    return End::Refused(text);
+                }
+            }
+        }
+        refusals = 0;
         let calls: Vec<_> = reply.tool_uses().cloned().collect();
         let text = reply.text();
         if !text.is_empty() {
@@ -160,6 +240,12 @@ async fn drive(session: &Arc<Session>, peer: &Peer, tally: &mut Tally) -> End {
             return End::Done;
         }
     }
+}
+
+/// Whether a message carries tool results (which cannot stand without their calls).
+fn has_results(message: &twinwire_protocol::content::MessageParam) -> bool {
+    matches!(&message.content, UserContent::Blocks(blocks)
+        if blocks.iter().any(|b| matches!(b, twinwire_protocol::content::ContentBlock::ToolResult(_))))
 }
 
 /// `Stop` hooks: a reason to go on, when one blocks the stop.

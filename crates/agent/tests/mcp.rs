@@ -50,9 +50,11 @@ async fn an_external_stdio_server_is_started_and_its_tool_called() {
     }});
     let file = world.path("mcp.json");
     std::fs::write(&file, config.to_string()).unwrap();
+    // Tool search off: the server's tools are defined in full in the first request.
     let options = world
         .options()
         .mcp_config_file(&file)
+        .env("ENABLE_TOOL_SEARCH", "false")
         .allowed_tool("mcp__memo__note")
         .build()
         .unwrap();

@@ -413,10 +413,17 @@ async fn control_requests_are_answered_truly_or_refused() {
     assert!(mentions(&status, "mcpServers"), "{status:?}");
     let usage = client.get_context_usage().await.unwrap();
     assert!(mentions(&usage, "maxTokens"));
-    let refused = client
+    let reloaded = client
         .request_raw(
             twinwire::protocol::control::ControlRequestBody::ReloadPlugins(Default::default()),
         )
+        .await
+        .unwrap();
+    assert!(mentions(&reloaded, "commands"), "{reloaded:?}");
+    let refused = client
+        .request_raw(twinwire::protocol::control::ControlRequestBody::SetColor(
+            Default::default(),
+        ))
         .await
         .unwrap_err();
     assert!(refused.to_string().contains("nsupported"), "{refused}");

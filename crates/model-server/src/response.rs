@@ -55,6 +55,8 @@ pub(crate) struct Message {
     pub blocks: Vec<Block>,
     /// `stop_details` of a refused message: its stop reason is then `refusal`.
     pub refusal: Option<Value>,
+    /// The `input_tokens` its usage reports.
+    pub input_tokens: u64,
 }
 
 /// How text is cut into `text_delta` events.
@@ -74,6 +76,7 @@ impl Message {
             model,
             blocks,
             refusal: None,
+            input_tokens: INPUT_TOKENS,
         }
     }
 
@@ -217,7 +220,7 @@ impl Message {
             "stop_reason": null,
             "stop_sequence": null,
             "usage": {
-                "input_tokens": INPUT_TOKENS,
+                "input_tokens": self.input_tokens,
                 "cache_creation_input_tokens": 0,
                 "cache_read_input_tokens": 0,
                 "output_tokens": output_tokens,

@@ -33,6 +33,10 @@ pub struct Rule {
     /// How many requests the rule may answer; `None` means no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub times: Option<u32>,
+    /// The `input_tokens` the reply reports instead of the usual 100: a conversation that
+    /// looks nearly as large as the context window, so that a client compacts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
 }
 
 /// A condition on a request's content (never on the order of requests).
@@ -319,6 +323,7 @@ impl Rule {
             when,
             reply,
             times: None,
+            input_tokens: None,
         }
     }
 

@@ -74,19 +74,20 @@ impl ServerState {
         lock(&self.records).clone()
     }
 
-    /// The reply for a request: the first matching rule that is not used up, else the default.
-    fn choose(&self, conversation: &Conversation) -> Reply {
+    /// The reply for a request (the first matching rule that is not used up, else the
+    /// default) and the input tokens it reports, when the rule names them.
+    fn choose(&self, conversation: &Conversation) -> (Reply, Option<u64>) {
         let mut used = lock(&self.used);
         for (index, rule) in self.script.rules.iter().enumerate() {
             let left = rule.times.is_none_or(|n| used[index] < n);
             if left && rule.when.matches(conversation) {
                 used[index] += 1;
                 tracing::debug!(rule = index, "model server: rule matched");
-                return rule.reply.clone();
+                return (rule.reply.clone(), rule.input_tokens);
             }
         }
         tracing::debug!("model server: no rule matched, default reply");
-        self.script.default.clone()
+        (self.script.default.clone(), None)
     }
 }
 
@@ -144,7 +145,7 @@ async fn handle(
 
 /// `POST /v1/messages`.
 async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
-    let (conversation, reply) = match body.filter(|b| b.is_object()) {
+    let (conversation, (reply, input_tokens)) = match body.filter(|b| b.is_object()) {
         Some(body) => {
             shared.notify(body);
             let conversation = Conversation::from_body(body);
@@ -153,7 +154,10 @@ async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
         }
         None => {
             tracing::debug!("model server: body is not a JSON object, default reply");
-            (Conversation::default(), shared.script.default.clone())
+            (
+                Conversation::default(),
+                (shared.script.default.clone(), None),
+            )
         }
     };
     let model = shared
@@ -236,6 +240,9 @@ async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
         }
     };
     let mut message = Message::new(model, blocks);
+    if let Some(tokens) = input_tokens {
+        message.input_tokens = tokens;
+    }
     if let Some(details) = stop_details {
         message = message.refused(details);
     }

@@ -104,6 +104,9 @@ impl Assembler {
                     self.message.stop_reason = Some(reason.clone());
                 }
                 self.message.stop_sequence = delta.delta.stop_sequence.clone();
+                if delta.delta.stop_details.is_some() {
+                    self.message.stop_details = delta.delta.stop_details.clone();
+                }
                 let usage = &mut self.message.usage;
                 usage.output_tokens = delta.usage.output_tokens;
                 if let Some(input) = delta.usage.input_tokens {

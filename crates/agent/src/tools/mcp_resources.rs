@@ -7,17 +7,18 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rmcp::model::ReadResourceRequestParams;
-use rmcp::service::RunningService;
-use rmcp::RoleClient;
 use serde_json::{json, Value};
 
 use super::{schema, Tool, ToolContext, ToolOutput};
 
-/// A connected external server (started by `mcp_client`, whose resources these tools read).
-pub(crate) type McpClient = RunningService<RoleClient, ()>;
+/// A connected external server, as rmcp's client speaks to it.
+pub type McpClient = rmcp::Peer<rmcp::RoleClient>;
 
 /// The session's servers by name, with their clients when they connected.
-pub type Servers = Arc<Vec<(String, Option<Arc<McpClient>>)>>;
+pub type Servers = Arc<Vec<(String, Option<McpClient>)>>;
+
+/// The names of both tools.
+pub const NAMES: [&str; 2] = ["ListMcpResourcesTool", "ReadMcpResourceTool"];
 
 /// Both tools, over `servers`.
 pub fn tools(servers: Servers) -> Vec<Arc<dyn Tool>> {

@@ -13,6 +13,7 @@ use twinwire_protocol::permission::PermissionMode;
 use crate::hooks::Hooks;
 use crate::permissions::Permissions;
 use crate::session::Session;
+use crate::thread::Thread;
 use crate::tools::{Registry, Workspace};
 
 /// One step's view of the session.
@@ -33,11 +34,33 @@ pub(crate) struct TurnContext {
     /// The fields every hook input carries.
     pub(crate) hook_common: Map<String, Value>,
     pub(crate) workspace: Arc<Workspace>,
+    /// Whose conversation the step works on: the session's, or a subagent's.
+    pub(crate) thread: Thread,
 }
 
 impl TurnContext {
     /// The session as it is now.
     pub(crate) fn read(session: &Arc<Session>, peer: &Peer) -> Self {
+        Self::read_for(session, peer, Thread::Main)
+    }
+
+    /// The session as it is now, for a step of `thread` (a subagent runs with its own model
+    /// and tools, and its hooks say whose they are).
+    pub(crate) fn read_for(session: &Arc<Session>, peer: &Peer, thread: Thread) -> Self {
+        let mut cx = Self::snapshot(session, peer);
+        if let Thread::Side(side) = &thread {
+            cx.model = side.model.clone();
+            cx.tools = side.tools.clone();
+            cx.hook_common
+                .insert("agent_id".into(), Value::String(side.agent_id.clone()));
+            cx.hook_common
+                .insert("agent_type".into(), Value::String(side.agent_type.clone()));
+        }
+        cx.thread = thread;
+        cx
+    }
+
+    fn snapshot(session: &Arc<Session>, peer: &Peer) -> Self {
         let state = session.state();
         Self {
             session: Arc::clone(session),
@@ -51,6 +74,7 @@ impl TurnContext {
             hooks: state.hooks.clone(),
             hook_common: session.hook_common(&state),
             workspace: Arc::clone(&session.workspace),
+            thread: Thread::Main,
         }
     }
 
@@ -90,8 +114,17 @@ impl TurnContext {
         report
     }
 
-    /// Writes a frame; a host that left is not an error here.
+    /// Writes a frame (a subagent's marked as its); a host that left is not an error here.
     pub(crate) fn emit(&self, frame: &twinwire_protocol::Message) {
+        let mut marked;
+        let frame = match &self.thread {
+            Thread::Main => frame,
+            Thread::Side(_) => {
+                marked = frame.clone();
+                self.thread.mark(&mut marked);
+                &marked
+            }
+        };
         if let Err(err) = self.peer.emit(frame) {
             tracing::debug!(%err, "a frame the host will not see");
         }

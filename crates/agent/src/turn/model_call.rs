@@ -13,8 +13,9 @@ use twinwire_protocol::{AssistantMessageError, Message};
 
 use super::context::TurnContext;
 use super::outcome::{End, Tally};
+use crate::mcp::search;
 use crate::model::assemble::Assembler;
-use crate::model::{MessagesRequest, ModelError, RetryNotice};
+use crate::model::{MessagesRequest, ModelError, RetryNotice, SystemBlock};
 use crate::prompt;
 
 /// Makes one call; the reply joins the conversation.
@@ -74,9 +75,16 @@ pub(crate) async fn call(cx: &TurnContext, tally: &mut Tally) -> Result<ApiMessa
         }
     };
     tally.api_ms += u64::try_from(called.elapsed().as_millis()).unwrap_or(0);
+    tally.request_id = request_id.clone();
     let usage = assembler.usage();
     tally.add_usage(&usage);
-    cx.session.state().charge(&cx.model, &usage);
+    {
+        let mut state = cx.session.state();
+        state.charge(&cx.model, &usage);
+        if matches!(cx.thread, crate::thread::Thread::Main) {
+            state.context_tokens = Some(crate::compaction::context_tokens(&usage));
+        }
+    }
     let mut reply = assembler.message();
     match outcome {
         Err(End::Interrupted { tools }) => {
@@ -125,7 +133,8 @@ fn assistant_block(
     cx.emit(&Message::Assistant(Box::new(frame)));
     if !aborted {
         let message = serde_json::to_value(message).unwrap_or_default();
-        cx.session.record_assistant(&uuid, message, request_id);
+        cx.thread
+            .record_assistant(&cx.session, &uuid, message, request_id);
     }
 }
 
@@ -134,15 +143,28 @@ fn keep(cx: &TurnContext, reply: &ApiMessage) {
     if reply.content.is_empty() {
         return;
     }
-    cx.session.state().conversation.push(MessageParam {
-        role: "assistant".into(),
-        content: UserContent::Blocks(reply.content.clone()),
-        extra: Map::new(),
-    });
+    cx.thread.push_assistant(
+        &cx.session,
+        MessageParam {
+            role: "assistant".into(),
+            content: UserContent::Blocks(reply.content.clone()),
+            extra: Map::new(),
+        },
+    );
 }
 
-/// A failed call: the error frame Claude Code writes, and the turn's end.
+/// A failed call: the error frame Claude Code writes, and the turn's end. A request too
+/// long for the window is left to the turn (it compacts and tries again) without a frame.
 fn failed(cx: &TurnContext, error: ModelError) -> End {
+    if crate::compaction::is_prompt_too_long(&error) {
+        return End::TooLong(error);
+    }
+    error_frame(cx, &error);
+    End::Api(error)
+}
+
+/// The assistant frame Claude Code writes for a failed call.
+pub(crate) fn error_frame(cx: &TurnContext, error: &ModelError) {
     let mut text = error.to_string();
     if error.status().is_some_and(|s| s >= 500) {
         text.push_str(". This is a server-side issue, usually temporary; try again in a moment.");
@@ -159,7 +181,6 @@ fn failed(cx: &TurnContext, error: ModelError) -> End {
         kind,
         error.status(),
     ));
-    End::Api(error)
 }
 
 /// `system/api_retry` for a call that will be made again.
@@ -186,22 +207,42 @@ fn api_retry(session_id: &str, notice: &RetryNotice) -> Message {
     )
 }
 
-/// The request for the next call, with the options Claude Code gives the model.
-fn request(cx: &TurnContext) -> MessagesRequest {
+/// The request for the next call, with the options Claude Code gives the model: the
+/// thread's conversation and system prompt, the tools (MCP tools behind tool search named in
+/// the system prompt), thinking as the session asked for it.
+pub(crate) fn request(cx: &TurnContext) -> MessagesRequest {
+    let messages = cx.thread.conversation(&cx.session);
     let state = cx.session.state();
-    let system = prompt::system(
-        state.system_prompt.as_deref(),
-        state.append_system_prompt.as_deref(),
-        &cx.session.config.cwd,
-        state.json_schema.is_some(),
-    );
-    let options = crate::model::options::for_model(&cx.model, state.thinking_tokens);
+    let mut system = cx.thread.system().unwrap_or_else(|| {
+        prompt::system(
+            state.system_prompt.as_deref(),
+            state.append_system_prompt.as_deref(),
+            &cx.session.config.cwd,
+            state.json_schema.is_some(),
+        )
+    });
+    let mut options = crate::model::options::for_model(&cx.model, state.thinking_tokens);
+    if let (Some(thinking), Some(display)) = (&mut options.thinking, &state.thinking_display) {
+        thinking["display"] = json!(display);
+    }
+    let always_loaded = state.always_loaded.clone();
+    // A tool's description may read the state (the Task tool lists the agents): the lock is
+    // let go first.
+    drop(state);
+    let searching = search::enabled(cx.session.config.var("ENABLE_TOOL_SEARCH").as_deref());
+    let (tools, named) = cx
+        .session
+        .search
+        .split(&cx.tools, &always_loaded, searching);
+    if !named.is_empty() {
+        system.push(SystemBlock::text(search::listing(&named)));
+    }
     MessagesRequest {
         model: cx.model.clone(),
         max_tokens: options.max_tokens,
         system,
-        messages: state.conversation.clone(),
-        tools: cx.tools.definitions(),
+        messages,
+        tools,
         thinking: options.thinking,
         context_management: Some(options.context_management),
         output_config: options.output_config,

@@ -12,12 +12,21 @@ use crate::model::ModelError;
 /// How a turn ended.
 pub(crate) enum End {
     Done,
-    Interrupted { tools: bool },
+    Interrupted {
+        tools: bool,
+    },
     MaxTurns(u32),
     Budget(f64),
     Api(ModelError),
     StructuredRetries,
     Stopped(String),
+    /// A command the agent ran itself (`/compact`, `/clear`): a success with this text, and
+    /// no model call.
+    Local(String),
+    /// The API's safeguards refused the reply, and no other model answered.
+    Refused(String),
+    /// The API said the request is larger than the context window.
+    TooLong(ModelError),
 }
 
 /// What a turn counts as it goes.
@@ -32,6 +41,10 @@ pub(crate) struct Tally {
     pub(crate) structured: Option<Value>,
     pub(crate) stop_reason: Option<String>,
     pub(crate) ttft_ms: Option<u64>,
+    /// How many tool calls were made.
+    pub(crate) tool_uses: u64,
+    /// The API's id of the last request.
+    pub(crate) request_id: Option<String>,
 }
 
 impl Tally {
@@ -46,6 +59,8 @@ impl Tally {
             structured: None,
             stop_reason: None,
             ttft_ms: None,
+            tool_uses: 0,
+            request_id: None,
         }
     }
 
@@ -102,7 +117,15 @@ pub(crate) fn result(end: &End, tally: Tally, totals: Totals) -> ResultMessage {
             Some(vec![format!("Reached the maximum budget (${max})")]),
             None,
         ),
-        End::Api(error) => {
+        End::Local(said) => {
+            text = Some(said.clone());
+            (ResultSubtype::Success, false, "", None, None)
+        }
+        End::Refused(said) => {
+            text = Some(said.clone());
+            (ResultSubtype::Success, true, "api_error", None, None)
+        }
+        End::Api(error) | End::TooLong(error) => {
             text = Some(match error.status() {
                 Some(s) if s >= 500 => format!(
                     "{error}. This is a server-side issue, usually temporary; try again in a moment."
@@ -137,7 +160,11 @@ pub(crate) fn result(end: &End, tally: Tally, totals: Totals) -> ResultMessage {
         is_error,
         duration_ms: u64::try_from(tally.started.elapsed().as_millis()).unwrap_or(0),
         duration_api_ms: tally.api_ms,
-        num_turns: u64::from(tally.num_turns.max(1)),
+        num_turns: u64::from(if matches!(end, End::Local(_)) {
+            0
+        } else {
+            tally.num_turns.max(1)
+        }),
         result: if subtype == ResultSubtype::Success {
             text
         } else {
@@ -151,7 +178,7 @@ pub(crate) fn result(end: &End, tally: Tally, totals: Totals) -> ResultMessage {
         permission_denials: tally.denials,
         errors,
         api_error_status: api_status.map(|s| Some(u64::from(s))),
-        terminal_reason: Some(TerminalReason::from(terminal)),
+        terminal_reason: (!terminal.is_empty()).then(|| TerminalReason::from(terminal)),
         structured_output: tally.structured,
         ttft_ms: tally.ttft_ms,
         uuid: twinwire::agent::frames::new_id(),

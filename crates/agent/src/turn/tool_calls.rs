@@ -134,7 +134,8 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
             fields.insert("toolUseResult".into(), result.clone());
         }
         let block = ContentBlock::ToolResult(block);
-        cx.session.record_tool_result(&uuid, block.clone(), fields);
+        cx.thread
+            .record_tool_result(&cx.session, &uuid, block.clone(), fields);
         blocks.push(block);
         follow_ups.extend(result.output.follow_up);
         notes.extend(result.output.notes);
@@ -146,18 +147,49 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
             ..Default::default()
         }));
     }
-    cx.session.state().push_user(UserContent::Blocks(blocks));
+    cx.thread
+        .push_user(&cx.session, UserContent::Blocks(blocks.clone()));
     for note in notes {
-        cx.session.state().push_system(note);
+        cx.thread.push_system(&cx.session, note);
     }
     if interrupted {
         outcome = Outcome::Interrupted;
+    } else if cx.hooks.has("PostToolBatch") {
+        let report = cx
+            .fire("PostToolBatch", None, batch_fields(&calls, &blocks), None)
+            .await;
+        if let (Outcome::Continue, Some(reason)) = (&outcome, report.stop) {
+            outcome = Outcome::Stopped(reason);
+        }
     }
     Calls {
         outcome,
         denials,
         structured,
     }
+}
+
+/// `PostToolBatch`'s input: each call with its result's text.
+fn batch_fields(calls: &[ToolUseBlock], results: &[ContentBlock]) -> Map<String, Value> {
+    let calls: Vec<Value> = calls
+        .iter()
+        .zip(results)
+        .map(|(call, result)| {
+            let response = match result {
+                ContentBlock::ToolResult(block) => block
+                    .content
+                    .as_ref()
+                    .map(ToolResultContent::joined_text)
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            json!({"tool_name": call.name, "tool_input": call.input,
+                   "tool_use_id": call.id, "tool_response": response})
+        })
+        .collect();
+    let mut fields = Map::new();
+    fields.insert("tool_calls".into(), Value::Array(calls));
+    fields
 }
 
 /// One call, from hooks to result.
@@ -207,10 +239,11 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
     if hook_decision != Some("allow") {
         // Relative paths of a command are judged where its shell is (after a `cd`).
         cx.permissions.set_shell_dir(cx.workspace.shell_cwd());
+        let mode = cx.session.state().mode_for(&cx.mode, &call.name);
         let (verdict, updates) = cx
             .permissions
             .decide(
-                &cx.mode,
+                &mode,
                 &call.name,
                 &input,
                 tool.read_only(),
@@ -243,6 +276,9 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
             }
         }
     }
+    cx.session
+        .checkpoints
+        .before_tool(&call.name, &input, |path| cx.workspace.resolve(path));
     let mut output = tool.call(input.clone(), tool_cx).await;
     let structured = (call.name == STRUCTURED_OUTPUT && !output.is_error)
         .then(|| {

@@ -83,6 +83,19 @@ impl Peer {
         self.state.queued_uuids()
     }
 
+    /// Withdraws the queued user message with this uuid before any turn takes it (the host's
+    /// `cancel_async_message`); `false` if no queued message has it (it was taken already, or
+    /// never came).
+    pub fn withdraw_queued(&self, uuid: &str) -> bool {
+        self.state.withdraw_queued(uuid)
+    }
+
+    /// The `can_use_tool` requests sent to the host and not yet answered, in the order sent
+    /// (an `initialize` sent again lists them, as Claude Code does).
+    pub fn pending_permission_requests(&self) -> Vec<ControlRequest> {
+        lock(&self.state.pending_permissions).clone()
+    }
+
     /// Writes a frame (build it with [`super::frames`]).
     pub fn emit(&self, frame: &Message) -> Result<()> {
         self.connection()?.send(frame)
@@ -211,7 +224,28 @@ impl Peer {
             }
         }
         let connection = self.connection()?.clone();
-        let answer = connection.request(request);
+        let timeout = connection.request_timeout();
+        let outgoing = connection.start_request(
+            ControlRequestBody::CanUseTool(Box::new(request.clone())),
+            timeout,
+        );
+        let listed = PendingPermission::new(
+            Arc::clone(&self.state),
+            ControlRequest::new(
+                outgoing.id().clone(),
+                ControlRequestBody::CanUseTool(Box::new(request)),
+            ),
+        );
+        let answer = async move {
+            let success = outgoing.answer().await;
+            drop(listed);
+            let payload = success?
+                .response
+                .unwrap_or_else(|| Value::Object(Default::default()));
+            twinwire_protocol::from_value::<PermissionResult>(payload)
+                .map(|decoded| decoded.value)
+                .map_err(|source| Error::Decode { line: 0, source })
+        };
         let local = async {
             match local.await {
                 Some(decision) => decision,
@@ -287,5 +321,31 @@ impl Peer {
 
     fn connection(&self) -> Result<&crate::engine::Connection> {
         self.state.connection().ok_or(Error::Closed)
+    }
+}
+
+/// A `can_use_tool` request listed as waiting while it is; unlisted when dropped (answered,
+/// withdrawn or failed).
+struct PendingPermission {
+    state: Arc<AgentState>,
+    id: RequestId,
+}
+
+impl PendingPermission {
+    fn new(state: Arc<AgentState>, mut request: ControlRequest) -> Self {
+        let id = request.request_id.clone();
+        // As the CLI lists them: whole request frames.
+        request.extra.insert(
+            "type".to_owned(),
+            Value::String("control_request".to_owned()),
+        );
+        lock(&state.pending_permissions).push(request);
+        Self { state, id }
+    }
+}
+
+impl Drop for PendingPermission {
+    fn drop(&mut self) {
+        lock(&self.state.pending_permissions).retain(|r| r.request_id != self.id);
     }
 }

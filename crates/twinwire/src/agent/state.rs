@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use twinwire_protocol::content::UserContent;
+use twinwire_protocol::control::ControlRequest;
 use twinwire_protocol::{Message, UserMessage};
 
 use super::frames::new_id;
@@ -36,6 +37,11 @@ pub(crate) struct AgentState {
     /// How many `initialize` requests are being answered: a turn read after one waits for it
     /// (the one place that knows; the reader counts them in order with the user messages).
     initializing: watch::Sender<usize>,
+    /// How many `initialize` requests were read: an answer to any but the first lists the
+    /// requests still waiting for the host, as Claude Code's does.
+    pub(crate) initializations: std::sync::atomic::AtomicU64,
+    /// The `can_use_tool` requests sent and not yet answered, by id, in the order sent.
+    pub(crate) pending_permissions: Mutex<Vec<ControlRequest>>,
 }
 
 /// The turn running, the messages waiting for it, and what the host set.
@@ -64,6 +70,8 @@ impl AgentState {
             background: watch::channel(0).0,
             resolved_tool_uses: Mutex::new(Bounded::new(RESOLVED_TOOL_USES)),
             initializing: watch::channel(0).0,
+            initializations: std::sync::atomic::AtomicU64::new(0),
+            pending_permissions: Mutex::new(Vec::new()),
         })
     }
 
@@ -113,6 +121,14 @@ impl AgentState {
         if let Some(connection) = self.connection() {
             let _ = connection.send(frame);
         }
+    }
+
+    /// Takes the queued message with this uuid out of the queue; whether it was there.
+    pub(crate) fn withdraw_queued(&self, uuid: &str) -> bool {
+        let mut turns = lock(&self.turns);
+        let before = turns.queue.len();
+        turns.queue.retain(|m| m.uuid.as_deref() != Some(uuid));
+        turns.queue.len() != before
     }
 
     /// Takes every queued message (for injection at a model-call boundary).

@@ -49,6 +49,11 @@ impl Outgoing {
 }
 
 impl Connection {
+    /// How long a request waits for its answer unless told otherwise.
+    pub(crate) fn request_timeout(&self) -> Duration {
+        self.shared.config.request_timeout
+    }
+
     /// Sends a typed control request and waits for its typed answer, within the configured
     /// timeout.
     pub async fn request<K: ControlRequestKind>(&self, request: K) -> Result<K::Response> {
