@@ -134,6 +134,9 @@ async fn the_spans_of_a_session_reach_an_otlp_receiver_and_the_cli_gets_their_co
 #[tokio::test(flavor = "multi_thread")]
 async fn the_real_cli_gets_the_session_trace_context_in_its_tools() {
     let receiver = Receiver::start().await;
+    // The runner takes the example as built when `TWINWIRE_PREBUILT` is set (`cargo xtask
+    // test`): built here with the feature it needs.
+    built_example("otlp");
     let output = run(
         tokio::process::Command::new(built_example("offline"))
             .arg("otlp")
