@@ -9,11 +9,14 @@
 //! Only the binary does this: a host running the agent in its own process keeps its own
 //! children (and its own process tree) to itself.
 
+#[cfg(target_os = "linux")]
 use std::time::{Duration, Instant};
 
 /// How long [`end_descendants`] keeps finding and killing processes.
+#[cfg(target_os = "linux")]
 const BUDGET: Duration = Duration::from_secs(5);
 /// The pause between rounds (a killed parent's children are re-parented when it dies).
+#[cfg(target_os = "linux")]
 const ROUND: Duration = Duration::from_millis(10);
 
 /// Makes this process the subreaper of its descendants (Linux; elsewhere nothing). Returns

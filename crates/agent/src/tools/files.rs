@@ -57,18 +57,16 @@ pub fn write_whole(path: &Path, content: &str) -> Result<(), String> {
         .map_err(|err| format!("cannot write in {}: {err}", parent.display()))?;
     std::io::Write::write_all(&mut temporary, content.as_bytes())
         .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
-    match std::fs::metadata(path) {
-        Ok(meta) => {
-            let _ = temporary.as_file().set_permissions(meta.permissions());
-        }
-        Err(_) => {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = temporary
-                    .as_file()
-                    .set_permissions(std::fs::Permissions::from_mode(NEW_FILE_MODE));
-            }
+    // The mode of the file replaced, else that of a new file (on Unix).
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = temporary.as_file().set_permissions(meta.permissions());
+    } else {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = temporary
+                .as_file()
+                .set_permissions(std::fs::Permissions::from_mode(NEW_FILE_MODE));
         }
     }
     temporary
