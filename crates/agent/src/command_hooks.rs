@@ -14,12 +14,10 @@
 //! reported and ignored.
 
 use std::collections::BTreeMap;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::Command;
 
 use crate::config::Config;
 use crate::hooks::HookReport;
@@ -133,20 +131,7 @@ enum Ran {
 }
 
 async fn run(hook: &CommandHook, input: &Value, config: &Config, limit: Duration) -> Ran {
-    let mut command = Command::new("/bin/sh");
-    command
-        .arg("-c")
-        .arg(&hook.command)
-        .current_dir(&config.cwd);
-    crate::child_env::apply(&mut command, &config.env);
-    command
-        .env("CLAUDE_PROJECT_DIR", &config.cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
+    let mut command = crate::session_end::shell_command(hook, config);
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(err) => return Ran::Failed(format!("did not start: {err}")),

@@ -156,7 +156,9 @@ pub(crate) async fn fire(config: &Config, ending: Ending, peer: Peer) {
 
 /// Runs one command hook with `input` on its stdin, for at most `limit`; then its process
 /// group is killed.
-async fn run_command(hook: &CommandHook, input: &str, config: &Config, limit: Duration) {
+/// A settings hook's command as `/bin/sh` runs it: in the session's directory, with the
+/// tools' environment, its input on a pipe, in a process group of its own (killed whole).
+pub(crate) fn shell_command(hook: &CommandHook, config: &Config) -> Command {
     let mut command = Command::new("/bin/sh");
     command
         .arg("-c")
@@ -166,11 +168,17 @@ async fn run_command(hook: &CommandHook, input: &str, config: &Config, limit: Du
     command
         .env("CLAUDE_PROJECT_DIR", &config.cwd)
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .kill_on_drop(true);
     #[cfg(unix)]
     command.process_group(0);
+    command
+}
+
+async fn run_command(hook: &CommandHook, input: &str, config: &Config, limit: Duration) {
+    let mut command = shell_command(hook, config);
+    command.stdout(Stdio::null()).stderr(Stdio::null());
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(err) => {
