@@ -46,6 +46,59 @@ pub enum Verdict {
     },
 }
 
+/// Who settled a call, as Claude Code reports it beside the call's result
+/// (`tool_result_meta`'s `permission_decision`: `source` and `reason_type`), so that a host
+/// tells who decided without guessing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecidedBy {
+    /// `config`, `user_temporary`, `user_reject`, `hook`.
+    pub source: &'static str,
+    /// `rule`, `mode`, `hook`; none for the host's own answer.
+    pub reason_type: Option<&'static str>,
+}
+
+impl DecidedBy {
+    /// An allow or deny rule of the settings or the command line.
+    pub const RULE: Self = Self::config(Some("rule"));
+    /// The permission mode, with no rule (what it allows, plan, dontAsk, bypass).
+    pub const MODE: Self = Self::config(Some("mode"));
+    /// Nobody could be asked, or the host's answer could not be had.
+    pub const UNASKED: Self = Self::config(None);
+    /// The host's `can_use_tool` allowed it (once).
+    pub const HOST_ALLOWED: Self = Self {
+        source: "user_temporary",
+        reason_type: None,
+    };
+    /// The host's `can_use_tool` refused it.
+    pub const HOST_REFUSED: Self = Self {
+        source: "user_reject",
+        reason_type: None,
+    };
+    /// A `PreToolUse` hook's permission decision.
+    pub const HOOK: Self = Self {
+        source: "hook",
+        reason_type: Some("hook"),
+    };
+
+    const fn config(reason_type: Option<&'static str>) -> Self {
+        Self {
+            source: "config",
+            reason_type,
+        }
+    }
+}
+
+/// A call's verdict, the rules the host added while answering, and who decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgment {
+    /// Whether it runs, and with what input.
+    pub verdict: Verdict,
+    /// The rules and mode the host's answer adds.
+    pub updates: Vec<PermissionUpdate>,
+    /// Who decided.
+    pub by: DecidedBy,
+}
+
 /// The session's rules.
 #[derive(Debug, Clone)]
 pub struct Permissions {
@@ -163,55 +216,69 @@ impl Permissions {
         read_only: bool,
         tool_use_id: &str,
         peer: &Peer,
-    ) -> (Verdict, Vec<PermissionUpdate>) {
-        let allow = || (Verdict::Allow(input.clone()), Vec::new());
-        let deny = |message: String| {
-            (
-                Verdict::Deny {
-                    message,
-                    interrupt: false,
-                },
-                Vec::new(),
-            )
+    ) -> Judgment {
+        let allow = |by: DecidedBy| Judgment {
+            verdict: Verdict::Allow(input.clone()),
+            updates: Vec::new(),
+            by,
+        };
+        let deny = |message: String, by: DecidedBy| Judgment {
+            verdict: Verdict::Deny {
+                message,
+                interrupt: false,
+            },
+            updates: Vec::new(),
+            by,
         };
         // Relative paths are judged where they will be opened: from the shell's directory.
         let judged = self.judged(input);
         let decision = self.read_from_shell(&self.rules).decide(tool, &judged);
         if let Decision::Deny(rule) = &decision {
-            return deny(format!(
-                "Permission to use {tool} has been denied by the rule {}.",
-                rule.as_str()
-            ));
+            return deny(
+                format!(
+                    "Permission to use {tool} has been denied by the rule {}.",
+                    rule.as_str()
+                ),
+                DecidedBy::RULE,
+            );
         }
         let ask_rule = match self.read_from_shell(&self.ask).decide(tool, &judged) {
             Decision::Deny(rule) => Some(rule.as_str().to_owned()),
             _ => None,
         };
         if ask_rule.is_none() {
-            if *mode == PermissionMode::BypassPermissions || decision.is_allowed() {
-                return allow();
+            if decision.is_allowed() {
+                return allow(DecidedBy::RULE);
             }
-            if self.mode_allows(mode, tool, &judged, read_only) {
-                return allow();
+            if *mode == PermissionMode::BypassPermissions
+                || self.mode_allows(mode, tool, &judged, read_only)
+            {
+                return allow(DecidedBy::MODE);
             }
         }
         match mode {
             PermissionMode::Plan => {
-                return deny(format!(
-                    "{tool} was not run: the session is in plan mode, where nothing that \
-                     changes anything runs."
-                ))
+                return deny(
+                    format!(
+                        "{tool} was not run: the session is in plan mode, where nothing that \
+                         changes anything runs."
+                    ),
+                    DecidedBy::MODE,
+                )
             }
             PermissionMode::DontAsk => {
-                return deny(format!(
-                    "Permission to use {tool} was not granted (dontAsk mode: only what the rules \
-                     allow runs)."
-                ))
+                return deny(
+                    format!(
+                        "Permission to use {tool} was not granted (dontAsk mode: only what the \
+                         rules allow runs)."
+                    ),
+                    DecidedBy::MODE,
+                )
             }
             _ => {}
         }
         if !self.ask_host {
-            return deny(match &ask_rule {
+            let message = match &ask_rule {
                 Some(rule) => format!(
                     "Permission to use {tool} was not granted: the rule {rule} asks for it and \
                      nobody can be asked (start with --permission-prompt-tool stdio)."
@@ -220,7 +287,8 @@ impl Permissions {
                     "Permission to use {tool} was not granted: no rule allows it and nobody can \
                      be asked (start with --permission-prompt-tool stdio)."
                 ),
-            });
+            };
+            return deny(message, DecidedBy::UNASKED);
         }
         let suggestions: Vec<PermissionRuleValue> = self
             .rules
@@ -247,12 +315,13 @@ impl Permissions {
             ..CanUseToolRequest::default()
         };
         match peer.can_use_tool(request).await {
-            Ok(PermissionResult::Allow(allow)) => (
-                Verdict::Allow(allow.updated_input.unwrap_or_else(|| input.clone())),
-                allow.updated_permissions.unwrap_or_default(),
-            ),
-            Ok(PermissionResult::Deny(no)) => (
-                Verdict::Deny {
+            Ok(PermissionResult::Allow(allow)) => Judgment {
+                verdict: Verdict::Allow(allow.updated_input.unwrap_or_else(|| input.clone())),
+                updates: allow.updated_permissions.unwrap_or_default(),
+                by: DecidedBy::HOST_ALLOWED,
+            },
+            Ok(PermissionResult::Deny(no)) => Judgment {
+                verdict: Verdict::Deny {
                     message: if no.message.is_empty() {
                         format!("Permission to use {tool} was denied.")
                     } else {
@@ -260,11 +329,18 @@ impl Permissions {
                     },
                     interrupt: no.interrupt.unwrap_or(false),
                 },
-                Vec::new(),
-            ),
+                updates: Vec::new(),
+                by: DecidedBy::HOST_REFUSED,
+            },
             // An answer that cannot be read, or none: the tool does not run.
-            Ok(other) => deny(format!("The host's answer could not be read: {other:?}")),
-            Err(err) => deny(format!("The host could not be asked: {err}")),
+            Ok(other) => deny(
+                format!("The host's answer could not be read: {other:?}"),
+                DecidedBy::UNASKED,
+            ),
+            Err(err) => deny(
+                format!("The host could not be asked: {err}"),
+                DecidedBy::UNASKED,
+            ),
         }
     }
 

@@ -1,6 +1,6 @@
-//! MCP servers: the host's in-process (SDK) server through `mcp_message`, and an external
-//! stdio server from `--mcp-config` through rmcp's client (twinwire-testkit's `memo-mcp`, a
-//! real process).
+//! MCP servers: the host's in-process (SDK) server through `mcp_message`, an external stdio
+//! server from `--mcp-config` through rmcp's client (twinwire-testkit's `memo-mcp`, a real
+//! process), and servers over both HTTP transports on a real socket (`support::mcp_http`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -10,6 +10,7 @@ use std::process::Command;
 
 use serde_json::json;
 use support::agent::{mentions, result, turn, World};
+use support::mcp_http::{McpHttpServer, SESSION};
 use twinwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
 use twinwire::Client;
 
@@ -104,4 +105,95 @@ async fn the_hosts_in_process_server_is_reached_through_mcp_message() {
     let frames = turn(&client).await;
     assert_eq!(result(&frames).result.as_deref(), Some("the sum is 42"));
     client.close().await.unwrap();
+}
+
+/// A turn that calls the `note` tool of the server named `web`, configured as `server`; the
+/// result the model saw.
+async fn note_through(server: serde_json::Value) -> Option<String> {
+    let world = World::new(json!({"rules": [
+        {"when": {"tool_result_contains": "over http: from afar"}, "reply": {"text": "the web memo answered"}},
+        {"when": {"last_is_tool_result": true}, "reply": {"text": "wrong result"}},
+        {"when": {"has_tool": "mcp__web__note"},
+         "reply": {"tool_use": {"name": "mcp__web__note", "input": {"text": "from afar"}}}}
+    ], "default": {"text": "no web tool"}}))
+    .await;
+    let file = world.path("mcp.json");
+    std::fs::write(&file, json!({"mcpServers": {"web": server}}).to_string()).unwrap();
+    let options = world
+        .options()
+        .mcp_config_file(&file)
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .allowed_tool("mcp__web__note")
+        .build()
+        .unwrap();
+    let client = Client::connect(options).await.unwrap();
+    client.send("write a note far away").await.unwrap();
+    let frames = turn(&client).await;
+    let status = client.mcp_status().await.unwrap();
+    assert!(mentions(&status, "\"connected\""), "{status:?}");
+    client.close().await.unwrap();
+    result(&frames).result.clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamable_http_server_is_reached_with_its_headers_and_session() {
+    let server = McpHttpServer::start("over http").await;
+    let answer = note_through(json!({
+        "type": "http",
+        "url": format!("{}/mcp", server.base),
+        "headers": {"X-Memo-Token": "t-123"}
+    }))
+    .await;
+    assert_eq!(answer.as_deref(), Some("the web memo answered"));
+    let heads = server.heads();
+    let posts: Vec<&String> = heads
+        .iter()
+        .filter(|h| h.starts_with("POST /mcp"))
+        .collect();
+    assert!(
+        posts.len() >= 3,
+        "initialize, initialized, tools: {heads:#?}"
+    );
+    for head in &posts {
+        assert!(
+            head.to_ascii_lowercase().contains("x-memo-token: t-123"),
+            "{head}"
+        );
+    }
+    // After the handshake, every message carries the session the server handed out.
+    for head in &posts[1..] {
+        assert!(
+            head.to_ascii_lowercase()
+                .contains(&format!("mcp-session-id: {SESSION}")),
+            "{head}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_sse_server_is_reached_through_the_endpoint_it_names() {
+    let server = McpHttpServer::start("over http").await;
+    let answer = note_through(json!({
+        "type": "sse",
+        "url": format!("{}/sse", server.base),
+        "headers": {"X-Memo-Token": "t-456"}
+    }))
+    .await;
+    assert_eq!(answer.as_deref(), Some("the web memo answered"));
+    let heads = server.heads();
+    assert!(
+        heads.iter().any(|h| h.starts_with("GET /sse")),
+        "{heads:#?}"
+    );
+    let posts: Vec<&String> = heads
+        .iter()
+        .filter(|h| h.starts_with("POST /messages?session=1"))
+        .collect();
+    assert!(posts.len() >= 3, "{heads:#?}");
+    for head in posts {
+        assert!(
+            head.to_ascii_lowercase().contains("x-memo-token: t-456"),
+            "{head}"
+        );
+    }
 }

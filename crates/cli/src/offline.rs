@@ -62,6 +62,7 @@ impl Offline {
     }
 
     /// The private home (deleted when this is dropped).
+    #[cfg(unix)]
     pub fn home(&self) -> &Path {
         self.home.path()
     }

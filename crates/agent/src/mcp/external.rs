@@ -154,6 +154,7 @@ pub(crate) async fn connect(
                 .await
                 .map_err(|err| format!("handshake failed: {err}")),
             "http" => {
+                use_ring_for_tls();
                 let transport = StreamableHttpClientTransport::from_config(http_config(config)?);
                 asker
                     .serve(transport)
@@ -229,6 +230,16 @@ fn child_process(
         .spawn()
         .map_err(|err| format!("cannot start {program}: {err}"))?;
     Ok(transport)
+}
+
+/// rmcp's HTTP transport builds its client on reqwest 0.13 with no TLS provider of its own
+/// (its default, aws-lc, needs a C toolchain for every target); ring, which the rest of the
+/// agent uses, is made the process's provider before that client is built. A provider already
+/// installed by the embedding program is kept.
+fn use_ring_for_tls() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
 }
 
 /// The streamable HTTP transport's configuration: the URL and the headers given.

@@ -13,9 +13,10 @@ use twinwire_protocol::content::{
     ContentBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserContent,
 };
 use twinwire_protocol::permission::{PermissionDenial, PermissionUpdate};
+use twinwire_protocol::{Message, ToolResultDecision, ToolResultMeta};
 
 use super::context::TurnContext;
-use crate::permissions::Verdict;
+use crate::permissions::{DecidedBy, Judgment, Verdict};
 use crate::tools::{ToolContext, ToolOutput, STRUCTURED_OUTPUT};
 
 /// What the calls of a reply gave the turn.
@@ -44,6 +45,8 @@ struct Done {
     stop: Option<String>,
     interrupt: bool,
     structured: Option<Value>,
+    /// The permission decision, when one was made: allowed, and by whom.
+    decided: Option<(bool, DecidedBy)>,
 }
 
 impl Done {
@@ -54,7 +57,31 @@ impl Done {
             stop: None,
             interrupt: false,
             structured: None,
+            decided: None,
         }
+    }
+
+    /// A call refused by `by` before it ran.
+    fn refused(message: String, by: DecidedBy) -> Self {
+        let mut done = Self::output(denied(message));
+        done.decided = Some((false, by));
+        done
+    }
+}
+
+/// What Claude Code says beside a call's result of its permission decision
+/// (`tool_result_meta`): accepted or rejected, by whom; a refused call did not run.
+fn result_meta(id: &str, (allowed, by): (bool, DecidedBy)) -> ToolResultMeta {
+    ToolResultMeta {
+        id: id.to_owned(),
+        non_execution_kind: (!allowed).then(|| "permission-rule".to_owned()),
+        permission_decision: Some(ToolResultDecision {
+            decision: if allowed { "accept" } else { "reject" }.to_owned(),
+            source: Some(by.source.to_owned()),
+            reason_type: by.reason_type.map(str::to_owned),
+            extra: Map::new(),
+        }),
+        extra: Map::new(),
     }
 }
 
@@ -123,12 +150,16 @@ pub(crate) async fn run_all(cx: &TurnContext, calls: Vec<ToolUseBlock>) -> Calls
             ..ToolResultBlock::default()
         };
         let uuid = new_id();
-        cx.emit(&frames::tool_result(
+        let mut frame = frames::tool_result(
             &cx.session_id,
             &uuid,
             block.clone(),
             result.output.result.clone(),
-        ));
+        );
+        if let (Message::User(user), Some(decided)) = (&mut frame, result.decided) {
+            user.tool_result_meta = Some(vec![result_meta(&call.id, decided)]);
+        }
+        cx.emit(&frame);
         let mut fields = Map::new();
         if let Some(result) = &result.output.result {
             fields.insert("toolUseResult".into(), result.clone());
@@ -234,13 +265,18 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
         let reason = hook_reason
             .or(pre.block)
             .unwrap_or_else(|| "Denied by a PreToolUse hook.".into());
-        return Done::output(denied(reason));
+        return Done::refused(reason, DecidedBy::HOOK);
     }
+    let mut decided = Some((true, DecidedBy::HOOK));
     if hook_decision != Some("allow") {
         // Relative paths of a command are judged where its shell is (after a `cd`).
         cx.permissions.set_shell_dir(cx.workspace.shell_cwd());
         let mode = cx.session.state().mode_for(&cx.mode, &call.name);
-        let (verdict, updates) = cx
+        let Judgment {
+            verdict,
+            updates,
+            by,
+        } = cx
             .permissions
             .decide(
                 &mode,
@@ -262,9 +298,12 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
             }
         }
         match verdict {
-            Verdict::Allow(updated) => input = updated,
+            Verdict::Allow(updated) => {
+                input = updated;
+                decided = Some((true, by));
+            }
             Verdict::Deny { message, interrupt } => {
-                let mut done = Done::output(denied(message));
+                let mut done = Done::refused(message, by);
                 done.denial = Some(PermissionDenial {
                     tool_name: call.name.clone(),
                     tool_use_id: call.id.clone(),
@@ -318,6 +357,7 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
         output.content = ToolResultContent::Text(text);
     }
     let mut done = Done::output(output);
+    done.decided = decided;
     done.structured = structured;
     done.stop = post.stop;
     if let (None, Some(reason)) = (&done.stop, post.block) {

@@ -3,3 +3,4 @@
 
 pub mod agent;
 pub mod http;
+pub mod mcp_http;

@@ -20,7 +20,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context as _;
 use twinwire::host::process::{discover, CliCommand, CLI_PATH_ENV};
 use twinwire_model_server::{ModelScript, Reply};
 
@@ -222,6 +221,7 @@ impl Setup {
 /// unless the command chose a directory). Returns its path.
 #[cfg(unix)]
 fn offer(offline: &Offline, cli: &CliCommand) -> anyhow::Result<PathBuf> {
+    use anyhow::Context as _;
     use std::os::unix::fs::PermissionsExt;
     let bin = offline.home().join("bin");
     std::fs::create_dir_all(&bin).with_context(|| format!("creating {}", bin.display()))?;

@@ -1,0 +1,167 @@
+//! An MCP server on a real socket speaking both HTTP transports, written from the protocol
+//! rather than from an SDK so that the agent's client is checked against the wire itself:
+//! streamable HTTP at `/mcp` (each `POST` answered with one JSON body, `GET` refused with 405
+//! as the protocol allows) and the older SSE transport at `/sse` (an event stream that names
+//! `/messages` as its endpoint, then carries the answers to what is posted there).
+//!
+//! One tool, `note`, answers `"<label>: <text>"`. Every request's head is kept, so a test can
+//! see the headers the client sent.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+
+use super::http::read_request;
+
+/// The session id the streamable transport hands out.
+pub const SESSION: &str = "web-memo-session-1";
+
+pub struct McpHttpServer {
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    heads: Arc<Mutex<Vec<String>>>,
+}
+
+impl McpHttpServer {
+    /// Starts the server; `label` begins every answer of its tool.
+    pub async fn start(label: &str) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let heads = Arc::new(Mutex::new(Vec::new()));
+        let state = Arc::new(State {
+            label: label.to_owned(),
+            heads: Arc::clone(&heads),
+            stream: Mutex::new(None),
+        });
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                tokio::spawn(serve(socket, Arc::clone(&state)));
+            }
+        });
+        Self { base, heads }
+    }
+
+    /// The heads of the requests seen so far (request line and headers).
+    pub fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
+    }
+}
+
+struct State {
+    label: String,
+    heads: Arc<Mutex<Vec<String>>>,
+    /// Where the answers to posted messages go on the SSE transport.
+    stream: Mutex<Option<mpsc::UnboundedSender<Value>>>,
+}
+
+async fn serve(mut socket: TcpStream, state: Arc<State>) {
+    while let Some((head, body)) = read_request(&mut socket).await {
+        state.heads.lock().unwrap().push(head.clone());
+        let request_line = head.lines().next().unwrap_or_default().to_owned();
+        let mut parts = request_line.split(' ');
+        let method = parts.next().unwrap_or("");
+        let path = parts.next().unwrap_or("").split('?').next().unwrap_or("");
+        let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let written = match (method, path) {
+            ("POST", "/mcp") => match answer(&message, &state.label) {
+                Some(reply) => {
+                    let extra = if message["method"] == "initialize" {
+                        format!("mcp-session-id: {SESSION}\r\n")
+                    } else {
+                        String::new()
+                    };
+                    respond(
+                        &mut socket,
+                        200,
+                        "application/json",
+                        &extra,
+                        &reply.to_string(),
+                    )
+                    .await
+                }
+                None => respond(&mut socket, 202, "text/plain", "", "").await,
+            },
+            ("GET", "/mcp") => respond(&mut socket, 405, "text/plain", "", "").await,
+            ("DELETE", "/mcp") => respond(&mut socket, 200, "text/plain", "", "").await,
+            ("GET", "/sse") => return event_stream(socket, &state).await,
+            ("POST", "/messages") => {
+                if let Some(reply) = answer(&message, &state.label) {
+                    if let Some(stream) = state.stream.lock().unwrap().as_ref() {
+                        let _ = stream.send(reply);
+                    }
+                }
+                respond(&mut socket, 202, "text/plain", "", "").await
+            }
+            _ => respond(&mut socket, 404, "text/plain", "", "").await,
+        };
+        if !written {
+            return;
+        }
+    }
+}
+
+/// The SSE transport's stream: the endpoint first, then each answer as a `message` event,
+/// until the client goes.
+async fn event_stream(mut socket: TcpStream, state: &State) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    *state.stream.lock().unwrap() = Some(tx);
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
+    if socket.write_all(head.as_bytes()).await.is_err()
+        || socket
+            .write_all(b"event: endpoint\ndata: /messages?session=1\n\n")
+            .await
+            .is_err()
+    {
+        return;
+    }
+    while let Some(reply) = rx.recv().await {
+        let event = format!("event: message\ndata: {reply}\n\n");
+        if socket.write_all(event.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn respond(
+    socket: &mut TcpStream,
+    status: u16,
+    content_type: &str,
+    extra: &str,
+    body: &str,
+) -> bool {
+    let out = format!(
+        "HTTP/1.1 {status} X\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n{extra}\r\n{body}",
+        body.len()
+    );
+    socket.write_all(out.as_bytes()).await.is_ok()
+}
+
+/// The answer to one JSON-RPC message; none for a notification.
+fn answer(message: &Value, label: &str) -> Option<Value> {
+    let id = message.get("id")?.clone();
+    let result = match message["method"].as_str().unwrap_or_default() {
+        "initialize" => json!({
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "web-memo", "version": "1.0.0"}
+        }),
+        "tools/list" => json!({"tools": [{
+            "name": "note",
+            "description": "Keeps a note",
+            "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+        }]}),
+        "tools/call" => json!({"content": [{
+            "type": "text",
+            "text": format!("{label}: {}", message["params"]["arguments"]["text"].as_str().unwrap_or_default())
+        }]}),
+        "ping" => json!({}),
+        other => {
+            return Some(json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": format!("no method {other}")}}))
+        }
+    };
+    Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
