@@ -22,10 +22,10 @@ use twinwire_protocol::control::{
     ListModelsResponse, McpCallRequest, McpCallResponse, McpReadResourceRequest,
     McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
     McpStatusRequest, McpStatusResponse, McpToggleRequest, ReadFileRequest, ReadFileResponse,
-    ReloadOutputStylesRequest, ReloadOutputStylesResponse, ReloadPluginsRequest,
-    ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse, RenameSessionRequest,
-    RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest, SetHasSubscribersRequest,
-    SetMaxThinkingTokensRequest, SetMcpPermissionModeOverrideRequest,
+    RegisterRepoRootRequest, ReloadOutputStylesRequest, ReloadOutputStylesResponse,
+    ReloadPluginsRequest, ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse,
+    RenameSessionRequest, RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest,
+    SetHasSubscribersRequest, SetMaxThinkingTokensRequest, SetMcpPermissionModeOverrideRequest,
     SetMcpPermissionModeOverrideResponse, SetModelRequest, SetModelResponse,
     SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
 };
@@ -355,6 +355,16 @@ impl Agent for CodingAgent {
         _cx: RequestContext,
     ) -> AnswerFuture<EmptyResponse> {
         let answer = session_requests::seed_read_state(&self.session, &request)
+            .map(|()| EmptyResponse::default());
+        Box::pin(async move { answer.into() })
+    }
+
+    fn register_repo_root(
+        &self,
+        request: RegisterRepoRootRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        let answer = session_requests::register_repo_root(&self.session, &request)
             .map(|()| EmptyResponse::default());
         Box::pin(async move { answer.into() })
     }

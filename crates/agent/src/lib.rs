@@ -42,6 +42,7 @@ pub mod in_process;
 mod mcp;
 mod mcp_call;
 mod mcp_control;
+pub mod memory;
 pub mod model;
 pub mod permissions;
 pub mod prompt;

@@ -173,6 +173,14 @@ impl Permissions {
         self
     }
 
+    /// Adds a directory the session may read in (and, in `acceptEdits`, edit under) without
+    /// asking: a repository the host registered.
+    pub fn add_dir(&mut self, dir: PathBuf) {
+        if !self.dirs.contains(&dir) {
+            self.dirs.push(dir);
+        }
+    }
+
     /// Tells where the Bash tool's shell is now (after a `cd`): relative paths of later
     /// commands are judged from there.
     pub fn set_shell_dir(&self, dir: PathBuf) {

@@ -1,6 +1,6 @@
 //! What the model is told besides the conversation, in this agent's own words and in Claude
 //! Code's places: the system prompt (an opening line, then, unless the host gave its own
-//! prompt, the agent's prompt), and the note on the environment that follows the first prompt
+//! prompt, the agent's prompt, then the user's memory: [`crate::memory`]), and the note on the environment that follows the first prompt
 //! of a session as a message of the system (working directory, platform, model, skills,
 //! date). Nothing here is taken from Claude Code's prompts; only their layout is kept, so that
 //! a host sees requests of the same shape.
@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
+use crate::memory::MemoryFile;
 use crate::model::SystemBlock;
 
 /// The opening line of every system prompt that is not the host's own.
@@ -18,11 +19,12 @@ const PROMPT: &str = include_str!("prompt/agent.md");
 
 /// The system prompt of a session: the agent's own (the opening line and the prompt), or the
 /// one the host gave (the opening line alone when the host gave an empty one, as the SDKs
-/// do by default); then the host's addition.
+/// do by default); then the user's memory (whichever prompt it follows, as Claude Code gives
+/// its memory with either); then the host's addition.
 pub fn system(
     custom: Option<&str>,
     append: Option<&str>,
-    _cwd: &Path,
+    memory: &[MemoryFile],
     structured: bool,
 ) -> Vec<SystemBlock> {
     let mut blocks = Vec::new();
@@ -34,7 +36,9 @@ pub fn system(
             blocks.push(SystemBlock::text(PROMPT));
         }
     }
-    blocks.extend(memory());
+    if let Some(memory) = crate::memory::render(memory) {
+        blocks.push(SystemBlock::text(memory));
+    }
     if structured {
         blocks.push(SystemBlock::text(
             "When the work is done, give the final answer by calling the StructuredOutput \
@@ -45,12 +49,6 @@ pub fn system(
         blocks.push(SystemBlock::text(append));
     }
     blocks
-}
-
-/// The place of the project's and the user's memory (CLAUDE.md files) in the system prompt:
-/// one block each, after the prompt.
-fn memory() -> Vec<SystemBlock> {
-    Vec::new()
 }
 
 /// What the environment note says.
@@ -155,15 +153,31 @@ mod tests {
 
     #[test]
     fn the_sdk_default_gets_the_opening_line_and_the_default_the_whole_prompt() {
-        let sdk = system(Some(""), None, Path::new("/"), false);
+        let sdk = system(Some(""), None, &[], false);
         assert_eq!(sdk.len(), 1);
         assert_eq!(sdk[0].text, OPENING);
-        let own = system(None, Some("more"), Path::new("/"), false);
+        let own = system(None, Some("more"), &[], false);
         assert_eq!(own.len(), 3);
         assert!(own[1].text.len() > 5000, "the prompt is whole");
         assert_eq!(own[2].text, "more");
-        let custom = system(Some("Be brief."), None, Path::new("/"), false);
+        let custom = system(Some("Be brief."), None, &[], false);
         assert_eq!(custom[0].text, "Be brief.");
+    }
+
+    #[test]
+    fn memory_follows_any_prompt_and_precedes_the_hosts_addition() {
+        let memory = [MemoryFile {
+            path: "/work/CLAUDE.md".into(),
+            kind: crate::memory::Kind::Project,
+            text: "Answer in French.\n".into(),
+        }];
+        let blocks = system(Some("Be brief."), Some("more"), &memory, false);
+        assert_eq!(blocks.len(), 3);
+        assert!(blocks[1]
+            .text
+            .contains("Contents of /work/CLAUDE.md (project instructions"));
+        assert!(blocks[1].text.ends_with("Answer in French."));
+        assert_eq!(blocks[2].text, "more");
     }
 
     #[test]

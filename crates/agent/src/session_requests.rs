@@ -10,8 +10,8 @@ use twinwire::agent::Peer;
 use twinwire::engine::HandlerError;
 use twinwire_protocol::control::{
     ApplyFlagSettingsRequest, CancelAsyncMessageResponse, GetSettingsResponse,
-    ReloadOutputStylesResponse, ReloadPluginsResponse, ReloadSkillsResponse, RewindFilesResponse,
-    SeedReadStateRequest,
+    RegisterRepoRootRequest, ReloadOutputStylesResponse, ReloadPluginsResponse,
+    ReloadSkillsResponse, RewindFilesResponse, SeedReadStateRequest,
 };
 use twinwire_protocol::events::CommandLifecycle;
 use twinwire_protocol::system::{CommandsChanged, SystemMessage};
@@ -21,6 +21,32 @@ use crate::commands;
 use crate::config::resolve_alias;
 use crate::flag_settings;
 use crate::session::Session;
+
+/// `register_repo_root`: a repository the host cloned or found during the session becomes one
+/// of its directories (read, and in `acceptEdits` edited, without asking), and unless the
+/// host says otherwise its CLAUDE.md files join the memory from the next model call on.
+pub(crate) fn register_repo_root(
+    session: &Session,
+    request: &RegisterRepoRootRequest,
+) -> Result<(), HandlerError> {
+    let dir = session.workspace.resolve(&request.directory);
+    if !dir.is_dir() {
+        return Err(HandlerError::new(format!(
+            "{} is not a directory",
+            dir.display()
+        )));
+    }
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let home = session.config.env.get("HOME").map(Path::new);
+    let mut state = session.state();
+    state.permissions.add_dir(dir.clone());
+    if request.reload_claude_md != Some(false) {
+        let added = crate::memory::read_root(&dir, home, &state.memory);
+        tracing::debug!(root = %dir.display(), files = added.len(), "memory of a registered repository");
+        state.memory.extend(added);
+    }
+    Ok(())
+}
 
 /// `rewind_files`.
 pub(crate) fn rewind_files(session: &Session, message: &str, dry_run: bool) -> RewindFilesResponse {

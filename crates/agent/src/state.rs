@@ -78,6 +78,9 @@ pub struct State {
     pub dialog_kinds: Vec<String>,
     /// The commands as last listed (`reload_skills` tells the host when they change).
     pub commands: Option<Vec<twinwire_protocol::control::SlashCommand>>,
+    /// The user's memory files (CLAUDE.md), read when the session starts and when the host
+    /// registers a repository.
+    pub memory: Vec<crate::memory::MemoryFile>,
 }
 
 impl State {
@@ -117,6 +120,12 @@ impl State {
             thinking_display: None,
             dialog_kinds: Vec::new(),
             commands: None,
+            memory: crate::memory::read(&crate::memory::Places {
+                cwd: &config.cwd,
+                config_dir: store.config_dir(),
+                home: config.env.get("HOME").map(std::path::Path::new),
+                sources: config.setting_sources.as_deref(),
+            }),
         };
         state.agents.add_files(store.config_dir());
         state.agents.add_files(&config.cwd.join(".claude"));

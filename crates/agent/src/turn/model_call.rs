@@ -217,7 +217,7 @@ pub(crate) fn request(cx: &TurnContext) -> MessagesRequest {
         prompt::system(
             state.system_prompt.as_deref(),
             state.append_system_prompt.as_deref(),
-            &cx.session.config.cwd,
+            &state.memory,
             state.json_schema.is_some(),
         )
     });
