@@ -74,7 +74,9 @@ impl Default for Limits {
 }
 
 /// What a session is started with ([`Config::default`], then fields set; fields may be added).
-#[derive(Debug, Clone, PartialEq)]
+/// Its `Debug` names the environment's variables, the MCP servers and the settings' keys
+/// without their values, which hold credentials.
+#[derive(Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Config {
     /// The session's working directory.
@@ -137,6 +139,54 @@ pub struct Config {
     pub managed_settings: Option<String>,
     /// Subagents given on the command line (`--agents`: name → definition), in order.
     pub agents: Vec<Value>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let keys = |value: &Option<Value>| -> Option<Vec<String>> {
+            value.as_ref().map(|v| {
+                v.as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            })
+        };
+        f.debug_struct("Config")
+            .field("cwd", &self.cwd)
+            .field("model", &self.model)
+            .field("fallback_model", &self.fallback_model)
+            .field("system_prompt", &self.system_prompt)
+            .field("append_system_prompt", &self.append_system_prompt)
+            .field("json_schema", &self.json_schema)
+            .field("max_turns", &self.max_turns)
+            .field("max_budget_usd", &self.max_budget_usd)
+            .field("max_thinking_tokens", &self.max_thinking_tokens)
+            .field("permission_mode", &self.permission_mode)
+            .field("allow_bypass", &self.allow_bypass)
+            .field("ask_host", &self.ask_host)
+            .field("allowed_tools", &self.allowed_tools)
+            .field("disallowed_tools", &self.disallowed_tools)
+            .field("ask_rules", &self.ask_rules)
+            .field("tools", &self.tools)
+            .field("mcp_servers", &self.mcp_servers.keys().collect::<Vec<_>>())
+            .field("include_partial_messages", &self.include_partial_messages)
+            .field("replay_user_messages", &self.replay_user_messages)
+            .field("start", &self.start)
+            .field("persist_session", &self.persist_session)
+            .field("add_dirs", &self.add_dirs)
+            .field("prompt", &self.prompt)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("limits", &self.limits)
+            .field("setting_sources", &self.setting_sources)
+            .field("settings", &keys(&self.settings))
+            .field(
+                "managed_settings",
+                &self.managed_settings.as_ref().map(|_| "…"),
+            )
+            .field("agents", &self.agents.len())
+            .finish()
+    }
 }
 
 impl Default for Config {
@@ -442,6 +492,26 @@ mod tests {
             Args::try_parse_from(std::iter::once("twinwire-agent").chain(argv.iter().copied()))
                 .unwrap();
         Config::from_args(&args, BTreeMap::new())
+    }
+
+    #[test]
+    fn debug_names_secrets_without_their_values() {
+        let mut config = Config::default();
+        config
+            .env
+            .insert("ANTHROPIC_API_KEY".into(), "sk-ant-secret-1".into());
+        config.mcp_servers.insert(
+            "web".into(),
+            serde_json::json!({"type": "http", "headers": {"Authorization": "Bearer secret-2"}}),
+        );
+        config.settings = Some(serde_json::json!({"env": {"TOKEN": "secret-3"}}));
+        config.managed_settings = Some(r#"{"env": {"TOKEN": "secret-4"}}"#.into());
+        let shown = format!("{config:?}");
+        assert!(
+            shown.contains("ANTHROPIC_API_KEY") && shown.contains("\"web\""),
+            "{shown}"
+        );
+        assert!(!shown.contains("secret"), "{shown}");
     }
 
     #[test]

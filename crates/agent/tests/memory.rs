@@ -27,7 +27,10 @@ fn last_system(world: &World) -> String {
 
 async fn world_with_memory() -> World {
     let world = World::new(json!({"rules": [], "default": {"text": "ok"}})).await;
-    write(&world.home.join(".claude/CLAUDE.md"), "USER-MEMORY-11\n@~/notes/extra.md\n");
+    write(
+        &world.home.join(".claude/CLAUDE.md"),
+        "USER-MEMORY-11\n@~/notes/extra.md\n",
+    );
     write(&world.home.join("notes/extra.md"), "IMPORTED-MEMORY-12\n");
     write(&world.work.join("CLAUDE.md"), "PROJECT-MEMORY-13\n");
     write(&world.work.join("CLAUDE.local.md"), "LOCAL-MEMORY-14\n");
@@ -37,7 +40,9 @@ async fn world_with_memory() -> World {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_memory_file_reaches_the_model_in_order() {
     let world = world_with_memory().await;
-    let client = Client::connect(world.options().build().unwrap()).await.unwrap();
+    let client = Client::connect(world.options().build().unwrap())
+        .await
+        .unwrap();
     client.send("hello").await.unwrap();
     turn(&client).await;
     client.close().await.unwrap();
@@ -74,7 +79,9 @@ async fn setting_sources_leave_their_memory_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_registered_repository_adds_its_memory_and_a_missing_one_is_refused() {
     let world = World::new(json!({"rules": [], "default": {"text": "ok"}})).await;
-    let client = Client::connect(world.options().build().unwrap()).await.unwrap();
+    let client = Client::connect(world.options().build().unwrap())
+        .await
+        .unwrap();
     client.send("first").await.unwrap();
     turn(&client).await;
     assert!(!last_system(&world).contains("CLONE-MEMORY-15"));

@@ -13,8 +13,8 @@ use super::file_state::FileState;
 use super::jobs::Jobs;
 use crate::config::Limits;
 
-/// The shared state of a session's tools.
-#[derive(Debug)]
+/// The shared state of a session's tools. Its `Debug` leaves the environment out (it holds
+/// credentials).
 pub struct Workspace {
     root: PathBuf,
     add_dirs: Vec<PathBuf>,
@@ -36,6 +36,16 @@ pub struct Workspace {
     scratch: tempfile::TempDir,
     /// The session's rules, for the searches to leave out what a Read deny rule covers.
     read_rules: Mutex<Option<twinwire_policy::PermissionPolicy>>,
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("root", &self.root)
+            .field("add_dirs", &self.add_dirs)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Workspace {
