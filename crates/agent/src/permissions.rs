@@ -15,7 +15,7 @@
 //! 5. `acceptEdits`: an edit inside the session's directories, or a Bash command of reads and
 //!    `mkdir`, `touch`, `cp`, `mv`, `> file` whose every path lies inside them
 //!    (`PermissionPolicy::edits_inside`) → allowed;
-//! 6. `plan` → denied (nothing runs that changes anything); `dontAsk` → denied;
+//! 6. `plan` → denied, but for an edit, which goes to 7 as Claude Code asks about it; `dontAsk` → denied;
 //! 7. with `--permission-prompt-tool stdio`: the host's `can_use_tool`, with the rules that
 //!    would allow the call as suggestions; its answer (the input it rewrote, the rules it
 //!    adds) is applied. Without it → denied: nobody can be asked.
@@ -265,7 +265,9 @@ impl Permissions {
             }
         }
         match mode {
-            PermissionMode::Plan => {
+            // In plan mode an edit is the host's to allow (Claude Code asks about it there
+            // too); anything else that changes something is refused unasked.
+            PermissionMode::Plan if !is_edit(tool) => {
                 return deny(
                     format!(
                         "{tool} was not run: the session is in plan mode, where nothing that \
@@ -413,8 +415,7 @@ impl Permissions {
             }
         }
         if *mode == PermissionMode::AcceptEdits {
-            let edits_inside =
-                matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit") && inside;
+            let edits_inside = is_edit(tool) && inside;
             let bash_edits = tool == "Bash"
                 && command.is_some_and(|c| self.rules.edits_inside(c, &self.directories()).is_ok());
             return edits_inside || bash_edits;
@@ -508,6 +509,11 @@ fn anchor(rule: &str, root: &Path) -> Vec<String> {
 }
 
 /// A rule as the SDKs carry it: tool name and content.
+/// The tools that edit files.
+fn is_edit(tool: &str) -> bool {
+    matches!(tool, "Edit" | "Write" | "MultiEdit" | "NotebookEdit")
+}
+
 fn rule_value(rule: &str) -> PermissionRuleValue {
     match rule.split_once('(') {
         Some((tool, rest)) if rest.ends_with(')') => {

@@ -22,6 +22,7 @@ mod dialogs;
 mod hooks;
 mod mcp;
 mod mcp_servers;
+mod mode_matrix;
 mod modes;
 mod output;
 mod permissions;
