@@ -17,9 +17,10 @@ use twinwire_protocol::control::{
     ApplyFlagSettingsRequest, CancelAsyncMessageRequest, CancelAsyncMessageResponse, EmptyResponse,
     FileSuggestionsRequest, FileSuggestionsResponse, GetBinaryVersionRequest,
     GetBinaryVersionResponse, GetContextUsageRequest, GetContextUsageResponse,
-    GetSessionCostRequest, GetSessionCostResponse, GetSettingsRequest, GetSettingsResponse,
-    GetUsageRequest, GetUsageResponse, InitializeRequest, InitializeResponse, ListModelsRequest,
-    ListModelsResponse, McpCallRequest, McpCallResponse, McpReadResourceRequest,
+    GetHooksListingRequest, GetHooksListingResponse, GetSessionCostRequest, GetSessionCostResponse,
+    GetSettingsRequest, GetSettingsResponse, GetUsageRequest, GetUsageResponse, InitializeRequest,
+    InitializeResponse, ListModelsRequest, ListModelsResponse, ListPermissionRulesRequest,
+    ListPermissionRulesResponse, McpCallRequest, McpCallResponse, McpReadResourceRequest,
     McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
     McpStatusRequest, McpStatusResponse, McpToggleRequest, ReadFileRequest, ReadFileResponse,
     RegisterRepoRootRequest, ReloadOutputStylesRequest, ReloadOutputStylesResponse,
@@ -27,7 +28,7 @@ use twinwire_protocol::control::{
     RenameSessionRequest, RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest,
     SetHasSubscribersRequest, SetMaxThinkingTokensRequest, SetMcpPermissionModeOverrideRequest,
     SetMcpPermissionModeOverrideResponse, SetModelRequest, SetModelResponse,
-    SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
+    SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest, UpdateSettingsRequest,
 };
 use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
@@ -237,7 +238,7 @@ impl Agent for CodingAgent {
                 permission_mode: state.mode.clone(),
                 api_key_source: key_source,
                 claude_code_version: Some(VERSION.to_owned()),
-                output_style: "default".to_owned(),
+                output_style: state.output_style.clone(),
                 agents: Some(state.agents.names()),
                 skills: Some(skills),
                 slash_commands: commands,
@@ -359,6 +360,34 @@ impl Agent for CodingAgent {
         Box::pin(async move { answer.into() })
     }
 
+    fn get_hooks_listing(
+        &self,
+        _request: GetHooksListingRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetHooksListingResponse> {
+        let answer = crate::listings::hooks_listing(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn list_permission_rules(
+        &self,
+        _request: ListPermissionRulesRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<ListPermissionRulesResponse> {
+        let answer = crate::listings::permission_rules(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn update_settings(
+        &self,
+        request: UpdateSettingsRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<EmptyResponse> {
+        let answer = crate::listings::update_settings(&self.session, &request)
+            .map(|()| EmptyResponse::default());
+        Box::pin(async move { answer.into() })
+    }
+
     fn register_repo_root(
         &self,
         request: RegisterRepoRootRequest,
@@ -410,7 +439,8 @@ impl Agent for CodingAgent {
         _request: ReloadOutputStylesRequest,
         _cx: RequestContext,
     ) -> AnswerFuture<ReloadOutputStylesResponse> {
-        Box::pin(async { Answer::ok(session_requests::reload_output_styles()) })
+        let answer = session_requests::reload_output_styles(&self.session);
+        Box::pin(async move { Answer::ok(answer) })
     }
 
     fn stop_task(

@@ -47,6 +47,11 @@ impl Hooks {
         Self { by_event }
     }
 
+    /// The matchers registered, by event.
+    pub fn by_event(&self) -> &BTreeMap<String, Vec<HookCallbackMatcher>> {
+        &self.by_event
+    }
+
     /// Whether any callback is registered for `event`.
     pub fn has(&self, event: &str) -> bool {
         self.by_event.get(event).is_some_and(|m| !m.is_empty())

@@ -173,6 +173,20 @@ impl Permissions {
         self
     }
 
+    /// The ask rules, as written.
+    pub fn ask_rules(&self) -> Vec<String> {
+        self.ask
+            .deny_rules()
+            .iter()
+            .map(|rule| rule.as_str().to_owned())
+            .collect()
+    }
+
+    /// The directories the session may read in without asking, its own first.
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
+    }
+
     /// Adds a directory the session may read in (and, in `acceptEdits`, edit under) without
     /// asking: a repository the host registered.
     pub fn add_dir(&mut self, dir: PathBuf) {

@@ -20,11 +20,12 @@ const PROMPT: &str = include_str!("prompt/agent.md");
 /// The system prompt of a session: the agent's own (the opening line and the prompt), or the
 /// one the host gave (the opening line alone when the host gave an empty one, as the SDKs
 /// do by default); then the user's memory (whichever prompt it follows, as Claude Code gives
-/// its memory with either); then the host's addition.
+/// its memory with either) and the output style's instructions; then the host's addition.
 pub fn system(
     custom: Option<&str>,
     append: Option<&str>,
     memory: &[MemoryFile],
+    style: Option<&str>,
     structured: bool,
 ) -> Vec<SystemBlock> {
     let mut blocks = Vec::new();
@@ -38,6 +39,9 @@ pub fn system(
     }
     if let Some(memory) = crate::memory::render(memory) {
         blocks.push(SystemBlock::text(memory));
+    }
+    if let Some(style) = style.filter(|s| !s.is_empty()) {
+        blocks.push(SystemBlock::text(style));
     }
     if structured {
         blocks.push(SystemBlock::text(
@@ -153,14 +157,14 @@ mod tests {
 
     #[test]
     fn the_sdk_default_gets_the_opening_line_and_the_default_the_whole_prompt() {
-        let sdk = system(Some(""), None, &[], false);
+        let sdk = system(Some(""), None, &[], None, false);
         assert_eq!(sdk.len(), 1);
         assert_eq!(sdk[0].text, OPENING);
-        let own = system(None, Some("more"), &[], false);
+        let own = system(None, Some("more"), &[], None, false);
         assert_eq!(own.len(), 3);
         assert!(own[1].text.len() > 5000, "the prompt is whole");
         assert_eq!(own[2].text, "more");
-        let custom = system(Some("Be brief."), None, &[], false);
+        let custom = system(Some("Be brief."), None, &[], None, false);
         assert_eq!(custom[0].text, "Be brief.");
     }
 
@@ -171,13 +175,20 @@ mod tests {
             kind: crate::memory::Kind::Project,
             text: "Answer in French.\n".into(),
         }];
-        let blocks = system(Some("Be brief."), Some("more"), &memory, false);
-        assert_eq!(blocks.len(), 3);
+        let blocks = system(
+            Some("Be brief."),
+            Some("more"),
+            &memory,
+            Some("Be terse."),
+            false,
+        );
+        assert_eq!(blocks.len(), 4);
         assert!(blocks[1]
             .text
             .contains("Contents of /work/CLAUDE.md (project instructions"));
         assert!(blocks[1].text.ends_with("Answer in French."));
-        assert_eq!(blocks[2].text, "more");
+        assert_eq!(blocks[2].text, "Be terse.");
+        assert_eq!(blocks[3].text, "more");
     }
 
     #[test]

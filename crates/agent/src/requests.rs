@@ -92,8 +92,14 @@ pub(crate) async fn initialize(
     let mut response = InitializeResponse {
         commands: crate::commands::all(&roots),
         agents: Some(state.agents.infos()),
-        output_style: "default".to_owned(),
-        available_output_styles: vec!["default".to_owned()],
+        output_style: state.output_style.clone(),
+        available_output_styles: crate::output_styles::available(
+            &session.config.cwd,
+            Some(session.store.config_dir()),
+        )
+        .into_iter()
+        .map(|style| style.name)
+        .collect(),
         models: models(session),
         pid: Some(u64::from(std::process::id())),
         claude_code_version: Some(VERSION.to_owned()),

@@ -172,10 +172,13 @@ pub(crate) fn reload_plugins(session: &Session) -> ReloadPluginsResponse {
     }
 }
 
-/// `reload_output_styles`: this agent has one style, `default`.
-pub(crate) fn reload_output_styles() -> ReloadOutputStylesResponse {
+/// `reload_output_styles`: the styles as the files now give them (the session's own stays
+/// the one it started with).
+pub(crate) fn reload_output_styles(session: &Session) -> ReloadOutputStylesResponse {
+    let styles =
+        crate::output_styles::available(&session.config.cwd, Some(session.store.config_dir()));
     ReloadOutputStylesResponse {
-        available_output_styles: vec!["default".to_owned()],
+        available_output_styles: styles.into_iter().map(|style| style.name).collect(),
         ..ReloadOutputStylesResponse::default()
     }
 }

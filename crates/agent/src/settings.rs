@@ -74,8 +74,8 @@ pub struct Sources<'a> {
     pub managed: Option<&'a str>,
 }
 
-/// The effective settings of `sources`, merged in Claude Code's precedence.
-pub fn effective(sources: &Sources<'_>) -> Map<String, Value> {
+/// Every settings source `sources` reads, as read, lowest precedence first.
+fn resolve(sources: &Sources<'_>) -> twinwire::settings::ResolvedSettings {
     let mut options = ResolveOptions::in_dir(sources.cwd);
     if let Some(dir) = config_dir(sources.env) {
         options = options.config_dir(dir);
@@ -89,7 +89,37 @@ pub fn effective(sources: &Sources<'_>) -> Map<String, Value> {
     {
         options = options.managed_settings(managed);
     }
-    let resolved = resolve_settings(&options);
+    resolve_settings(&options)
+}
+
+/// Each source's settings by Claude Code's name for it (`userSettings`, `projectSettings`,
+/// `localSettings`, `flagSettings`, `policySettings`), lowest precedence first.
+pub fn layers(sources: &Sources<'_>) -> Vec<(&'static str, Map<String, Value>)> {
+    let mut layers: Vec<(&'static str, Map<String, Value>)> = Vec::new();
+    let mut managed = Vec::new();
+    for source in resolve(sources).sources {
+        let name = match source.origin.source.as_str() {
+            "user" => "userSettings",
+            "project" => "projectSettings",
+            "local" => "localSettings",
+            "managed" => {
+                managed.push(("policySettings", source.settings));
+                continue;
+            }
+            _ => continue,
+        };
+        layers.push((name, source.settings));
+    }
+    if let Some(Value::Object(flag)) = sources.flag {
+        layers.push(("flagSettings", flag.clone()));
+    }
+    layers.extend(managed);
+    layers
+}
+
+/// The effective settings of `sources`, merged in Claude Code's precedence.
+pub fn effective(sources: &Sources<'_>) -> Map<String, Value> {
+    let resolved = resolve(sources);
     let mut effective = Map::new();
     let mut managed = Vec::new();
     for source in &resolved.sources {

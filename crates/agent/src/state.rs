@@ -81,9 +81,31 @@ pub struct State {
     /// The user's memory files (CLAUDE.md), read when the session starts and when the host
     /// registers a repository.
     pub memory: Vec<crate::memory::MemoryFile>,
+    /// The output style's name (`outputStyle` of the settings; `default`).
+    pub output_style: String,
+    /// Its instructions, for the system prompt; none for `default`.
+    pub style: Option<crate::output_styles::Style>,
 }
 
 impl State {
+    /// Takes the output style the settings choose (`outputStyle`).
+    fn choose_style(&mut self, config: &Config, store: &SavedSessions) {
+        let settings = crate::settings::effective(&crate::settings::Sources {
+            cwd: &config.cwd,
+            env: &config.env,
+            setting_sources: config.setting_sources.as_deref(),
+            flag: config.settings.as_ref(),
+            managed: config.managed_settings.as_deref(),
+        });
+        if let Some(name) = settings.get("outputStyle").and_then(Value::as_str) {
+            let styles = crate::output_styles::available(&config.cwd, Some(store.config_dir()));
+            self.style = crate::output_styles::chosen(&styles, name);
+            if self.style.is_some() {
+                self.output_style = name.to_owned();
+            }
+        }
+    }
+
     /// The state a session starts in.
     pub fn start(
         config: &Config,
@@ -126,7 +148,10 @@ impl State {
                 home: config.env.get("HOME").map(std::path::Path::new),
                 sources: config.setting_sources.as_deref(),
             }),
+            output_style: crate::output_styles::DEFAULT.to_owned(),
+            style: None,
         };
+        state.choose_style(config, store);
         state.agents.add_files(store.config_dir());
         state.agents.add_files(&config.cwd.join(".claude"));
         for agents in &config.agents {

@@ -193,7 +193,11 @@ async fn default_mode_of_the_user_applies_and_the_project_cannot_widen_it() {
     });
     let denials = go(world.options().can_use_tool(callback)).await;
     assert_eq!(denials, ["Bash"]);
-    assert_eq!(asked.load(Ordering::SeqCst), 0, "plan mode asks nobody about a command");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "plan mode asks nobody about a command"
+    );
     assert!(!world.path("made.txt").exists());
     // The project's bypassPermissions is left out: the default mode refuses the command (no
     // host to ask), where bypassPermissions would have run it.

@@ -218,6 +218,7 @@ pub(crate) fn request(cx: &TurnContext) -> MessagesRequest {
             state.system_prompt.as_deref(),
             state.append_system_prompt.as_deref(),
             &state.memory,
+            state.style.as_ref().map(|s| s.instructions.as_str()),
             state.json_schema.is_some(),
         )
     });
