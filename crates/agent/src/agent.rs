@@ -14,21 +14,23 @@ use twinwire::agent::{
 };
 use twinwire::sessions::SavedSessions;
 use twinwire_protocol::control::{
-    ApplyFlagSettingsRequest, CancelAsyncMessageRequest, CancelAsyncMessageResponse, EmptyResponse,
-    FileSuggestionsRequest, FileSuggestionsResponse, GetBinaryVersionRequest,
-    GetBinaryVersionResponse, GetContextUsageRequest, GetContextUsageResponse,
-    GetHooksListingRequest, GetHooksListingResponse, GetSessionCostRequest, GetSessionCostResponse,
-    GetSettingsRequest, GetSettingsResponse, GetUsageRequest, GetUsageResponse, InitializeRequest,
-    InitializeResponse, ListModelsRequest, ListModelsResponse, ListPermissionRulesRequest,
-    ListPermissionRulesResponse, McpCallRequest, McpCallResponse, McpReadResourceRequest,
-    McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest, McpSetServersResponse,
-    McpStatusRequest, McpStatusResponse, McpToggleRequest, ReadFileRequest, ReadFileResponse,
-    RegisterRepoRootRequest, ReloadOutputStylesRequest, ReloadOutputStylesResponse,
-    ReloadPluginsRequest, ReloadPluginsResponse, ReloadSkillsRequest, ReloadSkillsResponse,
-    RenameSessionRequest, RewindFilesRequest, RewindFilesResponse, SeedReadStateRequest,
-    SetHasSubscribersRequest, SetMaxThinkingTokensRequest, SetMcpPermissionModeOverrideRequest,
-    SetMcpPermissionModeOverrideResponse, SetModelRequest, SetModelResponse,
-    SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest, UpdateSettingsRequest,
+    ApplyFlagSettingsRequest, BackgroundTasksRequest, BackgroundTasksResponse,
+    CancelAsyncMessageRequest, CancelAsyncMessageResponse, EmptyResponse, FileSuggestionsRequest,
+    FileSuggestionsResponse, GetBinaryVersionRequest, GetBinaryVersionResponse,
+    GetContextUsageRequest, GetContextUsageResponse, GetHooksListingRequest,
+    GetHooksListingResponse, GetSessionCostRequest, GetSessionCostResponse, GetSettingsRequest,
+    GetSettingsResponse, GetTaskOutputRequest, GetTaskOutputResponse, GetUsageRequest,
+    GetUsageResponse, InitializeRequest, InitializeResponse, ListModelsRequest, ListModelsResponse,
+    ListPermissionRulesRequest, ListPermissionRulesResponse, McpCallRequest, McpCallResponse,
+    McpReadResourceRequest, McpReadResourceResponse, McpReconnectRequest, McpSetServersRequest,
+    McpSetServersResponse, McpStatusRequest, McpStatusResponse, McpToggleRequest, ReadFileRequest,
+    ReadFileResponse, RegisterRepoRootRequest, ReloadOutputStylesRequest,
+    ReloadOutputStylesResponse, ReloadPluginsRequest, ReloadPluginsResponse, ReloadSkillsRequest,
+    ReloadSkillsResponse, RenameSessionRequest, RewindFilesRequest, RewindFilesResponse,
+    SeedReadStateRequest, SetHasSubscribersRequest, SetMaxThinkingTokensRequest,
+    SetMcpPermissionModeOverrideRequest, SetMcpPermissionModeOverrideResponse, SetModelRequest,
+    SetModelResponse, SetPermissionModeRequest, SetPermissionModeResponse, StopTaskRequest,
+    UpdateSettingsRequest,
 };
 use twinwire_protocol::system::{ApiKeySource, SystemInit};
 
@@ -441,6 +443,29 @@ impl Agent for CodingAgent {
     ) -> AnswerFuture<ReloadOutputStylesResponse> {
         let answer = session_requests::reload_output_styles(&self.session);
         Box::pin(async move { Answer::ok(answer) })
+    }
+
+    fn background_tasks(
+        &self,
+        request: BackgroundTasksRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<BackgroundTasksResponse> {
+        let moved = session_requests::background_tasks(&self.session, request.tool_use_id);
+        Box::pin(async move {
+            Answer::ok(BackgroundTasksResponse {
+                backgrounded: Some(moved),
+                ..BackgroundTasksResponse::default()
+            })
+        })
+    }
+
+    fn get_task_output(
+        &self,
+        request: GetTaskOutputRequest,
+        _cx: RequestContext,
+    ) -> AnswerFuture<GetTaskOutputResponse> {
+        let answer = session_requests::task_output(&self.session, &request.task_id);
+        Box::pin(async move { answer.into() })
     }
 
     fn stop_task(

@@ -10,8 +10,8 @@ use twinwire::agent::Peer;
 use twinwire::engine::HandlerError;
 use twinwire_protocol::control::{
     ApplyFlagSettingsRequest, CancelAsyncMessageResponse, GetSettingsResponse,
-    RegisterRepoRootRequest, ReloadOutputStylesResponse, ReloadPluginsResponse,
-    ReloadSkillsResponse, RewindFilesResponse, SeedReadStateRequest,
+    GetTaskOutputResponse, RegisterRepoRootRequest, ReloadOutputStylesResponse,
+    ReloadPluginsResponse, ReloadSkillsResponse, RewindFilesResponse, SeedReadStateRequest,
 };
 use twinwire_protocol::events::CommandLifecycle;
 use twinwire_protocol::system::{CommandsChanged, SystemMessage};
@@ -46,6 +46,34 @@ pub(crate) fn register_repo_root(
         state.memory.extend(added);
     }
     Ok(())
+}
+
+/// `background_tasks`: the commands running in the foreground (every one, or the one of
+/// `tool_use_id`) go on as background jobs; their calls end at once. Whether any command was
+/// running to be moved.
+pub(crate) fn background_tasks(session: &Session, tool_use_id: Option<String>) -> bool {
+    session.workspace.jobs.request_move(tool_use_id)
+}
+
+/// `get_task_output`: the end of a Bash job's output.
+pub(crate) fn task_output(
+    session: &Session,
+    task_id: &str,
+) -> Result<GetTaskOutputResponse, HandlerError> {
+    match session.workspace.jobs.output_tail(task_id) {
+        Some(Ok((output, total_bytes, truncated))) => Ok(GetTaskOutputResponse {
+            output,
+            total_bytes,
+            truncated,
+            ..GetTaskOutputResponse::default()
+        }),
+        Some(Err(err)) => Err(HandlerError::new(format!(
+            "get_task_output: the output of {task_id} cannot be read: {err}"
+        ))),
+        None => Err(HandlerError::new(
+            "get_task_output: no shell task with that task_id in this session",
+        )),
+    }
 }
 
 /// `rewind_files`.

@@ -116,6 +116,21 @@ enum Ending {
     Exited(Option<i32>),
     TimedOut,
     Interrupted,
+    /// The host moved it to the background (`background_tasks`).
+    Moved,
+}
+
+/// Waits for the host to move this call's command (every command, or this call's).
+async fn moved(moves: &mut tokio::sync::broadcast::Receiver<Option<String>>, tool_use_id: &str) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        match moves.recv().await {
+            Ok(None) => return,
+            Ok(Some(id)) if id == tool_use_id => return,
+            Ok(Some(_)) | Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => std::future::pending::<()>().await,
+        }
+    }
 }
 
 async fn run(input: Value, cx: ToolContext) -> ToolOutput {
@@ -181,41 +196,24 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
         .unwrap_or(limits.bash_default_timeout_ms)
         .min(limits.bash_max_timeout_ms);
     let mut group = ProcessGroup(child.id());
+    let mut moves = cx.workspace.jobs.moves();
     let ending = tokio::select! {
         status = child.wait() => Ending::Exited(status.ok().and_then(|s| s.code())),
         () = tokio::time::sleep(Duration::from_millis(timeout_ms)) => Ending::TimedOut,
         () = cx.cancel.cancelled() => Ending::Interrupted,
+        () = moved(&mut moves, &cx.tool_use_id) => Ending::Moved,
     };
-    if matches!(ending, Ending::TimedOut) && !only_sleeps(&command) {
-        // Still running at its limit: it goes on as a background job, its output with it.
+    let by_host = matches!(ending, Ending::Moved);
+    if by_host || (matches!(ending, Ending::TimedOut) && !only_sleeps(&command)) {
+        // Still running at its limit, or moved by the host: it goes on as a background job,
+        // its output with it.
         let so_far = output::text_of(&capture);
         let started = start_job(&cx, &command, description, child, copy, &sink, MOVED_LIMIT);
         group.disarm();
         return match started {
             Ok(info) => {
-                let note = format!(
-                    "Command did not complete within its {} timeout and was moved to the \
-                     background (ID: {}). Output is being written to: {}. You will be notified \
-                     when it completes. If it is still running after 30m in the background, it \
-                     will be stopped and you will be notified. It is running now: do not start a \
-                     second copy while it runs. If it is no longer needed, stop it with TaskStop. \
-                     To check interim output, use Read on that file path.",
-                    output::duration(timeout_ms),
-                    info.id,
-                    info.output.display()
-                );
-                let so_far = so_far.trim_end();
-                let text = if so_far.is_empty() {
-                    note
-                } else {
-                    format!("{so_far}\n{note}")
-                };
-                ToolOutput::success(
-                    text,
-                    json!({"stdout": so_far, "stderr": "", "interrupted": false,
-                           "isImage": false, "noOutputExpected": false,
-                           "backgroundTaskId": info.id}),
-                )
+                let by = if by_host { Ok(()) } else { Err(timeout_ms) };
+                moved_output(&info, &so_far, by)
             }
             Err(err) => ToolOutput::failure(format!("cannot move the command: {err}")),
         };
@@ -242,6 +240,45 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
     output::result(&cx, text, &ending_of(&ending, code, timeout_ms), reset)
 }
 
+/// The result of a command moved to the background: by the host (`Ok`; the note alone, as
+/// Claude Code gives it), or at its time limit (`Err`, the limit in milliseconds; what it
+/// printed so far first).
+fn moved_output(info: &JobInfo, so_far: &str, by: Result<(), u64>) -> ToolOutput {
+    let note = match by {
+        Ok(()) => format!(
+            "Command was manually backgrounded by user with ID: {}. Output is being written \
+             to: {}. If it is still running after 30m in the background, it will be stopped \
+             and you will be notified.",
+            info.id,
+            info.output.display()
+        ),
+        Err(timeout_ms) => format!(
+            "Command did not complete within its {} timeout and was moved to the background \
+             (ID: {}). Output is being written to: {}. You will be notified when it \
+             completes. If it is still running after 30m in the background, it will be \
+             stopped and you will be notified. It is running now: do not start a second copy \
+             while it runs. If it is no longer needed, stop it with TaskStop. To check interim \
+             output, use Read on that file path.",
+            output::duration(timeout_ms),
+            info.id,
+            info.output.display()
+        ),
+    };
+    let so_far = if by.is_ok() { "" } else { so_far.trim_end() };
+    let text = if so_far.is_empty() {
+        note
+    } else {
+        format!("{so_far}\n{note}")
+    };
+    let mut result = json!({"stdout": so_far, "stderr": "", "interrupted": false,
+                            "isImage": false, "noOutputExpected": false,
+                            "backgroundTaskId": info.id});
+    if by.is_ok() {
+        result["backgroundedByUser"] = json!(true);
+    }
+    ToolOutput::success(text, result)
+}
+
 /// How the command ended, for the result.
 fn ending_of(ending: &Ending, code: Option<i32>, timeout_ms: u64) -> output::End {
     match ending {
@@ -251,7 +288,7 @@ fn ending_of(ending: &Ending, code: Option<i32>, timeout_ms: u64) -> output::End
             code: code.unwrap_or(143),
             after: output::duration(timeout_ms),
         },
-        Ending::Interrupted => output::End::Interrupted,
+        Ending::Interrupted | Ending::Moved => output::End::Interrupted,
     }
 }
 

@@ -3,7 +3,9 @@
 //! stderr as they came) goes to a file the model may read at any time, and is never lost:
 //! the file stays until the session's temporary directory is removed, and ends with the
 //! exit code. When a job ends on its own, the model is told before its next step (a notice in
-//! Claude Code's words); a job stopped with `TaskStop` is not announced.
+//! Claude Code's words); a job stopped with `TaskStop` is not announced. The host may move a
+//! command still running in the foreground to the background (`background_tasks`): every
+//! such command listens on [`Jobs::moves`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -114,10 +116,57 @@ impl Host {
 }
 
 /// A session's background jobs.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Jobs {
     running: Mutex<BTreeMap<String, Running>>,
     ended: Mutex<Vec<(JobInfo, JobEnd)>>,
+    /// Every job's output file, to read it after it ended (the latest [`OUTPUTS_KEPT`]).
+    outputs: Mutex<std::collections::VecDeque<(String, PathBuf)>>,
+    /// The host's requests to move foreground commands: all of them (`None`) or the one of a
+    /// tool call.
+    moves: tokio::sync::broadcast::Sender<Option<String>>,
+}
+
+/// How many jobs' output files stay known to `get_task_output`.
+const OUTPUTS_KEPT: usize = 256;
+/// How much of a job's output `get_task_output` gives: its end.
+pub const OUTPUT_TAIL: u64 = 8 * 1024;
+
+impl Default for Jobs {
+    fn default() -> Self {
+        Self {
+            running: Mutex::default(),
+            ended: Mutex::default(),
+            outputs: Mutex::default(),
+            moves: tokio::sync::broadcast::channel(16).0,
+        }
+    }
+}
+
+/// The last [`OUTPUT_TAIL`] bytes of a file, its size, and whether it was cut.
+fn read_tail(path: &Path) -> std::io::Result<(String, u64, bool)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    let total = file.metadata()?.len();
+    let start = total.saturating_sub(OUTPUT_TAIL);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::new();
+    file.take(OUTPUT_TAIL).read_to_end(&mut bytes)?;
+    // A cut may fall inside a character: the tail starts at the next one.
+    let skip = if start > 0 {
+        bytes
+            .iter()
+            .take(3)
+            .take_while(|b| (**b & 0xC0) == 0x80)
+            .count()
+    } else {
+        0
+    };
+    Ok((
+        String::from_utf8_lossy(&bytes[skip..]).into_owned(),
+        total,
+        start > 0,
+    ))
 }
 
 /// A fresh id: `prefix` and eight lowercase letters or digits.
@@ -147,6 +196,13 @@ impl Jobs {
     ) {
         let group = child.id().and_then(|pid| i32::try_from(pid).ok());
         let id = info.id.clone();
+        {
+            let mut outputs = lock(&self.outputs);
+            if outputs.len() >= OUTPUTS_KEPT {
+                outputs.pop_front();
+            }
+            outputs.push_back((id.clone(), info.output.clone()));
+        }
         if let Some(host) = &host {
             host.started(&info);
         }
@@ -187,6 +243,29 @@ impl Jobs {
                 lock(&jobs.ended).push((info, end));
             }
         });
+    }
+
+    /// Asks the commands running in the foreground to move to the background: every one, or
+    /// the one of `tool_use_id`. Whether any command was listening.
+    pub fn request_move(&self, tool_use_id: Option<String>) -> bool {
+        self.moves
+            .send(tool_use_id)
+            .is_ok_and(|listening| listening > 0)
+    }
+
+    /// What a foreground command listens on for [`Jobs::request_move`].
+    pub fn moves(&self) -> tokio::sync::broadcast::Receiver<Option<String>> {
+        self.moves.subscribe()
+    }
+
+    /// The end of a job's output (at most [`OUTPUT_TAIL`] bytes, from a character's start),
+    /// the whole output's size, and whether it was cut; `None` for an id no job had.
+    pub fn output_tail(&self, id: &str) -> Option<std::io::Result<(String, u64, bool)>> {
+        let path = lock(&self.outputs)
+            .iter()
+            .find(|(known, _)| known == id)
+            .map(|(_, path)| path.clone())?;
+        Some(read_tail(&path))
     }
 
     /// Stops a running job; its description for the model, or why not.
@@ -407,6 +486,26 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_jobs_output_is_read_from_its_end_at_a_characters_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b1.output");
+        std::fs::write(&path, "short\n").unwrap();
+        assert_eq!(read_tail(&path).unwrap(), ("short\n".to_owned(), 6, false));
+        // 'é' is two bytes and starts at even offsets: with one byte after them, the last
+        // 8 KiB begin inside one, which is left out.
+        let long = format!("{}z", "é".repeat(OUTPUT_TAIL as usize));
+        std::fs::write(&path, &long).unwrap();
+        let (tail, total, cut) = read_tail(&path).unwrap();
+        assert!(cut);
+        assert_eq!(total, long.len() as u64);
+        assert!(tail.trim_end_matches('z').chars().all(|c| c == 'é'), "{tail:?}");
+        assert_eq!(tail.len() as u64, OUTPUT_TAIL - 1);
+        let jobs = Jobs::default();
+        assert!(jobs.output_tail("b-unknown").is_none());
+        assert!(!jobs.request_move(None), "nothing was running to be moved");
+    }
 
     #[test]
     fn ids_are_a_letter_and_eight_more() {
