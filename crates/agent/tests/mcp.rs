@@ -10,9 +10,9 @@ use std::process::Command;
 
 use serde_json::json;
 use support::agent::{mentions, result, turn, World};
-use support::mcp_http::{McpHttpServer, SESSION};
 use twinwire::mcp::{SdkMcpServer, SdkTool, ToolOutput};
 use twinwire::Client;
+use twinwire_testkit::mcp_http::{McpHttpServer, SESSION};
 
 /// `memo-mcp`, built beside this test's binary (once) so it is current.
 fn memo_mcp() -> PathBuf {
@@ -137,10 +137,10 @@ async fn note_through(server: serde_json::Value) -> Option<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streamable_http_server_is_reached_with_its_headers_and_session() {
-    let server = McpHttpServer::start("over http").await;
+    let server = McpHttpServer::start("over http").await.unwrap();
     let answer = note_through(json!({
         "type": "http",
-        "url": format!("{}/mcp", server.base),
+        "url": server.http_url(),
         "headers": {"X-Memo-Token": "t-123"}
     }))
     .await;
@@ -172,10 +172,10 @@ async fn a_streamable_http_server_is_reached_with_its_headers_and_session() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_sse_server_is_reached_through_the_endpoint_it_names() {
-    let server = McpHttpServer::start("over http").await;
+    let server = McpHttpServer::start("over http").await.unwrap();
     let answer = note_through(json!({
         "type": "sse",
-        "url": format!("{}/sse", server.base),
+        "url": server.sse_url(),
         "headers": {"X-Memo-Token": "t-456"}
     }))
     .await;

@@ -51,6 +51,7 @@
 
 pub mod fixtures;
 pub mod fuzz;
+pub mod mcp_http;
 pub mod mutations;
 pub mod script;
 pub mod secrets;

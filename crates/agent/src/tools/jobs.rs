@@ -500,7 +500,10 @@ mod tests {
         let (tail, total, cut) = read_tail(&path).unwrap();
         assert!(cut);
         assert_eq!(total, long.len() as u64);
-        assert!(tail.trim_end_matches('z').chars().all(|c| c == 'é'), "{tail:?}");
+        assert!(
+            tail.trim_end_matches('z').chars().all(|c| c == 'é'),
+            "{tail:?}"
+        );
         assert_eq!(tail.len() as u64, OUTPUT_TAIL - 1);
         let jobs = Jobs::default();
         assert!(jobs.output_tail("b-unknown").is_none());

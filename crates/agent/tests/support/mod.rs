@@ -3,4 +3,3 @@
 
 pub mod agent;
 pub mod http;
-pub mod mcp_http;

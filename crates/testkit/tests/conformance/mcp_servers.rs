@@ -1,6 +1,7 @@
 //! MCP servers the CLI starts itself (`memo-mcp` on stdio), managed over the control
 //! channel: status, enable/disable, reconnect, replacing the dynamic set, reading a resource;
-//! and a server's elicitation answered by the host.
+//! a server's elicitation answered by the host; and servers it reaches over streamable HTTP
+//! and SSE (`twinwire_testkit::mcp_http`, on a real socket).
 
 use std::collections::BTreeMap;
 
@@ -8,6 +9,7 @@ use serde_json::json;
 use twinwire::protocol::control::McpSetServersRequest;
 use twinwire::protocol::mcp::{McpConnectionStatus, McpServerConfig, McpServerStatus};
 use twinwire::Client;
+use twinwire_testkit::mcp_http::McpHttpServer;
 
 use crate::{script, the_result, turn, within, Scenario};
 
@@ -233,6 +235,65 @@ async fn an_mcp_servers_elicitation_is_answered_by_the_host() {
     assert!(
         results.iter().any(|r| r.contains("asked: decline")),
         "{results:?}"
+    );
+    within(client.close()).await.unwrap();
+}
+
+#[tokio::test]
+async fn servers_over_http_and_sse_are_connected_and_their_tools_called() {
+    let s = Scenario::start(script(
+        json!([
+            {"when": {"tool_result_contains": "old: by sse"}, "reply": {"text": "both answered"}},
+            {"when": {"tool_result_contains": "web: by http"},
+             "reply": {"tool_use": {"name": "mcp__old__note", "input": {"text": "by sse"}}}},
+            {"when": {"last_is_tool_result": true}, "reply": {"text": "a wrong result"}},
+            {"when": {"last_user_text_contains": "note it twice"},
+             "reply": {"tool_use": {"name": "mcp__web__note", "input": {"text": "by http"}}}}
+        ]),
+        json!({"text": "ok"}),
+    ))
+    .await;
+    let web = McpHttpServer::start("web").await.unwrap();
+    let old = McpHttpServer::start("old").await.unwrap();
+    let config: McpServerConfig = serde_json::from_value(json!({
+        "type": "http", "url": web.http_url(), "headers": {"X-Memo-Token": "t-web"}
+    }))
+    .unwrap();
+    let sse: McpServerConfig =
+        serde_json::from_value(json!({"type": "sse", "url": old.sse_url()})).unwrap();
+    let options = s
+        .builder()
+        .mcp_server("web", config)
+        .mcp_server("old", sse)
+        .allowed_tools(["mcp__web__note", "mcp__old__note"])
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .build()
+        .unwrap();
+    let client = s.connect(options).await;
+    let items = turn(&client, "note it twice").await;
+    assert_eq!(
+        the_result(&items).text(),
+        Some("both answered"),
+        "{:?}\nstderr:\n{}",
+        s.tool_results_sent(),
+        s.stderr()
+    );
+    for name in ["web", "old"] {
+        let server = status_of(&client, name).await;
+        assert_eq!(server.status, McpConnectionStatus::Connected, "{server:?}");
+    }
+    // The configured header goes with every request of the session.
+    let posts: Vec<String> = web
+        .heads()
+        .into_iter()
+        .filter(|head| head.starts_with("POST /mcp"))
+        .collect();
+    assert!(!posts.is_empty());
+    assert!(
+        posts
+            .iter()
+            .all(|head| head.to_ascii_lowercase().contains("x-memo-token: t-web")),
+        "{posts:#?}"
     );
     within(client.close()).await.unwrap();
 }

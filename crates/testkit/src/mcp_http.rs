@@ -5,20 +5,24 @@
 //! `/messages` as its endpoint, then carries the answers to what is posted there).
 //!
 //! One tool, `note`, answers `"<label>: <text>"`. Every request's head is kept, so a test can
-//! see the headers the client sent.
+//! see the headers the client sent. Bounded as a test server needs: a request's head and body
+//! are cut at [`MAX_REQUEST`].
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
-use super::http::read_request;
+/// The largest request read.
+pub const MAX_REQUEST: usize = 4 * 1024 * 1024;
 
 /// The session id the streamable transport hands out.
 pub const SESSION: &str = "web-memo-session-1";
 
+/// A running server; it stops with the runtime that started it.
+#[derive(Debug)]
 pub struct McpHttpServer {
     /// `http://127.0.0.1:PORT`.
     pub base: String,
@@ -26,10 +30,10 @@ pub struct McpHttpServer {
 }
 
 impl McpHttpServer {
-    /// Starts the server; `label` begins every answer of its tool.
-    pub async fn start(label: &str) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
+    /// Starts the server on a free port of 127.0.0.1; `label` begins every answer of its tool.
+    pub async fn start(label: &str) -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let base = format!("http://{}", listener.local_addr()?);
         let heads = Arc::new(Mutex::new(Vec::new()));
         let state = Arc::new(State {
             label: label.to_owned(),
@@ -41,13 +45,29 @@ impl McpHttpServer {
                 tokio::spawn(serve(socket, Arc::clone(&state)));
             }
         });
-        Self { base, heads }
+        Ok(Self { base, heads })
     }
 
     /// The heads of the requests seen so far (request line and headers).
     pub fn heads(&self) -> Vec<String> {
-        self.heads.lock().unwrap().clone()
+        lock(&self.heads).clone()
     }
+
+    /// The streamable HTTP transport's URL.
+    pub fn http_url(&self) -> String {
+        format!("{}/mcp", self.base)
+    }
+
+    /// The SSE transport's URL.
+    pub fn sse_url(&self) -> String {
+        format!("{}/sse", self.base)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 struct State {
@@ -59,7 +79,7 @@ struct State {
 
 async fn serve(mut socket: TcpStream, state: Arc<State>) {
     while let Some((head, body)) = read_request(&mut socket).await {
-        state.heads.lock().unwrap().push(head.clone());
+        lock(&state.heads).push(head.clone());
         let request_line = head.lines().next().unwrap_or_default().to_owned();
         let mut parts = request_line.split(' ');
         let method = parts.next().unwrap_or("");
@@ -89,7 +109,7 @@ async fn serve(mut socket: TcpStream, state: Arc<State>) {
             ("GET", "/sse") => return event_stream(socket, &state).await,
             ("POST", "/messages") => {
                 if let Some(reply) = answer(&message, &state.label) {
-                    if let Some(stream) = state.stream.lock().unwrap().as_ref() {
+                    if let Some(stream) = lock(&state.stream).as_ref() {
                         let _ = stream.send(reply);
                     }
                 }
@@ -107,7 +127,7 @@ async fn serve(mut socket: TcpStream, state: Arc<State>) {
 /// until the client goes.
 async fn event_stream(mut socket: TcpStream, state: &State) {
     let (tx, mut rx) = mpsc::unbounded_channel();
-    *state.stream.lock().unwrap() = Some(tx);
+    *lock(&state.stream) = Some(tx);
     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
     if socket.write_all(head.as_bytes()).await.is_err()
         || socket
@@ -164,4 +184,44 @@ fn answer(message: &Value, label: &str) -> Option<Value> {
         }
     };
     Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+/// One request: its head and its body (`content-length` bytes); `None` at the connection's
+/// end or past [`MAX_REQUEST`].
+async fn read_request(socket: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        if buffer.len() > MAX_REQUEST {
+            return None;
+        }
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).to_string();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    if length > MAX_REQUEST {
+        return None;
+    }
+    while buffer.len() < head_end + length {
+        let n = socket.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+    Some((head, buffer[head_end..head_end + length].to_vec()))
 }
