@@ -16,6 +16,7 @@
 
 mod basics;
 mod claims;
+mod compaction;
 mod control;
 mod decisions;
 mod dialogs;
