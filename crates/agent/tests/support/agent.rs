@@ -58,6 +58,20 @@ impl World {
             .request_timeout(Duration::from_secs(60))
     }
 
+    /// Options that start Claude Code itself here ([`claude_code`]), offline, as the
+    /// conformance suite starts it.
+    pub fn claude_options(&self) -> twinwire::options::OptionsBuilder {
+        self.options()
+            .cli_path(claude_code())
+            .env("TMPDIR", self.home.join("tmp"))
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("ANTHROPIC_AUTH_TOKEN")
+            .env_remove("ANTHROPIC_MODEL")
+    }
+
     /// The bodies of the model calls so far.
     pub fn model_requests(&self) -> Vec<Value> {
         self.server
@@ -79,6 +93,24 @@ impl World {
             .map(|s| s.session_id)
             .collect()
     }
+}
+
+/// The Claude Code build the agent is judged by: `$TWINWIRE_FIDELITY_CLAUDE`, else 2.1.332 from
+/// the cache `cargo xtask install-claude` fills (`cargo xtask test` installs it).
+pub fn claude_code() -> PathBuf {
+    if let Some(path) = std::env::var_os("TWINWIRE_FIDELITY_CLAUDE").filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let path = twinwire::host::process::pinned_cli_dir("2.1.332")
+        .expect("a cache directory (HOME or TWINWIRE_CACHE_DIR)")
+        .join("claude");
+    assert!(
+        path.is_file(),
+        "Claude Code 2.1.332 is not installed at {}: run `cargo xtask install-claude --version \
+         2.1.332`, or set TWINWIRE_FIDELITY_CLAUDE",
+        path.display()
+    );
+    path
 }
 
 /// The frames of one turn, up to its result (a minute at most).
