@@ -595,8 +595,8 @@ async fn session_end_callbacks_are_called_when_the_hosts_input_ends() {
     client.send("hello").await.unwrap();
     assert_eq!(result(&turn(&client).await).result.as_deref(), Some("ok"));
     assert!(seen.lock().unwrap().is_empty(), "SessionEnd before the end");
-    // Closing the input is the end: the agent calls the callback (it cannot wait for the
-    // answer, the host's input being closed) and exits.
+    // Closing the input is the end: twinwire's host calls the callback itself (it keeps
+    // lifecycle callbacks out of `initialize`, as no Claude Code calls them there), once.
     client.close().await.unwrap();
     assert_eq!(*seen.lock().unwrap(), ["SessionEnd:other"]);
 }

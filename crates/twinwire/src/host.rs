@@ -20,6 +20,7 @@ pub mod decisions;
 mod explaining;
 mod handler;
 pub mod launch;
+mod lifecycle;
 pub mod options;
 pub mod pool;
 pub mod process;

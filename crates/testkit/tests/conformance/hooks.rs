@@ -139,13 +139,14 @@ async fn a_pre_tool_use_hook_denies_the_tool() {
     assert!(told, "the hook's reason reached the model");
 }
 
-/// `SessionStart` and `SessionEnd` hooks registered from code (in `initialize`) are never
-/// called: the session has started before `initialize` registers them, and at its end the CLI
-/// sends no callback. twinwire sends them as the official SDKs do; a settings file's hooks are
-/// the way to run code at these events. The session is not harmed. Should a CLI start calling
-/// them, this fails and says so.
+/// `SessionStart` and `SessionEnd` hooks registered from code: no CLI calls them from
+/// `initialize` (the session has started before it registers them, and at its end it sends no
+/// callback), so twinwire's host calls them itself and does not send them: `SessionStart`
+/// before the first prompt, its context going with that prompt to the model, `SessionEnd` when
+/// the input ends. Each runs once, in order around the turn, on every generation and on
+/// twinwire-agent alike.
 #[tokio::test]
-async fn session_start_and_end_hooks_from_code_are_never_called() {
+async fn session_start_and_end_hooks_from_code_are_called_once_by_the_host() {
     let s = Scenario::start(script(json!([]), json!({"text": "ok"}))).await;
     let log = Log::default();
     let with_context = |input: &HookInput| match input {
@@ -167,7 +168,7 @@ async fn session_start_and_end_hooks_from_code_are_never_called() {
             HookEvent::SessionEnd,
             HookMatcher::all(logging(&log, |_| HookOutput::proceed())),
         )
-        // Called, so the callbacks work in this session: only the two are not.
+        // Called by the CLI, between the two the host calls.
         .hook(
             HookEvent::UserPromptSubmit,
             HookMatcher::all(logging(&log, |_| HookOutput::proceed())),
@@ -182,10 +183,13 @@ async fn session_start_and_end_hooks_from_code_are_never_called() {
     let requests = s.requests_for("hello there");
     assert_eq!(requests.len(), 1, "{requests:?}");
     assert!(
-        !requests[0].to_string().contains("PELICAN-4411"),
-        "a SessionStart hook from code was called and its context reached the model"
+        requests[0].to_string().contains("PELICAN-4411"),
+        "the SessionStart context did not reach the model"
     );
-    assert_eq!(*log.lock().unwrap(), ["UserPromptSubmit"]);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["SessionStart", "UserPromptSubmit", "SessionEnd"]
+    );
 }
 
 /// A `SessionEnd` hook from a settings file runs when the host's input ends (`query` closes it

@@ -85,6 +85,8 @@ struct Inner {
     watch: Arc<SessionWatch>,
     /// The session's misconfigurations: the options', then what `system/init` showed.
     warnings: Arc<std::sync::Mutex<Vec<Warning>>>,
+    /// The options' `SessionStart` and `SessionEnd` callbacks, which the host calls itself.
+    lifecycle: super::lifecycle::Lifecycle,
 }
 
 impl std::fmt::Debug for Client {
@@ -152,10 +154,12 @@ impl Client {
             deferred: Some(session_watch.tap()),
             lines: None,
         };
+        let control = Arc::new(control);
+        let lifecycle = super::lifecycle::Lifecycle::new(Arc::clone(&control));
         let (connection, inbound) = Connection::start_watched::<HostSide, _, _>(
             stdout,
             stdin,
-            Arc::new(control),
+            control,
             config,
             Box::new(move |end| Box::pin(end_cause(output_ended, end, seen))),
             watchers,
@@ -198,6 +202,7 @@ impl Client {
                 spans,
                 watch: session_watch,
                 warnings,
+                lifecycle,
             }),
         })
     }
@@ -209,6 +214,10 @@ impl Client {
 
     /// Sends a user message as given (priority, uuid, session id, …).
     pub async fn send_message(&self, mut message: UserMessage) -> Result<()> {
+        if let Some(context) = self.inner.lifecycle.start(&self.inner.options).await {
+            let content = std::mem::take(&mut message.message.content);
+            message.message.content = super::lifecycle::with_context(content, &context);
+        }
         if self.inner.options.verbatim_prompts() {
             // The CLI then takes the prompt as written (no slash-command expansion).
             message
@@ -360,13 +369,22 @@ impl Client {
             options.stdin_idle_ceiling,
         )
         .await;
+        self.end_input().await;
+    }
+
+    /// Ends the input, after the options' `SessionEnd` callbacks (once).
+    async fn end_input(&self) {
+        self.inner
+            .lifecycle
+            .end(&self.inner.options, &self.inner.watch)
+            .await;
         self.inner.connection.close_input();
     }
 
     /// Ends the session gracefully: closes stdin, waits for the CLI to exit, then SIGTERM,
     /// then SIGKILL. Returns its exit status.
     pub async fn close(&self) -> Result<Option<ExitStatus>> {
-        self.inner.connection.close_input();
+        self.end_input().await;
         let status = self
             .inner
             .process

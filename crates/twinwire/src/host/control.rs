@@ -56,6 +56,9 @@ pub(crate) struct HostControl {
     /// Where the permission and hook spans go (under their tool use's), and what the host
     /// answered goes for the session's permission decisions.
     watch: Arc<SessionWatch>,
+    /// The `SessionStart` and `SessionEnd` callbacks, which the host calls itself
+    /// ([`HostControl::call_lifecycle`]): their event, matcher and id, in order.
+    lifecycle: Vec<(HookEvent, Option<String>, String)>,
 }
 
 impl HostControl {
@@ -70,8 +73,11 @@ impl HostControl {
     ) -> (Self, Option<HookMatchers>) {
         let mut registered = HashMap::new();
         let mut wire: HookMatchers = Default::default();
+        let mut lifecycle = Vec::new();
         for (event, matchers) in hooks {
-            let entry = wire.entry(event.as_str().to_owned()).or_default();
+            // No Claude Code calls these from `initialize`; the host calls them, and a program
+            // that would (twinwire-agent) is not told of them, so that each runs once.
+            let own = matches!(event, HookEvent::SessionStart | HookEvent::SessionEnd);
             for matcher in matchers {
                 let mut ids = Vec::new();
                 for callback in &matcher.hooks {
@@ -85,14 +91,22 @@ impl HostControl {
                             timeout: matcher.timeout.unwrap_or(DEFAULT_HOOK_TIMEOUT),
                         },
                     );
+                    if own {
+                        lifecycle.push((event.clone(), matcher.matcher.clone(), id.clone()));
+                    }
                     ids.push(id);
                 }
-                entry.push(HookCallbackMatcher {
-                    matcher: Some(matcher.matcher.clone()),
-                    hook_callback_ids: ids,
-                    timeout: matcher.timeout.map(|t| t.as_secs_f64().ceil() as u64),
-                    ..HookCallbackMatcher::default()
-                });
+                if own {
+                    continue;
+                }
+                wire.entry(event.as_str().to_owned())
+                    .or_default()
+                    .push(HookCallbackMatcher {
+                        matcher: Some(matcher.matcher.clone()),
+                        hook_callback_ids: ids,
+                        timeout: matcher.timeout.map(|t| t.as_secs_f64().ceil() as u64),
+                        ..HookCallbackMatcher::default()
+                    });
             }
         }
         let wire = (!wire.is_empty()).then_some(wire);
@@ -102,8 +116,67 @@ impl HostControl {
             hooks: registered,
             mcp,
             watch,
+            lifecycle,
         };
         (control, wire)
+    }
+
+    /// Whether options gave callbacks for `event` that the host calls itself.
+    pub(crate) fn has_lifecycle(&self, event: &HookEvent) -> bool {
+        self.lifecycle.iter().any(|(e, ..)| e == event)
+    }
+
+    /// Calls the `SessionStart` or `SessionEnd` callbacks whose matcher takes `subject` (the
+    /// start's source, the end's reason), one after the other, each within its timeout: the
+    /// outputs of those that answered. One that fails is logged and passed over: these events
+    /// guard nothing.
+    pub(crate) async fn call_lifecycle(
+        &self,
+        event: HookEvent,
+        subject: &str,
+        input: twinwire_protocol::hooks::HookInput,
+    ) -> Vec<HookOutput> {
+        let mut outputs = Vec::new();
+        for (_, matcher, id) in self.lifecycle.iter().filter(|(e, ..)| *e == event) {
+            if !lifecycle_matches(matcher.as_deref(), subject) {
+                continue;
+            }
+            let Some(hook) = self.hooks.get(id) else {
+                continue;
+            };
+            let call = HookCall {
+                callback_id: id.clone(),
+                event: event.clone(),
+                input: input.clone(),
+                cx: HookContext {
+                    tool_use_id: None,
+                    cancel: tokio_util::sync::CancellationToken::new(),
+                },
+                registered: Some(Arc::clone(&hook.callback)),
+            };
+            let call = std::panic::catch_unwind(AssertUnwindSafe(|| self.host.hook(call)));
+            let outcome = match call {
+                Ok(call) => guarded(call, Some(hook.timeout)).await,
+                Err(panic) => Err(format!(
+                    "panicked: {}",
+                    crate::engine::panic_message(&*panic)
+                )),
+            };
+            match outcome {
+                Ok(output) => outputs.push(output),
+                Err(reason) => tracing::warn!(event = %event, %reason, "hook callback failed"),
+            }
+        }
+        outputs
+    }
+}
+
+/// Whether a lifecycle matcher takes `subject`: none, empty or `*` takes everything, else one
+/// of its names joined by `|`.
+fn lifecycle_matches(matcher: Option<&str>, subject: &str) -> bool {
+    match matcher.map(str::trim) {
+        None | Some("" | "*") => true,
+        Some(names) => names.split('|').any(|name| name.trim() == subject),
     }
 }
 

@@ -31,6 +31,8 @@ use crate::trace;
 /// The watch of one session.
 pub(crate) struct SessionWatch {
     spans: Arc<SessionSpans>,
+    /// The session as `system/init` last named it: its id and working directory.
+    session: Mutex<Option<(String, String)>>,
     usage: Mutex<UsageFold>,
     decisions: Mutex<DecisionLog>,
     on_decision: Option<OnDecision>,
@@ -50,6 +52,7 @@ impl SessionWatch {
     ) -> Self {
         Self {
             spans,
+            session: Mutex::new(None),
             usage: Mutex::new(UsageFold::default()),
             decisions: Mutex::new(DecisionLog::new(explainer)),
             on_decision,
@@ -121,6 +124,11 @@ impl SessionWatch {
             .cloned()
     }
 
+    /// The session's id and working directory, once `system/init` named them.
+    pub(crate) fn session(&self) -> Option<(String, String)> {
+        lock(&self.session).clone()
+    }
+
     /// The turns kept, oldest first.
     pub(crate) fn turns(&self) -> Vec<TurnUsage> {
         lock(&self.usage).turns().iter().cloned().collect()
@@ -138,6 +146,7 @@ impl SessionWatch {
             Message::System(system) => match &**system {
                 SystemMessage::Init(init) => {
                     self.spans.initialized(&init.session_id, &init.model);
+                    *lock(&self.session) = Some((init.session_id.clone(), init.cwd.clone()));
                     lock(&self.decisions).mode = Some(init.permission_mode.as_str().to_owned());
                 }
                 SystemMessage::TaskStarted(task) => {
