@@ -89,12 +89,17 @@ impl CodingAgent {
         let client = ModelClient::from_env(|name| env.get(name).cloned())?;
         let mut dirs = vec![config.cwd.clone()];
         dirs.extend(config.add_dirs.iter().cloned());
-        let workspace = Arc::new(Workspace::new(
-            config.cwd.clone(),
-            config.add_dirs.clone(),
-            config.limits,
-            config.env.clone(),
-        )?);
+        let workspace = Arc::new(
+            Workspace::new(
+                config.cwd.clone(),
+                config.add_dirs.clone(),
+                config.limits,
+                config.env.clone(),
+            )?
+            .with_sandbox(crate::tools::sandbox::Sandbox::from_settings(
+                config.sandbox.as_ref(),
+            )),
+        );
         let permissions = Permissions::new(
             &config.allowed_tools,
             &config.disallowed_tools,

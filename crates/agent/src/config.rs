@@ -139,6 +139,8 @@ pub struct Config {
     pub managed_settings: Option<String>,
     /// Subagents given on the command line (`--agents`: name → definition), in order.
     pub agents: Vec<Value>,
+    /// The settings' `sandbox` block: Bash confined when it is enabled.
+    pub sandbox: Option<Value>,
 }
 
 impl std::fmt::Debug for Config {
@@ -185,6 +187,7 @@ impl std::fmt::Debug for Config {
                 &self.managed_settings.as_ref().map(|_| "…"),
             )
             .field("agents", &self.agents.len())
+            .field("sandbox", &self.sandbox)
             .finish()
     }
 }
@@ -221,6 +224,7 @@ impl Default for Config {
             settings: None,
             managed_settings: None,
             agents: Vec::new(),
+            sandbox: None,
         }
     }
 }
@@ -395,6 +399,7 @@ impl Config {
             start,
             persist_session: !args.no_session_persistence,
             add_dirs: [args.add_dir.clone(), from_settings.additional_directories].concat(),
+            sandbox: from_settings.sandbox,
             prompt: args.prompt.clone().filter(|p| !p.is_empty()),
             env,
             limits: Limits::default(),

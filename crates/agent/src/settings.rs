@@ -58,6 +58,8 @@ pub struct FromSettings {
     pub env: BTreeMap<String, String>,
     /// `model`.
     pub model: Option<String>,
+    /// `sandbox`: the sandbox block, as written (see `tools::sandbox`).
+    pub sandbox: Option<Value>,
 }
 
 /// Where the settings are read from.
@@ -195,6 +197,7 @@ pub fn read(settings: &Map<String, Value>, cwd: &Path, home: Option<&Path>) -> F
             .and_then(Value::as_str)
             .filter(|m| !m.trim().is_empty())
             .map(str::to_owned),
+        sandbox: settings.get("sandbox").cloned(),
     }
 }
 

@@ -20,6 +20,7 @@ pub(crate) mod mcp_resources;
 mod notebook;
 mod ordered_json;
 mod read;
+pub mod sandbox;
 mod schema;
 pub mod sdk_mcp;
 mod skill;

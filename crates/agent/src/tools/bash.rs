@@ -154,10 +154,19 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
         Ok(sink) => Arc::new(Mutex::new(sink)),
         Err(err) => return ToolOutput::failure(format!("cannot capture the output: {err}")),
     };
-    let mut bash = Command::new("/bin/bash");
-    bash.arg("-c")
-        .arg(script(&command, &cwd_file))
-        .current_dir(cx.workspace.shell_cwd());
+    let script = script(&command, &cwd_file);
+    let mut bash = match cx.workspace.sandbox() {
+        Some(sandbox) => match sandbox.bash(&script, &cx.workspace.writable()) {
+            Ok(bash) => bash,
+            Err(why) => return ToolOutput::failure(why),
+        },
+        None => {
+            let mut bash = Command::new("/bin/bash");
+            bash.arg("-c").arg(script);
+            bash
+        }
+    };
+    bash.current_dir(cx.workspace.shell_cwd());
     // The credentials stay out of what the command can print (see `child_env`).
     crate::child_env::apply(&mut bash, &cx.workspace.env);
     bash.env("CLAUDECODE", "1")

@@ -32,6 +32,8 @@ pub struct Workspace {
     pub limits: Limits,
     /// The environment commands run with.
     pub env: BTreeMap<String, String>,
+    /// The sandbox Bash runs in, when the settings enable one.
+    sandbox: Option<super::sandbox::Sandbox>,
     /// A private directory for the shell's bookkeeping, removed with the workspace.
     scratch: tempfile::TempDir,
     /// The session's rules, for the searches to leave out what a Read deny rule covers.
@@ -71,7 +73,32 @@ impl Workspace {
                 .prefix("twinwire-agent-")
                 .tempdir()?,
             read_rules: Mutex::new(None),
+            sandbox: None,
         })
+    }
+
+    /// Bash runs in `sandbox`, when there is one.
+    #[must_use]
+    pub fn with_sandbox(mut self, sandbox: Option<super::sandbox::Sandbox>) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// The sandbox Bash runs in.
+    pub fn sandbox(&self) -> Option<&super::sandbox::Sandbox> {
+        self.sandbox.as_ref()
+    }
+
+    /// Where a sandboxed command may write: the session's directories, its temporary
+    /// directory and the shell's bookkeeping.
+    pub fn writable(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.root.clone()];
+        dirs.extend(self.add_dirs.iter().cloned());
+        dirs.push(self.scratch().to_owned());
+        if let Some(tmp) = self.env.get("TMPDIR").filter(|t| !t.is_empty()) {
+            dirs.push(PathBuf::from(tmp));
+        }
+        dirs
     }
 
     /// The session's rules now (again whenever they change): Glob and Grep leave out every
