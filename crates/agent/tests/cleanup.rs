@@ -1,7 +1,9 @@
 //! Nothing is left behind: `twinwire-agent` started as a host starts it (stream-json over
 //! pipes), its model asking for a Bash command that starts a process in its group, one in a
 //! session of its own (`setsid`) and a background job; then the session is ended by SIGTERM,
-//! by SIGINT or by the end of its input, and every process it started must be gone.
+//! by SIGINT or by the end of its input, and every process it started must be gone. The same
+//! holds, with the session going on, when the command is interrupted or simply returns while
+//! what it started in a session of its own still runs.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -22,10 +24,14 @@ const COMMAND: &str = "sleep 301 & a=$!; setsid sleep 302 & b=$!; \
                        echo $a $b $(cat deep) > pids.tmp && mv pids.tmp pids; sleep 300";
 
 async fn world(foreground: bool) -> World {
+    world_running(COMMAND, foreground).await
+}
+
+async fn world_running(command: &str, foreground: bool) -> World {
     World::new(json!({"rules": [
         {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},
         {"when": {"last_user_text_contains": "start"}, "reply": {"tool_use": {"name": "Bash",
-            "input": {"command": COMMAND, "description": "start processes",
+            "input": {"command": command, "description": "start processes",
                       "run_in_background": !foreground}}}}
     ], "default": {"text": "unexpected"}}))
     .await
@@ -61,6 +67,12 @@ fn start(world: &World) -> Child {
 
 /// The pids the command wrote, once it has (30 s at most).
 fn pids(work: &Path) -> Vec<i32> {
+    let pids = pids_written(work);
+    assert_eq!(pids.len(), 3, "{pids:?}");
+    pids
+}
+
+fn pids_written(work: &Path) -> Vec<i32> {
     let file = work.join("pids");
     let deadline = Instant::now() + Duration::from_secs(30);
     while !file.exists() {
@@ -72,8 +84,26 @@ fn pids(work: &Path) -> Vec<i32> {
         .split_whitespace()
         .map(|p| p.parse().unwrap())
         .collect();
-    assert_eq!(pids.len(), 3, "{pids:?}");
     pids
+}
+
+/// Waits (2 s at most) for the processes to be gone while the agent runs on.
+fn assert_ended_while_running(agent: &mut Child, pids: &[i32]) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while pids.iter().any(|p| alive(*p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left: Vec<i32> = pids.iter().copied().filter(|p| alive(*p)).collect();
+    for pid in &left {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(*pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(agent.try_wait().unwrap().is_none(), "the session ended");
+    let _ = agent.kill();
+    let _ = agent.wait();
+    assert!(left.is_empty(), "left running: {left:?} of {pids:?}");
 }
 
 /// Whether `pid` is running (a zombie is not: it only waits to be collected).
@@ -138,4 +168,27 @@ async fn the_end_of_input_ends_a_background_job_and_what_left_its_group() {
     let pids = pids(&world.work);
     drop(agent.stdin.take());
     assert_all_ended(&mut agent, &pids);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_command_ends_with_what_left_its_group() {
+    let world = world(true).await;
+    let mut agent = start(&world);
+    let pids = pids(&world.work);
+    let interrupt = json!({"type": "control_request", "request_id": "stop-1",
+                           "request": {"subtype": "interrupt"}});
+    let stdin = agent.stdin.as_mut().unwrap();
+    writeln!(stdin, "{interrupt}").unwrap();
+    stdin.flush().unwrap();
+    assert_ended_while_running(&mut agent, &pids);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_returns_takes_what_it_left_running_with_it() {
+    let command = "setsid sleep 304 & echo $! > pids.tmp && mv pids.tmp pids";
+    let world = world_running(command, true).await;
+    let mut agent = start(&world);
+    let pids = pids_written(&world.work);
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    assert_ended_while_running(&mut agent, &pids);
 }

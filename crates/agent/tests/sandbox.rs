@@ -62,7 +62,10 @@ async fn a_sandboxed_command_writes_only_inside_and_reads_nothing_denied() {
         "a denied file was read: {said}"
     );
     // Its network namespace is its own: one interface, the loopback.
-    assert!(said.contains("NET-1"), "the command had the machine's network: {said}");
+    assert!(
+        said.contains("NET-1"),
+        "the command had the machine's network: {said}"
+    );
     client.send("second").await.unwrap();
     let frames = turn(&client).await;
     assert!(

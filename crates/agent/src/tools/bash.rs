@@ -169,7 +169,11 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
     bash.current_dir(cx.workspace.shell_cwd());
     // The credentials stay out of what the command can print (see `child_env`).
     crate::child_env::apply(&mut bash, &cx.workspace.env);
-    bash.env("CLAUDECODE", "1")
+    // The command's id, which all it starts inherits: its job's id if it becomes one, and
+    // how what it leaves running is found when it ends (`reaper::end_marked_soon`).
+    let id = new_id('b');
+    bash.env(crate::reaper::MARKER_VAR, &id)
+        .env("CLAUDECODE", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -186,7 +190,7 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
         let limit = asked_ms.map_or(BACKGROUND_DEFAULT, |ms| {
             Duration::from_millis(ms.min(BACKGROUND_MAX_MS))
         });
-        return match start_job(&cx, &command, description, child, copy, &sink, limit) {
+        return match start_job(&cx, id, &command, description, child, copy, &sink, limit) {
             Ok(info) => ToolOutput::success(
                 format!(
                     "Command running in background with ID: {}. Output is being written to: {}. \
@@ -204,7 +208,10 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
     let timeout_ms = asked_ms
         .unwrap_or(limits.bash_default_timeout_ms)
         .min(limits.bash_max_timeout_ms);
-    let mut group = ProcessGroup(child.id());
+    let mut group = ProcessGroup {
+        leader: child.id(),
+        id: id.clone(),
+    };
     let mut moves = cx.workspace.jobs.moves();
     let ending = tokio::select! {
         status = child.wait() => Ending::Exited(status.ok().and_then(|s| s.code())),
@@ -217,7 +224,16 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
         // Still running at its limit, or moved by the host: it goes on as a background job,
         // its output with it.
         let so_far = output::text_of(&capture);
-        let started = start_job(&cx, &command, description, child, copy, &sink, MOVED_LIMIT);
+        let started = start_job(
+            &cx,
+            id,
+            &command,
+            description,
+            child,
+            copy,
+            &sink,
+            MOVED_LIMIT,
+        );
         group.disarm();
         return match started {
             Ok(info) => {
@@ -240,6 +256,8 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
     };
     group.signal(jobs::Stop::Kill);
     group.disarm();
+    // What left the group (`setsid`) goes too.
+    crate::reaper::end_marked_soon(&id);
     if tokio::time::timeout(PIPE_GRACE, &mut copy).await.is_err() {
         copy.abort();
     }
@@ -307,9 +325,11 @@ fn only_sleeps(command: &str) -> bool {
     command.split_whitespace().next() == Some("sleep")
 }
 
-/// Registers `child` as a job of the session.
+/// Registers `child` as job `id` of the session.
+#[allow(clippy::too_many_arguments)]
 fn start_job(
     cx: &ToolContext,
+    id: String,
     command: &str,
     description: Option<String>,
     child: tokio::process::Child,
@@ -317,7 +337,6 @@ fn start_job(
     sink: &Arc<Mutex<Sink>>,
     limit: Duration,
 ) -> std::io::Result<JobInfo> {
-    let id = new_id('b');
     let output = cx
         .workspace
         .tasks_dir(&cx.session_id)
@@ -360,17 +379,20 @@ fn follow_cwd(cx: &ToolContext, cwd_file: &std::path::Path) -> Option<std::path:
 }
 
 /// A command's process group, killed whole (and on drop, should the call be dropped midway,
-/// while its leader is not yet reaped).
-struct ProcessGroup(Option<u32>);
+/// while its leader is not yet reaped, with what left the group: the command's id).
+struct ProcessGroup {
+    leader: Option<u32>,
+    id: String,
+}
 
 impl ProcessGroup {
     /// The leader is reaped: its number may be reused, the group is not signalled again.
     fn disarm(&mut self) {
-        self.0 = None;
+        self.leader = None;
     }
 
     fn signal(&self, stop: jobs::Stop) {
-        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+        if let Some(pid) = self.leader.and_then(|p| i32::try_from(p).ok()) {
             jobs::signal_group(pid, stop);
         }
     }
@@ -379,7 +401,10 @@ impl ProcessGroup {
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
         // A call dropped before its command ended (the turn cut short) takes its processes
-        // with it.
-        self.signal(jobs::Stop::Kill);
+        // with it, those that left its group too.
+        if self.leader.is_some() {
+            self.signal(jobs::Stop::Kill);
+            crate::reaper::end_marked_soon(&self.id);
+        }
     }
 }

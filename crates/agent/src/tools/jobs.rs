@@ -223,6 +223,7 @@ impl Jobs {
             if let Some(group) = group {
                 signal_group(group, Stop::Kill);
             }
+            crate::reaper::end_marked_soon(&id);
             let _ = child.wait().await;
             let _ = tokio::time::timeout(Duration::from_secs(1), copy).await;
             let code = match end {
@@ -283,9 +284,11 @@ impl Jobs {
         if let Some(group) = job.group {
             signal_group(group, Stop::Term);
             let group_id = group;
+            let id = job.info.id.clone();
             tokio::spawn(async move {
                 tokio::time::sleep(Duration::from_millis(500)).await;
                 signal_group(group_id, Stop::Kill);
+                crate::reaper::end_marked_soon(&id);
             });
         }
         Ok(job.info)
