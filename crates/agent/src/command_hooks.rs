@@ -37,13 +37,7 @@ pub struct CommandHooks {
 impl CommandHooks {
     /// The hooks of the session's settings (every source, as [`crate::settings`] reads them).
     pub fn read(config: &Config) -> Self {
-        let settings = crate::settings::effective(&crate::settings::Sources {
-            cwd: &config.cwd,
-            env: &config.env,
-            setting_sources: config.setting_sources.as_deref(),
-            flag: config.settings.as_ref(),
-            managed: config.managed_settings.as_deref(),
-        });
+        let settings = crate::settings::effective(&crate::settings::Sources::of(config));
         if settings.get("disableAllHooks") == Some(&Value::Bool(true)) {
             return Self::default();
         }

@@ -63,14 +63,7 @@ const USER_KEYS: &[&str] = &["effortLevel"];
 const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
 
 fn layers(session: &Session) -> Vec<(&'static str, Map<String, Value>)> {
-    let config = &session.config;
-    crate::settings::layers(&crate::settings::Sources {
-        cwd: &config.cwd,
-        env: &config.env,
-        setting_sources: config.setting_sources.as_deref(),
-        flag: config.settings.as_ref(),
-        managed: config.managed_settings.as_deref(),
-    })
+    crate::settings::layers(&crate::settings::Sources::of(&session.config))
 }
 
 fn label(source: &str) -> &'static str {

@@ -165,15 +165,7 @@ impl<'a> Reader<'a> {
         if project {
             self.file(&dir.join("CLAUDE.md"), Kind::Project);
             self.file(&dir.join(".claude").join("CLAUDE.md"), Kind::Project);
-            let mut rules: Vec<PathBuf> = std::fs::read_dir(dir.join(".claude").join("rules"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .map(|entry| entry.path())
-                .filter(|path| path.extension().is_some_and(|e| e == "md"))
-                .collect();
-            rules.sort();
-            for rule in rules {
+            for rule in markdown_files(&dir.join(".claude").join("rules")) {
                 self.file(&rule, Kind::Project);
             }
         }
@@ -252,6 +244,19 @@ fn read_text(path: &Path, limit: usize) -> Option<String> {
             }
         }
     }
+}
+
+/// The Markdown files of `dir` (not below it), by name.
+pub(crate) fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md") && path.is_file())
+        .collect();
+    paths.sort();
+    paths
 }
 
 fn canonical(path: &Path) -> PathBuf {

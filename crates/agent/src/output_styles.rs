@@ -92,14 +92,7 @@ pub fn chosen(styles: &[Style], name: &str) -> Option<Style> {
 
 /// The custom styles of one directory, by file name.
 fn read_dir(dir: &Path) -> Vec<Style> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "md"))
-        .collect();
-    paths.sort();
+    let mut paths = crate::memory::markdown_files(dir);
     paths.truncate(MAX_STYLES);
     paths
         .iter()

@@ -90,13 +90,7 @@ pub struct State {
 impl State {
     /// Takes the output style the settings choose (`outputStyle`).
     fn choose_style(&mut self, config: &Config, store: &SavedSessions) {
-        let settings = crate::settings::effective(&crate::settings::Sources {
-            cwd: &config.cwd,
-            env: &config.env,
-            setting_sources: config.setting_sources.as_deref(),
-            flag: config.settings.as_ref(),
-            managed: config.managed_settings.as_deref(),
-        });
+        let settings = crate::settings::effective(&crate::settings::Sources::of(config));
         if let Some(name) = settings.get("outputStyle").and_then(Value::as_str) {
             let styles = crate::output_styles::available(&config.cwd, Some(store.config_dir()));
             self.style = crate::output_styles::chosen(&styles, name);

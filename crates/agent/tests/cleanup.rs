@@ -87,8 +87,8 @@ fn pids_written(work: &Path) -> Vec<i32> {
     pids
 }
 
-/// Waits (2 s at most) for the processes to be gone while the agent runs on.
-fn assert_ended_while_running(agent: &mut Child, pids: &[i32]) {
+/// The processes still running after 2 s at most (killed, so that a failure leaves nothing).
+fn left_after_two_seconds(pids: &[i32]) -> Vec<i32> {
     let deadline = Instant::now() + Duration::from_secs(2);
     while pids.iter().any(|p| alive(*p)) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
@@ -100,6 +100,12 @@ fn assert_ended_while_running(agent: &mut Child, pids: &[i32]) {
             nix::sys::signal::Signal::SIGKILL,
         );
     }
+    left
+}
+
+/// Waits (2 s at most) for the processes to be gone while the agent runs on.
+fn assert_ended_while_running(agent: &mut Child, pids: &[i32]) {
+    let left = left_after_two_seconds(pids);
     assert!(agent.try_wait().unwrap().is_none(), "the session ended");
     let _ = agent.kill();
     let _ = agent.wait();
@@ -127,17 +133,7 @@ fn assert_all_ended(agent: &mut Child, pids: &[i32]) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while pids.iter().any(|p| alive(*p)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let left: Vec<i32> = pids.iter().copied().filter(|p| alive(*p)).collect();
-    for pid in &left {
-        let _ = nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(*pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
+    let left = left_after_two_seconds(pids);
     assert!(left.is_empty(), "left running: {left:?} of {pids:?}");
 }
 

@@ -186,9 +186,9 @@ fn answer(message: &Value, label: &str) -> Option<Value> {
     Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
 }
 
-/// One request: its head and its body (`content-length` bytes); `None` at the connection's
-/// end or past [`MAX_REQUEST`].
-async fn read_request(socket: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+/// One HTTP/1.1 request from `socket`: its head and its body (`content-length` bytes); `None`
+/// at the connection's end or past [`MAX_REQUEST`]. For test servers of other kinds too.
+pub async fn read_request(socket: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 8192];
     let head_end = loop {
