@@ -52,6 +52,7 @@ const EVENTS: &[(&str, &str, bool)] = &[
     ("PreCompact", "Before the conversation is compacted", true),
     ("PostCompact", "After the conversation was compacted", true),
     ("Stop", "When the turn is about to end", false),
+    ("StopFailure", "When the turn ends on an API error", true),
     ("SessionEnd", "When the session ends", true),
 ];
 

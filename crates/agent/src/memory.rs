@@ -45,6 +45,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Claude Code's name for it in hook inputs (`memory_type`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Managed => "Managed",
+            Self::User => "User",
+            Self::Project => "Project",
+            Self::Local => "Local",
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             Self::Managed => "instructions managed for every user of this machine",
@@ -64,6 +74,8 @@ pub struct MemoryFile {
     pub kind: Kind,
     /// Its text, cut at [`MAX_FILE_BYTES`].
     pub text: String,
+    /// The file whose `@` import brought it in, if one did.
+    pub imported_by: Option<PathBuf>,
 }
 
 /// Where memory is looked for.
@@ -176,10 +188,10 @@ impl<'a> Reader<'a> {
 
     /// A file and, after it, what it imports.
     fn file(&mut self, path: &Path, kind: Kind) {
-        self.follow(path, kind, 0);
+        self.follow(path, kind, 0, None);
     }
 
-    fn follow(&mut self, path: &Path, kind: Kind, depth: usize) {
+    fn follow(&mut self, path: &Path, kind: Kind, depth: usize, importer: Option<&Path>) {
         if !path.is_file() || self.files.len() >= MAX_FILES || self.total >= MAX_TOTAL_BYTES {
             return;
         }
@@ -199,11 +211,12 @@ impl<'a> Reader<'a> {
             path: path.to_owned(),
             kind,
             text,
+            imported_by: importer.map(Path::to_owned),
         });
         let base = path.parent().unwrap_or(Path::new("/"));
         for import in imports {
             if let Some(target) = self.resolve(&import, base) {
-                self.follow(&target, kind, depth + 1);
+                self.follow(&target, kind, depth + 1, Some(path));
             }
         }
     }

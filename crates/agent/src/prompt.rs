@@ -174,6 +174,7 @@ mod tests {
             path: "/work/CLAUDE.md".into(),
             kind: crate::memory::Kind::Project,
             text: "Answer in French.\n".into(),
+            imported_by: None,
         }];
         let blocks = system(
             Some("Be brief."),

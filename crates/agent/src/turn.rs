@@ -45,6 +45,9 @@ pub(crate) async fn run(session: Arc<Session>, message: UserMessage, peer: Peer)
         Ok(()) => drive(&session, &peer, &mut tally).await,
         Err(end) => end,
     };
+    if let End::Api(error) | End::TooLong(error) = &end {
+        stop_failure(&session, &peer, error).await;
+    }
     finish(&session, &peer, end, tally)
 }
 
@@ -71,6 +74,7 @@ async fn begin(session: &Arc<Session>, peer: &Peer, message: UserMessage) -> Res
                 .state()
                 .push_user(UserContent::Text(report.context.join("\n\n")));
         }
+        instructions_loaded(&cx, session).await;
     }
     let prompt = message.message.content.joined_text();
     let roots = commands::roots(session.store.config_dir(), &session.config.cwd);
@@ -111,6 +115,44 @@ async fn begin(session: &Arc<Session>, peer: &Peer, message: UserMessage) -> Res
     session.record_user(&uuid, content, Map::new());
     crate::prompt::note_environment(session);
     Ok(())
+}
+
+/// `InstructionsLoaded`, once for each memory file the session started with (in the order
+/// the model reads them), its matcher taking the load reason.
+async fn instructions_loaded(cx: &TurnContext, session: &Session) {
+    let files = session.state().memory.clone();
+    for file in files {
+        let reason = if file.imported_by.is_some() {
+            "include"
+        } else {
+            "session_start"
+        };
+        let mut fields = Map::new();
+        fields.insert("file_path".into(), json!(file.path.display().to_string()));
+        fields.insert("memory_type".into(), json!(file.kind.name()));
+        fields.insert("load_reason".into(), json!(reason));
+        if let Some(parent) = &file.imported_by {
+            fields.insert(
+                "parent_file_path".into(),
+                json!(parent.display().to_string()),
+            );
+        }
+        cx.fire("InstructionsLoaded", Some(reason), fields, None)
+            .await;
+    }
+}
+
+/// `StopFailure`: the turn ends on an API error; the matcher takes the error's kind.
+async fn stop_failure(session: &Arc<Session>, peer: &Peer, error: &crate::model::ModelError) {
+    let cx = TurnContext::read(session, peer);
+    let kind = model_call::error_kind(error);
+    let mut fields = Map::new();
+    fields.insert("error".into(), json!(kind));
+    fields.insert("error_details".into(), json!(error.to_string()));
+    let kind = serde_json::to_value(&kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned));
+    cx.fire("StopFailure", kind.as_deref(), fields, None).await;
 }
 
 /// Model calls and tool runs until the turn ends.

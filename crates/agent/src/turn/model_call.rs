@@ -169,18 +169,23 @@ pub(crate) fn error_frame(cx: &TurnContext, error: &ModelError) {
     if error.status().is_some_and(|s| s >= 500) {
         text.push_str(". This is a server-side issue, usually temporary; try again in a moment.");
     }
-    let kind = match error.status() {
+    cx.emit(&frames::api_error(
+        &cx.session_id,
+        &text,
+        error_kind(error),
+        error.status(),
+    ));
+}
+
+/// The kind of a failed call, as Claude Code names it on the assistant frame and in
+/// `StopFailure`.
+pub(crate) fn error_kind(error: &ModelError) -> AssistantMessageError {
+    match error.status() {
         Some(401) | Some(403) => AssistantMessageError::AuthenticationFailed,
         Some(429) => AssistantMessageError::RateLimit,
         Some(500..=599) => AssistantMessageError::ServerError,
         _ => AssistantMessageError::Unknown,
-    };
-    cx.emit(&frames::api_error(
-        &cx.session_id,
-        &text,
-        kind,
-        error.status(),
-    ));
+    }
 }
 
 /// `system/api_retry` for a call that will be made again.
