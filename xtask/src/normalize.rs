@@ -74,7 +74,13 @@ pattern! {
     /// Ids the CLI draws at random for background work (`"task_id":"a06ac8e36ffed9d3d"`,
     /// `"run_id":"0mwwcta6n-2086b1db"`); each is numbered, and replaced wherever it appears
     /// (tool results and paths name them too).
-    TASK_ID = r#""(task_id|run_id|agent_id|agentId)":\s*"([A-Za-z0-9_-]{6,})""#
+    TASK_ID = r#""(task_id|run_id|agent_id|agentId|backgroundTaskId|shellId|bash_id)":\s*"([A-Za-z0-9_-]{6,})""#
+}
+
+pattern! {
+    /// A background command's id where the older CLIs name it only in the tool's result
+    /// (`Command running in background with ID: f62e93`): numbered as the others.
+    BACKGROUND_ID = r"running in background with ID: ([A-Za-z0-9]{6,})\b"
 }
 
 pattern! {
@@ -280,8 +286,9 @@ impl State {
                 .or_insert_with(|| format!("{next:06}"));
             format!("{}sdk_req_{id}\"", &caps[1])
         });
-        for caps in TASK_ID.captures_iter(&text) {
-            let id = caps[2].to_owned();
+        let named = TASK_ID.captures_iter(&text).map(|caps| caps[2].to_owned());
+        let in_text = BACKGROUND_ID.captures_iter(&text).map(|caps| caps[1].to_owned());
+        for id in named.chain(in_text).collect::<Vec<_>>() {
             if !COUNTED_TASK_ID.is_match(&id) && !self.task_ids.iter().any(|(seen, _)| *seen == id)
             {
                 let next = self.task_ids.len() + 1;
@@ -389,6 +396,18 @@ mod tests {
         assert!(out.contains("agentId: task000001 output_file: /x/tasks/task000001.output"));
         assert!(out.contains(r#""mtime":0"#), "{out}");
         assert!(out.contains(r#""end_time":0,"num_turns":12"#), "{out}");
+        assert_eq!(normalize(&out).unwrap(), out);
+    }
+
+    #[test]
+    fn the_older_clis_background_ids_are_numbered_too() {
+        let meta = r#"{"dir":"meta","t":0,"cli":"/c/claude","argv":[],"env":{}}"#;
+        let newer = r#"{"dir":"out","t":0.1,"msg":{"content":"Command running in background with ID: bd2ced0. Output is being written to: /tmp/tasks/bd2ced0.output","tool_use_result":{"backgroundTaskId":"bd2ced0"}}}"#;
+        let older = r#"{"dir":"out","t":0.2,"msg":{"content":"Command running in background with ID: f62e93"}}"#;
+        let out = normalize(&[meta, newer, older].join("\n")).unwrap();
+        assert!(!out.contains("bd2ced0") && !out.contains("f62e93"), "{out}");
+        assert!(out.contains(r#""backgroundTaskId":"task000001""#), "{out}");
+        assert!(out.contains("with ID: task000002"), "{out}");
         assert_eq!(normalize(&out).unwrap(), out);
     }
 

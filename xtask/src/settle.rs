@@ -15,7 +15,7 @@ use crate::peers;
 use crate::sdks::Sdks;
 
 /// Times a differing file is recorded again before the check gives up on it.
-const ATTEMPTS: usize = 2;
+const ATTEMPTS: usize = 4;
 
 /// Records the scenarios of `run`'s differing files again, up to [`ATTEMPTS`] times, and takes
 /// each file that comes out as committed. `sdks`: the peers suite, whose files are recorded
