@@ -287,7 +287,9 @@ impl State {
             format!("{}sdk_req_{id}\"", &caps[1])
         });
         let named = TASK_ID.captures_iter(&text).map(|caps| caps[2].to_owned());
-        let in_text = BACKGROUND_ID.captures_iter(&text).map(|caps| caps[1].to_owned());
+        let in_text = BACKGROUND_ID
+            .captures_iter(&text)
+            .map(|caps| caps[1].to_owned());
         for id in named.chain(in_text).collect::<Vec<_>>() {
             if !COUNTED_TASK_ID.is_match(&id) && !self.task_ids.iter().any(|(seen, _)| *seen == id)
             {

@@ -25,6 +25,16 @@ pub fn system(
     custom: Option<&str>,
     append: Option<&str>,
     memory: &[MemoryFile],
+    structured: bool,
+) -> Vec<SystemBlock> {
+    styled(custom, append, memory, None, structured)
+}
+
+/// [`system`] with an output style's instructions after the memory.
+pub fn styled(
+    custom: Option<&str>,
+    append: Option<&str>,
+    memory: &[MemoryFile],
     style: Option<&str>,
     structured: bool,
 ) -> Vec<SystemBlock> {
@@ -157,14 +167,14 @@ mod tests {
 
     #[test]
     fn the_sdk_default_gets_the_opening_line_and_the_default_the_whole_prompt() {
-        let sdk = system(Some(""), None, &[], None, false);
+        let sdk = system(Some(""), None, &[], false);
         assert_eq!(sdk.len(), 1);
         assert_eq!(sdk[0].text, OPENING);
-        let own = system(None, Some("more"), &[], None, false);
+        let own = system(None, Some("more"), &[], false);
         assert_eq!(own.len(), 3);
         assert!(own[1].text.len() > 5000, "the prompt is whole");
         assert_eq!(own[2].text, "more");
-        let custom = system(Some("Be brief."), None, &[], None, false);
+        let custom = system(Some("Be brief."), None, &[], false);
         assert_eq!(custom[0].text, "Be brief.");
     }
 
@@ -176,7 +186,7 @@ mod tests {
             text: "Answer in French.\n".into(),
             imported_by: None,
         }];
-        let blocks = system(
+        let blocks = styled(
             Some("Be brief."),
             Some("more"),
             &memory,

@@ -219,7 +219,7 @@ pub(crate) fn request(cx: &TurnContext) -> MessagesRequest {
     let messages = cx.thread.conversation(&cx.session);
     let state = cx.session.state();
     let mut system = cx.thread.system().unwrap_or_else(|| {
-        prompt::system(
+        prompt::styled(
             state.system_prompt.as_deref(),
             state.append_system_prompt.as_deref(),
             &state.memory,
