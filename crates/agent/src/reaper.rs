@@ -83,7 +83,7 @@ pub fn end_descendants() -> usize {
     }
 }
 
-/// Kills, in the background over [`MARKED_ROUNDS`] rounds, every adopted process whose
+/// Kills, in the background over a few rounds, every adopted process whose
 /// environment names command `id` (see [`MARKER_VAR`]), group and all. Nothing when this
 /// process adopts no orphans.
 pub fn end_marked_soon(id: &str) {

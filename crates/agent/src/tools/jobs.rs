@@ -259,7 +259,7 @@ impl Jobs {
         self.moves.subscribe()
     }
 
-    /// The end of a job's output (at most [`OUTPUT_TAIL`] bytes, from a character's start),
+    /// The end of a job's output (at most 8 KiB, from a character's start),
     /// the whole output's size, and whether it was cut; `None` for an id no job had.
     pub fn output_tail(&self, id: &str) -> Option<std::io::Result<(String, u64, bool)>> {
         let path = lock(&self.outputs)
