@@ -37,7 +37,7 @@ pub struct CommandHooks {
 impl CommandHooks {
     /// The hooks of the session's settings (every source, as [`crate::settings`] reads them).
     pub fn read(config: &Config) -> Self {
-        let settings = crate::settings::effective(&crate::settings::Sources::of(config));
+        let settings = crate::settings::effective(&config.settings_sources());
         if settings.get("disableAllHooks") == Some(&Value::Bool(true)) {
             return Self::default();
         }

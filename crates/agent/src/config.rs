@@ -143,6 +143,19 @@ pub struct Config {
     pub sandbox: Option<Value>,
 }
 
+impl Config {
+    /// Where the settings of this session are read from.
+    pub(crate) fn settings_sources(&self) -> crate::settings::Sources<'_> {
+        crate::settings::Sources {
+            cwd: &self.cwd,
+            env: &self.env,
+            setting_sources: self.setting_sources.as_deref(),
+            flag: self.settings.as_ref(),
+            managed: self.managed_settings.as_deref(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let keys = |value: &Option<Value>| -> Option<Vec<String>> {

@@ -64,7 +64,7 @@ const USER_KEYS: &[&str] = &["effortLevel"];
 const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
 
 fn layers(session: &Session) -> Vec<(&'static str, Map<String, Value>)> {
-    crate::settings::layers(&crate::settings::Sources::of(&session.config))
+    crate::settings::layers(&session.config.settings_sources())
 }
 
 fn label(source: &str) -> &'static str {

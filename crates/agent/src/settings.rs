@@ -119,19 +119,6 @@ pub fn layers(sources: &Sources<'_>) -> Vec<(&'static str, Map<String, Value>)> 
     layers
 }
 
-impl<'a> Sources<'a> {
-    /// Where the settings of the session `config` starts are read from.
-    pub fn of(config: &'a crate::config::Config) -> Self {
-        Self {
-            cwd: &config.cwd,
-            env: &config.env,
-            setting_sources: config.setting_sources.as_deref(),
-            flag: config.settings.as_ref(),
-            managed: config.managed_settings.as_deref(),
-        }
-    }
-}
-
 /// The effective settings of `sources`, merged in Claude Code's precedence.
 pub fn effective(sources: &Sources<'_>) -> Map<String, Value> {
     let resolved = resolve(sources);

@@ -90,7 +90,7 @@ pub struct State {
 impl State {
     /// Takes the output style the settings choose (`outputStyle`).
     fn choose_style(&mut self, config: &Config, store: &SavedSessions) {
-        let settings = crate::settings::effective(&crate::settings::Sources::of(config));
+        let settings = crate::settings::effective(&config.settings_sources());
         if let Some(name) = settings.get("outputStyle").and_then(Value::as_str) {
             let styles = crate::output_styles::available(&config.cwd, Some(store.config_dir()));
             self.style = crate::output_styles::chosen(&styles, name);
