@@ -424,7 +424,14 @@ mod tests {
             assert!(input.as_unknown().is_none(), "{file}: {}", request["input"]);
             let base = input.base().expect("base");
             assert_eq!(Some(base.session_id.as_str()), input.session_id());
-            assert_eq!(base.permission_mode, Some(PermissionMode::Default));
+            // The CLI names the mode with the events of a turn, not with a compaction's.
+            if !matches!(input, HookInput::PreCompact(_)) {
+                assert_eq!(
+                    base.permission_mode,
+                    Some(PermissionMode::Default),
+                    "{file}"
+                );
+            }
             match &input {
                 HookInput::PreToolUse(pre) => {
                     assert!(pre.extra.is_empty(), "{file}: {:?}", pre.extra);
@@ -436,6 +443,10 @@ mod tests {
                 }
                 HookInput::UserPromptSubmit(submit) => assert!(submit.extra.is_empty()),
                 HookInput::Stop(stop) => assert!(!stop.stop_hook_active && stop.extra.is_empty()),
+                HookInput::PreCompact(pre) => {
+                    assert!(pre.extra.is_empty(), "{file}: {:?}", pre.extra);
+                    assert_eq!(pre.custom_instructions.as_deref(), Some("keep the marker"));
+                }
                 other => panic!("{file}: unexpected event {}", other.tag()),
             }
         }
