@@ -19,6 +19,7 @@
 pub const MARKER_VAR: &str = "TWINWIRE_AGENT_COMMAND";
 
 /// Whether this process adopts orphans ([`adopt_orphans`] succeeded).
+#[cfg(target_os = "linux")]
 static ADOPTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[cfg(target_os = "linux")]
