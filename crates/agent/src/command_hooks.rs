@@ -42,27 +42,18 @@ impl CommandHooks {
             return Self::default();
         }
         let mut by_event: BTreeMap<String, Vec<(String, CommandHook)>> = BTreeMap::new();
-        for (event, matchers) in settings
-            .get("hooks")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            for matcher in matchers.as_array().into_iter().flatten() {
-                let pattern = matcher["matcher"].as_str().unwrap_or_default().to_owned();
-                for hook in matcher["hooks"].as_array().into_iter().flatten() {
-                    if let (Some("command"), Some(command)) =
-                        (hook["type"].as_str(), hook["command"].as_str())
-                    {
-                        by_event.entry(event.clone()).or_default().push((
-                            pattern.clone(),
-                            CommandHook {
-                                command: command.to_owned(),
-                                timeout: hook["timeout"].as_u64(),
-                            },
-                        ));
-                    }
-                }
+        for (event, pattern, hook) in crate::settings::hook_entries(&settings) {
+            if let (Some("command"), Some(command)) = (
+                hook.get("type").and_then(Value::as_str),
+                hook.get("command").and_then(Value::as_str),
+            ) {
+                by_event.entry(event.to_owned()).or_default().push((
+                    pattern.to_owned(),
+                    CommandHook {
+                        command: command.to_owned(),
+                        timeout: hook.get("timeout").and_then(Value::as_u64),
+                    },
+                ));
             }
         }
         Self { by_event }

@@ -87,24 +87,11 @@ pub(crate) fn hooks_listing(session: &Session) -> GetHooksListingResponse {
     let mut rows = Vec::new();
     let mut policy_hooks = 0;
     for (source, settings) in &layers {
-        for (event, matchers) in settings
-            .get("hooks")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            for matcher in matchers.as_array().into_iter().flatten() {
-                let pattern = matcher["matcher"].as_str().unwrap_or_default();
-                for hook in matcher["hooks"].as_array().into_iter().flatten() {
-                    let Some(config) = hook.as_object() else {
-                        continue;
-                    };
-                    if *source == "policySettings" {
-                        policy_hooks += 1;
-                    }
-                    rows.push(settings_row(source, event, pattern, config, all_disabled));
-                }
+        for (event, pattern, config) in crate::settings::hook_entries(settings) {
+            if *source == "policySettings" {
+                policy_hooks += 1;
             }
+            rows.push(settings_row(source, event, pattern, config, all_disabled));
         }
     }
     for (event, matchers) in session.state().hooks.by_event() {

@@ -119,6 +119,28 @@ pub fn layers(sources: &Sources<'_>) -> Vec<(&'static str, Map<String, Value>)> 
     layers
 }
 
+/// Every hook of a settings object (`hooks.<Event>[].hooks[]`), in order: its event, its
+/// matcher (empty when none) and the hook as written.
+pub fn hook_entries(settings: &Map<String, Value>) -> Vec<(&str, &str, &Map<String, Value>)> {
+    let mut entries = Vec::new();
+    for (event, matchers) in settings
+        .get("hooks")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for matcher in matchers.as_array().into_iter().flatten() {
+            let pattern = matcher["matcher"].as_str().unwrap_or_default();
+            for hook in matcher["hooks"].as_array().into_iter().flatten() {
+                if let Some(hook) = hook.as_object() {
+                    entries.push((event.as_str(), pattern, hook));
+                }
+            }
+        }
+    }
+    entries
+}
+
 /// The effective settings of `sources`, merged in Claude Code's precedence.
 pub fn effective(sources: &Sources<'_>) -> Map<String, Value> {
     let resolved = resolve(sources);
