@@ -109,12 +109,14 @@ impl Run {
         let committed = self.committed(root)?;
         let mut problems = Vec::new();
         let mut reordered = Vec::new();
+        let mut tallied = Vec::new();
         for (name, text) in &self.recordings {
             match committed.get(name) {
                 None => problems.push(format!("{name}: recorded, not committed")),
                 Some(old) => match likeness(old, text) {
                     Likeness::Same => {}
                     Likeness::Reordered => reordered.push(name.as_str()),
+                    Likeness::Tallied => tallied.push(name.as_str()),
                     Likeness::Different => problems.push(format!(
                         "{name}: differs from the committed recording{}",
                         first_difference(old, text)
@@ -127,18 +129,25 @@ impl Run {
                 problems.push(format!("{name}: committed, not recorded"));
             }
         }
-        eprintln!(
-            "recordings claude {}: {} files, {} byte for byte as committed, {} with the same \
-             frames each way in another order{}",
-            self.version,
-            self.recordings.len(),
-            self.recordings.len() - problems.len().min(self.recordings.len()) - reordered.len(),
-            reordered.len(),
-            if reordered.is_empty() {
+        let named = |names: &[&str]| {
+            if names.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", reordered.join(", "))
+                format!(" ({})", names.join(", "))
             }
+        };
+        eprintln!(
+            "recordings claude {}: {} files, {} byte for byte as committed, {} with the same \
+             frames each way in another order{}, {} with other cost tallies in a result{}",
+            self.version,
+            self.recordings.len(),
+            self.recordings
+                .len()
+                .saturating_sub(problems.len() + reordered.len() + tallied.len()),
+            reordered.len(),
+            named(&reordered),
+            tallied.len(),
+            named(&tallied)
         );
         if problems.is_empty() {
             Ok(())
@@ -431,6 +440,11 @@ enum Likeness {
     /// frames the CLI writes at once (on 2.1.330, an in-process MCP server's
     /// `notifications/initialized` and the first `session_state_changed`).
     Reordered,
+    /// The same frames, in any order, but for a result's cost tallies (`total_cost_usd`,
+    /// `modelUsage`): they count the side requests the CLI makes beside the turn (a title, a
+    /// quota check), and whether one ends before the turn's result follows the machine's speed
+    /// (claude 2.0.77 on a slower machine than the one that recorded).
+    Tallied,
     Different,
 }
 
@@ -438,17 +452,48 @@ fn likeness(old: &str, new: &str) -> Likeness {
     if old == new {
         return Likeness::Same;
     }
-    let [mut old_in, mut old_out] = directions(old);
-    let [mut new_in, mut new_out] = directions(new);
-    for frames in [&mut old_in, &mut old_out, &mut new_in, &mut new_out] {
-        frames.sort_unstable();
-    }
     let meta = |text: &str| text.lines().next().map(str::to_owned);
-    if (old_in, old_out) == (new_in, new_out) && meta(old) == meta(new) {
+    if meta(old) != meta(new) {
+        return Likeness::Different;
+    }
+    let sorted = |text: &str, tallies: bool| {
+        directions(text).map(|frames| {
+            let mut frames: Vec<String> = frames
+                .into_iter()
+                .map(|frame| {
+                    if tallies {
+                        frame.to_owned()
+                    } else {
+                        without_tallies(frame)
+                    }
+                })
+                .collect();
+            frames.sort_unstable();
+            frames
+        })
+    };
+    if sorted(old, true) == sorted(new, true) {
         Likeness::Reordered
+    } else if sorted(old, false) == sorted(new, false) {
+        Likeness::Tallied
     } else {
         Likeness::Different
     }
+}
+
+/// A recorded frame (`"msg":{…}}`) without a result's cost tallies; other frames as they are.
+fn without_tallies(frame: &str) -> String {
+    let Ok(serde_json::Value::Object(mut line)) = serde_json::from_str(&format!("{{{frame}"))
+    else {
+        return frame.to_owned();
+    };
+    if let Some(serde_json::Value::Object(msg)) = line.get_mut("msg") {
+        if msg.get("type").and_then(|kind| kind.as_str()) == Some("result") {
+            msg.remove("total_cost_usd");
+            msg.remove("modelUsage");
+        }
+    }
+    serde_json::Value::Object(line).to_string()
 }
 
 /// The committed recordings of one version: file name → text.
@@ -568,6 +613,26 @@ mod tests {
             "out {\"c\":1}",
         ]);
         assert_eq!(likeness(&old, &longer), Likeness::Different);
+    }
+
+    #[test]
+    fn a_result_with_other_cost_tallies_is_alike_and_other_changes_to_it_are_not() {
+        let meta = r#"{"dir":"meta","t":0,"cli":"/cli/claude","argv":[],"env":{}}"#;
+        let result = |cost: &str, turns: u32| {
+            format!(
+                "{meta}\n{{\"dir\":\"out\",\"t\":0.001,\"msg\":{{\"type\":\"result\",\
+                 \"num_turns\":{turns},\"total_cost_usd\":{cost},\"modelUsage\":{{\"m\":\
+                 {{\"costUSD\":{cost}}}}}}}}}\n"
+            )
+        };
+        let old = result("0.0016", 1);
+        assert_eq!(likeness(&old, &result("0.0002", 1)), Likeness::Tallied);
+        assert_eq!(likeness(&old, &result("0.0002", 2)), Likeness::Different);
+        let other = old.replace("\"result\"", "\"assistant\"");
+        assert_eq!(
+            likeness(&other, &other.replace("0.0016", "0.0002")),
+            Likeness::Different
+        );
     }
 
     #[test]

@@ -109,6 +109,12 @@ pattern! {
 }
 
 pattern! {
+    /// The times `/cost` prints (`Total duration (wall): 1m 2.5s`): the wall clock's follows
+    /// the machine's speed.
+    COST_DURATION = r"(Total duration \((?:API|wall)\):\s*)(?:\d+[dhm] )*\d+(?:\.\d+)?m?s\b"
+}
+
+pattern! {
     /// Numbers that measure time: `duration_ms`, `duration_api_ms`, `ttftMs`, `elapsed_time_ms`, ….
     DURATION = r#""([A-Za-z_]*(?:[dD]uration|_ms|Ms|[eE]lapsed|ttft)[A-Za-z_]*)":(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"#
 }
@@ -308,6 +314,7 @@ impl State {
         let text = LOOPBACK_PORT.replace_all(&text, "$1:0");
         let text = PID.replace_all(&text, "${1}${2}0${3}");
         let text = TEXT_DURATION.replace_all(&text, "${1}: 0");
+        let text = COST_DURATION.replace_all(&text, "${1}0s");
         DURATION
             .replace_all(&text, |caps: &Captures| format!("\"{}\":0", &caps[1]))
             .into_owned()
@@ -449,6 +456,21 @@ mod tests {
         let out = normalize(&recording).unwrap();
         assert!(
             out.contains(r#""command":"/target/debug/memo-mcp","cwd":"/workspace/crates""#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn the_times_cost_prints_become_zero() {
+        let recording = concat!(
+            r#"{"dir":"meta","t":0,"cli":"/opt/cli/claude","argv":[],"env":{}}"#,
+            "\n",
+            r#"{"dir":"out","t":0.2,"msg":{"text":"Total duration (API):  3.2s\nTotal duration (wall): 1m 2s\nTotal code changes"}}"#,
+            "\n",
+        );
+        let out = normalize(recording).unwrap();
+        assert!(
+            out.contains(r"Total duration (API):  0s\nTotal duration (wall): 0s\nTotal code"),
             "{out}"
         );
     }
