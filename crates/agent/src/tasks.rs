@@ -216,11 +216,7 @@ fn task_id(kind: Kind) -> String {
     format!("{letter}{}", &hex[..16])
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
+use crate::tools::jobs::now_ms;
 
 /// Where a task's output goes: `<tmp>/twinwire-agent-<uid>/<session>/tasks/<id>.output`
 /// (`<tmp>` is `CLAUDE_CODE_TMPDIR`, else `TMPDIR`, else the system's).

@@ -21,7 +21,9 @@ use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio::process::Command;
 
-use super::jobs::{self, new_id, JobInfo, Sink};
+use twinwire_protocol::system::{TaskPatch, TaskStatus};
+
+use super::jobs::{self, new_id, now_ms, JobInfo, Sink};
 use super::{schema, Tool, ToolContext, ToolOutput};
 
 /// How long the output pipe may stay open after bash exits (a process it started still
@@ -34,6 +36,9 @@ const BACKGROUND_MAX_MS: u64 = 7_200_000;
 
 /// How long a command moved to the background may go on.
 const MOVED_LIMIT: Duration = Duration::from_secs(30 * 60);
+/// How long a command runs in the foreground before the host is told of it as a task it may
+/// move to the background (`system/task_started`, `is_backgrounded: false`).
+const TELL_HOST_AFTER: Duration = Duration::from_secs(2);
 
 /// The `Bash` tool.
 pub struct Bash;
@@ -213,11 +218,30 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
         id: id.clone(),
     };
     let mut moves = cx.workspace.jobs.moves();
-    let ending = tokio::select! {
-        status = child.wait() => Ending::Exited(status.ok().and_then(|s| s.code())),
-        () = tokio::time::sleep(Duration::from_millis(timeout_ms)) => Ending::TimedOut,
-        () = cx.cancel.cancelled() => Ending::Interrupted,
-        () = moved(&mut moves, &cx.tool_use_id) => Ending::Moved,
+    let host = cx.peer.clone().map(|peer| jobs::Host {
+        peer,
+        session_id: cx.session_id.clone(),
+    });
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(timeout_ms);
+    let tell = tokio::time::sleep(TELL_HOST_AFTER);
+    tokio::pin!(tell);
+    let mut told = false;
+    let ending = loop {
+        tokio::select! {
+            status = child.wait() => break Ending::Exited(status.ok().and_then(|s| s.code())),
+            () = tokio::time::sleep_until(deadline) => break Ending::TimedOut,
+            () = cx.cancel.cancelled() => break Ending::Interrupted,
+            () = moved(&mut moves, &cx.tool_use_id) => break Ending::Moved,
+            // Still running: the host is told of it, as a task it may move.
+            () = &mut tell, if !told => {
+                told = true;
+                if let Some(host) = &host {
+                    cx.workspace.jobs.note_foreground(&id, true);
+                    let label = description.as_deref().unwrap_or(&command);
+                    host.running_in_foreground(&id, &cx.tool_use_id, label);
+                }
+            }
+        }
     };
     let by_host = matches!(ending, Ending::Moved);
     if by_host || (matches!(ending, Ending::TimedOut) && !only_sleeps(&command)) {
@@ -256,6 +280,22 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
     };
     group.signal(jobs::Stop::Kill);
     group.disarm();
+    // A command the host was told of ended in the foreground: so is its task.
+    if let (true, Some(host)) = (cx.workspace.jobs.note_foreground(&id, false), &host) {
+        let status = match (&ending, code) {
+            (Ending::Exited(_), Some(0)) => TaskStatus::Completed,
+            (Ending::Interrupted, _) => TaskStatus::Killed,
+            _ => TaskStatus::Failed,
+        };
+        host.updated(
+            &id,
+            TaskPatch {
+                status: Some(status),
+                end_time: Some(now_ms()),
+                ..TaskPatch::default()
+            },
+        );
+    }
     // What left the group (`setsid`) goes too.
     crate::reaper::end_marked_soon(&id);
     if tokio::time::timeout(PIPE_GRACE, &mut copy).await.is_err() {

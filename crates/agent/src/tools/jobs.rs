@@ -17,7 +17,7 @@ use tokio::process::{Child, ChildStdout};
 use twinwire::agent::frames::new_id as frame_id;
 use twinwire::agent::Peer;
 use twinwire_protocol::system::{
-    SystemMessage, TaskNotification, TaskNotificationStatus, TaskStarted,
+    SystemMessage, TaskNotification, TaskNotificationStatus, TaskPatch, TaskStarted, TaskUpdated,
 };
 use twinwire_protocol::Message;
 
@@ -100,6 +100,32 @@ impl Host {
         }));
     }
 
+    /// `system/task_started` for a command still running in the foreground (`task_id` is the
+    /// id it keeps as a job if it is moved), as Claude Code tells of one that runs on.
+    pub fn running_in_foreground(&self, task_id: &str, tool_use_id: &str, description: &str) {
+        self.emit(SystemMessage::TaskStarted(TaskStarted {
+            task_id: task_id.to_owned(),
+            tool_use_id: Some(tool_use_id.to_owned()),
+            description: description.to_owned(),
+            is_backgrounded: Some(false),
+            task_type: Some("local_bash".to_owned()),
+            uuid: frame_id(),
+            session_id: self.session_id.clone(),
+            ..TaskStarted::default()
+        }));
+    }
+
+    /// `system/task_updated` for a task: `patch`.
+    pub fn updated(&self, task_id: &str, patch: TaskPatch) {
+        self.emit(SystemMessage::TaskUpdated(TaskUpdated {
+            task_id: task_id.to_owned(),
+            patch,
+            uuid: frame_id(),
+            session_id: self.session_id.clone(),
+            ..TaskUpdated::default()
+        }));
+    }
+
     /// `system/task_notification` for a job that ended.
     fn ended(&self, info: &JobInfo, status: TaskNotificationStatus, summary: String) {
         self.emit(SystemMessage::TaskNotification(TaskNotification {
@@ -125,6 +151,8 @@ pub struct Jobs {
     /// The host's requests to move foreground commands: all of them (`None`) or the one of a
     /// tool call.
     moves: tokio::sync::broadcast::Sender<Option<String>>,
+    /// The commands running in the foreground that the host was told of.
+    in_foreground: Mutex<std::collections::BTreeSet<String>>,
 }
 
 /// How many jobs' output files stay known to `get_task_output`.
@@ -139,6 +167,7 @@ impl Default for Jobs {
             ended: Mutex::default(),
             outputs: Mutex::default(),
             moves: tokio::sync::broadcast::channel(16).0,
+            in_foreground: Mutex::default(),
         }
     }
 }
@@ -167,6 +196,13 @@ fn read_tail(path: &Path) -> std::io::Result<(String, u64, bool)> {
         total,
         start > 0,
     ))
+}
+
+/// The time now, in Unix milliseconds (a task's end).
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// A fresh id: `prefix` and eight lowercase letters or digits.
@@ -204,7 +240,19 @@ impl Jobs {
             outputs.push_back((id.clone(), info.output.clone()));
         }
         if let Some(host) = &host {
-            host.started(&info);
+            // A command the host was told of as it ran in the foreground is the same task,
+            // now in the background.
+            if lock(&self.in_foreground).remove(&id) {
+                host.updated(
+                    &id,
+                    TaskPatch {
+                        is_backgrounded: Some(true),
+                        ..TaskPatch::default()
+                    },
+                );
+            } else {
+                host.started(&info);
+            }
         }
         lock(&self.running).insert(
             id.clone(),
@@ -252,6 +300,17 @@ impl Jobs {
         self.moves
             .send(tool_use_id)
             .is_ok_and(|listening| listening > 0)
+    }
+
+    /// Notes that the host was told of the foreground command `id` (see
+    /// [`Host::running_in_foreground`]); `false` once it ended or moved: whether it was noted.
+    pub fn note_foreground(&self, id: &str, running: bool) -> bool {
+        let mut noted = lock(&self.in_foreground);
+        if running {
+            noted.insert(id.to_owned())
+        } else {
+            noted.remove(id)
+        }
     }
 
     /// What a foreground command listens on for [`Jobs::request_move`].
