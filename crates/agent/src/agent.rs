@@ -108,6 +108,8 @@ impl CodingAgent {
         )?
         .with_ask_rules(&config.ask_rules)?
         .with_own_dirs(workspace.own_dirs());
+        let plan = crate::plan_mode::Plan::new(&workspace.config_dir());
+        let permissions = permissions.with_plan_file(plan.file().to_owned());
         workspace.set_read_rules(permissions.policy());
         let store = match config
             .env
@@ -138,11 +140,21 @@ impl CodingAgent {
             offered(TASK),
             search::enabled(config.var("ENABLE_TOOL_SEARCH").as_deref()),
         );
+        // Plan mode's tools need someone to approve a plan: offered when the host is asked.
+        let plan_tools = config.ask_host && offered(crate::plan_mode::EXIT);
         let session = Arc::new_cyclic(|me: &std::sync::Weak<Session>| {
             let search = Arc::new(search::Search::default());
             let mut state = state;
             if task_tool {
                 state.tools.add(Arc::new(TaskTool::new(me.clone())));
+            }
+            if plan_tools {
+                state
+                    .tools
+                    .add_by_name(Arc::new(crate::plan_mode::EnterPlanMode::new(me.clone())));
+                state
+                    .tools
+                    .add_by_name(Arc::new(crate::plan_mode::ExitPlanMode::new(me.clone())));
             }
             if search_tool {
                 state
@@ -161,6 +173,7 @@ impl CodingAgent {
                 search,
                 tasks: Arc::default(),
                 checkpoints,
+                plan,
                 config,
             }
         });

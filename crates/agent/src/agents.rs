@@ -15,7 +15,7 @@ use twinwire_protocol::control::{AgentDefinition, AgentInfo};
 pub const DEFAULT_AGENT: &str = "general-purpose";
 
 /// Tools a subagent never gets: it cannot start subagents of its own.
-pub const NOT_FOR_SUBAGENTS: &[&str] = &["Task", "Agent"];
+pub const NOT_FOR_SUBAGENTS: &[&str] = &["Task", "Agent", "EnterPlanMode", "ExitPlanMode"];
 
 /// Tools that only read, for the agents that do not change anything.
 const READING_TOOLS: &[&str] = &["Read", "Glob", "Grep", "Bash"];

@@ -118,6 +118,8 @@ pub struct Permissions {
     /// Folders of the agent's own that its reading tools read without asking (the output
     /// of background jobs, saved tool results), as Claude Code reads its own.
     own_dirs: Vec<PathBuf>,
+    /// The session's plan file (see [`Permissions::with_plan_file`]).
+    plan_file: Option<PathBuf>,
 }
 
 /// Rules that cannot be read are refused when the session starts.
@@ -148,6 +150,7 @@ impl Permissions {
             ask_host,
             base,
             own_dirs: Vec::new(),
+            plan_file: None,
         })
     }
 
@@ -164,6 +167,13 @@ impl Permissions {
     /// The rules (allow and deny) as they are now, for the searches' filter.
     pub fn policy(&self) -> PermissionPolicy {
         self.rules.clone()
+    }
+
+    /// The session's plan file: in plan mode, the one file edited without asking.
+    #[must_use]
+    pub fn with_plan_file(mut self, file: PathBuf) -> Self {
+        self.plan_file = Some(file);
+        self
     }
 
     /// Lets the reading tools read these folders of the agent's own without asking.
@@ -427,6 +437,10 @@ impl Permissions {
             if self.rules.read_only(command, &self.directories()).is_ok() {
                 return true;
             }
+        }
+        if *mode == PermissionMode::Plan && is_edit(tool) {
+            let path = input.get("file_path").and_then(Value::as_str);
+            return path.is_some_and(|path| self.plan_file.as_deref() == Some(Path::new(path)));
         }
         if *mode == PermissionMode::AcceptEdits {
             let edits_inside = is_edit(tool) && inside;

@@ -152,6 +152,17 @@ pub trait Tool: Send + Sync + 'static {
     fn read_only(&self) -> bool {
         false
     }
+    /// Whether a call is the user's to answer (a question, a plan to approve): the host is
+    /// asked whatever the permission mode (but `dontAsk`, where nobody is), as Claude Code asks
+    /// for a tool that needs the user.
+    fn asks_the_user(&self) -> bool {
+        false
+    }
+    /// The input as hooks and the host see it, once it passed [`Tool::validate`] (a plan to
+    /// approve, read from its file).
+    fn prepare(&self, input: Value, _cx: &ToolContext) -> Value {
+        input
+    }
     /// Runs one call.
     fn call(&self, input: Value, cx: ToolContext) -> BoxFuture<'static, ToolOutput>;
 }
@@ -226,6 +237,20 @@ impl Registry {
         let name = tool.name().to_owned();
         if self.tools.insert(name.clone(), tool).is_none() {
             self.order.push(name);
+        }
+    }
+
+    /// Adds a tool among the others by its name, as Claude Code orders its built-in tools
+    /// (replacing one of the same name).
+    pub fn add_by_name(&mut self, tool: Arc<dyn Tool>) {
+        let name = tool.name().to_owned();
+        if self.tools.insert(name.clone(), tool).is_none() {
+            let at = self
+                .order
+                .iter()
+                .position(|other| *other > name)
+                .unwrap_or(self.order.len());
+            self.order.insert(at, name);
         }
     }
 

@@ -114,6 +114,7 @@ async fn begin(session: &Arc<Session>, peer: &Peer, message: UserMessage) -> Res
     session.checkpoints.prompt(&uuid);
     session.record_user(&uuid, content, Map::new());
     crate::prompt::note_environment(session);
+    crate::plan_mode::remind(session);
     Ok(())
 }
 

@@ -66,6 +66,10 @@ continue, whether a plan looks good, anything the code itself answers."
         schema::ask_user_question().json()
     }
 
+    fn asks_the_user(&self) -> bool {
+        true
+    }
+
     fn check_input(&self, input: &Value) -> Result<Value, String> {
         schema::ask_user_question()
             .check("AskUserQuestion", input)

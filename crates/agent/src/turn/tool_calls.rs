@@ -12,7 +12,7 @@ use twinwire::agent::frames::{self, new_id};
 use twinwire_protocol::content::{
     ContentBlock, ToolResultBlock, ToolResultContent, ToolUseBlock, UserContent,
 };
-use twinwire_protocol::permission::{PermissionDenial, PermissionUpdate};
+use twinwire_protocol::permission::{PermissionDenial, PermissionMode, PermissionUpdate};
 use twinwire_protocol::{Message, ToolResultDecision, ToolResultMeta};
 
 use super::context::TurnContext;
@@ -244,6 +244,7 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
     if let Some(refused) = tool.validate(&input, &tool_cx) {
         return Done::output(refused);
     }
+    input = tool.prepare(input, &tool_cx);
     let mut fields = Map::new();
     fields.insert("tool_name".into(), json!(call.name));
     fields.insert("tool_input".into(), input.clone());
@@ -271,7 +272,13 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
     if hook_decision != Some("allow") {
         // Relative paths of a command are judged where its shell is (after a `cd`).
         cx.permissions.set_shell_dir(cx.workspace.shell_cwd());
-        let mode = cx.session.state().mode_for(&cx.mode, &call.name);
+        let mode = match cx.session.state().mode_for(&cx.mode, &call.name) {
+            // The user's to answer: asked as in the default mode (but where nobody is asked).
+            mode if tool.asks_the_user() && mode != PermissionMode::DontAsk => {
+                PermissionMode::Default
+            }
+            mode => mode,
+        };
         let Judgment {
             verdict,
             updates,

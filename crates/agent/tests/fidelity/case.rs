@@ -28,6 +28,8 @@ pub const TOOLS: &[&str] = &[
     "TodoWrite",
     "ListMcpResourcesTool",
     "ReadMcpResourceTool",
+    "EnterPlanMode",
+    "ExitPlanMode",
 ];
 
 /// A file of the starting tree.

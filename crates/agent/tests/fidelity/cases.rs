@@ -6,6 +6,7 @@ mod edit;
 mod glob;
 mod grep;
 mod other;
+mod plan;
 pub mod read;
 mod write;
 
@@ -28,6 +29,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(other::mcp());
     cases.extend(other::unknown());
     cases.extend(other::requests());
+    cases.extend(plan::cases());
     cases.extend(edges::cases());
     cases
 }

@@ -128,6 +128,11 @@ static PATTERNS: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
         (r"(Inserted cell )[0-9a-f]{8}\b", "${1}<cell>"),
         (r#"(\\"id\\": \\")[0-9a-f]{8}(\\")"#, "${1}<cell>${2}"),
         (r"(stopped task: )[a-z0-9]{6,12}", "${1}<id>"),
+        // A session's plan file, named by three random words.
+        (
+            r"(\.claude/plans/)[a-z]+-[a-z]+-[a-z]+(\.md)",
+            "${1}<plan>${2}",
+        ),
         // Times of day and durations the tools report.
         (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z?", "<time>"),
         (r"\b\d+(\.\d+)?ms\b", "<ms>"),

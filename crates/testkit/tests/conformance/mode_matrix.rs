@@ -164,3 +164,58 @@ async fn dont_ask_refuses_what_no_rule_allows_without_asking() {
         }
     );
 }
+
+#[tokio::test]
+async fn the_model_enters_plan_mode_writes_its_plan_and_the_host_approves_it() {
+    let plan_file = r"(/\S+/\.claude/plans/[a-z]+-[a-z]+-[a-z]+\.md)";
+    let s = Scenario::start(script(
+        json!([
+            {"when": {"tool_result_contains": "User has approved your plan"},
+             "reply": {"text": "plan approved"}},
+            {"when": {"tool_result_contains": "File created successfully"},
+             "reply": {"tool_use": {"name": "ExitPlanMode", "input": {}}}},
+            {"when": {"tool_result_contains": "Entered plan mode"},
+             "reply": {"tool_uses": {"calls": [{"name": "Write",
+                "input": {"content": "# Plan\n1. Step\n"}, "fill": {"file_path": plan_file}}]}}},
+            {"when": {"last_user_text_contains": "make a plan"},
+             "reply": {"tool_use": {"name": "EnterPlanMode", "input": {}}}}
+        ]),
+        json!({"text": "unexpected"}),
+    ))
+    .await;
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&asked);
+    let allow = can_use_tool(move |request: PermissionRequest| {
+        log.lock()
+            .unwrap()
+            .push((request.tool_name().to_owned(), request.input().clone()));
+        let input = request.input().clone();
+        async move { Ok(PermissionResult::allow(input)) }
+    });
+    let client = s
+        .connect(s.builder().can_use_tool(allow).build().unwrap())
+        .await;
+    let items = turn(&client, "make a plan").await;
+    within(client.close()).await.unwrap();
+    assert_eq!(
+        the_result(&items).text(),
+        Some("plan approved"),
+        "{}\n{}",
+        kinds(&items),
+        tool_results(&items)
+    );
+    // The plan file is written unasked; the plan is the host's to approve, shown to it.
+    let asked = asked.lock().unwrap().clone();
+    let tools: Vec<&str> = asked.iter().map(|(tool, _)| tool.as_str()).collect();
+    assert_eq!(tools, ["ExitPlanMode"]);
+    let input = &asked[0].1;
+    assert_eq!(input["plan"], "# Plan\n1. Step\n");
+    let file = Path::new(input["planFilePath"].as_str().unwrap_or_default());
+    assert!(file.starts_with(s.home().join(".claude/plans")), "{file:?}");
+    assert_eq!(std::fs::read_to_string(file).unwrap(), "# Plan\n1. Step\n");
+    assert!(
+        tool_results(&items).contains(r"## Approved Plan:\n# Plan\n1. Step\n"),
+        "{}",
+        tool_results(&items)
+    );
+}
