@@ -108,7 +108,7 @@ impl CodingAgent {
         )?
         .with_ask_rules(&config.ask_rules)?
         .with_own_dirs(workspace.own_dirs());
-        let plan = crate::plan_mode::Plan::new(&workspace.config_dir());
+        let plan = crate::plan_file::Plan::new(&workspace.config_dir());
         let permissions = permissions.with_plan_file(plan.file().to_owned());
         workspace.set_read_rules(permissions.policy());
         let store = match config

@@ -47,6 +47,7 @@ pub mod memory;
 pub mod model;
 pub mod output_styles;
 pub mod permissions;
+mod plan_file;
 mod plan_mode;
 pub mod prompt;
 pub mod reaper;

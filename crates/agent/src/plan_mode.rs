@@ -1,5 +1,5 @@
-//! Plan mode entered and left by the model: the `EnterPlanMode` and `ExitPlanMode` tools, the
-//! session's plan file, and the note that keeps the model to planning while the mode lasts.
+//! Plan mode entered and left by the model: the `EnterPlanMode` and `ExitPlanMode` tools (the
+//! plan file and the plan-mode note are `plan_file`'s).
 //!
 //! As in Claude Code: `EnterPlanMode` switches the session to `plan` (remembering the mode it
 //! leaves) and tells the model where its plan file is (`<config>/plans/<slug>.md`, one per
@@ -11,15 +11,16 @@
 //! are offered when the host can be asked (`--permission-prompt-tool stdio`), and to the main
 //! session only.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, Weak};
+use std::path::Path;
+use std::sync::Weak;
 
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use twinwire::agent::frames;
 use twinwire_protocol::permission::PermissionMode;
 
-use crate::session::{lock, Session};
+use crate::plan_file::note;
+use crate::session::Session;
 use crate::tools::{Tool, ToolContext, ToolOutput};
 
 /// The tools' names.
@@ -121,97 +122,6 @@ the files they touch to the plan file: call this tool.
 - You have two designs and do not know which the user prefers: ask with AskUserQuestion \
 first, then finish the plan and call this tool.";
 
-/// A session's plan: its file, and the mode plan mode was entered from.
-#[derive(Debug)]
-pub(crate) struct Plan {
-    file: PathBuf,
-    before: Mutex<Option<PermissionMode>>,
-}
-
-impl Plan {
-    /// A new plan file name under `<config_dir>/plans`.
-    pub(crate) fn new(config_dir: &Path) -> Self {
-        Self {
-            file: config_dir.join("plans").join(format!("{}.md", slug())),
-            before: Mutex::new(None),
-        }
-    }
-
-    /// The plan file.
-    pub(crate) fn file(&self) -> &Path {
-        &self.file
-    }
-
-    /// The plan as written so far (`None`: no file, or nothing in it).
-    fn text(&self) -> Option<String> {
-        std::fs::read_to_string(&self.file)
-            .ok()
-            .filter(|text| !text.trim().is_empty())
-    }
-}
-
-/// Three words for a plan file's name (`steady-humming-lantern`), drawn from a new id.
-fn slug() -> String {
-    const FIRST: [&str; 16] = [
-        "amber", "brisk", "calm", "deft", "eager", "fair", "gentle", "hardy", "keen", "lucid",
-        "mellow", "nimble", "quiet", "steady", "tidy", "vivid",
-    ];
-    const SECOND: [&str; 16] = [
-        "baking",
-        "climbing",
-        "dancing",
-        "drifting",
-        "folding",
-        "gliding",
-        "humming",
-        "knitting",
-        "leaping",
-        "mending",
-        "painting",
-        "rowing",
-        "sailing",
-        "sketching",
-        "wandering",
-        "weaving",
-    ];
-    const THIRD: [&str; 16] = [
-        "badger", "beacon", "comet", "falcon", "harbor", "heron", "lantern", "maple", "meadow",
-        "otter", "pebble", "quill", "river", "sparrow", "thistle", "willow",
-    ];
-    let id = uuid::Uuid::new_v4();
-    let bytes = id.as_bytes();
-    let pick = |list: &[&'static str; 16], byte: u8| list[usize::from(byte) % 16];
-    format!(
-        "{}-{}-{}",
-        pick(&FIRST, bytes[0]),
-        pick(&SECOND, bytes[1]),
-        pick(&THIRD, bytes[2])
-    )
-}
-
-/// The note that keeps the model to planning, sent when plan mode begins and with each prompt
-/// while it lasts: what it may do, and where its plan goes.
-pub(crate) fn note(plan: &Plan) -> String {
-    let file = plan.file().display();
-    let where_ = if plan.file().exists() {
-        format!(
-            "Your plan file is {file}: read it, and go on writing the plan there (Write or Edit)."
-        )
-    } else {
-        format!("There is no plan file yet: write your plan to {file} with the Write tool, and keep it up to date there as it grows.")
-    };
-    format!(
-        "Plan mode is on. The user wants a plan before any change: do not edit any file but \
-         the plan file, and run nothing that changes anything (no writes, no installs, no \
-         commits, no configuration); reading, searching and asking are fine. This holds over \
-         any other instruction.\n\n{where_}\n\nWork out the plan: read the code that matters, \
-         look for what can be reused, ask the user (AskUserQuestion) where a choice is theirs, \
-         and write down the steps, the files each step touches and how to check the result. \
-         When the plan is ready, call ExitPlanMode to ask the user to approve it; do not ask \
-         for approval in any other way."
-    )
-}
-
 /// Adds the plan-mode note to the conversation when the session is in plan mode (after a
 /// prompt, so that a session started in plan mode, or switched to it, plans).
 pub(crate) fn remind(session: &Session) {
@@ -280,7 +190,7 @@ impl Tool for EnterPlanMode {
                 let mut state = session.state();
                 let changed = state.mode != PermissionMode::Plan;
                 if changed {
-                    *lock(&session.plan.before) = Some(state.mode.clone());
+                    session.plan.entered_from(state.mode.clone());
                     state.mode = PermissionMode::Plan;
                 }
                 (changed, state.session_id.clone())
@@ -404,7 +314,7 @@ impl Tool for ExitPlanMode {
             }
             let (mode, session_id) = {
                 let mut state = session.state();
-                let before = lock(&session.plan.before).take();
+                let before = session.plan.left();
                 state.mode = match before {
                     Some(PermissionMode::BypassPermissions) if !session.config.allow_bypass => {
                         PermissionMode::Default

@@ -37,7 +37,7 @@ pub(crate) struct Session {
     /// File checkpoints, for `rewind_files`.
     pub(crate) checkpoints: crate::checkpoints::Checkpoints,
     /// The plan file, and the mode plan mode was entered from.
-    pub(crate) plan: crate::plan_mode::Plan,
+    pub(crate) plan: crate::plan_file::Plan,
 }
 
 impl Session {
