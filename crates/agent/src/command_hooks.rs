@@ -1,4 +1,5 @@
-//! The command hooks of the settings (`hooks.<Event>[].hooks[]` of `type: "command"`), for
+//! The command hooks of the settings (`hooks.<Event>[].hooks[]` of `type: "command"`), and
+//! their prompt hooks (`type: "prompt"`, judged by the model: [`crate::prompt_hooks`]), for
 //! every event the agent fires (SessionEnd's, taken from here, are run by
 //! [`crate::session_end`] with its own budget). They are read
 //! once, when the session starts, as Claude Code snapshots them: a settings file the model
@@ -21,6 +22,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::config::Config;
 use crate::hooks::HookReport;
+use crate::model::ModelClient;
+use crate::prompt_hooks::PromptHook;
 use crate::session_end::CommandHook;
 
 /// How long a hook may run unless it says.
@@ -32,6 +35,8 @@ const MAX_OUTPUT: u64 = 64 * 1024;
 #[derive(Debug, Clone, Default)]
 pub struct CommandHooks {
     by_event: BTreeMap<String, Vec<(String, CommandHook)>>,
+    /// The prompt hooks, by event, with their matchers.
+    prompts: BTreeMap<String, Vec<(String, PromptHook)>>,
 }
 
 impl CommandHooks {
@@ -42,7 +47,15 @@ impl CommandHooks {
             return Self::default();
         }
         let mut by_event: BTreeMap<String, Vec<(String, CommandHook)>> = BTreeMap::new();
+        let mut prompts: BTreeMap<String, Vec<(String, PromptHook)>> = BTreeMap::new();
         for (event, pattern, hook) in crate::settings::hook_entries(&settings) {
+            if let Some(prompt) = PromptHook::from_entry(hook) {
+                prompts
+                    .entry(event.to_owned())
+                    .or_default()
+                    .push((pattern.to_owned(), prompt));
+                continue;
+            }
             if let (Some("command"), Some(command)) = (
                 hook.get("type").and_then(Value::as_str),
                 hook.get("command").and_then(Value::as_str),
@@ -56,7 +69,7 @@ impl CommandHooks {
                 ));
             }
         }
-        Self { by_event }
+        Self { by_event, prompts }
     }
 
     /// The hooks of `event` whose matcher takes `subject`.
@@ -71,7 +84,8 @@ impl CommandHooks {
     }
 
     /// Runs the hooks of `event` whose matcher takes `subject`, one after the other, with
-    /// `input` on their stdin, and gathers what they decided.
+    /// `input` on their stdin, and gathers what they decided. Prompt hooks have no model to
+    /// judge with here: see [`CommandHooks::fire_judged`].
     pub async fn fire(
         &self,
         config: &Config,
@@ -79,7 +93,26 @@ impl CommandHooks {
         subject: Option<&str>,
         input: &Value,
     ) -> HookReport {
+        self.fire_judged(config, event, subject, input, None).await
+    }
+
+    /// [`CommandHooks::fire`], the prompt hooks judged by `judge` (the model client and the
+    /// session's model); without one, a prompt hook that guards a tool call refuses it.
+    pub async fn fire_judged(
+        &self,
+        config: &Config,
+        event: &str,
+        subject: Option<&str>,
+        input: &Value,
+        judge: Option<(&ModelClient, &str)>,
+    ) -> HookReport {
         let mut report = HookReport::default();
+        let prompts = self.prompts.get(event).into_iter().flatten();
+        for (_, hook) in prompts.filter(|(pattern, _)| crate::hooks::matches(pattern, subject)) {
+            if let Some(output) = hook.judge(event, subject, input, judge).await {
+                crate::hooks::absorb(&mut report, &output);
+            }
+        }
         for hook in &self.matching(event, subject) {
             let limit = hook.timeout.map_or(DEFAULT_TIMEOUT, Duration::from_secs);
             match run(hook, input, config, limit).await {

@@ -50,6 +50,7 @@ pub mod permissions;
 mod plan_file;
 mod plan_mode;
 pub mod prompt;
+mod prompt_hooks;
 pub mod reaper;
 mod refusal;
 mod requests;

@@ -49,6 +49,8 @@ pub use skill::{discover as discover_skills, SkillFile};
 pub use structured::{StructuredOutput, STRUCTURED_OUTPUT};
 pub use workspace::Workspace;
 
+pub(crate) use web_fetch::text_of;
+
 /// What Claude Code adds to an edit's result when the model has the whole file in view.
 pub(crate) const IN_CONTEXT: &str =
     " (file state is current in your context \u{2014} no need to Read it back)";

@@ -59,7 +59,7 @@ async fn hooks_and_rules_are_listed_with_where_they_come_from() {
         rows,
         [
             ("PreToolUse", "userSettings", "command", None),
-            ("PreToolUse", "userSettings", "prompt", Some(true)),
+            ("PreToolUse", "userSettings", "prompt", None),
             ("Stop", "sessionHook", "callback", None),
         ],
         "{listing:#?}"

@@ -104,7 +104,13 @@ impl TurnContext {
         let commands = self
             .session
             .command_hooks
-            .fire(&self.session.config, event, subject, &Value::Object(input))
+            .fire_judged(
+                &self.session.config,
+                event,
+                subject,
+                &Value::Object(input),
+                Some((&self.session.client, &self.model)),
+            )
             .await;
         report.block = report.block.or(commands.block);
         report.stop = report.stop.or(commands.stop);

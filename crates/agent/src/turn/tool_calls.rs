@@ -67,6 +67,19 @@ impl Done {
         done.decided = Some((false, by));
         done
     }
+
+    /// `call` (with `input`) refused by `by` before it ran, counted among the turn's
+    /// permission denials.
+    fn denied(call: &ToolUseBlock, input: Value, message: String, by: DecidedBy) -> Self {
+        let mut done = Self::refused(message, by);
+        done.denial = Some(PermissionDenial {
+            tool_name: call.name.clone(),
+            tool_use_id: call.id.clone(),
+            tool_input: input,
+            extra: Map::new(),
+        });
+        done
+    }
 }
 
 /// What Claude Code says beside a call's result of its permission decision
@@ -253,7 +266,11 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
         .fire("PreToolUse", Some(&call.name), fields, Some(&call.id))
         .await;
     if let Some(reason) = pre.stop {
-        let mut done = Done::output(ToolOutput::error(format!("Stopped by a hook: {reason}")));
+        let mut done = match pre.block {
+            // Blocked and stopped at once (a prompt hook that said no): refused in its words.
+            Some(block) => Done::denied(call, input, block, DecidedBy::HOOK),
+            None => Done::output(ToolOutput::error(format!("Stopped by a hook: {reason}"))),
+        };
         done.stop = Some(reason);
         return done;
     }
@@ -266,7 +283,7 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
         let reason = hook_reason
             .or(pre.block)
             .unwrap_or_else(|| "Denied by a PreToolUse hook.".into());
-        return Done::refused(reason, DecidedBy::HOOK);
+        return Done::denied(call, input, reason, DecidedBy::HOOK);
     }
     let mut decided = Some((true, DecidedBy::HOOK));
     if hook_decision != Some("allow") {
@@ -310,13 +327,7 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
                 decided = Some((true, by));
             }
             Verdict::Deny { message, interrupt } => {
-                let mut done = Done::refused(message, by);
-                done.denial = Some(PermissionDenial {
-                    tool_name: call.name.clone(),
-                    tool_use_id: call.id.clone(),
-                    tool_input: input,
-                    extra: Map::new(),
-                });
+                let mut done = Done::denied(call, input, message, by);
                 done.interrupt = interrupt;
                 return done;
             }

@@ -208,6 +208,12 @@ impl Case {
         self
     }
 
+    /// `tool` offered too, beside [`TOOLS`].
+    pub fn tool(mut self, tool: &str) -> Self {
+        self.tools.push(tool.to_owned());
+        self
+    }
+
     /// The first request's shape is compared too.
     pub fn shape(mut self) -> Self {
         self.shape = true;

@@ -30,6 +30,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(other::unknown());
     cases.extend(other::requests());
     cases.extend(plan::cases());
+    cases.extend(other::task());
     cases.extend(edges::cases());
     cases
 }

@@ -128,6 +128,9 @@ static PATTERNS: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
         (r"(Inserted cell )[0-9a-f]{8}\b", "${1}<cell>"),
         (r#"(\\"id\\": \\")[0-9a-f]{8}(\\")"#, "${1}<cell>${2}"),
         (r"(stopped task: )[a-z0-9]{6,12}", "${1}<id>"),
+        // A subagent's id, and the time it took.
+        (r"(agentId: )[a-z0-9]{6,24}", "${1}<agent>"),
+        (r"(duration_ms: )\d+", "${1}<ms>"),
         // A session's plan file, named by three random words.
         (
             r"(\.claude/plans/)[a-z]+-[a-z]+-[a-z]+(\.md)",

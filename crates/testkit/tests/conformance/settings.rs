@@ -10,7 +10,7 @@ use twinwire::host::callbacks::{can_use_tool, PermissionRequest};
 use twinwire::protocol::permission::PermissionResult;
 use twinwire::query;
 
-use crate::{collect, kinds, script, the_result, turn, within, Scenario};
+use crate::{collect, kinds, script, the_result, tool_results, turn, within, Scenario};
 
 #[tokio::test]
 async fn applied_flag_settings_show_in_get_settings_and_the_next_request() {
@@ -265,4 +265,69 @@ async fn a_deny_rule_in_local_settings_stops_the_command() {
 #[tokio::test]
 async fn a_deny_rule_in_flag_settings_stops_the_command() {
     a_deny_rule_stops_the_command(Source::Flag).await;
+}
+
+/// A prompt hook of the user's settings judges each Bash command with the model: the one it
+/// refuses does not run (the model is told in Claude Code's words, and the turn stops), the
+/// one it lets through runs.
+#[tokio::test]
+async fn a_prompt_hook_in_user_settings_judges_each_command_with_the_model() {
+    let judged = "Judge this call: ";
+    let s = Scenario::start(script(
+        json!([
+            {"when": {"all": [{"last_user_text_contains": judged},
+                              {"last_user_text_contains": "allowed.txt"}]},
+             "reply": {"text": "{\"ok\": true, \"reason\": \"harmless\"}"}},
+            {"when": {"last_user_text_contains": judged},
+             "reply": {"text": "{\"ok\": false, \"reason\": \"no touching allowed\"}"}},
+            {"when": {"last_is_tool_result": true}, "reply": {"text": "done"}},
+            {"when": {"last_user_text_contains": "make the refused file"},
+             "reply": {"tool_use": {"name": "Bash", "input": {"command": "touch refused.txt",
+                                                               "description": "Make a file"}}}},
+            {"when": {"last_user_text_contains": "make the allowed file"},
+             "reply": {"tool_use": {"name": "Bash", "input": {"command": "touch allowed.txt",
+                                                               "description": "Make a file"}}}}
+        ]),
+        json!({"text": "unexpected"}),
+    ))
+    .await;
+    let settings = s.home().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let hooks = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "prompt", "prompt": format!("{judged}$ARGUMENTS")}
+    ]}]}});
+    std::fs::write(&settings, hooks.to_string()).unwrap();
+    let options = s.builder().allowed_tool("Bash").build().unwrap();
+    let client = s.connect(options).await;
+    let refused = turn(&client, "make the refused file").await;
+    assert!(
+        !s.work().join("refused.txt").exists(),
+        "the refused command ran"
+    );
+    assert!(
+        tool_results(&refused).contains(
+            "PreToolUse:Bash hook error: [Judge this call: $ARGUMENTS]: no touching allowed"
+        ),
+        "{}\nstderr:\n{}",
+        tool_results(&refused),
+        s.stderr()
+    );
+    let denials: Vec<&str> = the_result(&refused)
+        .permission_denials
+        .iter()
+        .map(|d| d.tool_name.as_str())
+        .collect();
+    assert_eq!(denials, ["Bash"]);
+    let allowed = turn(&client, "make the allowed file").await;
+    assert_eq!(
+        the_result(&allowed).text(),
+        Some("done"),
+        "{}",
+        kinds(&allowed)
+    );
+    assert!(
+        s.work().join("allowed.txt").exists(),
+        "the allowed command did not run"
+    );
+    within(client.close()).await.unwrap();
 }

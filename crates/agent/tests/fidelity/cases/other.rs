@@ -1,5 +1,5 @@
 //! The other tools: `NotebookEdit`, `TodoWrite`, `WebFetch`, `WebSearch`, `AskUserQuestion`,
-//! `Skill`, the MCP resource tools, and a tool that does not exist.
+//! `Skill`, the MCP resource tools, `Task`, and a tool that does not exist.
 
 use serde_json::json;
 
@@ -223,4 +223,20 @@ pub fn requests() -> Vec<Case> {
             .file("a.txt", "a\n")
             .step("Read", json!({"file_path": "{work}/a.txt"})),
     ]
+}
+
+/// `Task`: a subagent started on a prompt, its report as the call's result.
+pub fn task() -> Vec<Case> {
+    vec![case("Task", "general_purpose")
+        .tool("Task")
+        .step(
+            "Task",
+            json!({"description": "Look around", "prompt": "Say what you see.",
+                   "subagent_type": "general-purpose"}),
+        )
+        .step(
+            "Task",
+            json!({"description": "Nobody", "prompt": "x", "subagent_type": "no-such-agent"}),
+        )
+        .step("Task", json!({"description": "Missing prompt"}))]
 }
