@@ -75,16 +75,17 @@ impl Tool for TaskTool {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
-                "prompt": {"type": "string", "description": "The task for the agent to perform"},
-                "subagent_type": {"type": "string", "description": "The type of agent to use"},
-                "model": {"type": "string", "description": "A model for this agent instead of its own"}
-            },
-            "required": ["description", "prompt"]
-        })
+        crate::tools::schema::task().json()
+    }
+
+    fn check_input(&self, input: &Value) -> Result<Value, String> {
+        crate::tools::schema::task().check("Agent", input)
+    }
+
+    /// It changes nothing itself (each of its subagent's calls is judged on its own): Claude
+    /// Code runs it unasked.
+    fn read_only(&self) -> bool {
+        true
     }
 
     fn call(&self, input: Value, cx: ToolContext) -> BoxFuture<'static, ToolOutput> {
@@ -114,7 +115,7 @@ async fn run(session: &Arc<Session>, peer: &Peer, input: Value, cx: ToolContext)
         match state.agents.get(&wanted) {
             Some(spec) => spec.clone(),
             None => {
-                return ToolOutput::error(format!(
+                return ToolOutput::failure(format!(
                     "Agent type '{wanted}' not found. Available agents: {}",
                     state.agents.names().join(", ")
                 ))

@@ -411,6 +411,29 @@ pub fn ask_user_question() -> InputSchema {
     ])
 }
 
+/// `Task` (Claude Code's `Agent`, whose name its validation errors give).
+pub fn task() -> InputSchema {
+    InputSchema::new(vec![
+        required(
+            "description",
+            string(),
+            "A short (3-5 word) description of the task",
+        ),
+        required("prompt", string(), "The task for the agent to perform"),
+        optional("subagent_type", string(), "The type of agent to use"),
+        optional(
+            "model",
+            string(),
+            "A model for this agent instead of its own",
+        ),
+        optional(
+            "run_in_background",
+            boolean(),
+            "Ignored: the agent runs in the call, and its report is the result",
+        ),
+    ])
+}
+
 /// `ListMcpResourcesTool`.
 pub fn list_mcp_resources() -> InputSchema {
     InputSchema::new(vec![optional(
