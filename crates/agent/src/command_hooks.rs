@@ -1,5 +1,5 @@
 //! The command hooks of the settings (`hooks.<Event>[].hooks[]` of `type: "command"`), and
-//! their prompt hooks (`type: "prompt"`, judged by the model: [`crate::prompt_hooks`]), for
+//! their prompt hooks (`type: "prompt"`, judged by the model: `prompt_hooks`), for
 //! every event the agent fires (SessionEnd's, taken from here, are run by
 //! [`crate::session_end`] with its own budget). They are read
 //! once, when the session starts, as Claude Code snapshots them: a settings file the model

@@ -303,7 +303,7 @@ impl Jobs {
     }
 
     /// Notes that the host was told of the foreground command `id` (see
-    /// [`Host::running_in_foreground`]); `false` once it ended or moved: whether it was noted.
+    /// `Host::running_in_foreground`); `false` once it ended or moved: whether it was noted.
     pub fn note_foreground(&self, id: &str, running: bool) -> bool {
         let mut noted = lock(&self.in_foreground);
         if running {
