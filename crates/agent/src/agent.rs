@@ -173,6 +173,7 @@ impl CodingAgent {
                 search,
                 tasks: Arc::default(),
                 checkpoints,
+                nested_memory: Mutex::default(),
                 plan,
                 config,
             }

@@ -45,6 +45,7 @@ mod mcp_call;
 mod mcp_control;
 pub mod memory;
 pub mod model;
+mod nested_memory;
 pub mod output_styles;
 pub mod permissions;
 mod plan_file;

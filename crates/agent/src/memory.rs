@@ -122,6 +122,36 @@ pub fn read_root(root: &Path, home: Option<&Path>, known: &[MemoryFile]) -> Vec<
     reader.files
 }
 
+/// The memory of directories below the working directory, read as the session touches a file
+/// in them (`dirs`, from the highest down): in each, `CLAUDE.md`, `.claude/CLAUDE.md`,
+/// `CLAUDE.local.md`, then `.claude/rules/*.md` (Claude Code's order for them), leaving out the
+/// files in `known`.
+pub fn read_nested(
+    dirs: &[PathBuf],
+    home: Option<&Path>,
+    known: &[PathBuf],
+    sources: Option<&[String]>,
+) -> Vec<MemoryFile> {
+    let wanted = |name: &str| sources.is_none_or(|s| s.iter().any(|n| n == name));
+    let mut reader = Reader::new(home);
+    reader.seen.extend(known.iter().map(|path| canonical(path)));
+    for dir in dirs {
+        if wanted("project") {
+            reader.file(&dir.join("CLAUDE.md"), Kind::Project);
+            reader.file(&dir.join(".claude").join("CLAUDE.md"), Kind::Project);
+        }
+        if wanted("local") {
+            reader.file(&dir.join("CLAUDE.local.md"), Kind::Local);
+        }
+        if wanted("project") {
+            for rule in markdown_files(&dir.join(".claude").join("rules")) {
+                reader.file(&rule, Kind::Project);
+            }
+        }
+    }
+    reader.files
+}
+
 /// The memory as one text for the model; `None` when there is none.
 pub fn render(files: &[MemoryFile]) -> Option<String> {
     if files.is_empty() {

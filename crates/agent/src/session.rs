@@ -36,6 +36,8 @@ pub(crate) struct Session {
     pub(crate) tasks: Arc<crate::tasks::Tasks>,
     /// File checkpoints, for `rewind_files`.
     pub(crate) checkpoints: crate::checkpoints::Checkpoints,
+    /// The memory files below the working directory given to the model so far.
+    pub(crate) nested_memory: Mutex<Vec<std::path::PathBuf>>,
     /// The plan file, and the mode plan mode was entered from.
     pub(crate) plan: crate::plan_file::Plan,
 }

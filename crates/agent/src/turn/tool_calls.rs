@@ -337,6 +337,11 @@ async fn run_one(cx: &TurnContext, call: &ToolUseBlock) -> Done {
         .checkpoints
         .before_tool(&call.name, &input, |path| cx.workspace.resolve(path));
     let mut output = tool.call(input.clone(), tool_cx).await;
+    if !output.is_error && matches!(cx.thread, crate::thread::Thread::Main) {
+        // A file below the working directory brings its directories' memory into view.
+        let memory = crate::nested_memory::touched(&cx.session, &call.name, &input);
+        output.follow_up.extend(memory);
+    }
     let structured = (call.name == STRUCTURED_OUTPUT && !output.is_error)
         .then(|| {
             output

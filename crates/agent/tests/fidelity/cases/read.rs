@@ -41,6 +41,44 @@ fn numbered_lines(n: usize) -> String {
 
 pub fn cases() -> Vec<Case> {
     vec![
+        case("Read", "nested_memory")
+            .quick()
+            .file("CLAUDE.md", "Top rules.\n")
+            .file("sub/CLAUDE.md", "Sub rules: use tabs.\n")
+            .file("sub/deeper/CLAUDE.md", "Deeper rules.\n")
+            .file("sub/a.txt", "one\n")
+            .file("sub/b.txt", "two\n")
+            .file("sub/deeper/c.txt", "three\n")
+            .file("other/d.txt", "four\n")
+            .file("n1/CLAUDE.md", "N1 rules.\n")
+            .file("n1/n2/CLAUDE.md", "N2 rules.\n")
+            .file("n1/n2/e.txt", "five\n")
+            .file("s2/.claude/CLAUDE.md", "S2 dot-claude rules.\n")
+            .file("s2/CLAUDE.local.md", "S2 local rules.\n")
+            .file("s2/.claude/rules/style.md", "S2 rule file.\n")
+            .file("s2/f.txt", "six\n")
+            .file("w/CLAUDE.md", "W rules.\n")
+            .file("e/CLAUDE.md", "E rules.\n")
+            .file("e/g.txt", "seven\n")
+            .step("Read", json!({"file_path": "{work}/sub/a.txt"}))
+            .step("Read", json!({"file_path": "{work}/sub/b.txt"}))
+            .step("Read", json!({"file_path": "{work}/sub/deeper/c.txt"}))
+            .step("Read", json!({"file_path": "{work}/other/d.txt"}))
+            .step("Read", json!({"file_path": "{work}/n1/n2/e.txt"}))
+            .step("Read", json!({"file_path": "{work}/s2/f.txt"}))
+            .step("Grep", json!({"pattern": "one", "path": "{work}/sub"}))
+            .step(
+                "Write",
+                json!({"file_path": "{work}/w/new.txt", "content": "new\n"}),
+            )
+            .step(
+                "Edit",
+                json!({"file_path": "{work}/e/g.txt", "old_string": "seven", "new_string": "7"}),
+            )
+            .step(
+                "Edit",
+                json!({"file_path": "{work}/sub/a.txt", "old_string": "one", "new_string": "uno"}),
+            ),
         case("Read", "lines_numbered")
             .quick()
             .file("a.txt", "one\ntwo\nthree\n")
