@@ -109,6 +109,11 @@ pattern! {
 }
 
 pattern! {
+    /// A session's plan file, named by random words (`plans/fizzy-munching-pinwheel.md`).
+    PLAN_FILE = r"(/\.claude/plans/)[a-z]+(?:-[a-z]+)+(\.md)"
+}
+
+pattern! {
     /// The times `/cost` prints (`Total duration (wall): 1m 2.5s`): the wall clock's follows
     /// the machine's speed.
     COST_DURATION = r"(Total duration \((?:API|wall)\):\s*)(?:\d+[dhm] )*\d+(?:\.\d+)?m?s\b"
@@ -315,6 +320,7 @@ impl State {
         let text = PID.replace_all(&text, "${1}${2}0${3}");
         let text = TEXT_DURATION.replace_all(&text, "${1}: 0");
         let text = COST_DURATION.replace_all(&text, "${1}0s");
+        let text = PLAN_FILE.replace_all(&text, "${1}slug${2}");
         DURATION
             .replace_all(&text, |caps: &Captures| format!("\"{}\":0", &caps[1]))
             .into_owned()
@@ -473,6 +479,18 @@ mod tests {
             out.contains(r"Total duration (API):  0s\nTotal duration (wall): 0s\nTotal code"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn a_plan_files_random_name_is_fixed() {
+        let recording = concat!(
+            r#"{"dir":"meta","t":0,"cli":"/opt/cli/claude","argv":[],"env":{}}"#,
+            "\n",
+            r#"{"dir":"out","t":0.2,"msg":{"text":"saved to /h/.claude/plans/fizzy-munching-pinwheel.md"}}"#,
+            "\n",
+        );
+        let out = normalize(recording).unwrap();
+        assert!(out.contains("/h/.claude/plans/slug.md"), "{out}");
     }
 
     #[test]
