@@ -116,7 +116,7 @@ impl Run {
                 Some(old) => match likeness(old, text) {
                     Likeness::Same => {}
                     Likeness::Reordered => reordered.push(name.as_str()),
-                    Likeness::Tallied => tallied.push(name.as_str()),
+                    Likeness::Tallied | Likeness::Renumbered => tallied.push(name.as_str()),
                     Likeness::Different => problems.push(format!(
                         "{name}: differs from the committed recording{}",
                         first_difference(old, text)
@@ -138,7 +138,7 @@ impl Run {
         };
         eprintln!(
             "recordings claude {}: {} files, {} byte for byte as committed, {} with the same \
-             frames each way in another order{}, {} with other cost tallies in a result{}",
+             frames each way in another order{}, {} with other cost tallies in a result or other numbers for the ids{}",
             self.version,
             self.recordings.len(),
             self.recordings
@@ -445,6 +445,10 @@ enum Likeness {
     /// quota check), and whether one ends before the turn's result follows the machine's speed
     /// (claude 2.0.77 on a slower machine than the one that recorded).
     Tallied,
+    /// The same frames, in any order, but for the numbers the ids got: when two frames the
+    /// CLI writes at once come out in either order (2.1.330's in-process MCP server, above),
+    /// the ids in them are numbered in that order.
+    Renumbered,
     Different,
 }
 
@@ -456,15 +460,20 @@ fn likeness(old: &str, new: &str) -> Likeness {
     if meta(old) != meta(new) {
         return Likeness::Different;
     }
-    let sorted = |text: &str, tallies: bool| {
+    let sorted = |text: &str, tallies: bool, numbers: bool| {
         directions(text).map(|frames| {
             let mut frames: Vec<String> = frames
                 .into_iter()
                 .map(|frame| {
-                    if tallies {
+                    let frame = if tallies {
                         frame.to_owned()
                     } else {
                         without_tallies(frame)
+                    };
+                    if numbers {
+                        frame
+                    } else {
+                        NUMBERED_ID.replace_all(&frame, "<id>").into_owned()
                     }
                 })
                 .collect();
@@ -472,14 +481,21 @@ fn likeness(old: &str, new: &str) -> Likeness {
             frames
         })
     };
-    if sorted(old, true) == sorted(new, true) {
+    if sorted(old, true, true) == sorted(new, true, true) {
         Likeness::Reordered
-    } else if sorted(old, false) == sorted(new, false) {
+    } else if sorted(old, false, true) == sorted(new, false, true) {
         Likeness::Tallied
+    } else if sorted(old, true, false) == sorted(new, true, false) {
+        Likeness::Renumbered
     } else {
         Likeness::Different
     }
 }
+
+/// An id as the normalizer numbers it.
+static NUMBERED_ID: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"00000000-0000-4000-8000-\d{12}").expect("a valid pattern")
+});
 
 /// A recorded frame (`"msg":{…}}`) without a result's cost tallies; other frames as they are.
 fn without_tallies(frame: &str) -> String {
@@ -631,6 +647,19 @@ mod tests {
         let other = old.replace("\"result\"", "\"assistant\"");
         assert_eq!(
             likeness(&other, &other.replace("0.0016", "0.0002")),
+            Likeness::Different
+        );
+        let id = |n: u32| format!("00000000-0000-4000-8000-{n:012}");
+        let ids = format!(
+            "{meta}\n{{\"dir\":\"out\",\"t\":0.001,\"msg\":{{\"a\":\"{}\"}}}}\n",
+            id(1)
+        );
+        assert_eq!(
+            likeness(&ids, &ids.replace(&id(1), &id(2))),
+            Likeness::Renumbered
+        );
+        assert_eq!(
+            likeness(&ids, &ids.replace("\"a\"", "\"b\"")),
             Likeness::Different
         );
     }
