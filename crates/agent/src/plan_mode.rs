@@ -152,28 +152,11 @@ impl Tool for EnterPlanMode {
     }
 
     fn input_schema(&self) -> Value {
-        json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "type": "object",
-            "properties": {},
-            "additionalProperties": false
-        })
+        crate::tools::schema::enter_plan_mode().json()
     }
 
     fn check_input(&self, input: &Value) -> Result<Value, String> {
-        let Some(fields) = input.as_object() else {
-            return Err(format!(
-                "InputValidationError: {ENTER} failed due to the following issue:\nThe input \
-                 must be an object"
-            ));
-        };
-        match fields.keys().next() {
-            Some(name) => Err(format!(
-                "InputValidationError: {ENTER} failed due to the following issue:\nAn \
-                 unexpected parameter `{name}` was provided"
-            )),
-            None => Ok(input.clone()),
-        }
+        crate::tools::schema::enter_plan_mode().check(ENTER, input)
     }
 
     fn read_only(&self) -> bool {

@@ -27,6 +27,17 @@ fn script(judge_says: &str) -> Value {
     ], "default": {"text": "ok"}})
 }
 
+/// One turn in which the model asks for `touch made.txt`, Bash allowed.
+async fn make_it(world: &World) -> Vec<twinwire::protocol::Message> {
+    let client = Client::connect(world.options().allowed_tool("Bash").build().unwrap())
+        .await
+        .unwrap();
+    client.send("make it").await.unwrap();
+    let frames = turn(&client).await;
+    client.close().await.unwrap();
+    frames
+}
+
 /// The tool results of one turn's frames, as text.
 fn results(frames: &[Value]) -> String {
     frames
@@ -44,12 +55,7 @@ async fn a_refusal_with_continue_on_block_lets_the_turn_go_on() {
         json!({"type": "prompt", "prompt": "Check: $ARGUMENTS", "continueOnBlock": true,
                "model": "claude-haiku-4-5"}),
     );
-    let client = Client::connect(world.options().allowed_tool("Bash").build().unwrap())
-        .await
-        .unwrap();
-    client.send("make it").await.unwrap();
-    let frames = turn(&client).await;
-    client.close().await.unwrap();
+    let frames = make_it(&world).await;
     // Refused, and the model went on (the turn was not stopped).
     assert_eq!(result(&frames).result.as_deref(), Some("after the tool"));
     assert!(!world.path("made.txt").exists());
@@ -79,12 +85,7 @@ async fn a_judge_whose_answer_cannot_be_read_refuses_the_command() {
         &world,
         json!({"type": "prompt", "prompt": "Check: $ARGUMENTS"}),
     );
-    let client = Client::connect(world.options().allowed_tool("Bash").build().unwrap())
-        .await
-        .unwrap();
-    client.send("make it").await.unwrap();
-    let frames = turn(&client).await;
-    client.close().await.unwrap();
+    let frames = make_it(&world).await;
     assert!(!world.path("made.txt").exists(), "the command ran");
     let said = results(&frames_json(&frames));
     assert!(said.contains("the hook could not judge the call"), "{said}");

@@ -411,6 +411,11 @@ pub fn ask_user_question() -> InputSchema {
     ])
 }
 
+/// `EnterPlanMode`: no arguments.
+pub fn enter_plan_mode() -> InputSchema {
+    InputSchema::new(Vec::new())
+}
+
 /// `Task` (Claude Code's `Agent`, whose name its validation errors give).
 pub fn task() -> InputSchema {
     InputSchema::new(vec![
