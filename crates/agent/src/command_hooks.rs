@@ -1,6 +1,7 @@
 //! The command hooks of the settings (`hooks.<Event>[].hooks[]` of `type: "command"`), and
-//! their prompt hooks (`type: "prompt"`, judged by the model: `prompt_hooks`), for
-//! every event the agent fires (SessionEnd's, taken from here, are run by
+//! their prompt hooks (`type: "prompt"`, judged by the model: `prompt_hooks`), agent hooks
+//! (`type: "agent"`, a verifier with tools: `agent_hooks`) and http hooks (`type: "http"`, the
+//! event posted to a service: `http_hooks`), for every event the agent fires (SessionEnd's, taken from here, are run by
 //! [`crate::session_end`] with its own budget). They are read
 //! once, when the session starts, as Claude Code snapshots them: a settings file the model
 //! writes during the session adds no command that runs. `disableAllHooks` in any source turns
@@ -20,8 +21,10 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use crate::agent_hooks::{AgentHook, Verifier};
 use crate::config::Config;
 use crate::hooks::HookReport;
+use crate::http_hooks::{HttpHook, HttpLimits};
 use crate::model::ModelClient;
 use crate::prompt_hooks::PromptHook;
 use crate::session_end::CommandHook;
@@ -37,6 +40,11 @@ pub struct CommandHooks {
     by_event: BTreeMap<String, Vec<(String, CommandHook)>>,
     /// The prompt hooks, by event, with their matchers.
     prompts: BTreeMap<String, Vec<(String, PromptHook)>>,
+    /// The agent hooks, by event, with their matchers.
+    agents: BTreeMap<String, Vec<(String, AgentHook)>>,
+    /// The http hooks, by event, with their matchers, and what the settings allow them.
+    https: BTreeMap<String, Vec<(String, HttpHook)>>,
+    http_limits: HttpLimits,
 }
 
 impl CommandHooks {
@@ -46,21 +54,40 @@ impl CommandHooks {
         if settings.get("disableAllHooks") == Some(&Value::Bool(true)) {
             return Self::default();
         }
-        let mut by_event: BTreeMap<String, Vec<(String, CommandHook)>> = BTreeMap::new();
-        let mut prompts: BTreeMap<String, Vec<(String, PromptHook)>> = BTreeMap::new();
+        let mut hooks = Self {
+            http_limits: HttpLimits::of(&settings),
+            ..Self::default()
+        };
         for (event, pattern, hook) in crate::settings::hook_entries(&settings) {
             if let Some(prompt) = PromptHook::from_entry(hook) {
-                prompts
+                hooks
+                    .prompts
                     .entry(event.to_owned())
                     .or_default()
                     .push((pattern.to_owned(), prompt));
+                continue;
+            }
+            if let Some(agent) = AgentHook::from_entry(hook) {
+                hooks
+                    .agents
+                    .entry(event.to_owned())
+                    .or_default()
+                    .push((pattern.to_owned(), agent));
+                continue;
+            }
+            if let Some(http) = HttpHook::from_entry(hook) {
+                hooks
+                    .https
+                    .entry(event.to_owned())
+                    .or_default()
+                    .push((pattern.to_owned(), http));
                 continue;
             }
             if let (Some("command"), Some(command)) = (
                 hook.get("type").and_then(Value::as_str),
                 hook.get("command").and_then(Value::as_str),
             ) {
-                by_event.entry(event.to_owned()).or_default().push((
+                hooks.by_event.entry(event.to_owned()).or_default().push((
                     pattern.to_owned(),
                     CommandHook {
                         command: command.to_owned(),
@@ -69,7 +96,7 @@ impl CommandHooks {
                 ));
             }
         }
-        Self { by_event, prompts }
+        hooks
     }
 
     /// The hooks of `event` whose matcher takes `subject`.
@@ -106,10 +133,43 @@ impl CommandHooks {
         input: &Value,
         judge: Option<(&ModelClient, &str)>,
     ) -> HookReport {
+        self.fire_with(config, event, subject, input, judge, None)
+            .await
+    }
+
+    /// [`CommandHooks::fire_judged`], the agent hooks verified with `verifier` (its model
+    /// judges the prompt hooks too); without one, an agent hook that guards a tool call
+    /// refuses it.
+    pub(crate) async fn fire_with(
+        &self,
+        config: &Config,
+        event: &str,
+        subject: Option<&str>,
+        input: &Value,
+        judge: Option<(&ModelClient, &str)>,
+        verifier: Option<Verifier<'_>>,
+    ) -> HookReport {
+        let judge = judge.or(verifier.map(|v| (v.client, v.model)));
+        let takes = |pattern: &String| crate::hooks::matches(pattern, subject);
         let mut report = HookReport::default();
         let prompts = self.prompts.get(event).into_iter().flatten();
-        for (_, hook) in prompts.filter(|(pattern, _)| crate::hooks::matches(pattern, subject)) {
+        for (_, hook) in prompts.filter(|(pattern, _)| takes(pattern)) {
             if let Some(output) = hook.judge(event, subject, input, judge).await {
+                crate::hooks::absorb(&mut report, &output);
+            }
+        }
+        let agents = self.agents.get(event).into_iter().flatten();
+        for (_, hook) in agents.filter(|(pattern, _)| takes(pattern)) {
+            if let Some(output) = hook.verify(event, subject, input, verifier).await {
+                crate::hooks::absorb(&mut report, &output);
+            }
+        }
+        let https = self.https.get(event).into_iter().flatten();
+        for (_, hook) in https.filter(|(pattern, _)| takes(pattern)) {
+            let answer = hook
+                .post(event, subject, input, &config.env, &self.http_limits)
+                .await;
+            if let Some(output) = answer {
                 crate::hooks::absorb(&mut report, &output);
             }
         }

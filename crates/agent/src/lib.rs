@@ -25,6 +25,7 @@
 //! ```
 
 pub mod agent;
+mod agent_hooks;
 pub mod agents;
 pub mod args;
 mod beneath;
@@ -38,6 +39,7 @@ mod context_usage;
 mod flag_settings;
 pub mod hooks;
 mod host_files;
+mod http_hooks;
 pub mod in_process;
 mod listings;
 mod mcp;

@@ -147,8 +147,8 @@ pub(crate) fn hooks_listing(session: &Session) -> GetHooksListingResponse {
     }
 }
 
-/// One hook of a settings file. Only `command` and `prompt` hooks run here; the others are
-/// listed as disabled, as is every hook under `disableAllHooks`.
+/// One hook of a settings file; a kind this agent does not run is listed as disabled, as is
+/// every hook under `disableAllHooks`.
 fn settings_row(
     source: &str,
     event: &str,
@@ -188,7 +188,8 @@ fn settings_row(
             .get("timeout")
             .and_then(Value::as_u64)
             .map(Into::into),
-        disabled: (all_disabled || !matches!(kind, "command" | "prompt")).then_some(true),
+        disabled: (all_disabled || !matches!(kind, "command" | "prompt" | "agent" | "http"))
+            .then_some(true),
         editable: Some(HookListingEditable {
             matcher: pattern.to_owned(),
             config: editable,

@@ -226,6 +226,12 @@ impl Permissions {
         Directories::new(self.dirs.clone(), shell)
     }
 
+    /// Whether the Bash `command` is proven to only read (in the session's directories, from
+    /// the shell's): what a check that may only look is allowed to run.
+    pub fn command_only_reads(&self, command: &str) -> bool {
+        self.rules.read_only(command, &self.directories()).is_ok()
+    }
+
     /// Whether reading `path` goes through without asking anybody (the host's own
     /// `read_file`): no deny rule covers it, and a rule or the mode allows it.
     pub fn read_allowed(&self, mode: &PermissionMode, path: &Path) -> bool {

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use twinwire::agent::Peer;
 use twinwire_protocol::permission::PermissionMode;
 
+use crate::agent_hooks::Verifier;
 use crate::hooks::Hooks;
 use crate::permissions::Permissions;
 use crate::session::Session;
@@ -101,15 +102,26 @@ impl TurnContext {
             )
             .await;
         // Then the settings' command hooks; the host's answers come first.
+        let verifier = Verifier {
+            client: &self.session.client,
+            model: &self.model,
+            tools: &self.tools,
+            permissions: &self.permissions,
+            workspace: &self.workspace,
+            peer: &self.peer,
+            session_id: &self.session_id,
+            cancel: &self.cancel,
+        };
         let commands = self
             .session
             .command_hooks
-            .fire_judged(
+            .fire_with(
                 &self.session.config,
                 event,
                 subject,
                 &Value::Object(input),
-                Some((&self.session.client, &self.model)),
+                None,
+                Some(verifier),
             )
             .await;
         report.block = report.block.or(commands.block);

@@ -20,6 +20,7 @@ mod compaction;
 mod control;
 mod decisions;
 mod dialogs;
+mod hook_kinds;
 mod hooks;
 mod mcp;
 mod mcp_servers;
