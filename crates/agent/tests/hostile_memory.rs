@@ -7,6 +7,8 @@
 //! (each line's figure is printed; docs/agent.md keeps a run's figures).
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Each probe prints its figure for the docs.
+#![allow(clippy::print_stderr)]
 
 mod support;
 
