@@ -154,6 +154,16 @@ pub enum Error {
     /// [`ResultMessage::answer`]: twinwire_protocol::result::ResultMessage::answer
     #[error("{}", result_message(.0))]
     Result(Box<ResultError>),
+    /// A crashed host's session could not be re-attached (see
+    /// [`Client::reattach`](crate::Client::reattach)): nothing was resumed, and no process was
+    /// signalled that the reason does not name.
+    #[error("cannot re-attach session {session_id}: {why}")]
+    Reattach {
+        /// The session.
+        session_id: String,
+        /// Why not.
+        why: String,
+    },
 }
 
 impl std::fmt::Debug for Error {
@@ -372,6 +382,7 @@ pub(crate) fn error_type(error: &Error) -> &'static str {
         Error::InvalidOptions(_) => "invalid_options",
         Error::AlreadyDecided { .. } => "already_decided",
         Error::Result(_) => "result_error",
+        Error::Reattach { .. } => "reattach",
         _ => "_OTHER",
     }
 }

@@ -12,6 +12,7 @@
 //! - [`options`]: every option of the official SDKs, and how each reaches the CLI (argv,
 //!   environment, `initialize`).
 //! - [`launch`]: where the CLI runs (here, through `ssh`/`docker exec`/…, or your transport).
+//! - [`reattach`]: a record of each live session, and its re-attach after the host crashed.
 
 pub mod callbacks;
 mod client;
@@ -26,6 +27,7 @@ pub mod pool;
 pub mod process;
 mod progress;
 mod query;
+pub mod reattach;
 mod spans;
 mod transcripts;
 pub mod usage;
@@ -38,5 +40,6 @@ pub use decisions::PermissionDecision;
 pub use handler::{HookCall, Host};
 pub use pool::{Pool, PoolConfig, PooledClient};
 pub use query::{query, MessageStream, Prompt};
+pub use reattach::{ReattachReport, Reattached};
 pub use usage::{AgentUsage, Tokens, ToolCallUsage, TurnUsage};
 pub use warnings::Warning;

@@ -87,6 +87,9 @@ struct Inner {
     warnings: Arc<std::sync::Mutex<Vec<Warning>>>,
     /// The options' `SessionStart` and `SessionEnd` callbacks, which the host calls itself.
     lifecycle: super::lifecycle::Lifecycle,
+    /// The record of the live session, for a re-attach after a crash: removed when the
+    /// session closes or the client goes.
+    record: Option<Arc<super::reattach::LiveRecord>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -112,13 +115,14 @@ impl Client {
             options.on_permission_decision.clone(),
         ));
         let session = spans.session();
+        let record = super::reattach::prepare(&mut options)?;
         let restored = restore_from_store(&mut options)
             .instrument(session.clone())
             .await
             .inspect_err(|err| spans.close(Some(trace::error_type(err))))?;
         let servers = InProcessServers::of(&options);
         let (control, hooks) = HostControl::new(
-            options.host(),
+            super::reattach::recording(options.host(), record.as_ref()),
             options.permission_timeout,
             &options.hooks,
             servers.router.clone(),
@@ -135,6 +139,13 @@ impl Client {
             .instrument(session.clone())
             .await
             .inspect_err(|err| spans.close(Some(trace::error_type(err))))?;
+        if let (Some(record), Some(pid)) = (&record, process.pid()) {
+            if let Err(err) = record.launched(pid) {
+                process.kill();
+                spans.close(Some("io"));
+                return Err(err.into());
+            }
+        }
         // Runs only once the CLI's stdout has ended (an async block waits until polled).
         let output_ended = process.output_ended(options.shutdown);
         let (mirror, mirror_task, mirror_failures) = Mirror::start(&options);
@@ -150,6 +161,7 @@ impl Client {
                 mirror,
                 &session_watch,
                 &warnings,
+                record.as_ref().map(Arc::downgrade),
             )),
             deferred: Some(session_watch.tap()),
             lines: None,
@@ -203,6 +215,7 @@ impl Client {
                 watch: session_watch,
                 warnings,
                 lifecycle,
+                record,
             }),
         })
     }
@@ -403,6 +416,10 @@ impl Client {
                 tracing::warn!("the transcript store took too long: its last batch may be lost");
             }
         }
+        // A clean end: nothing is left to re-attach.
+        if let Some(record) = &self.inner.record {
+            record.remove();
+        }
         // The session's span ends here, not when the last clone of the client goes.
         self.inner.connection.end_trace();
         self.inner.spans.close(None);
@@ -535,6 +552,7 @@ fn watcher(
     mirror: Option<tokio::sync::mpsc::UnboundedSender<MirrorEvent>>,
     session: &Arc<SessionWatch>,
     warnings: &Arc<std::sync::Mutex<Vec<Warning>>>,
+    record: Option<std::sync::Weak<super::reattach::LiveRecord>>,
 ) -> crate::engine::Observer<Message> {
     let session = Arc::clone(session);
     let warnings = Arc::clone(warnings);
@@ -562,6 +580,9 @@ fn watcher(
                     if !checked_init.swap(true, Ordering::Relaxed) {
                         let found = logged(warnings::at_init(&for_init, init));
                         crate::engine::lock(&warnings).extend(found);
+                    }
+                    if let Some(record) = record.as_ref().and_then(std::sync::Weak::upgrade) {
+                        record.session_seen(&init.session_id);
                     }
                 }
             }

@@ -226,6 +226,8 @@ pub struct Options {
     pub(crate) fork_session: bool,
     /// The session id to use.
     pub(crate) session_id: Option<String>,
+    /// Where the client keeps the record of its live session, for a re-attach after a crash.
+    pub(crate) attach_records: Option<std::path::PathBuf>,
     /// Save the session to disk.
     pub(crate) persist_session: bool,
     /// The session's title.
@@ -353,6 +355,7 @@ impl Default for Options {
             resume_drops_turn: None,
             fork_session: false,
             session_id: None,
+            attach_records: None,
             persist_session: true,
             title: None,
             enable_file_checkpointing: false,
@@ -560,6 +563,7 @@ impl fmt::Debug for Options {
             .field("resume_drops_turn", &self.resume_drops_turn)
             .field("fork_session", &self.fork_session)
             .field("session_id", &self.session_id)
+            .field("attach_records", &self.attach_records)
             .field("persist_session", &self.persist_session)
             .field("title", &self.title)
             .field("enable_file_checkpointing", &self.enable_file_checkpointing)

@@ -24,6 +24,16 @@ impl OptionsBuilder {
         self
     }
 
+    /// Keeps a record of the live session in `dir` (one small JSON file per session, `0600`,
+    /// written beside and renamed over, removed when the client closes or is dropped), so that
+    /// a host that crashed can re-attach the session with
+    /// [`Client::reattach`](crate::Client::reattach). A session with no id of its own (no
+    /// `session_id`, `resume` or `continue_conversation`) is given one. Only for a local CLI.
+    pub fn attach_records(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.options.attach_records = Some(dir.into());
+        self
+    }
+
     /// Resumes only up to and including this message uuid (`--resume-session-at`); needs
     /// `resume`.
     pub fn resume_session_at(mut self, message_uuid: impl Into<String>) -> Self {

@@ -1,0 +1,378 @@
+//! A host killed with SIGKILL in the middle of a tool turn, then its session re-attached by a
+//! new host: the real CLI offline (`TWINWIRE_CLAUDE_PATH`: Claude Code, or twinwire-agent),
+//! against the scripted model server.
+//!
+//! The first host is this test binary run again as a separate process (`HOST_ROLE_ENV`): it
+//! keeps a live-session record and drives one turn whose Bash command appends a line to a file
+//! and sleeps. Once the line is there (or, in the second case, while the host holds the
+//! permission request unanswered), the test kills the host with SIGKILL, then re-attaches the
+//! session in this process: every process of the old session is gone (looked up in `/proc`),
+//! the report names the interrupted tool use (and the permission request that was waiting),
+//! the next prompt's model request carries the first turn's prompt, and the command ran once.
+#![allow(clippy::unwrap_used)]
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::{json, Value};
+use twinwire::host::callbacks::can_use_tool;
+use twinwire::host::reattach::{AttachRecord, ATTACH_MARK_ENV};
+use twinwire::protocol::permission::PermissionResult;
+use twinwire::protocol::Message;
+use twinwire_model_server::{ModelScript, ModelServer};
+
+/// Set when this binary runs as the first host: the JSON of a [`HostConfig`].
+const HOST_ROLE_ENV: &str = "TWINWIRE_REATTACH_HOST";
+/// Every wait of the test: generous for a busy machine; a hang still ends.
+const LIMIT: Duration = Duration::from_secs(120);
+/// The command the model asks for: it appends a line, then waits to be fenced.
+const COMMAND: &str = "echo ran >> ran.txt; sleep 30";
+
+fn main() {
+    if let Ok(config) = std::env::var(HOST_ROLE_ENV) {
+        host_role(serde_json::from_str(&config).unwrap());
+        return;
+    }
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let cases: [(&str, Hold); 2] = [
+        ("a_host_killed_while_its_tool_runs_is_reattached", Hold::No),
+        (
+            "a_host_killed_while_it_holds_a_permission_is_reattached",
+            Hold::Yes,
+        ),
+    ];
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for (name, hold) in cases {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        #[cfg(target_os = "linux")]
+        {
+            let started = Instant::now();
+            runtime.block_on(killed_then_reattached(hold));
+            println!(
+                "test {name} ... ok ({:.1} s)",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        #[cfg(not(target_os = "linux"))]
+        println!("test {name} ... ignored (the fence proves processes through /proc)");
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Hold {
+    /// The host allows the command at once.
+    No,
+    /// The host never answers the permission request.
+    Yes,
+}
+
+/// What the first host is told.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct HostConfig {
+    root: PathBuf,
+    url: String,
+    hold: bool,
+}
+
+/// The directories of one case.
+struct Dirs {
+    home: PathBuf,
+    work: PathBuf,
+    tmp: PathBuf,
+    records: PathBuf,
+}
+
+impl Dirs {
+    fn of(root: &Path) -> Self {
+        Self {
+            home: root.join("home"),
+            work: root.join("work"),
+            tmp: root.join("tmp"),
+            records: root.join("records"),
+        }
+    }
+}
+
+/// Options for the real CLI offline, keeping live-session records.
+fn offline(root: &Path, url: &str) -> twinwire::options::OptionsBuilder {
+    let dirs = Dirs::of(root);
+    twinwire::Options::builder()
+        .cli_path(twinwire_testkit::real_claude())
+        .cwd(&dirs.work)
+        .env("HOME", &dirs.home)
+        .env("CLAUDE_CONFIG_DIR", dirs.home.join(".claude"))
+        .env("TMPDIR", &dirs.tmp)
+        .env("CLAUDE_CODE_TMPDIR", &dirs.tmp)
+        .env("ANTHROPIC_BASE_URL", url)
+        .env("ANTHROPIC_API_KEY", "reattach-test-key")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("CLAUDE_CODE_MAX_RETRIES", "0")
+        .attach_records(&dirs.records)
+}
+
+/// The first host: starts the session, prints its id, sends the prompt, reads until killed.
+fn host_role(config: HostConfig) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async move {
+        let hold = config.hold;
+        let options = offline(&config.root, &config.url)
+            .can_use_tool(can_use_tool(move |request| async move {
+                if hold {
+                    std::future::pending::<()>().await;
+                }
+                Ok(PermissionResult::allow(request.input().clone()))
+            }))
+            .build()
+            .unwrap();
+        let client = twinwire::Client::connect(options).await.unwrap();
+        let records = AttachRecord::list(&Dirs::of(&config.root).records).unwrap();
+        println!("session {}", records[0].session_id);
+        client
+            .send("RUN the tool please; remember PELICAN")
+            .await
+            .unwrap();
+        let mut all = std::pin::pin!(client.receive_all());
+        while all.next().await.is_some() {}
+        // Not reached: the test kills this process in the middle of the turn.
+        std::process::exit(3);
+    });
+}
+
+fn script() -> ModelScript {
+    serde_json::from_value(json!({"rules": [
+        {"when": {"last_is_tool_result": true}, "reply": {"text": "The tool is done."}},
+        {"when": {"last_user_text_contains": "RUN the tool"}, "times": 1,
+         "reply": {"tool_use": {"name": "Bash", "text": "Running it.",
+                                "input": {"command": COMMAND, "description": "append and wait"}}}}
+    ], "default": {"echo": true}}))
+    .unwrap()
+}
+
+/// Waits up to [`LIMIT`] for `check` to give something.
+async fn until<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        if let Some(found) = check() {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "gave up waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Every running process whose environment holds `mark`.
+#[cfg(target_os = "linux")]
+fn marked_processes(mark: &str) -> Vec<u32> {
+    let wanted = format!("{ATTACH_MARK_ENV}={mark}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| running(*pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == wanted.as_bytes()))
+        })
+        .collect()
+}
+
+/// Whether `pid` runs (a zombie has exited).
+#[cfg(target_os = "linux")]
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().next().map(|state| state != "Z")
+        })
+        .unwrap_or(false)
+}
+
+/// The command line of `pid`, for messages.
+fn cmdline(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+/// The session's transcript as the CLI saved it, if it did.
+fn saved(home: &Path, session_id: &str) -> Option<String> {
+    let projects = home.join(".claude").join("projects");
+    std::fs::read_dir(projects)
+        .ok()?
+        .filter_map(Result::ok)
+        .find_map(|project| {
+            std::fs::read_to_string(project.path().join(format!("{session_id}.jsonl"))).ok()
+        })
+}
+
+fn spawn_host(root: &Path, url: &str, hold: Hold) -> (Child, String) {
+    let config = serde_json::to_string(&HostConfig {
+        root: root.to_owned(),
+        url: url.to_owned(),
+        hold: hold == Hold::Yes,
+    })
+    .unwrap();
+    let mut host = Command::new(std::env::current_exe().unwrap())
+        .env(HOST_ROLE_ENV, config)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(host.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let session_id = line
+        .trim()
+        .strip_prefix("session ")
+        .unwrap_or_else(|| panic!("the host said {line:?}"))
+        .to_owned();
+    (host, session_id)
+}
+
+#[cfg(target_os = "linux")]
+async fn killed_then_reattached(hold: Hold) {
+    let root = tempfile::tempdir().unwrap();
+    let dirs = Dirs::of(root.path());
+    for dir in [&dirs.home, &dirs.work, &dirs.tmp] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let server = ModelServer::start(script()).await.unwrap();
+    let (mut host, session_id) = spawn_host(root.path(), &server.url(), hold);
+    let ran = dirs.work.join("ran.txt");
+    let record = match hold {
+        Hold::No => {
+            until("the command's line", || {
+                std::fs::read_to_string(&ran).ok().filter(|t| !t.is_empty())
+            })
+            .await;
+            AttachRecord::read(&dirs.records, &session_id)
+                .unwrap()
+                .unwrap()
+        }
+        Hold::Yes => {
+            until("the permission request in the record", || {
+                AttachRecord::read(&dirs.records, &session_id)
+                    .unwrap()
+                    .filter(|r| !r.pending_permissions.is_empty())
+            })
+            .await
+        }
+    };
+    let mark = record.mark.clone().unwrap();
+    let old = marked_processes(&mark);
+    assert!(old.contains(&record.cli_pid), "{old:?} {record:?}");
+    if hold == Hold::No {
+        // The CLI, and the shell running the command (with its `sleep`).
+        let sleeping = old.iter().any(|&pid| cmdline(pid).starts_with("sleep"));
+        assert!(
+            sleeping,
+            "no sleep among {:?}",
+            old.iter().map(|&p| cmdline(p)).collect::<Vec<_>>()
+        );
+    }
+
+    // The CLI saves its transcript a moment after it asks: the tool use must be in it (a
+    // crash before that loses the turn, and the session has nothing to resume).
+    until("the tool use in the transcript", || {
+        saved(&dirs.home, &session_id).filter(|t| t.contains("\"tool_use\""))
+    })
+    .await;
+    host.kill().unwrap(); // SIGKILL
+    host.wait().unwrap();
+
+    let reattach_started = Instant::now();
+    let options = offline(root.path(), &server.url())
+        .can_use_tool(can_use_tool(|request| async move {
+            Ok(PermissionResult::allow(request.input().clone()))
+        }))
+        .build()
+        .unwrap();
+    let twinwire::host::Reattached { client, report, .. } =
+        tokio::time::timeout(LIMIT, twinwire::Client::reattach(options, &session_id))
+            .await
+            .expect("the re-attach ended")
+            .unwrap();
+    let reattach_took = reattach_started.elapsed();
+
+    // Nothing of the old session runs.
+    let left: Vec<u32> = old.iter().copied().filter(|&pid| running(pid)).collect();
+    assert!(left.is_empty(), "still running: {left:?}");
+    assert!(marked_processes(&mark).is_empty());
+    for pid in old.iter().filter(|&&pid| pid != record.cli_pid) {
+        assert!(
+            report.fenced.found.contains(pid),
+            "{pid} not fenced: {:?}",
+            report.fenced
+        );
+    }
+    // The command was in flight: reported, not run again.
+    assert_eq!(report.interrupted.len(), 1, "{report:?}");
+    assert_eq!(report.interrupted[0].name, "Bash");
+    assert_eq!(report.interrupted[0].input["command"], COMMAND);
+    match hold {
+        Hold::No => assert!(report.pending_permissions.is_empty(), "{report:?}"),
+        Hold::Yes => {
+            assert_eq!(report.pending_permissions.len(), 1, "{report:?}");
+            assert_eq!(report.pending_permissions[0].tool_name, "Bash");
+            assert_eq!(
+                report.pending_permissions[0].tool_use_id.as_deref(),
+                Some(report.interrupted[0].tool_use_id.as_str())
+            );
+        }
+    }
+
+    // The session goes on, with its history.
+    let asked_before = server.message_requests().len();
+    client.send("What did I say first?").await.unwrap();
+    let turn = async {
+        let mut turn = std::pin::pin!(client.receive_response());
+        let mut result = None;
+        while let Some(message) = turn.next().await {
+            if let Message::Result(r) = message.unwrap() {
+                result = Some(r);
+            }
+        }
+        result.unwrap()
+    };
+    let result = tokio::time::timeout(LIMIT, turn)
+        .await
+        .expect("the turn ended");
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(result.session_id, session_id);
+    let requests = server.message_requests();
+    let next = requests[asked_before..]
+        .iter()
+        .map(Value::to_string)
+        .find(|body| body.contains("What did I say first?"))
+        .expect("the next turn's request");
+    assert!(next.contains("PELICAN"), "no history in {next}");
+
+    // The command ran once (or, held, never).
+    let lines = std::fs::read_to_string(&ran).unwrap_or_default();
+    let expected = if hold == Hold::No { "ran\n" } else { "" };
+    assert_eq!(lines, expected);
+
+    client.close().await.unwrap();
+    assert!(
+        AttachRecord::read(&dirs.records, &session_id)
+            .unwrap()
+            .is_none(),
+        "a clean close removes the record"
+    );
+    server.shutdown().await;
+    println!(
+        "  re-attached in {:.2} s; fenced {:?} (killed {:?})",
+        reattach_took.as_secs_f64(),
+        report.fenced.found,
+        report.fenced.killed
+    );
+}
