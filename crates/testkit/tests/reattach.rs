@@ -1,6 +1,6 @@
 //! A host killed with SIGKILL in the middle of a tool turn, then its session re-attached by a
-//! new host: the real CLI offline (`TWINWIRE_CLAUDE_PATH`: Claude Code, or twinwire-agent),
-//! against the scripted model server.
+//! new host: the real CLI offline (`TWINWIRE_CLAUDE_PATH`, else the pinned Claude Code) and
+//! twinwire-agent, against the scripted model server.
 //!
 //! The first host is this test binary run again as a separate process (`HOST_ROLE_ENV`): it
 //! keeps a live-session record and drives one turn whose Bash command appends a line to a file
@@ -10,6 +10,8 @@
 //! the report names the interrupted tool use (and the permission request that was waiting),
 //! the next prompt's model request carries the first turn's prompt, and the command ran once.
 #![allow(clippy::unwrap_used)]
+// Without libtest, the test reports on stdout, and the host it starts tells it the session id there.
+#![allow(clippy::print_stdout)]
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -40,30 +42,115 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let cases: [(&str, Hold); 2] = [
-        ("a_host_killed_while_its_tool_runs_is_reattached", Hold::No),
+    let cases = [
+        (
+            "a_host_killed_while_its_tool_runs_is_reattached",
+            Hold::No,
+            Cli::Claude,
+        ),
         (
             "a_host_killed_while_it_holds_a_permission_is_reattached",
             Hold::Yes,
+            Cli::Claude,
+        ),
+        (
+            "twinwire_agent_a_host_killed_while_its_tool_runs_is_reattached",
+            Hold::No,
+            Cli::Agent,
+        ),
+        (
+            "twinwire_agent_a_host_killed_while_it_holds_a_permission_is_reattached",
+            Hold::Yes,
+            Cli::Agent,
         ),
     ];
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    for (name, hold) in cases {
+    let all = Instant::now();
+    let (mut passed, mut ignored, mut filtered) = (0, 0, 0);
+    for (name, hold, cli) in cases {
         if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            filtered += 1;
             continue;
         }
-        #[cfg(target_os = "linux")]
-        {
-            let started = Instant::now();
-            runtime.block_on(killed_then_reattached(hold));
-            println!(
-                "test {name} ... ok ({:.1} s)",
-                started.elapsed().as_secs_f64()
-            );
+        let started = Instant::now();
+        if run(&runtime, hold, cli) {
+            let took = started.elapsed().as_secs_f64();
+            println!("test {name} ... ok ({took:.1} s)");
+            passed += 1;
+        } else {
+            println!("test {name} ... ignored (the fence proves processes through /proc)");
+            ignored += 1;
         }
-        #[cfg(not(target_os = "linux"))]
-        println!("test {name} ... ignored (the fence proves processes through /proc)");
     }
+    // libtest's closing line, which `cargo xtask test` counts (a failure panicked before it).
+    println!(
+        "\ntest result: ok. {passed} passed; 0 failed; {ignored} ignored; 0 measured; \
+         {filtered} filtered out; finished in {:.2}s",
+        all.elapsed().as_secs_f64()
+    );
+}
+
+/// Runs one case (a failure panics); `false` where it cannot run.
+fn run(runtime: &tokio::runtime::Runtime, hold: Hold, cli: Cli) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let cli = match cli {
+            Cli::Claude => twinwire_testkit::real_claude(),
+            Cli::Agent => twinwire_agent(),
+        };
+        runtime.block_on(killed_then_reattached(hold, &cli));
+        true
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (runtime, hold, cli);
+        false
+    }
+}
+
+/// Which program plays the CLI.
+#[derive(Clone, Copy)]
+enum Cli {
+    /// `TWINWIRE_CLAUDE_PATH`, else the pinned Claude Code.
+    Claude,
+    /// twinwire-agent, built from this workspace.
+    Agent,
+}
+
+/// twinwire-agent beside this package's binaries: under `cargo xtask test`
+/// (`TWINWIRE_PREBUILT`) as it was built, else built now so that it is current.
+fn twinwire_agent() -> PathBuf {
+    let name = format!("twinwire-agent{}", std::env::consts::EXE_SUFFIX);
+    let path = Path::new(env!("CARGO_BIN_EXE_fake-claude")).with_file_name(name);
+    if std::env::var_os("TWINWIRE_PREBUILT").is_none() {
+        let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        build.args(["build", "-p", "twinwire-agent", "--bin", "twinwire-agent"]);
+        // Without the variables Cargo set for this test: build scripts that watch them would
+        // see them differ from a build in a shell, and rebuild (see crates/cli/tests/common).
+        for (var, _) in std::env::vars_os() {
+            let set_for_the_test = var.to_str().is_some_and(|var| {
+                ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
+                    .iter()
+                    .any(|prefix| var.starts_with(prefix))
+                    || [
+                        "CARGO_CRATE_NAME",
+                        "CARGO_BIN_NAME",
+                        "CARGO_PRIMARY_PACKAGE",
+                    ]
+                    .contains(&var)
+                    || ["CARGO_TARGET_TMPDIR", "CARGO_RUSTC_CURRENT_DIR", "OUT_DIR"].contains(&var)
+            });
+            if set_for_the_test {
+                build.env_remove(var);
+            }
+        }
+        if path.parent().and_then(Path::file_name) == Some("release".as_ref()) {
+            build.arg("--release");
+        }
+        assert!(build.status().unwrap().success(), "building twinwire-agent");
+    }
+    assert!(path.is_file(), "no {}", path.display());
+    path
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -77,6 +164,7 @@ enum Hold {
 /// What the first host is told.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct HostConfig {
+    cli: PathBuf,
     root: PathBuf,
     url: String,
     hold: bool,
@@ -102,10 +190,10 @@ impl Dirs {
 }
 
 /// Options for the real CLI offline, keeping live-session records.
-fn offline(root: &Path, url: &str) -> twinwire::options::OptionsBuilder {
+fn offline(cli: &Path, root: &Path, url: &str) -> twinwire::options::OptionsBuilder {
     let dirs = Dirs::of(root);
     twinwire::Options::builder()
-        .cli_path(twinwire_testkit::real_claude())
+        .cli_path(cli)
         .cwd(&dirs.work)
         .env("HOME", &dirs.home)
         .env("CLAUDE_CONFIG_DIR", dirs.home.join(".claude"))
@@ -124,7 +212,7 @@ fn host_role(config: HostConfig) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async move {
         let hold = config.hold;
-        let options = offline(&config.root, &config.url)
+        let options = offline(&config.cli, &config.root, &config.url)
             .can_use_tool(can_use_tool(move |request| async move {
                 if hold {
                     std::future::pending::<()>().await;
@@ -214,8 +302,9 @@ fn saved(home: &Path, session_id: &str) -> Option<String> {
         })
 }
 
-fn spawn_host(root: &Path, url: &str, hold: Hold) -> (Child, String) {
+fn spawn_host(cli: &Path, root: &Path, url: &str, hold: Hold) -> (Child, String) {
     let config = serde_json::to_string(&HostConfig {
+        cli: cli.to_owned(),
         root: root.to_owned(),
         url: url.to_owned(),
         hold: hold == Hold::Yes,
@@ -239,14 +328,14 @@ fn spawn_host(root: &Path, url: &str, hold: Hold) -> (Child, String) {
 }
 
 #[cfg(target_os = "linux")]
-async fn killed_then_reattached(hold: Hold) {
+async fn killed_then_reattached(hold: Hold, cli: &Path) {
     let root = tempfile::tempdir().unwrap();
     let dirs = Dirs::of(root.path());
     for dir in [&dirs.home, &dirs.work, &dirs.tmp] {
         std::fs::create_dir_all(dir).unwrap();
     }
     let server = ModelServer::start(script()).await.unwrap();
-    let (mut host, session_id) = spawn_host(root.path(), &server.url(), hold);
+    let (mut host, session_id) = spawn_host(cli, root.path(), &server.url(), hold);
     let ran = dirs.work.join("ran.txt");
     let record = match hold {
         Hold::No => {
@@ -290,7 +379,7 @@ async fn killed_then_reattached(hold: Hold) {
     host.wait().unwrap();
 
     let reattach_started = Instant::now();
-    let options = offline(root.path(), &server.url())
+    let options = offline(cli, root.path(), &server.url())
         .can_use_tool(can_use_tool(|request| async move {
             Ok(PermissionResult::allow(request.input().clone()))
         }))
