@@ -9,6 +9,8 @@
 //! session in this process: every process of the old session is gone (looked up in `/proc`),
 //! the report names the interrupted tool use (and the permission request that was waiting),
 //! the next prompt's model request carries the first turn's prompt, and the command ran once.
+//! On Claude Code, once more with the session mirrored into a directory store and the CLI's
+//! own files deleted before the re-attach, which then reads the store alone.
 #![allow(clippy::unwrap_used)]
 // Without libtest, the test reports on stdout, and the host it starts tells it the session id there.
 #![allow(clippy::print_stdout)]
@@ -16,6 +18,7 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -24,6 +27,8 @@ use twinwire::host::callbacks::can_use_tool;
 use twinwire::host::reattach::{AttachRecord, ATTACH_MARK_ENV};
 use twinwire::protocol::permission::PermissionResult;
 use twinwire::protocol::Message;
+use twinwire::sessions::mirror::StoreFlush;
+use twinwire::sessions::stores::DirectoryTranscriptStore;
 use twinwire_model_server::{ModelScript, ModelServer};
 
 /// Set when this binary runs as the first host: the JSON of a [`HostConfig`].
@@ -51,6 +56,11 @@ fn main() {
         (
             "a_host_killed_while_it_holds_a_permission_is_reattached",
             Hold::Yes,
+            Cli::Claude,
+        ),
+        (
+            "a_host_killed_while_its_tool_runs_is_reattached_from_its_transcript_store",
+            Hold::Mirrored,
             Cli::Claude,
         ),
         (
@@ -153,12 +163,22 @@ fn twinwire_agent() -> PathBuf {
     path
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 enum Hold {
     /// The host allows the command at once.
     No,
     /// The host never answers the permission request.
     Yes,
+    /// The host allows the command at once; the session is mirrored into a directory store
+    /// as each entry is written, and the CLI's own files are gone before the re-attach.
+    Mirrored,
+}
+
+impl Hold {
+    /// Whether the command is allowed to run.
+    fn runs(self) -> bool {
+        self != Self::Yes
+    }
 }
 
 /// What the first host is told.
@@ -167,7 +187,7 @@ struct HostConfig {
     cli: PathBuf,
     root: PathBuf,
     url: String,
-    hold: bool,
+    hold: Hold,
 }
 
 /// The directories of one case.
@@ -176,6 +196,7 @@ struct Dirs {
     work: PathBuf,
     tmp: PathBuf,
     records: PathBuf,
+    store: PathBuf,
 }
 
 impl Dirs {
@@ -185,14 +206,23 @@ impl Dirs {
             work: root.join("work"),
             tmp: root.join("tmp"),
             records: root.join("records"),
+            store: root.join("store"),
         }
     }
 }
 
-/// Options for the real CLI offline, keeping live-session records.
-fn offline(cli: &Path, root: &Path, url: &str) -> twinwire::options::OptionsBuilder {
+/// Options for the real CLI offline, keeping live-session records (and mirroring the session
+/// into a directory store when `hold` says so).
+fn offline(cli: &Path, root: &Path, url: &str, hold: Hold) -> twinwire::options::OptionsBuilder {
     let dirs = Dirs::of(root);
-    twinwire::Options::builder()
+    let builder = twinwire::Options::builder();
+    let builder = match hold {
+        Hold::Mirrored => builder
+            .transcript_store(Arc::new(DirectoryTranscriptStore::new(&dirs.store)))
+            .transcript_store_flush(StoreFlush::Eager),
+        Hold::No | Hold::Yes => builder,
+    };
+    builder
         .cli_path(cli)
         .cwd(&dirs.work)
         .env("HOME", &dirs.home)
@@ -212,9 +242,9 @@ fn host_role(config: HostConfig) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async move {
         let hold = config.hold;
-        let options = offline(&config.cli, &config.root, &config.url)
+        let options = offline(&config.cli, &config.root, &config.url, hold)
             .can_use_tool(can_use_tool(move |request| async move {
-                if hold {
+                if !hold.runs() {
                     std::future::pending::<()>().await;
                 }
                 Ok(PermissionResult::allow(request.input().clone()))
@@ -291,9 +321,10 @@ fn cmdline(pid: u32) -> String {
         .unwrap_or_default()
 }
 
-/// The session's transcript as the CLI saved it, if it did.
-fn saved(home: &Path, session_id: &str) -> Option<String> {
-    let projects = home.join(".claude").join("projects");
+/// The session's transcript under `config` (`<config>/projects/<project>/<id>.jsonl`: the
+/// CLI's own, or the directory store's), if it is there.
+fn saved(config: &Path, session_id: &str) -> Option<String> {
+    let projects = config.join("projects");
     std::fs::read_dir(projects)
         .ok()?
         .filter_map(Result::ok)
@@ -307,7 +338,7 @@ fn spawn_host(cli: &Path, root: &Path, url: &str, hold: Hold) -> (Child, String)
         cli: cli.to_owned(),
         root: root.to_owned(),
         url: url.to_owned(),
-        hold: hold == Hold::Yes,
+        hold,
     })
     .unwrap();
     let mut host = Command::new(std::env::current_exe().unwrap())
@@ -338,7 +369,7 @@ async fn killed_then_reattached(hold: Hold, cli: &Path) {
     let (mut host, session_id) = spawn_host(cli, root.path(), &server.url(), hold);
     let ran = dirs.work.join("ran.txt");
     let record = match hold {
-        Hold::No => {
+        Hold::No | Hold::Mirrored => {
             until("the command's line", || {
                 std::fs::read_to_string(&ran).ok().filter(|t| !t.is_empty())
             })
@@ -359,7 +390,7 @@ async fn killed_then_reattached(hold: Hold, cli: &Path) {
     let mark = record.mark.clone().unwrap();
     let old = marked_processes(&mark);
     assert!(old.contains(&record.cli_pid), "{old:?} {record:?}");
-    if hold == Hold::No {
+    if hold.runs() {
         // The CLI, and the shell running the command (with its `sleep`).
         let sleeping = old.iter().any(|&pid| cmdline(pid).starts_with("sleep"));
         assert!(
@@ -372,14 +403,26 @@ async fn killed_then_reattached(hold: Hold, cli: &Path) {
     // The CLI saves its transcript a moment after it asks: the tool use must be in it (a
     // crash before that loses the turn, and the session has nothing to resume).
     until("the tool use in the transcript", || {
-        saved(&dirs.home, &session_id).filter(|t| t.contains("\"tool_use\""))
+        saved(&dirs.home.join(".claude"), &session_id).filter(|t| t.contains("\"tool_use\""))
     })
     .await;
+    if hold == Hold::Mirrored {
+        // The mirror follows the CLI's own file by a moment: what it has not stored when the
+        // host dies is lost to the store.
+        until("the tool use in the store", || {
+            saved(&dirs.store, &session_id).filter(|t| t.contains("\"tool_use\""))
+        })
+        .await;
+    }
     host.kill().unwrap(); // SIGKILL
     host.wait().unwrap();
 
     let reattach_started = Instant::now();
-    let options = offline(cli, root.path(), &server.url())
+    if hold == Hold::Mirrored {
+        // Only the store has the session now.
+        std::fs::remove_dir_all(dirs.home.join(".claude").join("projects")).unwrap();
+    }
+    let options = offline(cli, root.path(), &server.url(), hold)
         .can_use_tool(can_use_tool(|request| async move {
             Ok(PermissionResult::allow(request.input().clone()))
         }))
@@ -408,7 +451,9 @@ async fn killed_then_reattached(hold: Hold, cli: &Path) {
     assert_eq!(report.interrupted[0].name, "Bash");
     assert_eq!(report.interrupted[0].input["command"], COMMAND);
     match hold {
-        Hold::No => assert!(report.pending_permissions.is_empty(), "{report:?}"),
+        Hold::No | Hold::Mirrored => {
+            assert!(report.pending_permissions.is_empty(), "{report:?}");
+        }
         Hold::Yes => {
             assert_eq!(report.pending_permissions.len(), 1, "{report:?}");
             assert_eq!(report.pending_permissions[0].tool_name, "Bash");
@@ -447,7 +492,7 @@ async fn killed_then_reattached(hold: Hold, cli: &Path) {
 
     // The command ran once (or, held, never).
     let lines = std::fs::read_to_string(&ran).unwrap_or_default();
-    let expected = if hold == Hold::No { "ran\n" } else { "" };
+    let expected = if hold.runs() { "ran\n" } else { "" };
     assert_eq!(lines, expected);
 
     client.close().await.unwrap();

@@ -131,45 +131,53 @@ pub async fn reattach(mut options: Options, session_id: &str) -> Result<Reattach
     })
 }
 
-/// The last turn's tool uses with no result, read where the resume reads the session: the
-/// transcript store, else (or when the store does not have it) the CLI's own files.
+/// The last turn's tool uses with no result, read where the resume reads the session (the
+/// transcript store) and in the CLI's own files, which a store's mirror follows by a moment:
+/// a tool use either of them holds open is reported.
 async fn interrupted_tool_uses(
     options: &Options,
     session_id: &str,
 ) -> std::result::Result<Vec<InterruptedToolUse>, String> {
     let cwd = options.cwd.clone().unwrap_or_default();
-    let mut messages: Vec<SessionMessage> = Vec::new();
+    let mut stored: Vec<SessionMessage> = Vec::new();
     if let Some(store) = &options.transcript_store {
-        messages = StoreSessions::new(Arc::clone(store))
+        stored = StoreSessions::new(Arc::clone(store))
             .load_timeout(options.transcript_store_load_timeout)
             .messages(session_id, &cwd, &MessagesOptions::default())
             .await
             .map_err(|err| format!("reading it from the transcript store: {err}"))?;
     }
-    if messages.is_empty() {
-        let projects = options.cli_projects_dir();
-        let config = projects.parent().unwrap_or(&projects).to_owned();
-        let id = session_id.to_owned();
-        messages = tokio::task::spawn_blocking(move || {
-            SavedSessions::at(config).messages(
-                &id,
-                &MessagesOptions {
-                    dir: Some(cwd),
-                    ..MessagesOptions::default()
-                },
-            )
-        })
-        .await
-        .map_err(|err| format!("reading its transcript: {err}"))?;
-    }
-    if messages.is_empty() {
+    let projects = options.cli_projects_dir();
+    let config = projects.parent().unwrap_or(&projects).to_owned();
+    let id = session_id.to_owned();
+    let own = tokio::task::spawn_blocking(move || {
+        SavedSessions::at(config).messages(
+            &id,
+            &MessagesOptions {
+                dir: Some(cwd),
+                ..MessagesOptions::default()
+            },
+        )
+    })
+    .await
+    .map_err(|err| format!("reading its transcript: {err}"))?;
+    if stored.is_empty() && own.is_empty() {
         return Err(
             "no transcript of it was found (in the store or the CLI's files): the CLI had not \
              saved its first turn yet, or saves elsewhere"
                 .into(),
         );
     }
-    Ok(interrupted::unanswered(&messages))
+    let mut interrupted = interrupted::unanswered(&stored);
+    for open in interrupted::unanswered(&own) {
+        if !interrupted
+            .iter()
+            .any(|u| u.tool_use_id == open.tool_use_id)
+        {
+            interrupted.push(open);
+        }
+    }
+    Ok(interrupted)
 }
 
 /// Before a client starts its CLI: when the options keep live-session records (and the CLI
