@@ -34,8 +34,6 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 const MAX_CALLS: usize = 50;
 /// The most the verifier may write in one reply.
 const MAX_TOKENS: u32 = 4096;
-/// The events whose hooks guard a tool call: a verification that fails blocks it.
-const GUARDS: [&str; 2] = ["PreToolUse", "PermissionRequest"];
 /// Tools the verifier is not given: they start agents, change the mode or ask the user.
 const NOT_FOR_VERIFIERS: &[&str] = &[
     "Task",
@@ -94,10 +92,7 @@ impl AgentHook {
         input: &Value,
         verifier: Option<Verifier<'_>>,
     ) -> Option<Value> {
-        let said = |text: &str| match subject {
-            Some(subject) => format!("{event}:{subject} hook error: {text}"),
-            None => format!("{event} hook error: {text}"),
-        };
+        let said = |text: &str| crate::hooks::hook_error(event, subject, text);
         let limit = self.timeout.map_or(DEFAULT_TIMEOUT, Duration::from_secs);
         let verdict = match verifier {
             Some(verifier) => {
@@ -116,7 +111,7 @@ impl AgentHook {
                 "decision": "block",
                 "reason": said(&format!("Agent hook condition was not met: {reason}")),
             })),
-            Err(why) if GUARDS.contains(&event) => {
+            Err(why) if crate::hooks::GUARDS.contains(&event) => {
                 tracing::warn!(event, %why, "an agent hook could not verify: the call is refused");
                 Some(json!({
                     "decision": "block",

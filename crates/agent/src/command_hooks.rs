@@ -60,40 +60,27 @@ impl CommandHooks {
         };
         for (event, pattern, hook) in crate::settings::hook_entries(&settings) {
             if let Some(prompt) = PromptHook::from_entry(hook) {
-                hooks
-                    .prompts
-                    .entry(event.to_owned())
-                    .or_default()
-                    .push((pattern.to_owned(), prompt));
+                add(&mut hooks.prompts, event, pattern, prompt);
                 continue;
             }
             if let Some(agent) = AgentHook::from_entry(hook) {
-                hooks
-                    .agents
-                    .entry(event.to_owned())
-                    .or_default()
-                    .push((pattern.to_owned(), agent));
+                add(&mut hooks.agents, event, pattern, agent);
                 continue;
             }
             if let Some(http) = HttpHook::from_entry(hook) {
-                hooks
-                    .https
-                    .entry(event.to_owned())
-                    .or_default()
-                    .push((pattern.to_owned(), http));
+                add(&mut hooks.https, event, pattern, http);
                 continue;
             }
             if let (Some("command"), Some(command)) = (
                 hook.get("type").and_then(Value::as_str),
                 hook.get("command").and_then(Value::as_str),
             ) {
-                hooks.by_event.entry(event.to_owned()).or_default().push((
-                    pattern.to_owned(),
-                    CommandHook {
-                        command: command.to_owned(),
-                        timeout: hook.get("timeout").and_then(Value::as_u64),
-                    },
-                ));
+                let timeout = hook.get("timeout").and_then(Value::as_u64);
+                let command = CommandHook {
+                    command: command.to_owned(),
+                    timeout,
+                };
+                add(&mut hooks.by_event, event, pattern, command);
             }
         }
         hooks
@@ -196,6 +183,14 @@ impl CommandHooks {
         }
         report
     }
+}
+
+/// Files `hook` under `event` with its matcher `pattern`.
+fn add<H>(hooks: &mut BTreeMap<String, Vec<(String, H)>>, event: &str, pattern: &str, hook: H) {
+    hooks
+        .entry(event.to_owned())
+        .or_default()
+        .push((pattern.to_owned(), hook));
 }
 
 /// How a hook ended.

@@ -166,6 +166,19 @@ pub(crate) fn absorb(report: &mut HookReport, output: &Value) {
     }
 }
 
+/// The events whose hooks guard a tool call: a judging hook (prompt, agent) that cannot give
+/// its verdict blocks the call rather than let it through.
+pub(crate) const GUARDS: [&str; 2] = ["PreToolUse", "PermissionRequest"];
+
+/// A settings hook's refusal as Claude Code words it: `<event>:<subject> hook error: <text>`
+/// (`<event> hook error: <text>` for an event without a subject).
+pub(crate) fn hook_error(event: &str, subject: Option<&str>, text: &str) -> String {
+    match subject {
+        Some(subject) => format!("{event}:{subject} hook error: {text}"),
+        None => format!("{event} hook error: {text}"),
+    }
+}
+
 /// Whether a matcher takes `subject`.
 pub(crate) fn matches(pattern: &str, subject: Option<&str>) -> bool {
     let pattern = pattern.trim();

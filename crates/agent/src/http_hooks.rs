@@ -180,10 +180,7 @@ impl HttpHook {
 /// The answer with its refusal worded as Claude Code words a hook's
 /// (`<event>:<subject> hook error: <reason>`).
 fn worded(mut answer: Value, event: &str, subject: Option<&str>) -> Value {
-    let said = |reason: &str| match subject {
-        Some(subject) => format!("{event}:{subject} hook error: {reason}"),
-        None => format!("{event} hook error: {reason}"),
-    };
+    let said = |reason: &str| crate::hooks::hook_error(event, subject, reason);
     let specific = answer
         .get_mut("hookSpecificOutput")
         .and_then(Value::as_object_mut);

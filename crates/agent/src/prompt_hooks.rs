@@ -20,8 +20,6 @@ use crate::model::ModelClient;
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most the judge may write.
 const MAX_TOKENS: u32 = 1024;
-/// The events whose hooks guard a tool call: a judgement that fails blocks it.
-const GUARDS: [&str; 2] = ["PreToolUse", "PermissionRequest"];
 
 /// What the judge is told it is doing (this agent's words; the answer's shape is the
 /// interface).
@@ -67,9 +65,8 @@ impl PromptHook {
         input: &Value,
         judge: Option<(&ModelClient, &str)>,
     ) -> Option<Value> {
-        let said = |reason: &str| match subject {
-            Some(subject) => format!("{event}:{subject} hook error: [{}]: {reason}", self.prompt),
-            None => format!("{event} hook error: [{}]: {reason}", self.prompt),
+        let said = |reason: &str| {
+            crate::hooks::hook_error(event, subject, &format!("[{}]: {reason}", self.prompt))
         };
         let blocked = |reason: String, stop: bool| {
             let mut output = json!({"decision": "block", "reason": reason});
@@ -86,7 +83,7 @@ impl PromptHook {
         match verdict {
             Ok((true, _)) => None,
             Ok((false, reason)) => Some(blocked(said(&reason), !self.continue_on_block)),
-            Err(why) if GUARDS.contains(&event) => {
+            Err(why) if crate::hooks::GUARDS.contains(&event) => {
                 tracing::warn!(event, %why, "a prompt hook could not judge: the call is refused");
                 Some(blocked(
                     said(&format!("the hook could not judge the call ({why})")),

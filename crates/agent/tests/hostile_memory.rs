@@ -17,42 +17,15 @@ use std::time::Duration;
 use futures::StreamExt;
 use serde_json::json;
 use support::agent::World;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use support::http::raw_server;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 use twinwire::protocol::Message;
 use twinwire::Client;
 
 /// The most a probe may add to a plain turn's peak. The largest of the agent's own bounds is a
 /// reply's 64 MiB (`MAX_STREAM_BYTES`); unbounded, the probes below cost 0.2 to 2 GiB.
 const MAX_GROWTH_KIB: u64 = 160 * 1024;
-
-/// A server that reads each request's head, then does `act` with the socket.
-async fn raw_server<F, Fut>(act: F) -> String
-where
-    F: Fn(TcpStream) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let act = std::sync::Arc::new(act);
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let act = std::sync::Arc::clone(&act);
-            tokio::spawn(async move {
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") {
-                    if socket.read(&mut byte).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    head.push(byte[0]);
-                }
-                act(socket).await;
-            });
-        }
-    });
-    url
-}
 
 /// Writes an event stream's head, then `pieces` as chunks, stopping when the client leaves.
 async fn stream(mut socket: TcpStream, pieces: impl Iterator<Item = String>) {

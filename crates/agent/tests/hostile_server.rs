@@ -9,9 +9,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::http::{Answer, ScriptedServer};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use support::http::{raw_server, Answer, ScriptedServer};
+use tokio::io::AsyncWriteExt;
 use twinwire_agent::model::{MessagesRequest, ModelClient, ModelError, SystemBlock};
 use twinwire_protocol::content::MessageParam;
 
@@ -41,34 +40,6 @@ fn client(url: &str) -> ModelClient {
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .collect();
     ModelClient::from_env(|name| env.get(name).cloned()).unwrap()
-}
-
-/// A server that reads each request's head and then does `act` with the socket.
-async fn raw_server<F, Fut>(act: F) -> String
-where
-    F: Fn(TcpStream) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let act = std::sync::Arc::new(act);
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let act = std::sync::Arc::clone(&act);
-            tokio::spawn(async move {
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") {
-                    if socket.read(&mut byte).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    head.push(byte[0]);
-                }
-                act(socket).await;
-            });
-        }
-    });
-    url
 }
 
 /// The whole call: the stream opened and read to its end.

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
 use crate::{script, the_result, tool_results, turn, within, Scenario};
@@ -231,43 +231,18 @@ impl HookService {
     }
 }
 
-/// One HTTP/1.1 request with a `content-length` body.
+/// One request, read with the testkit's HTTP reader.
 async fn read_post(stream: &mut tokio::net::TcpStream) -> Option<Post> {
-    let mut bytes = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        bytes.extend_from_slice(&chunk[..n]);
-        if let Some(at) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
-            break at + 4;
-        }
-    };
-    let head = String::from_utf8_lossy(&bytes[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
+    let (head, body) = twinwire_testkit::mcp_http::read_request(stream).await?;
+    let mut lines = head.lines();
     let path = lines.next()?.split(' ').nth(1)?.to_owned();
-    let headers: Vec<(String, String)> = lines
+    let headers = lines
         .filter_map(|line| line.split_once(':'))
         .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
         .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    while bytes.len() < head_end + length {
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            break;
-        }
-        bytes.extend_from_slice(&chunk[..n]);
-    }
-    let body = serde_json::from_slice(&bytes[head_end..]).unwrap_or(Value::Null);
     Some(Post {
         path,
         headers,
-        body,
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
     })
 }
