@@ -18,6 +18,7 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,9 @@ const HOST_ROLE_ENV: &str = "TWINWIRE_REATTACH_HOST";
 const LIMIT: Duration = Duration::from_secs(120);
 /// The command the model asks for: it appends a line, then waits to be fenced.
 const COMMAND: &str = "echo ran >> ran.txt; sleep 30";
+/// The command of the held case: it never runs before the crash, and runs once after the
+/// request is asked again and allowed.
+const HELD_COMMAND: &str = "echo ran >> ran.txt";
 
 fn main() {
     if let Ok(config) = std::env::var(HOST_ROLE_ENV) {
@@ -254,10 +258,12 @@ fn host_role(config: HostConfig) {
         let client = twinwire::Client::connect(options).await.unwrap();
         let records = AttachRecord::list(&Dirs::of(&config.root).records).unwrap();
         println!("session {}", records[0].session_id);
-        client
-            .send("RUN the tool please; remember PELICAN")
-            .await
-            .unwrap();
+        let prompt = if hold.runs() {
+            "RUN the tool please; remember PELICAN"
+        } else {
+            "RUN the tool held please; remember PELICAN"
+        };
+        client.send(prompt).await.unwrap();
         let mut all = std::pin::pin!(client.receive_all());
         while all.next().await.is_some() {}
         // Not reached: the test kills this process in the middle of the turn.
@@ -265,14 +271,38 @@ fn host_role(config: HostConfig) {
     });
 }
 
+/// The model: asks for the command, and again when told it was approved.
 fn script() -> ModelScript {
+    let bash = |command: &str| {
+        json!({"tool_use": {"name": "Bash", "text": "Running it.",
+        "input": {"command": command, "description": "append and wait"}}})
+    };
     serde_json::from_value(json!({"rules": [
         {"when": {"last_is_tool_result": true}, "reply": {"text": "The tool is done."}},
-        {"when": {"last_user_text_contains": "RUN the tool"}, "times": 1,
-         "reply": {"tool_use": {"name": "Bash", "text": "Running it.",
-                                "input": {"command": COMMAND, "description": "append and wait"}}}}
+        {"when": {"last_user_text_contains": "RUN the tool held"}, "times": 1,
+         "reply": bash(HELD_COMMAND)},
+        {"when": {"last_user_text_contains": "RUN the tool"}, "times": 1, "reply": bash(COMMAND)},
+        {"when": {"last_user_text_contains": "run it again"}, "times": 1,
+         "reply": bash(HELD_COMMAND)}
     ], "default": {"echo": true}}))
     .unwrap()
+}
+
+/// The result of the turn in flight, waiting up to [`LIMIT`].
+async fn turn_result(client: &twinwire::Client) -> Box<twinwire::protocol::result::ResultMessage> {
+    let turn = async {
+        let mut turn = std::pin::pin!(client.receive_response());
+        let mut result = None;
+        while let Some(message) = turn.next().await {
+            if let Message::Result(r) = message.unwrap() {
+                result = Some(r);
+            }
+        }
+        result.unwrap()
+    };
+    tokio::time::timeout(LIMIT, turn)
+        .await
+        .expect("the turn ended")
 }
 
 /// Waits up to [`LIMIT`] for `check` to give something.
@@ -422,18 +452,21 @@ async fn killed_then_reattached(hold: Hold, cli: &Path) {
         // Only the store has the session now.
         std::fs::remove_dir_all(dirs.home.join(".claude").join("projects")).unwrap();
     }
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&asked);
     let options = offline(cli, root.path(), &server.url(), hold)
-        .can_use_tool(can_use_tool(|request| async move {
-            Ok(PermissionResult::allow(request.input().clone()))
+        .can_use_tool(can_use_tool(move |request| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async move { Ok(PermissionResult::allow(request.input().clone())) }
         }))
         .build()
         .unwrap();
-    let twinwire::host::Reattached { client, report, .. } =
-        tokio::time::timeout(LIMIT, twinwire::Client::reattach(options, &session_id))
-            .await
-            .expect("the re-attach ended")
-            .unwrap();
+    let reattached = tokio::time::timeout(LIMIT, twinwire::Client::reattach(options, &session_id))
+        .await
+        .expect("the re-attach ended")
+        .unwrap();
     let reattach_took = reattach_started.elapsed();
+    let (client, report) = (&reattached.client, &reattached.report);
 
     // Nothing of the old session runs.
     let left: Vec<u32> = old.iter().copied().filter(|&pid| running(pid)).collect();
@@ -449,7 +482,8 @@ async fn killed_then_reattached(hold: Hold, cli: &Path) {
     // The command was in flight: reported, not run again.
     assert_eq!(report.interrupted.len(), 1, "{report:?}");
     assert_eq!(report.interrupted[0].name, "Bash");
-    assert_eq!(report.interrupted[0].input["command"], COMMAND);
+    let command = if hold.runs() { COMMAND } else { HELD_COMMAND };
+    assert_eq!(report.interrupted[0].input["command"], command);
     match hold {
         Hold::No | Hold::Mirrored => {
             assert!(report.pending_permissions.is_empty(), "{report:?}");
@@ -461,25 +495,29 @@ async fn killed_then_reattached(hold: Hold, cli: &Path) {
                 report.pending_permissions[0].tool_use_id.as_deref(),
                 Some(report.interrupted[0].tool_use_id.as_str())
             );
+            // Asked again, allowed; the model is told and asks for the call again, which is
+            // answered from that answer: the user is asked once, and the command runs once.
+            let answers = tokio::time::timeout(LIMIT, reattached.reask())
+                .await
+                .expect("asked again");
+            assert_eq!(answers.len(), 1, "{answers:?}");
+            assert!(answers[0].allowed(), "{answers:?}");
+            assert_eq!(answers[0].input["command"], HELD_COMMAND);
+            assert_eq!(asked.load(Ordering::SeqCst), 1);
+            client
+                .send("The Bash call was approved: run it again.")
+                .await
+                .unwrap();
+            let result = turn_result(client).await;
+            assert!(!result.is_error, "{result:?}");
+            assert_eq!(asked.load(Ordering::SeqCst), 1, "asked twice");
         }
     }
 
     // The session goes on, with its history.
     let asked_before = server.message_requests().len();
     client.send("What did I say first?").await.unwrap();
-    let turn = async {
-        let mut turn = std::pin::pin!(client.receive_response());
-        let mut result = None;
-        while let Some(message) = turn.next().await {
-            if let Message::Result(r) = message.unwrap() {
-                result = Some(r);
-            }
-        }
-        result.unwrap()
-    };
-    let result = tokio::time::timeout(LIMIT, turn)
-        .await
-        .expect("the turn ended");
+    let result = turn_result(client).await;
     assert!(!result.is_error, "{result:?}");
     assert_eq!(result.session_id, session_id);
     let requests = server.message_requests();
@@ -490,12 +528,11 @@ async fn killed_then_reattached(hold: Hold, cli: &Path) {
         .expect("the next turn's request");
     assert!(next.contains("PELICAN"), "no history in {next}");
 
-    // The command ran once (or, held, never).
+    // The command ran once (held: once, after it was asked again).
     let lines = std::fs::read_to_string(&ran).unwrap_or_default();
-    let expected = if hold.runs() { "ran\n" } else { "" };
-    assert_eq!(lines, expected);
+    assert_eq!(lines, "ran\n");
 
-    client.close().await.unwrap();
+    reattached.client.close().await.unwrap();
     assert!(
         AttachRecord::read(&dirs.records, &session_id)
             .unwrap()

@@ -102,6 +102,11 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
+    /// The record of the live session, when the options keep one.
+    pub(crate) fn live_record(&self) -> Option<&Arc<super::reattach::LiveRecord>> {
+        self.inner.record.as_ref()
+    }
+
     /// Starts `claude` with `options` and initializes the session: the session restored from
     /// a transcript store if it resumes from one, the host's answers set up, the CLI started,
     /// the engine started with what it watches, and `initialize` answered.

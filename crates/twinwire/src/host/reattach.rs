@@ -13,6 +13,7 @@
 mod fence;
 mod interrupted;
 mod procfs;
+mod reask;
 mod record;
 
 use std::path::PathBuf;
@@ -30,6 +31,7 @@ use twinwire_protocol::permission::PermissionResult;
 
 pub use fence::{Fenced, ATTACH_MARK_ENV};
 pub use interrupted::InterruptedToolUse;
+pub use reask::Reasked;
 pub(crate) use record::LiveRecord;
 pub use record::{AttachRecord, PendingPermission, RECORD_FORMAT};
 
@@ -43,13 +45,25 @@ use crate::error::{Error, Result};
 use crate::sessions::{MessagesOptions, SavedSessions, SessionMessage, StoreSessions};
 
 /// A re-attached session: the client of its new CLI, and what the crash left.
-#[derive(Debug)]
 #[non_exhaustive]
 pub struct Reattached {
     /// The session, resumed in a new CLI.
     pub client: Client,
     /// What was found and done.
     pub report: ReattachReport,
+    /// The session's `Host`, which [`Reattached::reask`] asks.
+    host: Arc<dyn Host>,
+    /// How long [`Reattached::reask`] waits for an answer.
+    permission_timeout: Option<std::time::Duration>,
+}
+
+impl std::fmt::Debug for Reattached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reattached")
+            .field("client", &self.client)
+            .field("report", &self.report)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What [`Client::reattach`] found of a session whose host died, and what it did.
@@ -118,8 +132,12 @@ pub async fn reattach(mut options: Options, session_id: &str) -> Result<Reattach
     let interrupted = interrupted_tool_uses(&options, session_id)
         .await
         .map_err(failed)?;
+    let host = options.host();
+    let permission_timeout = options.permission_timeout;
     let client = Client::connect(options).await?;
     Ok(Reattached {
+        host,
+        permission_timeout,
         client,
         report: ReattachReport {
             session_id: session_id.to_owned(),
@@ -259,7 +277,17 @@ impl Host for RecordingHost {
         &self,
         request: PermissionRequest,
     ) -> BoxFuture<'static, CallbackResult<PermissionResult>> {
-        let waiting = self.record.upgrade().map(|record| {
+        let record = self.record.upgrade();
+        let granted = record.as_ref().and_then(|record| {
+            record
+                .grants()
+                .take(&request.request.tool_name, &request.request.input)
+        });
+        if let Some(answer) = granted {
+            // Asked again on the re-attach: the user answered this call already.
+            return Box::pin(std::future::ready(Ok(answer)));
+        }
+        let waiting = record.map(|record| {
             let tool_use_id = request.request.tool_use_id.clone();
             let tool_name = request.request.tool_name.clone();
             record.asked(tool_use_id.clone(), tool_name.clone());

@@ -161,6 +161,8 @@ pub(crate) fn now_ms() -> u64 {
 pub(crate) struct LiveRecord {
     dir: PathBuf,
     state: Mutex<State>,
+    /// Answers given on a re-attach, for the model's next request of the same call.
+    grants: super::reask::Grants,
 }
 
 #[derive(Debug)]
@@ -201,7 +203,13 @@ impl LiveRecord {
                 record,
                 written: false,
             }),
+            grants: super::reask::Grants::default(),
         }
+    }
+
+    /// The answers given on a re-attach.
+    pub(crate) fn grants(&self) -> &super::reask::Grants {
+        &self.grants
     }
 
     /// The CLI runs as `pid` (the leader of its own process group): writes the record if the
