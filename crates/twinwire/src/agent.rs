@@ -213,6 +213,8 @@ impl<A: Agent> Server<A> {
         span.record("gen_ai.conversation.id", state.session_id());
         connection.trace_under(span);
         state.attach(connection.clone());
+        // Dropped with this future: a session stopped mid-turn stops its turn.
+        let _stop_turns = state::StopTurns(Arc::clone(&state));
         // Every frame is served in the reader, in order (the inbox); what reaches this loop
         // is what the reader could not read as a frame at all.
         while let Some(item) = inbound.recv().await {

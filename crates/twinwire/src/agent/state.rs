@@ -193,6 +193,21 @@ impl AgentState {
     }
 }
 
+/// Stops the session's turns when the serving ends without waiting for them: the serve future
+/// was dropped (the host stopped the session). The turns run as tasks of their own, which
+/// would otherwise go on (a command, model calls) with no one to read them.
+pub(crate) struct StopTurns(pub(crate) Arc<AgentState>);
+
+impl Drop for StopTurns {
+    fn drop(&mut self) {
+        let mut turns = lock(&self.0.turns);
+        turns.queue.clear();
+        if let Some(running) = &turns.running {
+            running.cancel();
+        }
+    }
+}
+
 /// An `initialize` being answered; answered (or given up) when dropped.
 pub(crate) struct Initializing(Arc<AgentState>);
 
