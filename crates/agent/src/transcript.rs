@@ -10,7 +10,6 @@
 //! file splits: the blocks of one reply into one assistant message, consecutive user entries
 //! (a reply's tool results) into one user message.
 
-use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -25,7 +24,11 @@ const VERSION: &str = concat!("twinwire-agent ", env!("CARGO_PKG_VERSION"));
 #[derive(Debug)]
 pub struct Transcript {
     path: PathBuf,
-    file: File,
+    /// The store's config directory, and the file's path beneath it: each entry opens the file
+    /// again beneath the directory (as Claude Code appends by path), so an idle session holds
+    /// no file open and thousands of sessions in one process hold no descriptor each.
+    config_dir: PathBuf,
+    relative: PathBuf,
     session_id: String,
     cwd: String,
     /// The entry the next one follows.
@@ -68,11 +71,12 @@ impl Transcript {
         let relative = path
             .strip_prefix(store.config_dir())
             .map_err(|_| std::io::Error::other("the session file is outside the store"))?;
-        let file =
-            crate::beneath::open(store.config_dir(), relative, crate::beneath::Write::Append)?;
+        // Created now, so that a session that cannot save fails at its start.
+        crate::beneath::open(store.config_dir(), relative, crate::beneath::Write::Append)?;
         Ok(Self {
+            config_dir: store.config_dir().to_owned(),
+            relative: relative.to_owned(),
             path,
-            file,
             session_id: session_id.to_owned(),
             cwd: cwd.display().to_string(),
             parent,
@@ -118,7 +122,17 @@ impl Transcript {
         });
         let mut line = entry.to_string();
         line.push('\n');
-        self.file.write_all(line.as_bytes())
+        self.write_line(&line)
+    }
+
+    /// Appends one line in one write: a reader (or the CLI resuming) never sees half a line.
+    fn write_line(&self, line: &str) -> std::io::Result<()> {
+        let mut file = crate::beneath::open(
+            &self.config_dir,
+            &self.relative,
+            crate::beneath::Write::Append,
+        )?;
+        file.write_all(line.as_bytes())
     }
 
     /// The file's path (hooks receive it as `transcript_path`).
@@ -171,8 +185,7 @@ impl Transcript {
         }
         let mut line = entry.to_string();
         line.push('\n');
-        // One write per entry: a reader (or the CLI resuming) never sees half a line.
-        if let Err(err) = self.file.write_all(line.as_bytes()) {
+        if let Err(err) = self.write_line(&line) {
             tracing::warn!(%err, path = %self.path.display(), "could not save to the session file");
             return;
         }
