@@ -85,8 +85,17 @@ impl CodingAgent {
     /// An agent for a session started with `config`: its rules are read, its tools made, the
     /// session to resume read back. Nothing is sent yet.
     pub fn new(config: Config) -> Result<Self, StartError> {
+        Self::on_http(config, None)
+    }
+
+    /// As [`CodingAgent::new`], its model calls made on `http` when given (a client shared by
+    /// the sessions of one runtime: see [`crate::in_process`]).
+    pub(crate) fn on_http(
+        config: Config,
+        http: Option<reqwest::Client>,
+    ) -> Result<Self, StartError> {
         let env = config.env.clone();
-        let client = ModelClient::from_env(|name| env.get(name).cloned())?;
+        let client = ModelClient::from_env_on(|name| env.get(name).cloned(), http)?;
         let mut dirs = vec![config.cwd.clone()];
         dirs.extend(config.add_dirs.iter().cloned());
         let workspace = Arc::new(

@@ -112,6 +112,36 @@ pub struct RetryNotice {
     pub error: String,
 }
 
+/// The HTTP client of Messages API calls. `max_idle`: the idle connections kept per host
+/// (`None`: as many as were used), so that a client shared by thousands of sessions keeps a
+/// few sockets open, not one per session.
+pub(crate) fn http_client(max_idle: Option<usize>) -> Result<reqwest::Client, ModelError> {
+    let mut builder = reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        // A redirect to another origin would carry the key there (`x-api-key` is not a
+        // header reqwest drops on the way): only same-origin redirects are followed.
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            let same = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if !same {
+                attempt.stop()
+            } else if attempt.previous().len() > 5 {
+                attempt.error("too many redirects")
+            } else {
+                attempt.follow()
+            }
+        }))
+        .user_agent(concat!("twinwire-agent/", env!("CARGO_PKG_VERSION")));
+    if let Some(max_idle) = max_idle {
+        builder = builder.pool_max_idle_per_host(max_idle);
+    }
+    builder
+        .build()
+        .map_err(|err| ModelError::Connection(err.to_string()))
+}
+
 /// A Messages API client: cheap to clone (the connection pool is shared).
 #[derive(Debug, Clone)]
 pub struct ModelClient {
@@ -125,6 +155,15 @@ pub struct ModelClient {
 impl ModelClient {
     /// A client as the environment describes it (see the module docs).
     pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        Self::from_env_on(get, None)
+    }
+
+    /// As [`ModelClient::from_env`], its calls made on `http` (an HTTP client made by
+    /// [`http_client`] and shared by many sessions) when one is given.
+    pub(crate) fn from_env_on(
+        get: impl Fn(&str) -> Option<String>,
+        http: Option<reqwest::Client>,
+    ) -> Result<Self, ModelError> {
         let nonempty = |name: &str| get(name).filter(|v| !v.trim().is_empty());
         let credentials = match (
             nonempty("ANTHROPIC_API_KEY"),
@@ -139,12 +178,17 @@ impl ModelClient {
             .and_then(|ms| ms.trim().parse::<u64>().ok())
             .map(Duration::from_millis)
             .unwrap_or(DEFAULT_IDLE_TIMEOUT);
-        Self::new(
-            base_url,
+        let http = match http {
+            Some(http) => http,
+            None => http_client(None)?,
+        };
+        Ok(Self {
+            http,
+            base_url: base_url.trim_end_matches('/').to_owned(),
             credentials,
-            RetryPolicy::from_env(&get),
+            retry: RetryPolicy::from_env(&get),
             idle_timeout,
-        )
+        })
     }
 
     /// A client of the API at `base_url`.
@@ -154,26 +198,7 @@ impl ModelClient {
         retry: RetryPolicy,
         idle_timeout: Duration,
     ) -> Result<Self, ModelError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            // A redirect to another origin would carry the key there (`x-api-key` is not a
-            // header reqwest drops on the way): only same-origin redirects are followed.
-            .redirect(reqwest::redirect::Policy::custom(|attempt| {
-                let same = attempt
-                    .previous()
-                    .first()
-                    .is_some_and(|first| first.origin() == attempt.url().origin());
-                if !same {
-                    attempt.stop()
-                } else if attempt.previous().len() > 5 {
-                    attempt.error("too many redirects")
-                } else {
-                    attempt.follow()
-                }
-            }))
-            .user_agent(concat!("twinwire-agent/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|err| ModelError::Connection(err.to_string()))?;
+        let http = http_client(None)?;
         Ok(Self {
             http,
             base_url: base_url.into().trim_end_matches('/').to_owned(),
