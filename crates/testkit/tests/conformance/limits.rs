@@ -10,12 +10,13 @@ use twinwire::host::limits::{reached_limit, LimitPolicy, LimitWait, DEFAULT_CONT
 
 use crate::{kinds, results, script, turn, within, Scenario};
 
-/// The first request of the prompt meets a limit resetting `reset_in_seconds` later; the
-/// continue prompt gets an answer.
+/// Every request of the prompt meets a limit resetting `reset_in_seconds` later (older CLIs
+/// send a side request with the prompt first, which a `times: 1` would give the limit to);
+/// the continue prompt, the last block of the next request, gets an answer.
 fn limited(reset_in_seconds: u64) -> twinwire_model_server::ModelScript {
     script(
         json!([
-            {"when": {"last_prompt_contains": "LIMITED-PROMPT"}, "times": 1,
+            {"when": {"last_prompt_contains": "LIMITED-PROMPT"},
              "reply": {"usage_limit": {"reset_in_seconds": reset_in_seconds}}},
             {"when": {"last_prompt_contains": DEFAULT_CONTINUE_PROMPT},
              "reply": {"text": "went on after the reset"}}
@@ -48,6 +49,14 @@ async fn a_reached_usage_limit_is_waited_out_and_the_turn_goes_on() {
     assert!(results[0].is_error, "{limited}");
     let reached = reached_limit(limited).unwrap_or_else(|| panic!("not a limit: {limited}"));
     assert!(reached.reset_at.is_some(), "{limited}");
+    // Each generation's wording of an API key's 429 (twinwire-agent words it as 2.1.x).
+    let version = crate::cli_version();
+    let wording = if version.starts_with("1.") || version.starts_with("2.0.") {
+        "API Error: 429 {"
+    } else {
+        "API Error: Request rejected (429) · You've hit your limit · resets "
+    };
+    assert!(limited.starts_with(wording), "{limited}");
     assert_eq!(results[1].text(), Some("went on after the reset"));
     assert!(!results[1].is_error);
 
@@ -55,16 +64,24 @@ async fn a_reached_usage_limit_is_waited_out_and_the_turn_goes_on() {
     assert_eq!(waits.len(), 1, "{waits:?}");
     assert!(waits[0].wait <= Duration::from_secs(3), "{waits:?}");
     assert!(elapsed >= waits[0].wait, "{elapsed:?} {waits:?}");
-    // One limited request: the CLI did not retry it.
+    // The CLI did not spin in retries: one limited request of the main thread (the one
+    // offering tools), two on 2.0.77 and 1.0.128, which send it once more with a lower
+    // `max_tokens` (32000, then 21333) before they give up.
     let limited_requests = s
         .message_requests()
         .iter()
         .filter(|body| {
             let text = crate::last_user_text(body);
-            text.contains("LIMITED-PROMPT") && !text.contains(DEFAULT_CONTINUE_PROMPT)
+            let offers_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+            offers_tools
+                && text.contains("LIMITED-PROMPT")
+                && !text.contains(DEFAULT_CONTINUE_PROMPT)
         })
         .count();
-    assert_eq!(limited_requests, 1, "the CLI retried the limited request");
+    assert!(
+        (1..=2).contains(&limited_requests),
+        "the CLI retried the limited request: {limited_requests} requests"
+    );
     within(client.close()).await.unwrap();
 }
 
