@@ -32,12 +32,15 @@ use crate::host::Client;
 /// The prompt sent after the reset, unless the policy gives another.
 pub const DEFAULT_CONTINUE_PROMPT: &str = "Continue from where you left off.";
 
+/// The policy's callback, told of each wait before it begins.
+type OnWait = Arc<dyn Fn(&LimitWait) + Send + Sync>;
+
 /// What a session does when its turn ends at a reached usage limit.
 #[derive(Clone)]
 pub struct LimitPolicy {
     max_wait: Duration,
     continue_prompt: String,
-    on_wait: Option<Arc<dyn Fn(&LimitWait) + Send + Sync>>,
+    on_wait: Option<OnWait>,
 }
 
 impl LimitPolicy {
