@@ -48,8 +48,9 @@ pub enum ModelError {
     /// No `ANTHROPIC_API_KEY` or `ANTHROPIC_AUTH_TOKEN`: nothing was sent.
     #[error("Not logged in: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN")]
     NoCredentials,
-    /// The API answered with an error status.
-    #[error("API Error: {status} {message}")]
+    /// The API answered with an error status (a 429 worded as Claude Code words it, the API's
+    /// message after `Request rejected (429) · `, so that a usage limit's own words lead).
+    #[error("API Error: {}", status_text(*status, message))]
     Status {
         /// The HTTP status.
         status: u16,
@@ -64,6 +65,15 @@ pub enum ModelError {
     /// The stream broke or said something that is not the Messages API.
     #[error("API Error: {0}")]
     Stream(String),
+}
+
+/// The words after `API Error: ` for an error status.
+fn status_text(status: u16, message: &str) -> String {
+    if status == 429 {
+        format!("Request rejected (429) · {message}")
+    } else {
+        format!("{status} {message}")
+    }
 }
 
 impl ModelError {
@@ -260,8 +270,11 @@ impl ModelClient {
                     None,
                 ),
             };
+            let told = response_headers.as_ref().and_then(retry::server_says_retry);
             let retryable = match &error {
-                ModelError::Status { status, .. } => retry::is_retryable(*status),
+                ModelError::Status { status, .. } => {
+                    told.unwrap_or_else(|| retry::is_retryable(*status))
+                }
                 ModelError::Connection(_) => true,
                 _ => false,
             };

@@ -210,6 +210,7 @@ const SCRIPT_HELP: &str = r#"MODEL SCRIPT (JSON):
     json VALUE                    a text answer that is VALUE serialized
     echo true                     "You said: <the last prompt>"
     refusal {"text", "category", "explanation"}   text the safeguards stop (stop_reason refusal)
+    usage_limit {"reset_in_seconds", "claim"}   a 429 usage limit resetting then (claim: optional)
 
 EXAMPLE (a Bash call for a prompt with TOUCH, then a text once its result is back):
   {"rules": [

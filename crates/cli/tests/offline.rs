@@ -312,6 +312,7 @@ fn the_model_script_format_is_in_the_help_and_its_example_works() {
         "json VALUE",
         "echo true",
         "refusal {",
+        "usage_limit {",
     ] {
         assert!(server_help.contains(word), "{word} not in:\n{server_help}");
     }

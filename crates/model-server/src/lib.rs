@@ -124,7 +124,7 @@ use tokio::task::JoinHandle;
 
 pub use script::{
     ErrorReply, ModelScript, RefusalReply, Reply, Rule, SearchHit, SlowTextReply, ToolCall,
-    ToolUseReply, ToolUsesReply, WebSearchReply, When,
+    ToolUseReply, ToolUsesReply, UsageLimitReply, WebSearchReply, When,
 };
 
 pub use service::Observer;

@@ -108,6 +108,10 @@ pub enum Reply {
     WebSearch(WebSearchReply),
     /// An HTTP error with Anthropic's error body.
     Error(ErrorReply),
+    /// A usage limit reached: a 429 `rate_limit_error` with the unified rate-limit headers
+    /// (`anthropic-ratelimit-unified-status: rejected`, `…-reset: <epoch seconds>`) and
+    /// `x-should-retry: false`, which Claude Code reports as "You've hit your limit · resets …".
+    UsageLimit(UsageLimitReply),
     /// A text reply streamed slowly (to interrupt it mid-stream).
     SlowText(SlowTextReply),
     /// A text reply whose text is this JSON value serialized.
@@ -194,6 +198,53 @@ pub struct ErrorReply {
     /// The error's `message`; when absent, `fake <status> <type>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+}
+
+/// The payload of [`Reply::UsageLimit`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UsageLimitReply {
+    /// Seconds from the reply to the reset the headers name.
+    pub reset_in_seconds: u64,
+    /// The limit that was reached (`anthropic-ratelimit-unified-representative-claim`);
+    /// `five_hour` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<String>,
+}
+
+impl UsageLimitReply {
+    /// The claim sent: the given one, else `five_hour`.
+    pub fn claim(&self) -> &str {
+        self.claim.as_deref().unwrap_or("five_hour")
+    }
+
+    /// The error message of the reply: Claude Code's own wording of a reached limit, the reset
+    /// at `reset` (Unix seconds) in RFC 3339, so that the CLI, which passes an API key's 429
+    /// message on as it is, reports the limit and its reset in words a host can read.
+    pub fn message(&self, reset: u64) -> String {
+        let at = i64::try_from(reset)
+            .ok()
+            .and_then(|secs| time::OffsetDateTime::from_unix_timestamp(secs).ok())
+            .and_then(|at| {
+                at.format(&time::format_description::well_known::Rfc3339)
+                    .ok()
+            })
+            .unwrap_or_else(|| reset.to_string());
+        format!("You've hit your limit · resets {at}")
+    }
+
+    /// The headers of the reply, the reset being `now` (Unix seconds) plus `reset_in_seconds`.
+    pub fn headers(&self, now: u64) -> Vec<(&'static str, String)> {
+        let reset = now.saturating_add(self.reset_in_seconds);
+        vec![
+            ("anthropic-ratelimit-unified-status", "rejected".to_owned()),
+            ("anthropic-ratelimit-unified-reset", reset.to_string()),
+            (
+                "anthropic-ratelimit-unified-representative-claim",
+                self.claim().to_owned(),
+            ),
+            ("x-should-retry", "false".to_owned()),
+        ]
+    }
 }
 
 /// The payload of [`Reply::Refusal`].
@@ -360,6 +411,16 @@ impl Reply {
     }
 }
 
+impl Reply {
+    /// A usage limit that resets `seconds` after the reply.
+    pub fn usage_limit(seconds: u64) -> Self {
+        Reply::UsageLimit(UsageLimitReply {
+            reset_in_seconds: seconds,
+            claim: None,
+        })
+    }
+}
+
 impl RefusalReply {
     /// The `stop_details` object the API sends with `stop_reason: "refusal"`.
     pub fn stop_details(&self) -> Value {
@@ -413,6 +474,33 @@ fn default_delay_ms() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_usage_limit_reads_from_json_and_names_its_reset() {
+        let script = ModelScript::from_json(
+            r#"{"rules": [{"when": {"always": true},
+                "reply": {"usage_limit": {"reset_in_seconds": 2, "claim": "seven_day"}}}]}"#,
+        )
+        .unwrap();
+        let Reply::UsageLimit(limit) = &script.rules[0].reply else {
+            panic!("not a usage limit: {:?}", script.rules[0].reply);
+        };
+        let headers = limit.headers(1_000);
+        assert!(headers.contains(&("anthropic-ratelimit-unified-reset", "1002".to_owned())));
+        assert!(headers.contains(&("anthropic-ratelimit-unified-status", "rejected".to_owned())));
+        assert_eq!(limit.claim(), "seven_day");
+        assert_eq!(
+            limit.message(1_002),
+            "You've hit your limit · resets 1970-01-01T00:16:42Z"
+        );
+        assert_eq!(
+            Reply::usage_limit(5),
+            Reply::UsageLimit(UsageLimitReply {
+                reset_in_seconds: 5,
+                claim: None,
+            })
+        );
+    }
 
     #[test]
     fn parses_every_condition_and_reply() {

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::conversation::Conversation;
 use super::response::{self, Block, Message, Pacing};
-use super::script::{ModelScript, Reply};
+use super::script::{ModelScript, Reply, UsageLimitReply};
 use super::RecordedRequest;
 
 /// The largest request body accepted (the CLI's are about 50–100 KB).
@@ -238,6 +238,7 @@ async fn messages(shared: &ServerState, body: Option<&Value>) -> Response {
             let body = response::error_body(error.error_type(), &error.message());
             return json_response(status, &body);
         }
+        Reply::UsageLimit(limit) => return usage_limit_response(&limit),
     };
     let mut message = Message::new(model, blocks);
     if let Some(tokens) = input_tokens {
@@ -283,6 +284,22 @@ fn json_response(status: StatusCode, body: &Value) -> Response {
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    response
+}
+
+/// A 429 whose headers say that a usage limit was reached and when it resets.
+fn usage_limit_response(limit: &UsageLimitReply) -> Response {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    let reset = now.saturating_add(limit.reset_in_seconds);
+    let body = response::error_body("rate_limit_error", &limit.message(reset));
+    let mut response = json_response(StatusCode::TOO_MANY_REQUESTS, &body);
+    for (name, value) in limit.headers(now) {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response.headers_mut().insert(name, value);
+        }
+    }
     response
 }
 

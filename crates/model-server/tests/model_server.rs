@@ -289,6 +289,42 @@ mod model_server {
     }
 
     #[tokio::test]
+    async fn a_usage_limit_is_a_429_naming_its_reset_in_headers() {
+        let script = ModelScript::new(Reply::text("after the reset"))
+            .rule(Rule::new(When::Always(true), Reply::usage_limit(30)).times(1));
+        let server = ModelServer::start(script).await.unwrap();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+
+        let response = post(&server, "/v1/messages", &user_turn("hi", true)).await;
+        assert_eq!(response.status(), 429);
+        let header = |name: &str| response.headers()[name].to_str().unwrap().to_owned();
+        assert_eq!(header("anthropic-ratelimit-unified-status"), "rejected");
+        assert_eq!(
+            header("anthropic-ratelimit-unified-representative-claim"),
+            "five_hour"
+        );
+        assert_eq!(header("x-should-retry"), "false");
+        let reset: u64 = header("anthropic-ratelimit-unified-reset").parse().unwrap();
+        assert!(
+            (now + 29..=now + 32).contains(&reset),
+            "reset {reset}, now {now}"
+        );
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["type"], "rate_limit_error");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("You've hit your limit · resets 20"),
+            "{message}"
+        );
+
+        let response = post(&server, "/v1/messages", &user_turn("hi", false)).await;
+        assert_eq!(response.status(), 200, "the rule is used up");
+    }
+
+    #[tokio::test]
     async fn slow_text_sends_n_deltas_with_pauses() {
         let script = ModelScript::new(Reply::SlowText(twinwire_model_server::SlowTextReply {
             text: "one two three four five".into(),

@@ -22,6 +22,7 @@ mod explaining;
 mod handler;
 pub mod launch;
 mod lifecycle;
+pub mod limits;
 pub mod options;
 pub mod pool;
 pub mod process;

@@ -67,6 +67,16 @@ pub fn is_retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429 | 529) || (500..600).contains(&status)
 }
 
+/// What the server said of a retry in `x-should-retry` (`true` or `false`), if it said: a
+/// usage limit comes with `false`, and retrying it would only spin until the reset.
+pub fn server_says_retry(headers: &HeaderMap) -> Option<bool> {
+    match headers.get("x-should-retry")?.to_str().ok()?.trim() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
 /// The wait the server asked for: `retry-after-ms` (milliseconds) or `retry-after` (seconds;
 /// an HTTP date is not honored).
 pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
@@ -111,6 +121,16 @@ mod tests {
             late >= MAX_BACKOFF && late <= MAX_BACKOFF.mul_f64(1.25),
             "{late:?}"
         );
+    }
+
+    #[test]
+    fn the_server_may_say_whether_to_retry() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(server_says_retry(&headers), None);
+        headers.insert("x-should-retry", HeaderValue::from_static("false"));
+        assert_eq!(server_says_retry(&headers), Some(false));
+        headers.insert("x-should-retry", HeaderValue::from_static("true"));
+        assert_eq!(server_says_retry(&headers), Some(true));
     }
 
     #[test]

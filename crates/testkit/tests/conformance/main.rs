@@ -22,6 +22,7 @@ mod decisions;
 mod dialogs;
 mod hook_kinds;
 mod hooks;
+mod limits;
 mod mcp;
 mod mcp_servers;
 mod mode_matrix;

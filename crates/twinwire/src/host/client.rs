@@ -280,17 +280,11 @@ impl Client {
         }
     }
 
-    /// The messages of the current turn, up to and including its `result`.
+    /// The messages of the current turn, up to and including its `result`. With
+    /// [`usage_limits`](crate::options::OptionsBuilder::usage_limits), a result that reports a
+    /// reached limit is followed by the wait and the messages of the continued turn.
     pub fn receive_response(&self) -> impl Stream<Item = Result<Message>> + '_ {
-        futures::stream::unfold(false, move |done| async move {
-            if done {
-                return None;
-            }
-            let item = self.receive().await?;
-            // A `result` ends the turn even when it could not be typed.
-            let is_result = matches!(&item, Ok(message) if message.result_is_error().is_some());
-            Some((item, is_result))
-        })
+        super::limits::turn_stream(self, self.inner.options.usage_limits.as_ref())
     }
 
     /// Every message until the CLI's output ends.

@@ -290,6 +290,8 @@ pub struct Options {
     // --- Escape hatch ----------------------------------------------------------------------
     /// Fields added to `initialize` as given.
     pub(crate) initialize_extra: Map<String, Value>,
+    /// What a turn that meets a usage limit does; `None` ends it there.
+    pub(crate) usage_limits: Option<crate::host::limits::LimitPolicy>,
 }
 
 impl Default for Options {
@@ -382,6 +384,7 @@ impl Default for Options {
             debug: false,
             debug_file: None,
             initialize_extra: Map::new(),
+            usage_limits: None,
         }
     }
 }
@@ -590,6 +593,7 @@ impl fmt::Debug for Options {
             .field("debug", &self.debug)
             .field("debug_file", &self.debug_file)
             .field("initialize_extra", &self.initialize_extra)
+            .field("usage_limits", &self.usage_limits)
             .finish()
     }
 }

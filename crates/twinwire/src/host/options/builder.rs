@@ -351,4 +351,10 @@ impl OptionsBuilder {
         self.options.initialize_extra.insert(key.into(), value);
         self
     }
+
+    /// Waits out a reached usage limit and continues the turn (see [`crate::host::limits`]).
+    pub fn usage_limits(mut self, policy: crate::host::limits::LimitPolicy) -> Self {
+        self.options.usage_limits = Some(policy);
+        self
+    }
 }
