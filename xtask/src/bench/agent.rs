@@ -26,9 +26,12 @@ pub struct AgentBenchArgs {
     /// Single-session runs per subject.
     #[arg(long, default_value_t = 5)]
     pub reps: usize,
-    /// Sessions alive at once on twinwire-agent.
-    #[arg(long, default_value_t = 200)]
+    /// Sessions alive at once on twinwire-agent (each a process).
+    #[arg(long, default_value_t = 1000)]
     pub sessions: usize,
+    /// twinwire-agent sessions alive at once in one host process (`in_process`); 0 skips.
+    #[arg(long, default_value_t = 10_000)]
+    pub in_process: usize,
     /// Sessions alive at once on the CLI (each costs about 200 MB).
     #[arg(long, default_value_t = 8)]
     pub cli_sessions: usize,
@@ -71,6 +74,20 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
     }
     let built = Command::new(&cargo)
         .current_dir(root)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "twinwire-agent",
+            "--example",
+            "many_sessions",
+        ])
+        .status()?;
+    if !built.success() {
+        bail!("building the in-process example failed");
+    }
+    let built = Command::new(&cargo)
+        .current_dir(root)
         .args(["build", "-p", "twinwire-cli", "--bin", "twinwire"])
         .status()?;
     if !built.success() {
@@ -86,7 +103,12 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
     let script = scratch.join("script.json");
     std::fs::write(
         &script,
-        json!({"rules": [], "default": {"text": "Hello from the model."}}).to_string(),
+        json!({"rules": [
+            {"when": {"last_is_tool_result": true}, "reply": {"text": "Found them."}},
+            {"when": {"last_user_text_contains": "LIST"},
+             "reply": {"tool_use": {"name": "Glob", "input": {"pattern": "*.txt"}}}}
+        ], "default": {"text": "Hello from the model."}})
+        .to_string(),
     )?;
     let (mut server, url) = model_server(&root.join("target/debug/twinwire"), &script)?;
     let subjects = [
@@ -105,7 +127,7 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
         let mut runs = Vec::new();
         for rep in 0..args.reps {
             let dir = scratch.join(format!("{}-{rep}", slug(subject.name)));
-            let mut live = start(subject, &dir, &url)?;
+            let mut live = start(subject, &dir, &url, "say hello")?;
             let session = live.finish_turn(true)?;
             live.close();
             runs.push(session);
@@ -119,9 +141,16 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
         let concurrent = concurrent(subject, &scratch, &url, many)?;
         rows.push((subject.name, runs, concurrent));
     }
+    let in_process = if args.in_process > 0 {
+        eprintln!("bench-agent: {} in-process sessions", args.in_process);
+        let example = root.join("target/release/examples/many_sessions");
+        Some(in_process(&example, &scratch, &url, args.in_process)?)
+    } else {
+        None
+    };
     let _ = server.kill();
     let _ = server.wait();
-    let section = report(&rows, args);
+    let section = report(&rows, in_process.as_ref(), args);
     if args.dry_run {
         println!("{section}");
     } else {
@@ -166,8 +195,8 @@ fn slug(name: &str) -> String {
         .collect()
 }
 
-/// Spawns `subject` in a private home and directory and sends it a prompt at once.
-fn start(subject: &Subject, dir: &Path, url: &str) -> Result<Live> {
+/// Spawns `subject` in a private home and directory and sends it `prompt` at once.
+fn start(subject: &Subject, dir: &Path, url: &str, prompt: &str) -> Result<Live> {
     let (home, tmp, work) = (dir.join("home"), dir.join("tmp"), dir.join("work"));
     for path in [&home, &tmp, &work] {
         std::fs::create_dir_all(path)?;
@@ -199,11 +228,8 @@ fn start(subject: &Subject, dir: &Path, url: &str) -> Result<Live> {
         .spawn()
         .with_context(|| format!("starting {}", subject.program.display()))?;
     let mut stdin = child.stdin.take().context("stdin")?;
-    let prompt = json!({"type": "user", "session_id": "",
-                        "message": {"role": "user", "content": "say hello"},
-                        "parent_tool_use_id": null});
-    writeln!(stdin, "{prompt}")?;
-    stdin.flush()?;
+    std::fs::write(work.join("notes.txt"), "a file for the tool turn\n")?;
+    write_prompt(&mut stdin, prompt)?;
     let stdout = child.stdout.take().context("stdout")?;
     let (send, lines) = mpsc::channel();
     std::thread::spawn(move || {
@@ -223,12 +249,27 @@ fn start(subject: &Subject, dir: &Path, url: &str) -> Result<Live> {
     })
 }
 
+/// One user message on the session's stdin.
+fn write_prompt(stdin: &mut ChildStdin, text: &str) -> Result<()> {
+    let prompt = json!({"type": "user", "session_id": "",
+                        "message": {"role": "user", "content": text},
+                        "parent_tool_use_id": null});
+    writeln!(stdin, "{prompt}")?;
+    stdin.flush()?;
+    Ok(())
+}
+
 impl Live {
+    /// Sends the next prompt; returns when it was written.
+    fn send(&mut self, text: &str) -> Result<()> {
+        write_prompt(self.stdin.as_mut().context("stdin closed")?, text)
+    }
+
     /// Reads up to the turn's result; the times of `system/init` and the first assistant
     /// frame; the memory once idle (after a rest, when `settle`).
     fn finish_turn(&mut self, settle: bool) -> Result<Session> {
         let mut session = Session::default();
-        let deadline = self.spawned + TURN_LIMIT;
+        let deadline = Instant::now() + TURN_LIMIT;
         loop {
             let wait = deadline.saturating_duration_since(Instant::now());
             let (at, frame) = self
@@ -287,52 +328,101 @@ fn memory(pid: u32) -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// Many sessions at once.
+/// Many sessions at once, each a process: a tool turn, then a text turn, then idle.
 struct Concurrent {
     sessions: usize,
+    /// From the first spawn to the last session's second result.
     all_answered_s: f64,
+    /// Spawn → first assistant message, per session.
+    first_message_s: Vec<f64>,
+    /// Sessions still running when they were all idle.
+    alive: usize,
     total_rss: u64,
+    /// Proportional set size: shared pages divided among the processes sharing them.
+    total_pss: u64,
 }
 
 fn concurrent(subject: &Subject, scratch: &Path, url: &str, many: usize) -> Result<Concurrent> {
     let started = Instant::now();
     let mut live = Vec::new();
-    let mut failure = None;
-    for i in 0..many {
-        match start(
-            subject,
-            &scratch.join(format!("{}-many-{i}", slug(subject.name))),
-            url,
-        ) {
-            Ok(session) => live.push(session),
-            Err(err) => {
-                failure = Some(err);
-                break;
-            }
+    let result = (|| -> Result<Vec<f64>> {
+        for i in 0..many {
+            let dir = scratch.join(format!("{}-many-{i}", slug(subject.name)));
+            live.push(start(subject, &dir, url, "LIST the text files")?);
         }
-    }
-    if failure.is_none() {
+        let mut first_message_s = Vec::with_capacity(many);
         for session in &mut live {
-            if let Err(err) = session.finish_turn(false) {
-                failure = Some(err);
-                break;
-            }
+            let turn = session.finish_turn(false)?;
+            first_message_s.push(turn.first_message_s);
+            session.send("say hello")?;
         }
-    }
+        for session in &mut live {
+            session.finish_turn(false)?;
+        }
+        Ok(first_message_s)
+    })();
     let all_answered_s = started.elapsed().as_secs_f64();
     std::thread::sleep(SETTLE);
+    let mut alive = 0;
+    for session in &mut live {
+        if matches!(session.child.try_wait(), Ok(None)) {
+            alive += 1;
+        }
+    }
     let total_rss = live.iter().map(|s| memory(s.child.id()).0).sum();
+    let total_pss = live.iter().map(|s| pss(s.child.id())).sum();
     for session in &mut live {
         session.close();
     }
-    if let Some(err) = failure {
-        return Err(err.context(format!("{} sessions of {}", many, subject.name)));
-    }
+    let first_message_s =
+        result.with_context(|| format!("{} sessions of {}", many, subject.name))?;
     Ok(Concurrent {
         sessions: many,
         all_answered_s,
+        first_message_s,
+        alive,
         total_rss,
+        total_pss,
     })
+}
+
+/// Runs `sessions` in-process sessions in one host process (the `many_sessions` example);
+/// the figures it prints.
+fn in_process(example: &Path, scratch: &Path, url: &str, sessions: usize) -> Result<Value> {
+    let dir = scratch.join("in-process");
+    std::fs::create_dir_all(&dir)?;
+    let out = Command::new(example)
+        .arg(sessions.to_string())
+        .arg(url)
+        .arg(&dir)
+        .stderr(Stdio::inherit())
+        .output()
+        .context("running the many_sessions example")?;
+    if !out.status.success() {
+        bail!(
+            "{sessions} in-process sessions failed: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    serde_json::from_slice(&out.stdout).context("the example's figures")
+}
+
+/// A process's proportional set size in bytes (`/proc/PID/smaps_rollup`), 0 when unknown.
+fn pss(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Pss:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// The value at `share` (0 to 1) of `values` sorted.
+fn percentile(mut values: Vec<f64>, share: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let at = ((values.len() as f64 - 1.0) * share).round() as usize;
+    values.get(at).copied().unwrap_or(0.0)
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -345,36 +435,78 @@ fn mib(bytes: f64) -> String {
 }
 
 /// The section, in Markdown.
-fn report(rows: &[(&str, Vec<Session>, Concurrent)], args: &AgentBenchArgs) -> String {
+fn report(
+    rows: &[(&str, Vec<Session>, Concurrent)],
+    in_process: Option<&Value>,
+    args: &AgentBenchArgs,
+) -> String {
     let mut out = String::new();
-    out.push_str("| | spawn → `system/init` | first message | RSS idle | RSS peak | sessions at once | RSS of all | fit in 24 GiB |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    out.push_str("| | spawn → `system/init` | first message | RSS idle | RSS peak |\n");
+    out.push_str("|---|---|---|---|---|\n");
     let mut medians = Vec::new();
     for (name, runs, many) in rows {
         let init = median(runs.iter().map(|r| r.init_s).collect());
         let first = median(runs.iter().map(|r| r.first_message_s).collect());
         let idle = median(runs.iter().map(|r| r.idle_rss as f64).collect());
         let peak = median(runs.iter().map(|r| r.peak_rss as f64).collect());
-        let per_session = many.total_rss as f64 / many.sessions.max(1) as f64;
-        let fit = (MACHINE_BYTES / per_session.max(1.0)).floor();
         out.push_str(&format!(
-            "| {name} | {:.0} ms | {:.0} ms | {} | {} | {} (all answered in {:.1} s) | {} | {:.0} |\n",
+            "| {name} | {:.0} ms | {:.0} ms | {} | {} |\n",
             init * 1000.0,
             first * 1000.0,
             mib(idle),
             mib(peak),
-            many.sessions,
-            many.all_answered_s,
-            mib(many.total_rss as f64),
-            fit
         ));
-        medians.push((first, idle, fit));
+        let per_session = many.total_pss as f64 / many.sessions.max(1) as f64;
+        medians.push((first, idle, (MACHINE_BYTES / per_session.max(1.0)).floor()));
+    }
+    out.push_str("\nMany sessions alive at once, each a process: a tool turn (`Glob`) and a text turn, then idle.\n\n");
+    out.push_str("| | sessions | alive at the end | all answered in | turns per second | first message p50 / p99 | RSS of all | PSS per idle session | fit in 24 GiB (PSS) |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    for (name, _, many) in rows {
+        let per_session = many.total_pss as f64 / many.sessions.max(1) as f64;
+        out.push_str(&format!(
+            "| {name} | {} | {} | {:.1} s | {:.0} | {:.0} ms / {:.0} ms | {} | {} | {:.0} |\n",
+            many.sessions,
+            many.alive,
+            many.all_answered_s,
+            (2 * many.sessions) as f64 / many.all_answered_s.max(f64::EPSILON),
+            percentile(many.first_message_s.clone(), 0.5) * 1000.0,
+            percentile(many.first_message_s.clone(), 0.99) * 1000.0,
+            mib(many.total_rss as f64),
+            mib(per_session),
+            (MACHINE_BYTES / per_session.max(1.0)).floor(),
+        ));
+    }
+    if let Some(run) = in_process {
+        let figures = &run["figures"];
+        let number = |v: &Value| v.as_f64().unwrap_or(0.0);
+        let sessions = number(&run["sessions"]);
+        let per_session =
+            (number(&figures["idle_rss"]) - number(&run["rss_before"])) / sessions.max(1.0);
+        let answered = number(&figures["all_answered_s"]);
+        out.push_str(&format!(
+            "| twinwire-agent in one host process | {sessions:.0} | {sessions:.0} | {answered:.1} s | {:.0} | {:.0} ms / {:.0} ms | {} | {:.0} KiB (RSS) | {:.0} |\n",
+            2.0 * sessions / answered.max(f64::EPSILON),
+            number(&figures["first_message_p50_s"]) * 1000.0,
+            number(&figures["first_message_p99_s"]) * 1000.0,
+            mib(number(&figures["idle_rss"])),
+            per_session / 1024.0,
+            (MACHINE_BYTES / per_session.max(1.0)).floor(),
+        ));
+        out.push_str(&format!(
+            "\nIn one host process: {sessions:.0} twinwire `Client`s with \
+             `twinwire_agent::in_process::launcher()`, started 64 at a time, each answering the \
+             same two turns and then idle; the host process's RSS a second after the last result, \
+             less its RSS before the first session, divided by the sessions; {} threads in the \
+             process then. Its first-message times run from `Client::connect`.\n",
+            number(&figures["threads"])
+        ));
     }
     if let [cli, agent] = medians[..] {
         out.push_str(&format!(
             "\ntwinwire-agent's first message takes {:.1}% of the CLI's time (goal: at most 5%), \
              its idle RSS is {:.1}% of the CLI's (goal: at most 10%), and {:.0} of its sessions \
-             fit in 24 GiB (goal: at least 1,000).\n",
+             fit in 24 GiB by their measured PSS (goal: at least 1,000).\n",
             100.0 * agent.0 / cli.0.max(f64::EPSILON),
             100.0 * agent.1 / cli.1.max(f64::EPSILON),
             agent.2
@@ -383,9 +515,12 @@ fn report(rows: &[(&str, Vec<Session>, Concurrent)], args: &AgentBenchArgs) -> S
     out.push_str(&format!(
         "\nMedians of {} single-session runs per program (a prompt written at spawn, one \
          text turn from the model server, memory read from `/proc` one second after the \
-         result); then {} twinwire-agent sessions and {} CLI sessions started together, each \
-         answering one turn and staying alive, their RSS summed; \"fit in 24 GiB\" divides \
-         24 GiB by that RSS per session. twinwire-agent is the release build.\n",
+         result). Then {} twinwire-agent processes and {} CLI processes started together; each \
+         answers a tool turn and a text turn and stays alive; a second after the last result \
+         every process is checked to be running and its RSS and PSS (`smaps_rollup`: shared \
+         pages divided among the processes sharing them) are read and summed. Turns per second \
+         counts both turns of every session over the whole run, spawns included. \
+         twinwire-agent is the release build.\n",
         args.reps, args.sessions, args.cli_sessions
     ));
     out
