@@ -52,6 +52,15 @@ struct Shard {
     sessions: Arc<AtomicUsize>,
 }
 
+/// Caps the Bash commands running at once across every in-process session (and any other
+/// session of this process) at `max`: a command beyond it waits for one to end, first come,
+/// first served, and the wait ends with the turn (an interrupt). Background jobs are not
+/// counted. Call it before the first session; the first call sets the cap (false after).
+/// Uncapped by default.
+pub fn limit_commands(max: usize) -> bool {
+    crate::tools::limit_commands(max)
+}
+
 /// A launcher that runs the agent in this process (see the module docs).
 pub fn launcher() -> Launcher {
     Launcher::custom(|request: LaunchRequest| async move { launch(request) })

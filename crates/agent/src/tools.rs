@@ -9,6 +9,7 @@
 
 mod ask;
 mod bash;
+pub(crate) use bash::limit_commands;
 mod edit;
 mod file_state;
 mod files;

@@ -138,6 +138,27 @@ async fn moved(moves: &mut tokio::sync::broadcast::Receiver<Option<String>>, too
     }
 }
 
+/// The foreground commands that may run at once in this process, once a cap is set
+/// ([`limit_commands`]); none until then (the binary runs one session).
+static COMMAND_SLOTS: std::sync::OnceLock<Arc<tokio::sync::Semaphore>> = std::sync::OnceLock::new();
+
+/// Caps the foreground commands running at once in this process at `max` (at least 1): a
+/// command beyond it waits, in the order they came, for one to end. Background jobs are not
+/// counted (they may run for the session's life). The first call sets it; false after.
+pub(crate) fn limit_commands(max: usize) -> bool {
+    let max = max.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+    COMMAND_SLOTS
+        .set(Arc::new(tokio::sync::Semaphore::new(max)))
+        .is_ok()
+}
+
+/// A slot to run a foreground command in, held until it ends; `None` when uncapped.
+async fn command_slot() -> Option<tokio::sync::OwnedSemaphorePermit> {
+    let slots = COMMAND_SLOTS.get()?;
+    // Fair: tokio's semaphore serves waiters first come, first served.
+    Arc::clone(slots).acquire_owned().await.ok()
+}
+
 async fn run(input: Value, cx: ToolContext) -> ToolOutput {
     let command = input["command"].as_str().unwrap_or_default().to_owned();
     let description = input["description"].as_str().map(str::to_owned);
@@ -185,6 +206,12 @@ async fn run(input: Value, cx: ToolContext) -> ToolOutput {
         .kill_on_drop(true);
     #[cfg(unix)]
     bash.process_group(0);
+    // Waiting here is cancelled with the turn (an interrupt drops this future).
+    let _slot = if background {
+        None
+    } else {
+        command_slot().await
+    };
     let mut child = match bash.spawn() {
         Ok(child) => child,
         Err(err) => return ToolOutput::failure(format!("cannot start bash: {err}")),
