@@ -7,7 +7,9 @@
 //! `max_wait`: it yields that result, tells the policy's callback ([`LimitWait`]), waits in a
 //! `usage_limit_wait` span, sends the policy's continue prompt and goes on with the messages of
 //! the continued turn up to its own result. A reset further away, or none the host can read,
-//! ends the stream at the result as without the option.
+//! ends the stream at the result as without the option; so does a limit that holds again after
+//! [`MAX_WAITS_PER_TURN`] waits, and every wait is at least [`MIN_WAIT`] (a reset already past
+//! never makes the host ask again at once).
 //!
 //! The reset is read, first found first, from a `rate_limit_event` of the turn that says
 //! `rejected` with `resetsAt` (a claude.ai subscription), else from the words `resets <RFC 3339
@@ -28,6 +30,13 @@ use twinwire_protocol::limits::LimitNotice;
 use twinwire_protocol::Message;
 
 use crate::host::Client;
+
+/// The waits one turn may take before the host gives up on a limit that persists: a limit that
+/// holds after its reset ends the turn at it instead of asking again and again.
+pub const MAX_WAITS_PER_TURN: u32 = 3;
+/// The shortest wait: a reset already past (the API's clock and this one differ) still waits
+/// this long, so a limit that persists is never asked again at once.
+pub const MIN_WAIT: Duration = Duration::from_secs(1);
 
 /// The prompt sent after the reset, unless the policy gives another.
 pub const DEFAULT_CONTINUE_PROMPT: &str = "Continue from where you left off.";
@@ -183,8 +192,10 @@ fn unix_seconds(seconds: u64) -> SystemTime {
 
 /// Where [`turn_stream`] is: reading the turn, about to wait out a limit, or done.
 enum Step {
-    Reading(TurnLimits),
-    Waiting(ReachedLimit),
+    /// Reading the turn; the waits taken so far.
+    Reading(TurnLimits, u32),
+    /// About to wait out a limit; the waits taken before it.
+    Waiting(ReachedLimit, u32),
     Done,
 }
 
@@ -194,16 +205,16 @@ pub(crate) fn turn_stream<'a>(
     client: &'a Client,
     policy: Option<&'a LimitPolicy>,
 ) -> impl futures::Stream<Item = crate::Result<Message>> + 'a {
-    futures::stream::unfold(Step::Reading(TurnLimits::default()), move |step| {
+    futures::stream::unfold(Step::Reading(TurnLimits::default(), 0), move |step| {
         async move {
-            let mut turn = match step {
+            let (mut turn, waits) = match step {
                 Step::Done => return None,
-                Step::Reading(turn) => turn,
-                Step::Waiting(limit) => {
+                Step::Reading(turn, waits) => (turn, waits),
+                Step::Waiting(limit, waits) => {
                     if !wait_out(client, policy?, limit).await {
                         return None;
                     }
-                    TurnLimits::default()
+                    (TurnLimits::default(), waits + 1)
                 }
             };
             let item = client.receive().await?;
@@ -214,17 +225,29 @@ pub(crate) fn turn_stream<'a>(
                 _ => None,
             };
             let next = match reached {
-                Some(limit) if limit.reset_at.is_some() => Step::Waiting(limit),
+                Some(limit) if waits >= MAX_WAITS_PER_TURN => {
+                    tracing::warn!(message = %limit.message, waits, "usage limit reached again after its reset; not waiting again");
+                    Step::Done
+                }
+                Some(limit) if limit.reset_at.is_some() => Step::Waiting(limit, waits),
                 Some(limit) => {
                     tracing::warn!(message = %limit.message, "usage limit reached; no reset named, not waiting");
                     Step::Done
                 }
                 None if is_result => Step::Done,
-                None => Step::Reading(turn),
+                None => Step::Reading(turn, waits),
             };
             Some((item, next))
         }
     })
+}
+
+/// How long to wait from `now` for a reset at `reset_at`: at least [`MIN_WAIT`].
+fn wait_until(reset_at: SystemTime, now: SystemTime) -> Duration {
+    reset_at
+        .duration_since(now)
+        .unwrap_or(Duration::ZERO)
+        .max(MIN_WAIT)
 }
 
 /// Waits out `limit` under `policy` and continues the session; false when the host does not
@@ -233,9 +256,7 @@ pub(crate) async fn wait_out(client: &Client, policy: &LimitPolicy, limit: Reach
     let Some(reset_at) = limit.reset_at else {
         return false;
     };
-    let wait = reset_at
-        .duration_since(SystemTime::now())
-        .unwrap_or(Duration::ZERO);
+    let wait = wait_until(reset_at, SystemTime::now());
     if wait > policy.max_wait {
         tracing::warn!(
             wait_secs = wait.as_secs(),
@@ -303,6 +324,17 @@ mod tests {
         ] {
             assert_eq!(reached_limit(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn a_reset_already_past_still_waits_a_moment() {
+        let now = unix_seconds(1_000);
+        assert_eq!(
+            wait_until(unix_seconds(1_010), now),
+            Duration::from_secs(10)
+        );
+        assert_eq!(wait_until(unix_seconds(900), now), MIN_WAIT);
+        assert_eq!(wait_until(now, now), MIN_WAIT);
     }
 
     #[test]

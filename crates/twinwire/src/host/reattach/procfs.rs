@@ -33,6 +33,7 @@ pub(crate) fn stat(_pid: u32) -> Option<Stat> {
 
 /// Reads a stat line. The command name (field 2) is in parentheses and may hold spaces and
 /// parentheses itself: the fields after it start after the last `)`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) fn parse_stat(text: &str) -> Option<Stat> {
     let rest = &text[text.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
