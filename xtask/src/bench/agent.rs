@@ -58,40 +58,41 @@ struct Session {
 /// Runs the benchmark.
 pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let built = Command::new(&cargo)
-        .current_dir(root)
-        .args([
-            "build",
-            "--release",
-            "-p",
+    let builds: [(&[&str], &str); 3] = [
+        (
+            &[
+                "--release",
+                "-p",
+                "twinwire-agent",
+                "--bin",
+                "twinwire-agent",
+            ],
             "twinwire-agent",
-            "--bin",
-            "twinwire-agent",
-        ])
-        .status()?;
-    if !built.success() {
-        bail!("building twinwire-agent failed");
-    }
-    let built = Command::new(&cargo)
-        .current_dir(root)
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "twinwire-agent",
-            "--example",
-            "many_sessions",
-        ])
-        .status()?;
-    if !built.success() {
-        bail!("building the in-process example failed");
-    }
-    let built = Command::new(&cargo)
-        .current_dir(root)
-        .args(["build", "-p", "twinwire-cli", "--bin", "twinwire"])
-        .status()?;
-    if !built.success() {
-        bail!("building twinwire (for its model server) failed");
+        ),
+        (
+            &[
+                "--release",
+                "-p",
+                "twinwire-agent",
+                "--example",
+                "many_sessions",
+            ],
+            "the in-process example",
+        ),
+        (
+            &["-p", "twinwire-cli", "--bin", "twinwire"],
+            "twinwire (for its model server)",
+        ),
+    ];
+    for (flags, what) in builds {
+        let built = Command::new(&cargo)
+            .current_dir(root)
+            .arg("build")
+            .args(flags)
+            .status()?;
+        if !built.success() {
+            bail!("building {what} failed");
+        }
     }
     let claude = match std::env::var_os(crate::CLAUDE_PATH_ENV).filter(|p| !p.is_empty()) {
         Some(path) => PathBuf::from(path),
