@@ -13,6 +13,7 @@
 //!   environment, `initialize`).
 //! - [`launch`]: where the CLI runs (here, through `ssh`/`docker exec`/…, or your transport).
 //! - [`reattach`]: a record of each live session, and its re-attach after the host crashed.
+//! - [`parking`]: durable approvals, requests parked in a store until answered from elsewhere.
 
 pub mod callbacks;
 mod client;
@@ -24,6 +25,7 @@ pub mod launch;
 mod lifecycle;
 pub mod limits;
 pub mod options;
+pub mod parking;
 pub mod pool;
 pub mod process;
 mod progress;

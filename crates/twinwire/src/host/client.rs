@@ -133,6 +133,17 @@ impl Client {
             servers.router.clone(),
             Arc::clone(&session_watch),
         );
+        let control = control.with_parking(
+            options.parking.clone(),
+            options
+                .session_id
+                .clone()
+                .or_else(|| options.resume.clone().filter(|_| !options.fork_session)),
+            match &options.cwd {
+                Some(cwd) => cwd.clone(),
+                None => std::env::current_dir()?,
+            },
+        );
         let mut plan = options.launch_plan();
         // First, so that the options' own `TRACEPARENT`/`TRACESTATE`, which come later, win.
         plan.env.splice(0..0, trace::context_env(&session));

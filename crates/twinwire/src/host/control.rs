@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,6 +30,7 @@ use super::callbacks::{
     CallbackError, HookCallback, HookContext, HookFailure, HookMatcher, PermissionRequest,
 };
 use super::handler::{cancelled, decline, HookCall, Host};
+use super::parking::{is_park, Park, Parking};
 use crate::engine::{Answer, ControlHandler, HandlerError, RequestContext};
 use crate::mcp::McpRouter;
 use crate::trace;
@@ -59,6 +61,9 @@ pub(crate) struct HostControl {
     /// The `SessionStart` and `SessionEnd` callbacks, which the host calls itself
     /// ([`HostControl::call_lifecycle`]): their event, matcher and id, in order.
     lifecycle: Vec<(HookEvent, Option<String>, String)>,
+    /// Where requests a callback parks wait, and the session's own id and directory until
+    /// the CLI names them.
+    parking: Option<(Parking, Option<String>, PathBuf)>,
 }
 
 impl HostControl {
@@ -117,8 +122,30 @@ impl HostControl {
             mcp,
             watch,
             lifecycle,
+            parking: None,
         };
         (control, wire)
+    }
+
+    /// Parks the requests callbacks park in `parking`, for the session `session_id` (when
+    /// known before the CLI says it) in `cwd`.
+    pub(crate) fn with_parking(
+        mut self,
+        parking: Option<Parking>,
+        session_id: Option<String>,
+        cwd: PathBuf,
+    ) -> Self {
+        self.parking = parking.map(|parking| (parking, session_id, cwd));
+        self
+    }
+
+    /// The parking, with the session's id and directory as the CLI named them.
+    fn parked_where(&self) -> Option<(Parking, Option<String>, PathBuf)> {
+        let (parking, id, cwd) = self.parking.clone()?;
+        Some(match self.watch.session() {
+            Some((id, cwd)) => (parking, Some(id), PathBuf::from(cwd)),
+            None => (parking, id, cwd),
+        })
     }
 
     /// Whether options gave callbacks for `event` that the host calls itself.
@@ -229,6 +256,9 @@ impl HostControl {
         }
         let watch = Arc::clone(&self.watch);
         let answered_id = request.tool_use_id.clone();
+        let parking = self
+            .parked_where()
+            .map(|p| (p, request.clone(), cx.cancel.clone()));
         // A Host may panic before it returns its future, as well as while it runs.
         let call = span.in_scope(|| {
             std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -241,7 +271,16 @@ impl HostControl {
         let traced = span.clone();
         let answer = async move {
             let outcome = match call {
-                Ok(call) => guarded(call, timeout).await,
+                Ok(call) => match called(call, timeout).await {
+                    Called::Answer(answer) => Ok(answer),
+                    Called::Park => match parking {
+                        Some(((parking, session, cwd), request, cancel)) => {
+                            parking.permission(session, cwd, &request, cancel).await
+                        }
+                        None => Err(Park.to_string()),
+                    },
+                    Called::Failed(reason) => Err(reason),
+                },
                 Err(panic) => Err(format!(
                     "panicked: {}",
                     crate::engine::panic_message(&*panic)
@@ -302,6 +341,13 @@ impl HostControl {
         );
         let watch = Arc::clone(&self.watch);
         let decided = (request.tool_use_id.clone(), request.callback_id.clone());
+        let parking = self.parked_where().map(|p| {
+            let parked = (
+                event.as_str().to_owned(),
+                serde_json::to_value(&request.input),
+            );
+            (p, parked, request.tool_use_id.clone(), cx.cancel.clone())
+        });
         let call = HookCall {
             callback_id: request.callback_id,
             event: event.clone(),
@@ -317,7 +363,24 @@ impl HostControl {
         let traced = span.clone();
         let answer = async move {
             let outcome = match call {
-                Ok(call) => guarded(call, Some(timeout)).await,
+                Ok(call) => match called(call, Some(timeout)).await {
+                    Called::Answer(output) => Ok(output),
+                    Called::Park => match parking {
+                        Some((
+                            (parking, session, cwd),
+                            (event, Ok(input)),
+                            tool_use_id,
+                            cancel,
+                        )) => {
+                            parking
+                                .hook(session, cwd, event, input, tool_use_id, cancel)
+                                .await
+                        }
+                        Some((_, (_, Err(err)), ..)) => Err(format!("the hook's input: {err}")),
+                        None => Err(Park.to_string()),
+                    },
+                    Called::Failed(reason) => Err(reason),
+                },
                 Err(panic) => Err(format!(
                     "panicked: {}",
                     crate::engine::panic_message(&*panic)
@@ -438,26 +501,49 @@ fn blocking_output(event: &HookEvent, reason: &str) -> HookOutput {
     output
 }
 
+/// What a callback came to.
+enum Called<T> {
+    /// Its answer.
+    Answer(T),
+    /// It parked the request ([`Park`]).
+    Park,
+    /// It failed, panicked or timed out: why.
+    Failed(String),
+}
+
 /// Runs a callback with an optional timeout, turning errors, panics and timeouts into a reason.
-async fn guarded<T>(
+async fn called<T>(
     call: BoxFuture<'static, Result<T, CallbackError>>,
     timeout: Option<Duration>,
-) -> Result<T, String> {
+) -> Called<T> {
     let call = AssertUnwindSafe(call).catch_unwind();
     let outcome = match timeout {
         Some(limit) => match tokio::time::timeout(limit, call).await {
             Ok(outcome) => outcome,
-            Err(_) => return Err(format!("timed out after {limit:?}")),
+            Err(_) => return Called::Failed(format!("timed out after {limit:?}")),
         },
         None => call.await,
     };
     match outcome {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(err)) => Err(err.to_string()),
-        Err(panic) => Err(format!(
+        Ok(Ok(value)) => Called::Answer(value),
+        Ok(Err(err)) if is_park(&err) => Called::Park,
+        Ok(Err(err)) => Called::Failed(err.to_string()),
+        Err(panic) => Called::Failed(format!(
             "panicked: {}",
             crate::engine::panic_message(&*panic)
         )),
+    }
+}
+
+/// [`called`], where parking is not offered: a park is a failure that says so.
+async fn guarded<T>(
+    call: BoxFuture<'static, Result<T, CallbackError>>,
+    timeout: Option<Duration>,
+) -> Result<T, String> {
+    match called(call, timeout).await {
+        Called::Answer(value) => Ok(value),
+        Called::Park => Err(Park.to_string()),
+        Called::Failed(reason) => Err(reason),
     }
 }
 

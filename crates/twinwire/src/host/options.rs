@@ -228,6 +228,8 @@ pub struct Options {
     pub(crate) session_id: Option<String>,
     /// Where the client keeps the record of its live session, for a re-attach after a crash.
     pub(crate) attach_records: Option<std::path::PathBuf>,
+    /// Where parked requests wait for their answers (durable approvals).
+    pub(crate) parking: Option<super::parking::Parking>,
     /// Save the session to disk.
     pub(crate) persist_session: bool,
     /// The session's title.
@@ -358,6 +360,7 @@ impl Default for Options {
             fork_session: false,
             session_id: None,
             attach_records: None,
+            parking: None,
             persist_session: true,
             title: None,
             enable_file_checkpointing: false,
@@ -567,6 +570,7 @@ impl fmt::Debug for Options {
             .field("fork_session", &self.fork_session)
             .field("session_id", &self.session_id)
             .field("attach_records", &self.attach_records)
+            .field("parking", &self.parking)
             .field("persist_session", &self.persist_session)
             .field("title", &self.title)
             .field("enable_file_checkpointing", &self.enable_file_checkpointing)

@@ -34,6 +34,14 @@ impl OptionsBuilder {
         self
     }
 
+    /// Parks the requests a callback parks ([`PermissionRequest::park`](crate::host::PermissionRequest::park),
+    /// [`HookContext::park`](crate::host::callbacks::HookContext::park)) in `parking`'s store
+    /// until they are answered there: durable approvals (see [`crate::host::parking`]).
+    pub fn parking(mut self, parking: crate::host::parking::Parking) -> Self {
+        self.options.parking = Some(parking);
+        self
+    }
+
     /// Resumes only up to and including this message uuid (`--resume-session-at`); needs
     /// `resume`.
     pub fn resume_session_at(mut self, message_uuid: impl Into<String>) -> Self {
