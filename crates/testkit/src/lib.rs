@@ -80,6 +80,48 @@ pub fn real_claude() -> PathBuf {
     path
 }
 
+/// twinwire-agent in the directory of this workspace's binaries (`bin_dir`, e.g. the parent of
+/// `env!("CARGO_BIN_EXE_fake-claude")`): under `cargo xtask test` (`TWINWIRE_PREBUILT`) as it
+/// was built, else built now (`cargo build`, in the profile of `bin_dir`) so that it is current.
+pub fn twinwire_agent_in(bin_dir: &std::path::Path) -> PathBuf {
+    use std::process::Command;
+    let path = bin_dir.join(format!("twinwire-agent{}", std::env::consts::EXE_SUFFIX));
+    if std::env::var_os("TWINWIRE_PREBUILT").is_none() {
+        let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        build.args(["build", "-p", "twinwire-agent", "--bin", "twinwire-agent"]);
+        // Without the variables Cargo set for the test: build scripts that watch them would
+        // see them differ from a build in a shell, and rebuild (see crates/cli/tests/common).
+        for (var, _) in std::env::vars_os() {
+            let set_for_the_test = var.to_str().is_some_and(|var| {
+                ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
+                    .iter()
+                    .any(|prefix| var.starts_with(prefix))
+                    || [
+                        "CARGO_CRATE_NAME",
+                        "CARGO_BIN_NAME",
+                        "CARGO_PRIMARY_PACKAGE",
+                        "CARGO_TARGET_TMPDIR",
+                        "CARGO_RUSTC_CURRENT_DIR",
+                        "OUT_DIR",
+                    ]
+                    .contains(&var)
+            });
+            if set_for_the_test {
+                build.env_remove(var);
+            }
+        }
+        if bin_dir.file_name() == Some("release".as_ref()) {
+            build.arg("--release");
+        }
+        assert!(
+            build.status().expect("running cargo").success(),
+            "building twinwire-agent"
+        );
+    }
+    assert!(path.is_file(), "no {}", path.display());
+    path
+}
+
 /// Run `fake-claude` in this process (its argv, environment and stdio); returns the exit code.
 ///
 /// This is the whole `fake-claude` binary; it is public so a test binary can re-run itself as

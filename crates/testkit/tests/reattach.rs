@@ -134,40 +134,10 @@ enum Cli {
     Agent,
 }
 
-/// twinwire-agent beside this package's binaries: under `cargo xtask test`
-/// (`TWINWIRE_PREBUILT`) as it was built, else built now so that it is current.
+/// twinwire-agent beside this package's binaries, current.
 fn twinwire_agent() -> PathBuf {
-    let name = format!("twinwire-agent{}", std::env::consts::EXE_SUFFIX);
-    let path = Path::new(env!("CARGO_BIN_EXE_fake-claude")).with_file_name(name);
-    if std::env::var_os("TWINWIRE_PREBUILT").is_none() {
-        let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        build.args(["build", "-p", "twinwire-agent", "--bin", "twinwire-agent"]);
-        // Without the variables Cargo set for this test: build scripts that watch them would
-        // see them differ from a build in a shell, and rebuild (see crates/cli/tests/common).
-        for (var, _) in std::env::vars_os() {
-            let set_for_the_test = var.to_str().is_some_and(|var| {
-                ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_EXE_"]
-                    .iter()
-                    .any(|prefix| var.starts_with(prefix))
-                    || [
-                        "CARGO_CRATE_NAME",
-                        "CARGO_BIN_NAME",
-                        "CARGO_PRIMARY_PACKAGE",
-                    ]
-                    .contains(&var)
-                    || ["CARGO_TARGET_TMPDIR", "CARGO_RUSTC_CURRENT_DIR", "OUT_DIR"].contains(&var)
-            });
-            if set_for_the_test {
-                build.env_remove(var);
-            }
-        }
-        if path.parent().and_then(Path::file_name) == Some("release".as_ref()) {
-            build.arg("--release");
-        }
-        assert!(build.status().unwrap().success(), "building twinwire-agent");
-    }
-    assert!(path.is_file(), "no {}", path.display());
-    path
+    let fake = Path::new(env!("CARGO_BIN_EXE_fake-claude"));
+    twinwire_testkit::twinwire_agent_in(fake.parent().unwrap())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
