@@ -28,6 +28,8 @@
 //! too), so none reaches the file, its write-ahead log or a journal; deleted rows are
 //! overwritten with zeros (`secure_delete`). [`SqliteTranscriptStore::redaction`] changes it.
 
+mod pending;
+
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -37,6 +39,8 @@ use twinwire::sessions::stores::{
     fold_session_summary, store_clock_millis, SessionKey, SessionSummary, StoreError, StoreFuture,
     StoreRedaction, StoredSession, TranscriptStore,
 };
+
+pub use pending::SqlitePendingStore;
 
 /// The layout's version (SQLite's `user_version`).
 const SCHEMA_VERSION: i64 = 1;

@@ -84,11 +84,29 @@ pub fn real_claude() -> PathBuf {
 /// `env!("CARGO_BIN_EXE_fake-claude")`): under `cargo xtask test` (`TWINWIRE_PREBUILT`) as it
 /// was built, else built now (`cargo build`, in the profile of `bin_dir`) so that it is current.
 pub fn twinwire_agent_in(bin_dir: &std::path::Path) -> PathBuf {
-    use std::process::Command;
     let path = bin_dir.join(format!("twinwire-agent{}", std::env::consts::EXE_SUFFIX));
+    built(path, &["-p", "twinwire-agent", "--bin", "twinwire-agent"])
+}
+
+/// `path`, a binary or example of this workspace that `cargo build ARGS…` makes: under `cargo
+/// xtask test` (`TWINWIRE_PREBUILT`) as it was built, else built now (in the profile of the
+/// directory it is in) so that it is current.
+pub fn built(path: PathBuf, args: &[&str]) -> PathBuf {
+    use std::process::Command;
+    let profile_dir = path
+        .parent()
+        .map(|dir| {
+            if dir.file_name() == Some("examples".as_ref()) {
+                dir.parent().unwrap_or(dir)
+            } else {
+                dir
+            }
+        })
+        .unwrap_or(&path)
+        .to_owned();
     if std::env::var_os("TWINWIRE_PREBUILT").is_none() {
         let mut build = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        build.args(["build", "-p", "twinwire-agent", "--bin", "twinwire-agent"]);
+        build.arg("build").args(args);
         // Without the variables Cargo set for the test: build scripts that watch them would
         // see them differ from a build in a shell, and rebuild (see crates/cli/tests/common).
         for (var, _) in std::env::vars_os() {
@@ -110,12 +128,12 @@ pub fn twinwire_agent_in(bin_dir: &std::path::Path) -> PathBuf {
                 build.env_remove(var);
             }
         }
-        if bin_dir.file_name() == Some("release".as_ref()) {
+        if profile_dir.file_name() == Some("release".as_ref()) {
             build.arg("--release");
         }
         assert!(
             build.status().expect("running cargo").success(),
-            "building twinwire-agent"
+            "building {args:?}"
         );
     }
     assert!(path.is_file(), "no {}", path.display());
