@@ -28,9 +28,10 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use serde_json::{json, Value};
-use twinwire::host::callbacks::can_use_tool;
+use twinwire::host::callbacks::{can_use_tool, hook, HookContext, HookMatcher};
 use twinwire::host::parking::{Asked, DirectoryPendingStore, Parking, PendingStore};
 use twinwire::host::reattach::AttachRecord;
+use twinwire::protocol::hooks::HookEvent;
 use twinwire::protocol::permission::PermissionResult;
 use twinwire::protocol::Message;
 use twinwire_model_server::{ModelScript, ModelServer};
@@ -43,6 +44,12 @@ const ANSWER_ROLE_ENV: &str = "TWINWIRE_DURABLE_ANSWER";
 const LIMIT: Duration = Duration::from_secs(120);
 /// The command the model asks for: it appends a line.
 const COMMAND: &str = "echo ran >> ran.txt";
+/// The question the model asks, and the answer given (not among its options: typed in).
+const QUESTION: &str = "Which color should the banner be?";
+const TYPED_ANSWER: &str = "Turquoise";
+/// Why the parked hook denied the command.
+const HOOK_REASON: &str = "held for review by the security team";
+
 /// How long the answerer waits before it answers: the CLI waits that long, unanswered.
 const ANSWER_AFTER: Duration = Duration::from_secs(3);
 
@@ -79,6 +86,26 @@ fn main() {
             "a_session_closed_while_parked_is_resumed_with_its_answer",
             Case::Stopped(Stop::Close),
             Cli::Claude,
+        ),
+        (
+            "a_parked_question_is_answered_by_another_process",
+            Case::Question,
+            Cli::Claude,
+        ),
+        (
+            "a_parked_pre_tool_use_hook_is_answered_by_another_process",
+            Case::Hook,
+            Cli::Claude,
+        ),
+        (
+            "twinwire_agent_a_parked_question_is_answered_by_another_process",
+            Case::Question,
+            Cli::Agent,
+        ),
+        (
+            "twinwire_agent_a_parked_pre_tool_use_hook_is_answered_by_another_process",
+            Case::Hook,
+            Cli::Agent,
         ),
         (
             "twinwire_agent_a_parked_call_allowed_by_another_process_runs_once",
@@ -126,6 +153,10 @@ fn main() {
 enum Case {
     /// Parked in this host, answered by another process (allowed or not).
     Answered(bool),
+    /// An `AskUserQuestion` parked, answered by another process.
+    Question,
+    /// A `PreToolUse` hook parked, answered (a deny) by another process.
+    Hook,
     /// Parked in a host process that then stops.
     Stopped(Stop),
 }
@@ -155,7 +186,16 @@ fn run(runtime: &tokio::runtime::Runtime, case: Case, cli: Cli) -> bool {
     };
     match case {
         Case::Answered(allow) => {
-            runtime.block_on(answered_by_another_process(&cli, allow));
+            let answer = if allow { Answer::Allow } else { Answer::Deny };
+            runtime.block_on(answered_by_another_process(&cli, answer));
+            true
+        }
+        Case::Question => {
+            runtime.block_on(answered_by_another_process(&cli, Answer::Question));
+            true
+        }
+        Case::Hook => {
+            runtime.block_on(answered_by_another_process(&cli, Answer::HookDeny));
             true
         }
         Case::Stopped(stop) => {
@@ -198,9 +238,43 @@ impl Dirs {
     }
 }
 
-/// Options for the CLI offline, parking in the case's directory store every Bash call (and
-/// counting the asks in `asked`).
+/// Options for the CLI offline, parking in the case's directory store every Bash call and
+/// question (and counting the asks in `asked`).
 fn offline(cli: &Path, root: &Path, url: &str, asked: Arc<AtomicUsize>) -> twinwire::Options {
+    builder(cli, root, url)
+        .can_use_tool(can_use_tool(move |request| {
+            asked.fetch_add(1, Ordering::SeqCst);
+            async move {
+                match request.tool_name() {
+                    "Bash" | "AskUserQuestion" => request.park(),
+                    _ => Ok(PermissionResult::allow(request.input().clone())),
+                }
+            }
+        }))
+        .build()
+        .unwrap()
+}
+
+/// Options for the CLI offline whose `PreToolUse` hook on Bash parks (its matcher's timeout
+/// long enough for the wait); tools are allowed.
+fn offline_hooked(cli: &Path, root: &Path, url: &str) -> twinwire::Options {
+    builder(cli, root, url)
+        .hook(
+            HookEvent::PreToolUse,
+            HookMatcher::matching(
+                "Bash",
+                hook(|_input, cx: HookContext| async move { cx.park() }),
+            )
+            .timeout(Duration::from_secs(600)),
+        )
+        .can_use_tool(can_use_tool(|request| async move {
+            Ok(PermissionResult::allow(request.input().clone()))
+        }))
+        .build()
+        .unwrap()
+}
+
+fn builder(cli: &Path, root: &Path, url: &str) -> twinwire::options::OptionsBuilder {
     let dirs = Dirs::of(root);
     twinwire::Options::builder()
         .cli_path(cli)
@@ -219,17 +293,6 @@ fn offline(cli: &Path, root: &Path, url: &str, asked: Arc<AtomicUsize>) -> twinw
             Parking::new(Arc::new(DirectoryPendingStore::new(&dirs.pending)))
                 .poll(Duration::from_millis(50)),
         )
-        .can_use_tool(can_use_tool(move |request| {
-            asked.fetch_add(1, Ordering::SeqCst);
-            async move {
-                match request.tool_name() {
-                    "Bash" => request.park(),
-                    _ => Ok(PermissionResult::allow(request.input().clone())),
-                }
-            }
-        }))
-        .build()
-        .unwrap()
 }
 
 /// The model: asks for the command, and again when told it was approved.
@@ -239,6 +302,12 @@ fn script() -> ModelScript {
     serde_json::from_value(json!({"rules": [
         {"when": {"last_is_tool_result": true}, "reply": {"text": "The tool is done."}},
         {"when": {"last_user_text_contains": "RUN the tool"}, "times": 1, "reply": bash.clone()},
+        {"when": {"last_user_text_contains": "ASK me"}, "times": 1,
+         "reply": {"tool_use": {"name": "AskUserQuestion", "text": "A question.",
+                   "input": {"questions": [{"question": QUESTION, "header": "Color",
+                     "options": [{"label": "Blue", "description": "calm"},
+                                 {"label": "Red", "description": "bold"}],
+                     "multiSelect": false}]}}}},
         {"when": {"last_user_text_contains": "run it again"}, "times": 1, "reply": bash}
     ], "default": {"echo": true}}))
     .unwrap()
@@ -276,11 +345,24 @@ async fn until<T, F: std::future::Future<Output = Option<T>>>(
     }
 }
 
+/// What the answerer gives.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
+enum Answer {
+    /// Allows the Bash call.
+    Allow,
+    /// Denies the Bash call.
+    Deny,
+    /// Answers the question (an allow whose input carries the answer).
+    Question,
+    /// The hook's output: deny the Bash call.
+    HookDeny,
+}
+
 /// What the answerer is told.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct AnswerConfig {
     pending: PathBuf,
-    allow: bool,
+    answer: Answer,
 }
 
 /// The answerer: waits for a parked Bash call in the store, then answers it.
@@ -297,20 +379,42 @@ fn answer_role(config: AnswerConfig) {
                 .find(|r| !r.is_answered())
         })
         .await;
-        let Asked::Permission {
-            tool_name, input, ..
-        } = &request.asked
-        else {
-            panic!("{request:?}")
+        let answer = match (&request.asked, config.answer) {
+            (
+                Asked::Permission {
+                    tool_name, input, ..
+                },
+                Answer::Allow | Answer::Deny,
+            ) => {
+                assert_eq!(tool_name, "Bash");
+                assert_eq!(input["command"], COMMAND);
+                if config.answer == Answer::Allow {
+                    json!({"behavior": "allow"})
+                } else {
+                    json!({"behavior": "deny", "message": "not on a Friday"})
+                }
+            }
+            (
+                Asked::Permission {
+                    tool_name, input, ..
+                },
+                Answer::Question,
+            ) => {
+                assert_eq!(tool_name, "AskUserQuestion");
+                let mut answered = input.clone();
+                answered["answers"] = json!({QUESTION: TYPED_ANSWER});
+                json!({"behavior": "allow", "updatedInput": answered})
+            }
+            (Asked::Hook { event, input, .. }, Answer::HookDeny) => {
+                assert_eq!(event, "PreToolUse");
+                assert_eq!(input["tool_input"]["command"], COMMAND);
+                json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                    "permissionDecision": "deny", "permissionDecisionReason": HOOK_REASON}})
+            }
+            (asked, answer) => panic!("{answer:?} for {asked:?}"),
         };
-        assert_eq!(tool_name, "Bash");
-        assert_eq!(input["command"], COMMAND);
+        twinwire::host::parking::check_answer(&request.asked, &answer).unwrap();
         std::thread::sleep(ANSWER_AFTER);
-        let answer = if config.allow {
-            json!({"behavior": "allow"})
-        } else {
-            json!({"behavior": "deny", "message": "not on a Friday"})
-        };
         assert!(store
             .answer(request.id.clone(), answer.clone())
             .await
@@ -323,16 +427,19 @@ fn answer_role(config: AnswerConfig) {
     });
 }
 
-async fn answered_by_another_process(cli: &Path, allow: bool) {
+async fn answered_by_another_process(cli: &Path, answer: Answer) {
     let root = tempfile::tempdir().unwrap();
     let dirs = Dirs::of(root.path());
     let server = ModelServer::start(script()).await.unwrap();
     let asked = Arc::new(AtomicUsize::new(0));
-    let options = offline(cli, root.path(), &server.url(), Arc::clone(&asked));
+    let options = match answer {
+        Answer::HookDeny => offline_hooked(cli, root.path(), &server.url()),
+        _ => offline(cli, root.path(), &server.url(), Arc::clone(&asked)),
+    };
     let client = twinwire::Client::connect(options).await.unwrap();
     let config = serde_json::to_string(&AnswerConfig {
         pending: dirs.pending.clone(),
-        allow,
+        answer,
     })
     .unwrap();
     let answerer = Command::new(std::env::current_exe().unwrap())
@@ -341,7 +448,12 @@ async fn answered_by_another_process(cli: &Path, allow: bool) {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    client.send("RUN the tool please").await.unwrap();
+    let prompt = if answer == Answer::Question {
+        "ASK me please"
+    } else {
+        "RUN the tool please"
+    };
+    client.send(prompt).await.unwrap();
     let result = turn_result(&client).await;
     let waited = started.elapsed();
     let answered = answerer.wait_with_output().unwrap();
@@ -352,18 +464,33 @@ async fn answered_by_another_process(cli: &Path, allow: bool) {
         waited >= ANSWER_AFTER,
         "the turn ended before the answer ({waited:?})"
     );
-    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let asked_count = if answer == Answer::HookDeny { 0 } else { 1 };
+    assert_eq!(asked.load(Ordering::SeqCst), asked_count);
     let lines = std::fs::read_to_string(dirs.work.join("ran.txt")).unwrap_or_default();
-    if allow {
-        assert_eq!(lines, "ran\n", "the command runs once, once allowed");
-    } else {
-        assert_eq!(lines, "", "a denied command never runs");
-        let told = server
+    let told = |what: &str| {
+        server
             .message_requests()
             .iter()
             .map(Value::to_string)
-            .any(|body| body.contains("not on a Friday"));
-        assert!(told, "the model was not given the reason");
+            .any(|body| body.contains("tool_result") && body.contains(what))
+    };
+    match answer {
+        Answer::Allow => assert_eq!(lines, "ran\n", "the command runs once, once allowed"),
+        Answer::Deny => {
+            assert_eq!(lines, "", "a denied command never runs");
+            assert!(
+                told("not on a Friday"),
+                "the model was not given the reason"
+            );
+        }
+        Answer::Question => assert!(told(TYPED_ANSWER), "the model was not given the answer"),
+        Answer::HookDeny => {
+            assert_eq!(lines, "", "a command the hook denied never runs");
+            assert!(
+                told(HOOK_REASON),
+                "the model was not given the hook's reason"
+            );
+        }
     }
     let store = DirectoryPendingStore::new(&dirs.pending);
     assert!(
