@@ -12,7 +12,9 @@
 //!   host resumes the session with `Client::resume_parked` (re-attaching it after the kill),
 //!   tells the model, and the model's second request for the same call gets the stored answer
 //!   without anyone being asked: the command runs once, the store ends empty, and the session
-//!   keeps its history.
+//!   keeps its history. Once more re-attached (`Client::reattach`) while the request still
+//!   waits: asked again, the callback parks it again, which waits on the request parked before
+//!   the crash (no second one), answered from here.
 #![allow(clippy::unwrap_used)]
 // Without libtest, the test reports on stdout, and the host it starts tells it the session id there.
 #![allow(clippy::print_stdout)]
@@ -83,6 +85,11 @@ fn main() {
             Cli::Claude,
         ),
         (
+            "a_session_killed_while_parked_is_reattached_and_asks_again_its_parked_request",
+            Case::Stopped(Stop::KillReask),
+            Cli::Claude,
+        ),
+        (
             "a_session_closed_while_parked_is_resumed_with_its_answer",
             Case::Stopped(Stop::Close),
             Cli::Claude,
@@ -115,6 +122,11 @@ fn main() {
         (
             "twinwire_agent_a_session_killed_while_parked_is_resumed_with_its_answer",
             Case::Stopped(Stop::Kill),
+            Cli::Agent,
+        ),
+        (
+            "twinwire_agent_a_session_killed_while_parked_is_reattached_and_asks_again_its_parked_request",
+            Case::Stopped(Stop::KillReask),
             Cli::Agent,
         ),
         (
@@ -165,6 +177,8 @@ enum Case {
 enum Stop {
     /// SIGKILL.
     Kill,
+    /// SIGKILL, then a re-attach that asks again while the request still waits.
+    KillReask,
     /// `Client::close`, then exit.
     Close,
 }
@@ -607,7 +621,7 @@ async fn stopped_then_resumed(cli: &Path, stop: Stop) {
     })
     .await;
     match stop {
-        Stop::Kill => {
+        Stop::Kill | Stop::KillReask => {
             host.kill().unwrap();
             host.wait().unwrap();
         }
@@ -625,29 +639,67 @@ async fn stopped_then_resumed(cli: &Path, stop: Stop) {
             );
         }
     }
-    // Still parked, with no one waiting on it: answered now, from here.
+    let asked = Arc::new(AtomicUsize::new(0));
+    let options = offline(cli, root.path(), &server.url(), Arc::clone(&asked));
+    let client = if stop == Stop::KillReask {
+        reattached_and_asked_again(options, &session_id, &store, &parked.id).await
+    } else {
+        resumed_with_its_answer(options, &session_id, &store, &parked.id, stop).await
+    };
+    let result = turn_result(&client).await;
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(result.session_id, session_id);
+    // Asked once, answered from the store: the command ran once.
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        std::fs::read_to_string(dirs.work.join("ran.txt")).unwrap(),
+        "ran\n"
+    );
+    assert!(
+        store.list().await.unwrap().is_empty(),
+        "the answer was delivered and removed"
+    );
+
+    // The session goes on, with its history.
+    let before = server.message_requests().len();
+    client.send("What did I say first?").await.unwrap();
+    let result = turn_result(&client).await;
+    assert!(!result.is_error, "{result:?}");
+    let next = server.message_requests()[before..]
+        .iter()
+        .map(Value::to_string)
+        .find(|body| body.contains("What did I say first?"))
+        .expect("the next turn's request");
+    assert!(next.contains("PELICAN"), "no history in {next}");
+    client.close().await.unwrap();
+    server.shutdown().await;
+}
+
+/// The parked request, still waiting with no one waiting on it, answered from here; then the
+/// session resumed with `resume_parked` and the model told: its second request for the call
+/// is answered from the store. The client, its turn in flight.
+#[cfg(target_os = "linux")]
+async fn resumed_with_its_answer(
+    options: twinwire::Options,
+    session_id: &str,
+    store: &DirectoryPendingStore,
+    id: &str,
+    stop: Stop,
+) -> twinwire::Client {
     let still = store
-        .get(parked.id.clone())
+        .get(id.into())
         .await
         .unwrap()
         .expect("kept while stopped");
     assert!(!still.is_answered());
     assert!(store
-        .answer(parked.id.clone(), json!({"behavior": "allow"}))
+        .answer(id.into(), json!({"behavior": "allow"}))
         .await
         .unwrap());
-    assert_eq!(
-        std::fs::read_to_string(dirs.work.join("ran.txt")).unwrap_or_default(),
-        ""
-    );
-
-    let asked = Arc::new(AtomicUsize::new(0));
-    let options = offline(cli, root.path(), &server.url(), Arc::clone(&asked));
-    let resumed =
-        tokio::time::timeout(LIMIT, twinwire::Client::resume_parked(options, &session_id))
-            .await
-            .expect("the resume ended")
-            .unwrap();
+    let resumed = tokio::time::timeout(LIMIT, twinwire::Client::resume_parked(options, session_id))
+        .await
+        .expect("the resume ended")
+        .unwrap();
     assert_eq!(resumed.answered.len(), 1, "{resumed:?}");
     assert!(resumed.waiting.is_empty());
     assert_eq!(
@@ -665,35 +717,48 @@ async fn stopped_then_resumed(cli: &Path, stop: Stop) {
             "{report:?}"
         );
     }
-    let client = &resumed.client;
     let message = resumed.message().expect("something to tell the model");
     assert!(message.contains("was approved"), "{message}");
-    client.send(message).await.unwrap();
-    let result = turn_result(client).await;
-    assert!(!result.is_error, "{result:?}");
-    assert_eq!(result.session_id, session_id);
-    // Asked once, answered from the store without waiting: the command ran once.
-    assert_eq!(asked.load(Ordering::SeqCst), 1);
-    assert_eq!(
-        std::fs::read_to_string(dirs.work.join("ran.txt")).unwrap(),
-        "ran\n"
-    );
-    assert!(
-        store.list().await.unwrap().is_empty(),
-        "the answer was delivered and removed"
-    );
+    resumed.client.send(message).await.unwrap();
+    resumed.client
+}
 
-    // The session goes on, with its history.
-    let before = server.message_requests().len();
-    client.send("What did I say first?").await.unwrap();
-    let result = turn_result(client).await;
-    assert!(!result.is_error, "{result:?}");
-    let next = server.message_requests()[before..]
-        .iter()
-        .map(Value::to_string)
-        .find(|body| body.contains("What did I say first?"))
-        .expect("the next turn's request");
-    assert!(next.contains("PELICAN"), "no history in {next}");
-    resumed.client.close().await.unwrap();
-    server.shutdown().await;
+/// The session re-attached while its request is still parked: asked again (`reask`), the
+/// callback parks it again, which waits on the request parked before the crash rather than a
+/// new one; answered from here, the answer comes back, and the model's next request for the
+/// call is given it. The client, its turn in flight.
+#[cfg(target_os = "linux")]
+async fn reattached_and_asked_again(
+    options: twinwire::Options,
+    session_id: &str,
+    store: &DirectoryPendingStore,
+    id: &str,
+) -> twinwire::Client {
+    let reattached = tokio::time::timeout(LIMIT, twinwire::Client::reattach(options, session_id))
+        .await
+        .expect("the re-attach ended")
+        .unwrap();
+    assert_eq!(reattached.report.pending_permissions.len(), 1);
+    let answer_later = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(store.list().await.unwrap().len(), 1, "parked a second time");
+        assert!(store
+            .answer(id.into(), json!({"behavior": "allow"}))
+            .await
+            .unwrap());
+    };
+    let (answers, ()) = tokio::time::timeout(
+        LIMIT,
+        futures::future::join(reattached.reask(), answer_later),
+    )
+    .await
+    .expect("asked again");
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert!(answers[0].allowed(), "{answers:?}");
+    reattached
+        .client
+        .send("The Bash call was approved: run it again.")
+        .await
+        .unwrap();
+    reattached.client
 }

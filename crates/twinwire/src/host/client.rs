@@ -143,6 +143,7 @@ impl Client {
                 Some(cwd) => cwd.clone(),
                 None => std::env::current_dir()?,
             },
+            record.as_ref().map(Arc::downgrade),
         );
         let mut plan = options.launch_plan();
         // First, so that the options' own `TRACEPARENT`/`TRACESTATE`, which come later, win.

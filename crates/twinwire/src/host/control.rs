@@ -64,6 +64,9 @@ pub(crate) struct HostControl {
     /// Where requests a callback parks wait, and the session's own id and directory until
     /// the CLI names them.
     parking: Option<(Parking, Option<String>, PathBuf)>,
+    /// The live-session record, which keeps a parked permission request until it is answered
+    /// (the `Host`'s part ended when it parked it).
+    record: Option<std::sync::Weak<super::reattach::LiveRecord>>,
 }
 
 impl HostControl {
@@ -123,6 +126,7 @@ impl HostControl {
             watch,
             lifecycle,
             parking: None,
+            record: None,
         };
         (control, wire)
     }
@@ -134,8 +138,10 @@ impl HostControl {
         parking: Option<Parking>,
         session_id: Option<String>,
         cwd: PathBuf,
+        record: Option<std::sync::Weak<super::reattach::LiveRecord>>,
     ) -> Self {
         self.parking = parking.map(|parking| (parking, session_id, cwd));
+        self.record = record;
         self
     }
 
@@ -259,6 +265,7 @@ impl HostControl {
         let parking = self
             .parked_where()
             .map(|p| (p, request.clone(), cx.cancel.clone()));
+        let record = self.record.clone();
         // A Host may panic before it returns its future, as well as while it runs.
         let call = span.in_scope(|| {
             std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -275,6 +282,14 @@ impl HostControl {
                     Called::Answer(answer) => Ok(answer),
                     Called::Park => match parking {
                         Some(((parking, session, cwd), request, cancel)) => {
+                            // In the record while parked, for a re-attach after a crash.
+                            let _waiting = record.as_ref().and_then(|record| {
+                                super::reattach::Waiting::start(
+                                    record,
+                                    request.tool_use_id.clone(),
+                                    request.tool_name.clone(),
+                                )
+                            });
                             parking.permission(session, cwd, &request, cancel).await
                         }
                         None => Err(Park.to_string()),

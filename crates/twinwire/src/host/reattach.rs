@@ -55,6 +55,8 @@ pub struct Reattached {
     host: Arc<dyn Host>,
     /// How long [`Reattached::reask`] waits for an answer.
     permission_timeout: Option<std::time::Duration>,
+    /// Where a request the `Host` parks when asked again waits (the options' `parking`).
+    parking: Option<super::parking::Parking>,
 }
 
 impl std::fmt::Debug for Reattached {
@@ -134,10 +136,12 @@ pub async fn reattach(mut options: Options, session_id: &str) -> Result<Reattach
         .map_err(failed)?;
     let host = options.host();
     let permission_timeout = options.permission_timeout;
+    let parking = options.parking.clone();
     let client = Client::connect(options).await?;
     Ok(Reattached {
         host,
         permission_timeout,
+        parking,
         client,
         report: ReattachReport {
             session_id: session_id.to_owned(),
@@ -258,10 +262,27 @@ struct RecordingHost {
 }
 
 /// Takes a permission request out of the record when its answer is given or given up.
-struct Waiting {
+pub(crate) struct Waiting {
     record: Weak<LiveRecord>,
     tool_use_id: Option<String>,
     tool_name: String,
+}
+
+impl Waiting {
+    /// Notes the request in the record (if it is still there) until this is dropped.
+    pub(crate) fn start(
+        record: &Weak<LiveRecord>,
+        tool_use_id: Option<String>,
+        tool_name: String,
+    ) -> Option<Self> {
+        let live = record.upgrade()?;
+        live.asked(tool_use_id.clone(), tool_name.clone());
+        Some(Self {
+            record: Weak::clone(record),
+            tool_use_id,
+            tool_name,
+        })
+    }
 }
 
 impl Drop for Waiting {

@@ -128,9 +128,24 @@ impl Reattached {
             },
             cancel: cancel.clone(),
         };
+        let parked = request.request.clone();
         let asked = self.host.can_use_tool(request);
         let answer = match tokio::time::timeout(wait, asked).await {
             Ok(Ok(answer)) => answer,
+            // Parked: the answer in the store, the one parked before the crash if it is there
+            // (the wait is the parking's own, not `permission_timeout`).
+            Ok(Err(err)) if crate::host::parking::is_park(&err) => match &self.parking {
+                Some(parking) => parking
+                    .permission(
+                        Some(self.report.session_id.clone()),
+                        self.report.record.cwd.clone(),
+                        &parked,
+                        cancel,
+                    )
+                    .await
+                    .unwrap_or_else(|reason| PermissionResult::deny(format!("parked: {reason}"))),
+                None => PermissionResult::deny(crate::host::parking::Park.to_string()),
+            },
             Ok(Err(err)) => PermissionResult::deny(format!("asking again failed: {err}")),
             Err(_) => {
                 cancel.cancel();
