@@ -17,7 +17,7 @@
 //! ```
 //!
 //! `make_store` is called once per check for a fresh, empty store; each check has a time limit
-//! ([`CHECK_TIMEOUT`](crate::sessions::store_conformance::CHECK_TIMEOUT)).
+//! ([`CHECK_TIMEOUT`]).
 
 use std::future::Future;
 use std::path::PathBuf;
