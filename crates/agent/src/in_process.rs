@@ -61,6 +61,23 @@ pub fn limit_commands(max: usize) -> bool {
     crate::tools::limit_commands(max)
 }
 
+/// Caps the model calls in flight at once across every in-process session (and any other
+/// session of this process) at `max`: a call beyond it waits, first come, first served, so that
+/// when the API slows, calls queue here rather than as ever more open connections. A call holds
+/// its slot from the request to the reply's last event. Call it before the first session; the
+/// first call sets the cap (false after). Uncapped by default.
+pub fn limit_model_calls(max: usize) -> bool {
+    crate::model::shared::limit_calls(max)
+}
+
+/// Shares one retry budget among every session of this process: when the API rate-limits,
+/// the process retries `budget`'s tokens in all rather than each session up to its
+/// `CLAUDE_CODE_MAX_RETRIES`, and a wait the API names (429 or 529 with `retry-after`) holds
+/// every session's calls. The first call sets it (false after). None by default.
+pub fn share_retry_budget(budget: crate::model::shared::RetryBudget) -> bool {
+    crate::model::shared::share_retries(budget)
+}
+
 /// A launcher that runs the agent in this process (see the module docs).
 pub fn launcher() -> Launcher {
     Launcher::custom(|request: LaunchRequest| async move { launch(request) })

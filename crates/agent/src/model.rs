@@ -13,6 +13,7 @@ pub mod options;
 pub mod pricing;
 pub mod request;
 pub mod retry;
+pub mod shared;
 pub mod sse;
 
 use std::collections::VecDeque;
@@ -242,7 +243,13 @@ impl ModelClient {
         );
         let url = format!("{}/v1/messages?beta=true", self.base_url);
         let mut attempt = 0u32;
+        let budget = shared::retry_budget();
         loop {
+            if let Some(budget) = budget {
+                budget.wait_turn().await;
+            }
+            // Held until the reply's last event: the process's cap on calls in flight.
+            let slot = shared::call_slot().await;
             // The answer's headers must come within the idle limit too (`API_TIMEOUT_MS`).
             let sent = tokio::time::timeout(
                 self.idle_timeout,
@@ -255,7 +262,9 @@ impl ModelClient {
             .await;
             let (error, response_headers) = match sent {
                 Ok(Ok(response)) if response.status().is_success() => {
-                    return Ok(ModelStream::new(response, self.idle_timeout));
+                    let mut stream = ModelStream::new(response, self.idle_timeout);
+                    stream.slot = slot;
+                    return Ok(stream);
                 }
                 Ok(Ok(response)) => {
                     let headers = response.headers().clone();
@@ -278,11 +287,22 @@ impl ModelClient {
                 ModelError::Connection(_) => true,
                 _ => false,
             };
+            drop(slot);
             attempt += 1;
             if !retryable || attempt > self.retry.max_retries {
                 return Err(error);
             }
+            if budget.is_some_and(|budget| !budget.take()) {
+                tracing::warn!(%error, "the process's retry budget is spent: not retrying");
+                return Err(error);
+            }
             let delay = self.retry.delay(attempt, response_headers.as_ref());
+            let named = response_headers.as_ref().and_then(retry::retry_after);
+            if let (Some(budget), Some(wait), Some(429 | 529)) = (budget, named, error.status()) {
+                // A rate limit or an overload with a named wait: every call of the process
+                // waits it out, not only this one.
+                budget.hold_for(wait);
+            }
             on_retry(RetryNotice {
                 attempt,
                 max_retries: self.retry.max_retries,
@@ -453,6 +473,8 @@ pub struct ModelStream {
     ended: bool,
     /// The bytes read so far ([`MAX_STREAM_BYTES`] at most).
     read: u64,
+    /// The call's slot under the process's cap on calls in flight, released with the stream.
+    slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 impl ModelStream {
@@ -470,6 +492,7 @@ impl ModelStream {
             request_id,
             ended: false,
             read: 0,
+            slot: None,
         }
     }
 

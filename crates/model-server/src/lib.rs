@@ -230,6 +230,12 @@ impl ModelServer {
         self.shared.records()
     }
 
+    /// The most `POST /v1/messages` answered at once so far (each counted until its response's
+    /// body is sent): what a client's cap on concurrent calls is checked against.
+    pub fn max_in_flight(&self) -> usize {
+        self.shared.max_in_flight()
+    }
+
     /// The JSON bodies of every `POST /v1/messages` so far (not `count_tokens`), in order.
     pub fn message_requests(&self) -> Vec<serde_json::Value> {
         self.requests()

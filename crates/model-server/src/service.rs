@@ -1,7 +1,7 @@
 //! The HTTP side: one handler that records each request and answers it from the script.
 
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -32,6 +32,19 @@ pub(crate) struct ServerState {
     next_request: AtomicU64,
     /// Called with each message request's body before it is answered.
     observer: Mutex<Option<Observer>>,
+    /// Message requests being answered now (until their response's body ends), and the most
+    /// there ever were at once.
+    in_flight: Arc<AtomicUsize>,
+    max_in_flight: Arc<AtomicUsize>,
+}
+
+/// Counts one message request in flight until dropped (with its response's body).
+struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// A function that sees each `POST /v1/messages` body before the reply is chosen.
@@ -54,7 +67,21 @@ impl ServerState {
             records: Mutex::new(Vec::new()),
             next_request: AtomicU64::new(1),
             observer: Mutex::new(None),
+            in_flight: Arc::new(AtomicUsize::new(0)),
+            max_in_flight: Arc::new(AtomicUsize::new(0)),
         }
+    }
+
+    /// The most message requests answered at once so far.
+    pub fn max_in_flight(&self) -> usize {
+        self.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Counts a message request in flight; the guard goes with its response's body.
+    fn enter(&self) -> InFlight {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        InFlight(Arc::clone(&self.in_flight))
     }
 
     /// Sets the function that sees each message request before it is answered.
@@ -119,7 +146,17 @@ async fn handle(
     });
 
     let mut response = match (&method, uri.path()) {
-        (&Method::POST, "/v1/messages") => messages(&shared, json.as_ref()).await,
+        (&Method::POST, "/v1/messages") => {
+            let counted = shared.enter();
+            let response = messages(&shared, json.as_ref()).await;
+            // Counted until the body is sent (a streamed reply takes its time).
+            let (parts, body) = response.into_parts();
+            let body = futures_util::StreamExt::map(body.into_data_stream(), move |chunk| {
+                let _ = &counted;
+                chunk
+            });
+            Response::from_parts(parts, Body::from_stream(body))
+        }
         (&Method::POST, "/v1/messages/count_tokens") => {
             json_response(StatusCode::OK, &response::count_tokens_body(body.len()))
         }
