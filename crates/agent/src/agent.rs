@@ -280,7 +280,11 @@ impl Agent for CodingAgent {
 
     fn run_turn(&self, turn: Turn, peer: Peer) -> BoxFuture<'static, TurnOutcome> {
         let session = Arc::clone(&self.session);
-        Box::pin(async move { Ok(crate::turn::run(session, turn.message, peer).await) })
+        Box::pin(async move {
+            let outcome = crate::turn::run(Arc::clone(&session), turn.message, peer).await;
+            session.rest();
+            Ok(outcome)
+        })
     }
 
     fn input_ended(&self, peer: Peer) -> BoxFuture<'static, ()> {

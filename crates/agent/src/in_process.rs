@@ -78,6 +78,26 @@ pub fn share_retry_budget(budget: crate::model::shared::RetryBudget) -> bool {
     crate::model::shared::share_retries(budget)
 }
 
+/// Keeps a session's conversation on disk between turns once it is larger than `bytes` (as
+/// JSON), in a private file under the temporary directory, read back when the session next
+/// does anything: idle sessions with long histories then hold them in files, not memory. In
+/// process, [`DEFAULT_SPILL_BYTES`] unless set before the first session (the first call sets
+/// it; false after).
+pub fn spill_history_past(bytes: usize) -> bool {
+    crate::history::spill_past(bytes)
+}
+
+/// Keeps the conversations [`spill_history_past`] sends to disk in `dir` (created `0700`)
+/// rather than in `twinwire-agent-history` under the temporary directory. The first call sets
+/// it (false after).
+pub fn spill_history_in(dir: impl Into<std::path::PathBuf>) -> bool {
+    crate::history::spill_in(dir.into())
+}
+
+/// The size past which an in-process session's conversation waits on disk, unless
+/// [`spill_history_past`] set another.
+pub const DEFAULT_SPILL_BYTES: usize = 256 * 1024;
+
 /// A launcher that runs the agent in this process (see the module docs).
 pub fn launcher() -> Launcher {
     Launcher::custom(|request: LaunchRequest| async move { launch(request) })
@@ -101,6 +121,8 @@ fn launch(request: LaunchRequest) -> io::Result<Launched> {
         None => std::env::current_dir()?,
     };
     let config = Config::from_args_in(&args, env, cwd).map_err(|e| invalid(e.to_string()))?;
+    // Set by the first session unless the host chose first.
+    crate::history::spill_past(DEFAULT_SPILL_BYTES);
     let shard = least_busy()?;
     let agent = CodingAgent::on_http(config, Some(shard.http.clone()))
         .map_err(|e| invalid(e.to_string()))?;

@@ -37,6 +37,7 @@ mod compaction;
 pub mod config;
 mod context_usage;
 mod flag_settings;
+mod history;
 pub mod hooks;
 mod host_files;
 mod http_hooks;

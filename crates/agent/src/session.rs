@@ -43,9 +43,35 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// The state, whatever a panicking holder left (it stays usable).
+    /// The state, whatever a panicking holder left (it stays usable), its conversation read
+    /// back first if it was kept on disk between turns.
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {
-        lock(&self.state)
+        let mut state = lock(&self.state);
+        if let Some(spilled) = state.spilled.take() {
+            if let Err(err) = crate::history::restore(spilled, &mut state.conversation) {
+                // Our own file, gone or unreadable: the session's file has the conversation.
+                tracing::error!(%err, "could not read back the conversation kept on disk");
+                let id = state.session_id.clone();
+                match crate::transcript::load(&self.store, &self.config.cwd, &id, None) {
+                    Ok(loaded) => {
+                        let later = std::mem::take(&mut state.conversation);
+                        state.conversation = loaded.messages;
+                        state.conversation.extend(later);
+                    }
+                    Err(err) => tracing::error!(%err, "nor from the session's file"),
+                }
+            }
+        }
+        state
+    }
+
+    /// Between turns: the conversation goes to disk when it is past the size set
+    /// ([`crate::in_process::spill_history_past`]).
+    pub(crate) fn rest(&self) {
+        let mut state = lock(&self.state);
+        if state.spilled.is_none() {
+            state.spilled = crate::history::spill(&mut state.conversation);
+        }
     }
 
     /// The session's id.

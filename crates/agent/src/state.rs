@@ -55,6 +55,9 @@ pub struct State {
     pub transcript: Option<Transcript>,
     /// A conversation read back, not yet written to a forked session's new file.
     pending_fork: Option<Loaded>,
+    /// The conversation while it is kept on disk between turns (then `conversation` holds only
+    /// what was added since).
+    pub(crate) spilled: Option<crate::history::Spilled>,
     /// The entry the session file goes on from.
     leaf: Option<String>,
     /// Whether `SessionStart` has fired, and as what.
@@ -110,6 +113,7 @@ impl State {
         let mut state = Self {
             session_id: new_id(),
             conversation: Vec::new(),
+            spilled: None,
             model: config.model.clone(),
             mode: config.permission_mode.clone(),
             thinking_tokens: config.max_thinking_tokens,
