@@ -14,12 +14,12 @@
 //! on. `--quick` runs everything at a tiny size to prove the harness works, and fails if any
 //! run failed.
 
-mod chart;
+pub mod chart;
 mod measure;
 pub mod prewarm;
-mod report;
+pub mod report;
 mod setup;
-mod workload;
+pub mod workload;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -155,6 +155,9 @@ pub fn bench_agent(root: &Path, args: &AgentBenchArgs) -> Result<()> {
     if args.dry_run {
         println!("{section}");
     } else {
+        for (file, svg) in charts(&rows, in_process.as_ref()) {
+            std::fs::write(root.join("docs").join(file), svg)?;
+        }
         write_section(&root.join("docs/benchmarks.md"), &section)?;
         println!("{section}");
         eprintln!("bench-agent: docs/benchmarks.md updated");
@@ -436,6 +439,77 @@ fn mib(bytes: f64) -> String {
 }
 
 /// The section, in Markdown.
+/// The live runs drawn: memory per idle session, and the first message's time (p50, whiskers
+/// from the fastest to p99), for the processes run together and the in-process sessions.
+fn charts(
+    rows: &[(&str, Vec<Session>, Concurrent)],
+    in_process: Option<&Value>,
+) -> Vec<(&'static str, String)> {
+    use crate::bench::report::Stats;
+    use crate::bench::workload::Unit;
+    let one = |v: f64| Stats {
+        min: v,
+        median: v,
+        max: v,
+    };
+    let spread = |times: &[f64]| Stats {
+        min: times.iter().copied().fold(f64::INFINITY, f64::min),
+        median: percentile(times.to_vec(), 0.5),
+        max: percentile(times.to_vec(), 0.99),
+    };
+    let mut labels = Vec::new();
+    let mut memory = Vec::new();
+    let mut latency = Vec::new();
+    for (name, _, many) in rows {
+        labels.push(format!("{name} ×{}", many.sessions));
+        memory.push(one(many.total_pss as f64
+            / many.sessions.max(1) as f64
+            / 1024.0));
+        latency.push(spread(&many.first_message_s));
+    }
+    if let Some(run) = in_process {
+        let number = |v: &Value| v.as_f64().unwrap_or(0.0);
+        let figures = &run["figures"];
+        let sessions = number(&run["sessions"]);
+        labels.push(format!("in process ×{sessions:.0}"));
+        let per_session =
+            (number(&figures["idle_rss"]) - number(&run["rss_before"])) / sessions.max(1.0);
+        memory.push(one(per_session / 1024.0));
+        latency.push(Stats {
+            min: number(&figures["first_message_p50_s"]),
+            median: number(&figures["first_message_p50_s"]),
+            max: number(&figures["first_message_p99_s"]),
+        });
+    }
+    let rows_of = |stats: &[Stats]| -> Vec<(&str, Stats)> {
+        labels
+            .iter()
+            .map(String::as_str)
+            .zip(stats.iter().copied())
+            .collect()
+    };
+    vec![
+        (
+            "benchmarks-agent-memory.svg",
+            crate::bench::chart::bars(
+                "Memory per idle session, all sessions alive at once",
+                "processes: PSS per process; in process: the host's RSS per session; less is better",
+                Unit::Kib,
+                &rows_of(&memory),
+            ),
+        ),
+        (
+            "benchmarks-agent-latency.svg",
+            crate::bench::chart::bars(
+                "First message, all sessions started together",
+                "median; whiskers from the fastest (in process: the median) to p99; less is better",
+                Unit::Ms,
+                &rows_of(&latency),
+            ),
+        ),
+    ]
+}
+
 fn report(
     rows: &[(&str, Vec<Session>, Concurrent)],
     in_process: Option<&Value>,
@@ -503,6 +577,10 @@ fn report(
             number(&figures["threads"])
         ));
     }
+    out.push_str(
+        "\n![Memory per idle session](benchmarks-agent-memory.svg)\n\n\
+         ![First message, all sessions started together](benchmarks-agent-latency.svg)\n",
+    );
     if let [cli, agent] = medians[..] {
         out.push_str(&format!(
             "\ntwinwire-agent's first message takes {:.1}% of the CLI's time (goal: at most 5%), \
