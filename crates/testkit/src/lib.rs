@@ -140,6 +140,41 @@ pub fn built(path: PathBuf, args: &[&str]) -> PathBuf {
     path
 }
 
+/// Runs the cases of a test without libtest (a binary that runs itself again in another role
+/// needs its own `main`), as libtest reports them: each case whose name holds one of the
+/// command line's words (all without any), `run(case)` returning `false` where the case cannot
+/// run here (reported ignored, with `ignored_why`); a failure panics. Prints libtest's closing
+/// line, which `cargo xtask test` counts.
+#[allow(clippy::print_stdout)]
+pub fn run_cases<C>(cases: Vec<(&str, C)>, ignored_why: &str, mut run: impl FnMut(C) -> bool) {
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let all = std::time::Instant::now();
+    let (mut passed, mut ignored, mut filtered) = (0, 0, 0);
+    for (name, case) in cases {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            filtered += 1;
+            continue;
+        }
+        let started = std::time::Instant::now();
+        if run(case) {
+            let took = started.elapsed().as_secs_f64();
+            println!("test {name} ... ok ({took:.1} s)");
+            passed += 1;
+        } else {
+            println!("test {name} ... ignored ({ignored_why})");
+            ignored += 1;
+        }
+    }
+    println!(
+        "\ntest result: ok. {passed} passed; 0 failed; {ignored} ignored; 0 measured; \
+         {filtered} filtered out; finished in {:.2}s",
+        all.elapsed().as_secs_f64()
+    );
+}
+
 /// Run `fake-claude` in this process (its argv, environment and stdio); returns the exit code.
 ///
 /// This is the whole `fake-claude` binary; it is public so a test binary can re-run itself as

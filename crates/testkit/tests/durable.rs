@@ -64,11 +64,7 @@ fn main() {
         answer_role(serde_json::from_str(&config).unwrap());
         return;
     }
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let cases = [
+    let cases = vec![
         (
             "a_parked_call_allowed_by_another_process_runs_once",
             Case::Answered(true),
@@ -136,28 +132,14 @@ fn main() {
         ),
     ];
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let all = Instant::now();
-    let (mut passed, mut ignored, mut filtered) = (0, 0, 0);
-    for (name, case, cli) in cases {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            filtered += 1;
-            continue;
-        }
-        let started = Instant::now();
-        if run(&runtime, case, cli) {
-            let took = started.elapsed().as_secs_f64();
-            println!("test {name} ... ok ({took:.1} s)");
-            passed += 1;
-        } else {
-            println!("test {name} ... ignored (the stopped cases look processes up in /proc)");
-            ignored += 1;
-        }
-    }
-    // libtest's closing line, which `cargo xtask test` counts (a failure panicked before it).
-    println!(
-        "\ntest result: ok. {passed} passed; 0 failed; {ignored} ignored; 0 measured; \
-         {filtered} filtered out; finished in {:.2}s",
-        all.elapsed().as_secs_f64()
+    let cases = cases
+        .into_iter()
+        .map(|(name, case, cli)| (name, (case, cli)))
+        .collect();
+    twinwire_testkit::run_cases(
+        cases,
+        "the stopped cases look processes up in /proc",
+        |(case, cli)| run(&runtime, case, cli),
     );
 }
 

@@ -50,11 +50,7 @@ fn main() {
         host_role(serde_json::from_str(&config).unwrap());
         return;
     }
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let cases = [
+    let cases = vec![
         (
             "a_host_killed_while_its_tool_runs_is_reattached",
             Hold::No,
@@ -82,28 +78,14 @@ fn main() {
         ),
     ];
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let all = Instant::now();
-    let (mut passed, mut ignored, mut filtered) = (0, 0, 0);
-    for (name, hold, cli) in cases {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            filtered += 1;
-            continue;
-        }
-        let started = Instant::now();
-        if run(&runtime, hold, cli) {
-            let took = started.elapsed().as_secs_f64();
-            println!("test {name} ... ok ({took:.1} s)");
-            passed += 1;
-        } else {
-            println!("test {name} ... ignored (the fence proves processes through /proc)");
-            ignored += 1;
-        }
-    }
-    // libtest's closing line, which `cargo xtask test` counts (a failure panicked before it).
-    println!(
-        "\ntest result: ok. {passed} passed; 0 failed; {ignored} ignored; 0 measured; \
-         {filtered} filtered out; finished in {:.2}s",
-        all.elapsed().as_secs_f64()
+    let cases = cases
+        .into_iter()
+        .map(|(name, hold, cli)| (name, (hold, cli)))
+        .collect();
+    twinwire_testkit::run_cases(
+        cases,
+        "the fence proves processes through /proc",
+        |(hold, cli)| run(&runtime, hold, cli),
     );
 }
 

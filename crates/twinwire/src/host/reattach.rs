@@ -32,7 +32,7 @@ use twinwire_protocol::permission::PermissionResult;
 pub use fence::{Fenced, ATTACH_MARK_ENV};
 pub use interrupted::InterruptedToolUse;
 pub use reask::Reasked;
-pub(crate) use record::LiveRecord;
+pub(crate) use record::{create_private_dir, LiveRecord};
 pub use record::{AttachRecord, PendingPermission, RECORD_FORMAT};
 
 use super::callbacks::{CallbackResult, PermissionRequest};

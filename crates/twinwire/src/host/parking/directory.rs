@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::pending::{is_valid_id, now_ms, PendingRequest, PendingStore};
+use crate::host::reattach::create_private_dir;
 use crate::sessions::stores::{StoreError, StoreFuture};
 
 /// A [`PendingStore`] in a directory, for hosts and answerers on one machine (or sharing a
@@ -172,15 +173,6 @@ impl PendingStore for DirectoryPendingStore {
             Ok(())
         })
     }
-}
-
-/// Creates `dir` (and its parents), `0700` where it is new.
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)
 }
 
 #[cfg(test)]

@@ -333,7 +333,7 @@ impl Drop for LiveRecord {
 }
 
 /// Creates `dir` (and its parents), `0700` where it is new.
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
