@@ -174,6 +174,24 @@ async fn a_panicking_or_failing_permission_callback_denies_and_the_session_goes_
 }
 
 #[tokio::test]
+async fn a_request_parked_without_parking_in_the_options_is_denied() {
+    let fake = Fake::new(json!({"turns": [{"steps": [
+        {"tool": {"name": "Bash", "input": {"command": "touch a"}, "ask": true, "output": "ran a"}}
+    ]}]}));
+    let options = fake
+        .builder()
+        .can_use_tool(can_use_tool(|request| async move { request.park() }))
+        .build()
+        .unwrap();
+    let items = collect(query("go", options)).await;
+    let results = tool_result_text(&items);
+    assert!(results.contains("options set no parking"), "{results}");
+    assert!(!results.contains("ran a"), "{results}");
+    let result = of_kind(&items, "result/success")[0].to_value();
+    assert_eq!(result["permission_denials"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
 async fn hooks_fire_in_order_and_a_pre_tool_use_hook_can_deny() {
     let fake = Fake::new(json!({"auto_hooks": true, "turns": [{"steps": [
         {"tool": {"name": "Bash", "input": {"command": "touch x"}, "ask": true, "output": "ran"}},
