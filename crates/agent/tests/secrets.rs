@@ -114,6 +114,17 @@ async fn session(extra: &[(&str, &str)]) -> (World, Written) {
     let client = Client::connect(options.build().unwrap()).await.unwrap();
     client.send("show me the environment").await.unwrap();
     let frames = turn(&client).await;
+    // The job runs beside the turn; closing the session stops it. On a busy machine it may
+    // not have written its file when the turn ends: wait for it (bounded) before closing.
+    let job = world.path("job-env.txt");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_to_string(&job).is_ok_and(|text| text.contains(PLAIN.1)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the background job never wrote its file"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     client.close().await.unwrap();
     let mut files = Vec::new();
     files_under(&world.home, &mut files);
