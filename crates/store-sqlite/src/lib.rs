@@ -42,6 +42,15 @@ use twinwire::sessions::stores::{
 
 pub use pending::SqlitePendingStore;
 
+/// Opens the file for use by several processes: WAL (readers in other processes do not wait
+/// for a writer), and a busy file waited for (bounded) rather than failing at once.
+fn open_shared(path: &Path) -> rusqlite::Result<Connection> {
+    let connection = Connection::open(path)?;
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.busy_timeout(std::time::Duration::from_secs(5))?;
+    Ok(connection)
+}
+
 /// The layout's version (SQLite's `user_version`).
 const SCHEMA_VERSION: i64 = 1;
 
@@ -89,12 +98,7 @@ impl std::fmt::Debug for SqliteTranscriptStore {
 impl SqliteTranscriptStore {
     /// Opens (or creates) the database at `path`, with the tables it needs.
     pub fn open(path: impl AsRef<Path>) -> rusqlite::Result<Self> {
-        let connection = Connection::open(path)?;
-        // WAL: readers in other processes do not wait for a writer; a busy file is waited
-        // for (bounded) rather than failing at once.
-        connection.pragma_update(None, "journal_mode", "WAL")?;
-        connection.busy_timeout(std::time::Duration::from_secs(5))?;
-        Self::with_connection(connection)
+        Self::with_connection(open_shared(path.as_ref())?)
     }
 
     /// A database in memory (lost when the store is dropped).

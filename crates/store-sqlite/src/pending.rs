@@ -39,10 +39,7 @@ impl SqlitePendingStore {
     /// Opens (or creates) the database at `path` with its `pending` table (the transcript
     /// store's file may be the same).
     pub fn open(path: impl AsRef<Path>) -> rusqlite::Result<Self> {
-        let connection = Connection::open(path)?;
-        connection.pragma_update(None, "journal_mode", "WAL")?;
-        connection.busy_timeout(std::time::Duration::from_secs(5))?;
-        Self::with_connection(connection)
+        Self::with_connection(super::open_shared(path.as_ref())?)
     }
 
     /// A database in memory (lost when the store is dropped).

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -44,22 +44,10 @@ impl Drop for Server {
 }
 
 fn serve(db: &Path) -> Server {
-    use std::io::BufRead;
-    let mut child = Command::new(example())
-        .arg(db)
-        .arg("127.0.0.1:0")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .unwrap_or_else(|| panic!("the example said {line:?}"))
-        .to_owned();
+    let (child, address) = twinwire_testkit::spawn_and_read(
+        Command::new(example()).arg(db).arg("127.0.0.1:0"),
+        "listening on http://",
+    );
     Server(child, address)
 }
 

@@ -175,6 +175,31 @@ pub fn run_cases<C>(cases: Vec<(&str, C)>, ignored_why: &str, mut run: impl FnMu
     );
 }
 
+/// Spawns `command` with its stdout piped and reads its first line, which must start with
+/// `prefix`: what the program says of itself (a session id, an address). Returns the child
+/// and the rest of that line; panics, quoting the line, when it says something else.
+pub fn spawn_and_read(
+    command: &mut std::process::Command,
+    prefix: &str,
+) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawning the program");
+    let mut line = String::new();
+    let stdout = child.stdout.take().expect("its stdout");
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("reading its first line");
+    let said = line
+        .trim()
+        .strip_prefix(prefix)
+        .unwrap_or_else(|| panic!("the program said {line:?}, not {prefix:?}…"))
+        .to_owned();
+    (child, said)
+}
+
 /// Run `fake-claude` in this process (its argv, environment and stdio); returns the exit code.
 ///
 /// This is the whole `fake-claude` binary; it is public so a test binary can re-run itself as

@@ -21,7 +21,6 @@
 // The stopped cases prove through /proc that nothing of the old session runs: Linux only.
 #![cfg_attr(not(target_os = "linux"), allow(dead_code, unused_imports))]
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -558,21 +557,10 @@ fn spawn_host(cli: &Path, root: &Path, url: &str, stop: Stop) -> (Child, String)
         stop,
     })
     .unwrap();
-    let mut host = Command::new(std::env::current_exe().unwrap())
-        .env(HOST_ROLE_ENV, config)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(host.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let session_id = line
-        .trim()
-        .strip_prefix("session ")
-        .unwrap_or_else(|| panic!("the host said {line:?}"))
-        .to_owned();
-    (host, session_id)
+    twinwire_testkit::spawn_and_read(
+        Command::new(std::env::current_exe().unwrap()).env(HOST_ROLE_ENV, config),
+        "session ",
+    )
 }
 
 /// The session's transcript in the CLI's files, if it is there.
