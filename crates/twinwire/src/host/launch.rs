@@ -117,6 +117,24 @@ impl CommandPrefix {
         self.remote_shell = remote_shell;
         self
     }
+
+    /// The arguments after the program that run `remote` on the far side: the prefix's own,
+    /// then `remote` as one quoted line when the far side reads it through a shell, else as
+    /// it is.
+    pub(crate) fn args_running(&self, remote: Vec<OsString>) -> Vec<OsString> {
+        let mut args = self.argv[1..].to_vec();
+        if self.remote_shell {
+            let line = remote
+                .iter()
+                .map(|word| wrapper::shell_quote(&word.to_string_lossy()))
+                .collect::<Vec<_>>()
+                .join(" ");
+            args.push(line.into());
+        } else {
+            args.extend(remote);
+        }
+        args
+    }
 }
 
 /// What a launcher is asked to start.

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use twinwire_protocol::Message;
 
+mod remote;
+
 use super::launch;
 use super::options::Options;
 use crate::redact::Redactor;
@@ -89,8 +91,9 @@ fn mirror_error(failure: mirror::MirrorFailure) -> Message {
 
 /// With a transcript store and `resume` (or `continue`: the store's newest session, then
 /// resumed by its id), writes the stored session into a temporary configuration directory for
-/// the CLI (see [`crate::sessions::restore`]). Only for a local CLI: through a launcher, the
-/// far side's disk is not ours to write.
+/// the CLI (see [`crate::sessions::restore`]). Through a prefix launcher, that directory is
+/// sent to the far side and unpacked there ([`remote`]); through a custom launcher, whose far
+/// side has no known way in, the CLI resumes from its own files.
 pub(super) async fn restore_from_store(options: &mut Options) -> Result<Option<tempfile::TempDir>> {
     let Some(store) = options.transcript_store.clone() else {
         return Ok(None);
@@ -98,24 +101,34 @@ pub(super) async fn restore_from_store(options: &mut Options) -> Result<Option<t
     if options.resume.is_none() && !options.continue_conversation {
         return Ok(None);
     }
-    if !matches!(options.launcher, launch::Launcher::Local) {
-        tracing::warn!(
-            "a store-backed resume needs a local CLI: resuming from the CLI's own files"
-        );
-        return Ok(None);
-    }
+    let prefix = match &options.launcher {
+        launch::Launcher::Local => None,
+        launch::Launcher::Prefix(prefix) => Some(prefix.clone()),
+        launch::Launcher::Custom(_) => {
+            tracing::warn!(
+                "a store-backed resume through a custom launcher: resuming from the CLI's \
+                 own files"
+            );
+            return Ok(None);
+        }
+    };
     let cwd = match &options.cwd {
         Some(cwd) => cwd.clone(),
         None => std::env::current_dir()?,
     };
     let projects = options.cli_projects_dir();
-    let config_dir = projects.parent().unwrap_or(&projects).to_owned();
+    // The far side copies its own credentials and settings: none of this machine's go there.
+    let config_dir = match prefix {
+        Some(_) => None,
+        None => Some(projects.parent().unwrap_or(&projects).to_owned()),
+    };
+    let config_dir = config_dir.as_deref();
     let timeout = options.transcript_store_load_timeout;
     let restored = match options.resume.clone() {
         Some(session) => {
-            restore::restore(store.as_ref(), &session, &cwd, &config_dir, timeout).await
+            restore::restore(store.as_ref(), &session, &cwd, config_dir, timeout).await
         }
-        None => restore::restore_newest(store.as_ref(), &cwd, &config_dir, timeout)
+        None => restore::restore_newest(store.as_ref(), &cwd, config_dir, timeout)
             .await
             .map(|found| {
                 found.map(|(session, dir)| {
@@ -127,10 +140,27 @@ pub(super) async fn restore_from_store(options: &mut Options) -> Result<Option<t
             }),
     }
     .map_err(std::io::Error::other)?;
-    if let Some(dir) = &restored {
+    let Some(dir) = restored else {
+        return Ok(None);
+    };
+    let Some(prefix) = prefix else {
         options
             .env
             .push(("CLAUDE_CONFIG_DIR".into(), Some(dir.path().into())));
-    }
-    Ok(restored)
+        return Ok(Some(dir));
+    };
+    let far_config = options
+        .env
+        .iter()
+        .rev()
+        .find(|(name, _)| name == "CLAUDE_CONFIG_DIR")
+        .and_then(|(_, value)| value.as_ref()?.to_str().map(str::to_owned));
+    let far = remote::send(&prefix, dir.path(), far_config.as_deref(), timeout).await?;
+    options
+        .env
+        .push(("CLAUDE_CONFIG_DIR".into(), Some(far.clone().into())));
+    options
+        .env
+        .push((remote::RESTORED_DIR_ENV.into(), Some(far.into())));
+    Ok(None)
 }

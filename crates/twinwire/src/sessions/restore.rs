@@ -27,14 +27,15 @@ pub const LOAD_TIMEOUT: Duration = Duration::from_secs(60);
 const COPIED: [&str; 2] = [".credentials.json", "settings.json"];
 
 /// Loads `session_id` of the project `cwd` from `store` and writes it under a new temporary
-/// configuration directory, copying the auth and settings files of `config_dir`. `Ok(None)`
+/// configuration directory, copying the auth and settings files of `config_dir` (none when it
+/// is `None`: the directory goes to another machine, which copies its own). `Ok(None)`
 /// when the store does not have the session (the CLI's own file, if any, is resumed). Each
 /// store call may take `timeout`.
 pub(crate) async fn restore(
     store: &dyn TranscriptStore,
     session_id: &str,
     cwd: &Path,
-    config_dir: &Path,
+    config_dir: Option<&Path>,
     timeout: Duration,
 ) -> Result<Option<tempfile::TempDir>, StoreError> {
     let key = SessionKey::main(sanitize_path(&canonicalize(cwd)), session_id);
@@ -53,7 +54,7 @@ pub(crate) async fn restore(
 pub(crate) async fn restore_newest(
     store: &dyn TranscriptStore,
     cwd: &Path,
-    config_dir: &Path,
+    config_dir: Option<&Path>,
     timeout: Duration,
 ) -> Result<Option<(String, tempfile::TempDir)>, StoreError> {
     let project_key = sanitize_path(&canonicalize(cwd));
@@ -97,7 +98,7 @@ async fn write_restored(
     store: &dyn TranscriptStore,
     key: &SessionKey,
     entries: Vec<Value>,
-    config_dir: &Path,
+    config_dir: Option<&Path>,
     timeout: Duration,
 ) -> Result<tempfile::TempDir, StoreError> {
     let session_id = key.session_id.as_str();
@@ -111,6 +112,7 @@ async fn write_restored(
         &lines(&entries),
     )?;
     for name in COPIED {
+        let Some(config_dir) = config_dir else { break };
         if let Ok(bytes) = std::fs::read(config_dir.join(name)) {
             write_private(&temp.path().join(name), &bytes)?;
         }
@@ -249,7 +251,7 @@ mod tests {
             )
             .await
             .unwrap();
-        let restored = restore(&store, "s-1", cwd.path(), config.path(), LOAD_TIMEOUT)
+        let restored = restore(&store, "s-1", cwd.path(), Some(config.path()), LOAD_TIMEOUT)
             .await
             .unwrap()
             .expect("restored");
@@ -273,12 +275,16 @@ mod tests {
             .join("escape.jsonl")
             .exists());
         assert!(restored.path().join(".credentials.json").exists());
-        assert!(
-            restore(&store, "other", cwd.path(), config.path(), LOAD_TIMEOUT)
-                .await
-                .unwrap()
-                .is_none()
-        );
+        assert!(restore(
+            &store,
+            "other",
+            cwd.path(),
+            Some(config.path()),
+            LOAD_TIMEOUT
+        )
+        .await
+        .unwrap()
+        .is_none());
     }
 
     /// A store whose load never finishes.
@@ -297,7 +303,7 @@ mod tests {
     async fn a_store_that_hangs_gives_a_timeout_error() {
         let cwd = tempfile::tempdir().unwrap();
         let limit = Duration::from_millis(50);
-        let err = restore(&Hanging, "s-1", cwd.path(), cwd.path(), limit)
+        let err = restore(&Hanging, "s-1", cwd.path(), Some(cwd.path()), limit)
             .await
             .unwrap_err();
         assert!(

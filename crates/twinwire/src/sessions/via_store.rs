@@ -230,8 +230,7 @@ impl StoreSessions {
     ) -> Result<Option<(tempfile::TempDir, SavedSessions)>, StoreError> {
         checked_id(session_id)?;
         // No configuration directory to copy from: only the transcripts are needed.
-        let nothing = Path::new("");
-        let restored = restore(self.store.as_ref(), session_id, dir, nothing, self.timeout).await?;
+        let restored = restore(self.store.as_ref(), session_id, dir, None, self.timeout).await?;
         Ok(restored.map(|temp| {
             let saved = SavedSessions::at(temp.path());
             (temp, saved)

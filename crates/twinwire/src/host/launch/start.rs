@@ -205,17 +205,7 @@ pub(crate) async fn start(plan: LaunchPlan) -> Result<Started> {
             }
             let request = launch_request(&plan);
             let preamble = request.preamble()?;
-            let mut remote = wrapper::wrapper_command(&request);
-            if prefix.remote_shell {
-                let line = remote
-                    .iter()
-                    .map(|word| wrapper::shell_quote(&word.to_string_lossy()))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                remote = vec![line.into()];
-            }
-            let mut args = prefix.argv[1..].to_vec();
-            args.extend(remote);
+            let args = prefix.args_running(wrapper::wrapper_command(&request));
             let spawn = Spawn {
                 command: CliCommand {
                     program: prefix.argv[0].clone().into(),

@@ -16,7 +16,9 @@
 //! `setsid` (when present) so that the ladder reaches what it started. The script checks both
 //! every 100 ms: when the CLI exits first, the script exits with its status at once (so the
 //! host sees how it ended); when stdin ends first, the CLI gets the grace, SIGTERM, SIGKILL
-//! ladder. What the CLI left in its process group is killed either way.
+//! ladder. What the CLI left in its process group is killed either way. A session restored
+//! from a transcript store onto this side (`TWINWIRE_RESTORED_DIR`, set by a store-backed
+//! resume through a launcher) is removed when the CLI is gone.
 
 use std::ffi::OsString;
 
@@ -48,7 +50,9 @@ if alive $p; then
 fi
 kill $c 2>/dev/null
 kill -KILL -$p 2>/dev/null; kill -KILL $p 2>/dev/null
-wait $p; s=$?; rm -rf "$f"; exit $s"#;
+wait $p; s=$?; rm -rf "$f"
+case ${TWINWIRE_RESTORED_DIR-} in */../*) ;; */twinwire-restored.*) rm -rf "$TWINWIRE_RESTORED_DIR";; esac
+exit $s"#;
 
 /// `sh -c WRAPPER_SCRIPT twinwire-launch GRACE TERM_GRACE CWD ARGV…` for `request`.
 pub fn wrapper_command(request: &LaunchRequest) -> Vec<OsString> {
@@ -182,5 +186,45 @@ mod tests {
             .expect("read");
         assert_eq!(out, "it's x|{\"type\":\"user\"}|unset\n");
         assert!(child.wait().await.expect("exit").success());
+    }
+
+    /// A restored session's directory goes when the CLI ends; anything else named there stays.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn the_script_removes_a_restored_directory_and_nothing_else() {
+        use tokio::io::AsyncWriteExt;
+        let root = tempfile::tempdir().expect("tempdir");
+        let restored = root.path().join("twinwire-restored.abc123");
+        let other = root.path().join("keep");
+        let climbing = root.path().join("x/../twinwire-restored.up");
+        for dir in [&restored, &other, &root.path().join("twinwire-restored.up")] {
+            std::fs::create_dir_all(dir).expect("dir");
+        }
+        std::fs::create_dir_all(root.path().join("x")).expect("dir");
+        for (named, removed) in [(&restored, true), (&other, false), (&climbing, false)] {
+            let request = LaunchRequest {
+                argv: vec!["true".into()],
+                env: vec![(
+                    "TWINWIRE_RESTORED_DIR".into(),
+                    Some(named.to_string_lossy().into_owned()),
+                )],
+                cwd: None,
+                shutdown: crate::host::process::ShutdownTimeouts::default(),
+            };
+            let argv = wrapper_command(&request);
+            let mut child = tokio::process::Command::new(&argv[0])
+                .args(&argv[1..])
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .expect("sh");
+            let mut stdin = child.stdin.take().expect("stdin");
+            stdin
+                .write_all(&preamble(&request.env).expect("preamble"))
+                .await
+                .expect("write");
+            drop(stdin);
+            assert!(child.wait().await.expect("exit").success());
+            assert_eq!(!named.exists(), removed, "{}", named.display());
+        }
     }
 }
