@@ -182,7 +182,13 @@ impl ModelServer {
 
     /// Starts a server on `127.0.0.1:port` (0 picks a free port).
     pub async fn start_on(script: ModelScript, port: u16) -> io::Result<ModelServer> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
+        Self::start_at(script, SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await
+    }
+
+    /// Starts a server on `addr` (port 0 picks a free one): an address other machines (or
+    /// network namespaces) reach, for CLIs that do not run on this one's loopback.
+    pub async fn start_at(script: ModelScript, addr: SocketAddr) -> io::Result<ModelServer> {
+        let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(ServerState::new(script));
         let app = service::router(Arc::clone(&shared));
@@ -208,7 +214,8 @@ impl ModelServer {
         })
     }
 
-    /// The base URL, `http://127.0.0.1:PORT`, for `ANTHROPIC_BASE_URL`.
+    /// The base URL, `http://ADDRESS:PORT` (`127.0.0.1` unless started elsewhere), for
+    /// `ANTHROPIC_BASE_URL`.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
