@@ -1,5 +1,6 @@
 //! Programs some tests drive, from Debian's packages: Chromium for the browser test of
 //! `twinwire view`, tmux as the terminal of the `twinwire chat` test, sshd for the launcher tests,
+//! `ip` for the fleet test's network namespaces,
 //! strace and bubblewrap for the differential test of the permission rules, the C compilers of
 //! the checks for Windows and macOS and Wine for the Windows tests (`cargo xtask platforms`). Each is found at
 //! its environment variable, else on `PATH`, else installed with `apt-get` (as root, without
@@ -51,6 +52,16 @@ pub const SSHD: Program = Program {
     side_effects:
         "the package writes /etc/ssh and host keys and may start a system sshd; the tests \
                    run their own on 127.0.0.1",
+};
+
+/// iproute2's `ip`, which makes the network namespaces (each with its own sshd) that the
+/// fleet test uses as hosts.
+pub const IPROUTE: Program = Program {
+    binary: "ip",
+    package: "iproute2",
+    env: "TWINWIRE_IP",
+    purpose: "the network namespaces of the fleet test",
+    side_effects: "",
 };
 
 /// strace, which records every program the differential test's commands execute.
@@ -118,8 +129,8 @@ pub const WINE: Program = Program {
 };
 
 /// Every program `cargo xtask test` needs from Debian.
-pub const ALL: [Program; 10] = [
-    CHROMIUM, TMUX, SSHD, STRACE, BWRAP, SOCAT, MINGW, CLANG, LLVM_AR, WINE,
+pub const ALL: [Program; 11] = [
+    CHROMIUM, TMUX, SSHD, IPROUTE, STRACE, BWRAP, SOCAT, MINGW, CLANG, LLVM_AR, WINE,
 ];
 
 impl Program {

@@ -474,6 +474,7 @@ struct TestPrograms {
     chromium: PathBuf,
     tmux: PathBuf,
     sshd: PathBuf,
+    ip: PathBuf,
     strace: PathBuf,
     bwrap: PathBuf,
     /// The rules' corpus of real commands (not a program, fetched the same way: once).
@@ -486,6 +487,7 @@ impl TestPrograms {
             chromium: debian::CHROMIUM.install()?,
             tmux: debian::TMUX.install()?,
             sshd: debian::SSHD.install()?,
+            ip: debian::IPROUTE.install()?,
             strace: debian::STRACE.install()?,
             bwrap: debian::BWRAP.install()?,
             corpus: corpus::sheets()?,
@@ -518,6 +520,7 @@ fn workspace_tests(root: &Path, claude: &Path, programs: &TestPrograms) -> Resul
         .env(debian::CHROMIUM.env, &programs.chromium)
         .env(debian::TMUX.env, &programs.tmux)
         .env(debian::SSHD.env, &programs.sshd)
+        .env(debian::IPROUTE.env, &programs.ip)
         .env(CORPUS_ENV, &programs.corpus)
         // A third of the real commands: about 30 s beside the generated ones.
         .env(CORPUS_LIMIT_ENV, "330");
