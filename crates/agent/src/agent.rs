@@ -242,6 +242,7 @@ impl Agent for CodingAgent {
 
     fn describe(&self, peer: &Peer) -> BoxFuture<'static, SystemInit> {
         let session = Arc::clone(&self.session);
+        session.mirror_to(peer);
         let peer = peer.clone();
         Box::pin(async move {
             crate::mcp_control::prepare(&session, &peer).await;
@@ -280,6 +281,7 @@ impl Agent for CodingAgent {
 
     fn run_turn(&self, turn: Turn, peer: Peer) -> BoxFuture<'static, TurnOutcome> {
         let session = Arc::clone(&self.session);
+        session.mirror_to(&peer);
         Box::pin(async move {
             let outcome = crate::turn::run(Arc::clone(&session), turn.message, peer).await;
             session.rest();

@@ -31,7 +31,6 @@ pub const IGNORED: &[&str] = &[
     "project-config-root",
     "resume-drops-turn",
     "sdk-url",
-    "session-mirror",
     "task-budget",
     "thinking-display",
 ];
@@ -225,8 +224,9 @@ pub struct Args {
     #[arg(long = "sdk-url", hide = true)]
     #[doc(hidden)]
     pub sdk_url: Option<String>,
+    /// Every entry saved to the session's file also goes to the host as a `transcript_mirror`
+    /// frame (for the host's transcript store).
     #[arg(long = "session-mirror", hide = true)]
-    #[doc(hidden)]
     pub session_mirror: bool,
     /// Which settings files are read: `user`, `project`, `local`, joined by commas (the
     /// SessionEnd hooks are read from them).
@@ -269,7 +269,6 @@ impl Args {
             ("project-config-root", self.project_config_root.is_some()),
             ("resume-drops-turn", self.resume_drops_turn),
             ("sdk-url", self.sdk_url.is_some()),
-            ("session-mirror", self.session_mirror),
             ("task-budget", self.task_budget.is_some()),
             ("thinking-display", self.thinking_display.is_some()),
         ];

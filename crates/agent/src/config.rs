@@ -122,6 +122,8 @@ pub struct Config {
     pub start: SessionStart,
     /// Whether the session is saved.
     pub persist_session: bool,
+    /// Whether each entry saved is also sent to the host (`--session-mirror`).
+    pub session_mirror: bool,
     /// More directories the file tools may work in.
     pub add_dirs: Vec<PathBuf>,
     /// A first prompt from the command line.
@@ -189,6 +191,7 @@ impl std::fmt::Debug for Config {
             .field("replay_user_messages", &self.replay_user_messages)
             .field("start", &self.start)
             .field("persist_session", &self.persist_session)
+            .field("session_mirror", &self.session_mirror)
             .field("add_dirs", &self.add_dirs)
             .field("prompt", &self.prompt)
             .field("env", &self.env.keys().collect::<Vec<_>>())
@@ -229,6 +232,7 @@ impl Default for Config {
             replay_user_messages: false,
             start: SessionStart::New,
             persist_session: true,
+            session_mirror: false,
             add_dirs: Vec::new(),
             prompt: None,
             env: BTreeMap::new(),
@@ -411,6 +415,7 @@ impl Config {
             replay_user_messages: args.replay_user_messages,
             start,
             persist_session: !args.no_session_persistence,
+            session_mirror: args.session_mirror,
             add_dirs: [args.add_dir.clone(), from_settings.additional_directories].concat(),
             sandbox: from_settings.sandbox,
             prompt: args.prompt.clone().filter(|p| !p.is_empty()),

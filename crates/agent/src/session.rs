@@ -78,6 +78,17 @@ impl Session {
     pub(crate) fn id(&self) -> String {
         self.state().session_id.clone()
     }
+
+    /// With `--session-mirror`: the host the saved entries also go to, from the first
+    /// exchange that names it.
+    pub(crate) fn mirror_to(&self, peer: &twinwire::agent::Peer) {
+        if self.config.session_mirror {
+            let mut state = lock(&self.state);
+            if state.mirror.is_none() {
+                state.mirror = Some(peer.clone());
+            }
+        }
+    }
 }
 
 /// Locks a mutex, whatever a panicking holder left (the state stays usable).

@@ -58,6 +58,9 @@ pub struct State {
     /// The conversation while it is kept on disk between turns (then `conversation` holds only
     /// what was added since).
     pub(crate) spilled: Option<crate::history::Spilled>,
+    /// With `--session-mirror`, the host each saved entry also goes to (known from the
+    /// session's first exchange with it).
+    pub(crate) mirror: Option<twinwire::agent::Peer>,
     /// The entry the session file goes on from.
     leaf: Option<String>,
     /// Whether `SessionStart` has fired, and as what.
@@ -114,6 +117,7 @@ impl State {
             session_id: new_id(),
             conversation: Vec::new(),
             spilled: None,
+            mirror: None,
             model: config.model.clone(),
             mode: config.permission_mode.clone(),
             thinking_tokens: config.max_thinking_tokens,
@@ -193,6 +197,7 @@ impl State {
             let id = self.session_id.clone();
             match Transcript::open(store, &config.cwd, &id, self.leaf.take()) {
                 Ok(mut file) => {
+                    file.mirror_to(self.mirror.as_ref());
                     if let Some(loaded) = self.pending_fork.take() {
                         for (kind, _, message) in loaded.entries {
                             match kind.as_str() {
@@ -213,7 +218,9 @@ impl State {
                 }
             }
         }
-        self.transcript.as_mut()
+        let file = self.transcript.as_mut()?;
+        file.mirror_to(self.mirror.as_ref());
+        Some(file)
     }
 
     /// Adds a user message to the conversation, joined onto the last one if that is a user

@@ -341,7 +341,10 @@ fn sidechain(
         )
     });
     let file = match file {
-        Some(Ok(file)) => Some(file),
+        Some(Ok(mut file)) => {
+            file.mirror_to(state.mirror.as_ref());
+            Some(file)
+        }
         Some(Err(err)) => {
             tracing::warn!(%err, "cannot open the subagent's file; it is not saved");
             None

@@ -35,6 +35,9 @@ pub struct Transcript {
     parent: Option<String>,
     /// The subagent whose sidechain this is (`None`: the session's main file).
     agent_id: Option<String>,
+    /// Where each entry also goes as it is saved (`--session-mirror`): the host, whose
+    /// transcript store keeps what the file keeps.
+    mirror: Option<twinwire::agent::Peer>,
 }
 
 impl Transcript {
@@ -81,7 +84,16 @@ impl Transcript {
             cwd: cwd.display().to_string(),
             parent,
             agent_id,
+            mirror: None,
         })
+    }
+
+    /// Sends each entry saved from now on to `peer` as a `transcript_mirror` frame too (the
+    /// first peer given stays).
+    pub fn mirror_to(&mut self, peer: Option<&twinwire::agent::Peer>) {
+        if self.mirror.is_none() {
+            self.mirror = peer.cloned();
+        }
     }
 
     /// The last entry written (the next one's parent).
@@ -190,6 +202,16 @@ impl Transcript {
             return;
         }
         self.parent = Some(uuid.to_owned());
+        if let Some(peer) = &self.mirror {
+            // What the file kept, as the host's store should keep it: sent once saved.
+            let mut frame = twinwire_protocol::events::TranscriptMirror::default();
+            frame.file_path = self.path.display().to_string();
+            frame.entries = vec![entry];
+            let frame = twinwire_protocol::Message::TranscriptMirror(Box::new(frame));
+            if let Err(err) = peer.emit(&frame) {
+                tracing::debug!(%err, "the host is gone: the entry is not mirrored");
+            }
+        }
     }
 }
 

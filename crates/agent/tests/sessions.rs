@@ -110,6 +110,53 @@ async fn resume_continue_and_fork_go_on_from_the_saved_conversation() {
     assert!(mentions(&last["messages"], "which number, again"));
 }
 
+/// With a transcript store (`--session-mirror`), every entry the session file keeps reaches the
+/// store as the CLI's `transcript_mirror` frames bring it; with the file gone, the session
+/// resumes from the store alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transcript_store_keeps_what_the_file_keeps_and_resumes_without_it() {
+    use std::sync::Arc;
+    use twinwire::sessions::stores::{InMemoryTranscriptStore, SessionKey, TranscriptStore};
+    let world = World::new(script()).await;
+    let store = InMemoryTranscriptStore::new();
+    let (id, _) = one_turn(
+        &world,
+        world.options().transcript_store(Arc::new(store.clone())),
+        "please remember 42",
+    )
+    .await;
+    let saved = SavedSessions::at(world.home.join(".claude"));
+    let path = saved.transcript_path(&id, Some(&world.work)).unwrap();
+    let file: Vec<serde_json::Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let project = twinwire::sessions::sanitize_path(&world.work.display().to_string());
+    let stored = store
+        .load(SessionKey::main(project, &id))
+        .await
+        .unwrap()
+        .expect("the session in the store");
+    assert_eq!(stored.len(), 2, "{stored:#?}");
+    assert_eq!(stored, file);
+
+    std::fs::remove_file(&path).unwrap();
+    let (resumed, answer) = one_turn(
+        &world,
+        world
+            .options()
+            .transcript_store(Arc::new(store.clone()))
+            .resume(&id),
+        "which number",
+    )
+    .await;
+    assert_eq!(
+        (resumed.as_str(), answer.as_str()),
+        (id.as_str(), "It was 42.")
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resuming_a_session_that_does_not_exist_fails_clearly() {
     let world = World::new(script()).await;
