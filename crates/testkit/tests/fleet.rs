@@ -1,7 +1,8 @@
 //! A fleet over SSH losing a host mid-turn. The hosts are network namespaces made by the test,
 //! each with its own address on a bridge, its own sshd and its own disk for the CLI
-//! (`CLAUDE_CONFIG_DIR`); the CLIs are the real pinned Claude Code, offline against the
-//! scripted model server (listening on the bridge). Needs root (namespaces, links); `ip` and
+//! (`CLAUDE_CONFIG_DIR`); the CLIs are the real pinned Claude Code in one case and
+//! twinwire-agent in the other, offline against the scripted model server (listening on the
+//! bridge). Needs root (namespaces, links); `ip` and
 //! `sshd` are named by `TWINWIRE_IP` and `TWINWIRE_SSHD` (`cargo xtask test` installs both).
 //!
 //! Every session finishes a first turn; then, with every session's second turn held inside its
@@ -17,6 +18,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -32,7 +34,19 @@ const HOSTS: usize = 3;
 const LIMIT: Duration = Duration::from_secs(240);
 
 #[test]
-fn a_fleet_that_loses_a_host_mid_turn_finishes_every_session_elsewhere() {
+fn a_fleet_of_claude_code_that_loses_a_host_mid_turn_finishes_every_session_elsewhere() {
+    fleet_losing_a_host(twinwire_testkit::real_claude());
+}
+
+#[test]
+fn a_fleet_of_twinwire_agent_that_loses_a_host_mid_turn_finishes_every_session_elsewhere() {
+    let bin_dir = PathBuf::from(env!("CARGO_BIN_EXE_fake-claude"));
+    fleet_losing_a_host(twinwire_testkit::twinwire_agent_in(
+        bin_dir.parent().unwrap(),
+    ));
+}
+
+fn fleet_losing_a_host(cli: PathBuf) {
     assert!(
         is_root(),
         "the fleet test makes network namespaces: it needs root"
@@ -47,12 +61,12 @@ fn a_fleet_that_loses_a_host_mid_turn_finishes_every_session_elsewhere() {
         .unwrap();
     let root = tempfile::tempdir().unwrap();
     let net = Net::new(root.path());
-    runtime.block_on(run(&net, root.path(), sessions));
+    runtime.block_on(run(&net, root.path(), sessions, &cli));
     drop(runtime);
     net.assert_only_sshd_left();
 }
 
-async fn run(net: &Net, root: &Path, sessions: usize) {
+async fn run(net: &Net, root: &Path, sessions: usize, cli: &Path) {
     let model = ModelServer::start_at(script(), (net.bridge_ip(), 0).into())
         .await
         .unwrap();
@@ -60,9 +74,9 @@ async fn run(net: &Net, root: &Path, sessions: usize) {
     std::fs::create_dir_all(work.join("started")).unwrap();
     std::fs::write(work.join("step.sh"), STEP).unwrap();
     std::fs::write(work.join("hold"), "").unwrap();
-    let run_tag = format!("fleet-{}", std::process::id());
+    let run_tag = format!("fleet-{}-{}", std::process::id(), net.id);
     let options = twinwire::Options::builder()
-        .cli_path(twinwire_testkit::real_claude())
+        .cli_path(cli)
         .cwd(&work)
         .env("ANTHROPIC_BASE_URL", model.url())
         .env("ANTHROPIC_API_KEY", "fleet-test-key")
@@ -245,7 +259,8 @@ async fn run(net: &Net, root: &Path, sessions: usize) {
     )
     .await;
     eprintln!(
-        "fleet: {sessions} sessions over {HOSTS} hosts, {} moved off the lost host",
+        "fleet of {}: {sessions} sessions over {HOSTS} hosts, {} moved off the lost host",
+        cli.display(),
         moved.len()
     );
 }
@@ -325,8 +340,11 @@ struct NsHost {
 
 impl Net {
     fn new(root: &Path) -> Self {
-        let id = std::process::id() % 100_000;
-        let subnet = (std::process::id() % 200) as u8 + 20;
+        // Unique per test of this run (they run at once) and unlikely to meet another run's.
+        static NETS: AtomicU32 = AtomicU32::new(0);
+        let nth = NETS.fetch_add(1, Ordering::SeqCst);
+        let id = (std::process::id() % 10_000) * 10 + nth % 10;
+        let subnet = ((std::process::id() % 100) * 2 + nth % 2) as u8 + 20;
         let dir = root.join("ssh");
         std::fs::create_dir_all(&dir).unwrap();
         let mut net = Self {
