@@ -204,9 +204,11 @@ impl Transcript {
         self.parent = Some(uuid.to_owned());
         if let Some(peer) = &self.mirror {
             // What the file kept, as the host's store should keep it: sent once saved.
-            let mut frame = twinwire_protocol::events::TranscriptMirror::default();
-            frame.file_path = self.path.display().to_string();
-            frame.entries = vec![entry];
+            let frame = twinwire_protocol::events::TranscriptMirror {
+                file_path: self.path.display().to_string(),
+                entries: vec![entry],
+                ..Default::default()
+            };
             let frame = twinwire_protocol::Message::TranscriptMirror(Box::new(frame));
             if let Err(err) = peer.emit(&frame) {
                 tracing::debug!(%err, "the host is gone: the entry is not mirrored");
