@@ -9,6 +9,8 @@ mod causes;
 mod faults;
 mod features;
 #[cfg(unix)]
+mod fleet;
+#[cfg(unix)]
 mod launchers;
 mod liberal;
 #[cfg(unix)]
