@@ -114,8 +114,10 @@ impl Sandbox {
     pub fn with_stand_ins(extra: &[String]) -> Self {
         let strace = tool("TWINWIRE_STRACE", "strace", "strace");
         let bwrap = tool("TWINWIRE_BWRAP", "bwrap", "bubblewrap");
-        // Outside /tmp, which the sandbox replaces.
-        let target = std::env::var_os("CARGO_TARGET_TMPDIR").unwrap_or_else(|| ".".into());
+        // Outside /tmp, which the sandbox replaces: the target directory's own (cargo names
+        // it when it builds the test; it is not in the test's environment).
+        let target: std::ffi::OsString =
+            option_env!("CARGO_TARGET_TMPDIR").map_or_else(|| ".".into(), Into::into);
         let stand_ins = tempfile::Builder::new()
             .prefix("twinwire-stand-ins-")
             .tempdir_in(&target)
