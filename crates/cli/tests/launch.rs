@@ -22,14 +22,7 @@ struct Sshd {
 
 impl Sshd {
     fn start() -> Self {
-        let sshd = std::env::var_os("TWINWIRE_SSHD")
-            .filter(|p| !p.is_empty())
-            .map_or_else(|| PathBuf::from("/usr/sbin/sshd"), PathBuf::from);
-        assert!(
-            sshd.is_file(),
-            "no sshd at {} (cargo xtask test installs openssh-server)",
-            sshd.display()
-        );
+        let sshd = twinwire_testkit::sshd();
         let dir = tempfile::tempdir().expect("tempdir");
         for key in ["host", "client"] {
             let made = Command::new("ssh-keygen")

@@ -80,6 +80,20 @@ pub fn real_claude() -> PathBuf {
     path
 }
 
+/// The `sshd` of the suites that run their own: `$TWINWIRE_SSHD`, else `/usr/sbin/sshd`. Panics
+/// when it is not there (`cargo xtask test` installs Debian's openssh-server).
+pub fn sshd() -> PathBuf {
+    let sshd = std::env::var_os("TWINWIRE_SSHD")
+        .filter(|p| !p.is_empty())
+        .map_or_else(|| PathBuf::from("/usr/sbin/sshd"), PathBuf::from);
+    assert!(
+        sshd.is_file(),
+        "no sshd at {} (cargo xtask test installs openssh-server)",
+        sshd.display()
+    );
+    sshd
+}
+
 /// twinwire-agent in the directory of this workspace's binaries (`bin_dir`, e.g. the parent of
 /// `env!("CARGO_BIN_EXE_fake-claude")`): under `cargo xtask test` (`TWINWIRE_PREBUILT`) as it
 /// was built, else built now (`cargo build`, in the profile of `bin_dir`) so that it is current.

@@ -428,7 +428,7 @@ impl Net {
         .unwrap();
         let sshd = Command::new(ip_path())
             .args(["netns", "exec", &namespace])
-            .arg(sshd_path())
+            .arg(twinwire_testkit::sshd())
             .arg("-D")
             .arg("-f")
             .arg(&config)
@@ -554,18 +554,6 @@ fn ip_path() -> PathBuf {
     std::env::var_os("TWINWIRE_IP")
         .filter(|p| !p.is_empty())
         .map_or_else(|| PathBuf::from("ip"), PathBuf::from)
-}
-
-fn sshd_path() -> PathBuf {
-    let sshd = std::env::var_os("TWINWIRE_SSHD")
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| PathBuf::from("/usr/sbin/sshd"), PathBuf::from);
-    assert!(
-        sshd.is_file(),
-        "no sshd at {} (cargo xtask test installs it)",
-        sshd.display()
-    );
-    sshd
 }
 
 fn ip(args: &[&str]) {

@@ -140,26 +140,12 @@ mod tests {
         assert_eq!(shell_quote(""), "''");
     }
 
-    /// The script itself, run by `sh` with a preamble: the variables arrive, the protocol
-    /// after them is untouched, and stdin's end reaches the program.
+    /// Runs the script for `request` with its preamble and then `input` on stdin; its stdout
+    /// and whether it succeeded.
     #[cfg(unix)]
-    #[tokio::test]
-    async fn the_script_runs_the_program_with_the_environment() {
+    async fn run_script(request: &LaunchRequest, input: &[u8]) -> (String, bool) {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let request = LaunchRequest {
-            argv: vec![
-                "sh".into(),
-                "-c".into(),
-                "echo \"$TWINWIRE_T|$(cat)|${HOME:-unset}\"".into(),
-            ],
-            env: vec![
-                ("TWINWIRE_T".into(), Some("it's x".into())),
-                ("HOME".into(), None),
-            ],
-            cwd: None,
-            shutdown: crate::host::process::ShutdownTimeouts::default(),
-        };
-        let argv = wrapper_command(&request);
+        let argv = wrapper_command(request);
         let mut child = tokio::process::Command::new(&argv[0])
             .args(&argv[1..])
             .stdin(std::process::Stdio::piped())
@@ -167,14 +153,9 @@ mod tests {
             .spawn()
             .expect("sh");
         let mut stdin = child.stdin.take().expect("stdin");
-        stdin
-            .write_all(&preamble(&request.env).expect("preamble"))
-            .await
-            .expect("write");
-        stdin
-            .write_all(b"{\"type\":\"user\"}\n")
-            .await
-            .expect("write");
+        let mut bytes = preamble(&request.env).expect("preamble");
+        bytes.extend_from_slice(input);
+        stdin.write_all(&bytes).await.expect("write");
         drop(stdin);
         let mut out = String::new();
         child
@@ -184,15 +165,40 @@ mod tests {
             .read_to_string(&mut out)
             .await
             .expect("read");
+        (out, child.wait().await.expect("exit").success())
+    }
+
+    #[cfg(unix)]
+    fn request(argv: &[&str], env: Vec<(String, Option<String>)>) -> LaunchRequest {
+        LaunchRequest {
+            argv: argv.iter().map(Into::into).collect(),
+            env,
+            cwd: None,
+            shutdown: crate::host::process::ShutdownTimeouts::default(),
+        }
+    }
+
+    /// The script itself, run by `sh` with a preamble: the variables arrive, the protocol
+    /// after them is untouched, and stdin's end reaches the program.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn the_script_runs_the_program_with_the_environment() {
+        let request = request(
+            &["sh", "-c", "echo \"$TWINWIRE_T|$(cat)|${HOME:-unset}\""],
+            vec![
+                ("TWINWIRE_T".into(), Some("it's x".into())),
+                ("HOME".into(), None),
+            ],
+        );
+        let (out, ok) = run_script(&request, b"{\"type\":\"user\"}\n").await;
         assert_eq!(out, "it's x|{\"type\":\"user\"}|unset\n");
-        assert!(child.wait().await.expect("exit").success());
+        assert!(ok);
     }
 
     /// A restored session's directory goes when the CLI ends; anything else named there stays.
     #[cfg(unix)]
     #[tokio::test]
     async fn the_script_removes_a_restored_directory_and_nothing_else() {
-        use tokio::io::AsyncWriteExt;
         let root = tempfile::tempdir().expect("tempdir");
         let restored = root.path().join("twinwire-restored.abc123");
         let other = root.path().join("keep");
@@ -202,28 +208,9 @@ mod tests {
         }
         std::fs::create_dir_all(root.path().join("x")).expect("dir");
         for (named, removed) in [(&restored, true), (&other, false), (&climbing, false)] {
-            let request = LaunchRequest {
-                argv: vec!["true".into()],
-                env: vec![(
-                    "TWINWIRE_RESTORED_DIR".into(),
-                    Some(named.to_string_lossy().into_owned()),
-                )],
-                cwd: None,
-                shutdown: crate::host::process::ShutdownTimeouts::default(),
-            };
-            let argv = wrapper_command(&request);
-            let mut child = tokio::process::Command::new(&argv[0])
-                .args(&argv[1..])
-                .stdin(std::process::Stdio::piped())
-                .spawn()
-                .expect("sh");
-            let mut stdin = child.stdin.take().expect("stdin");
-            stdin
-                .write_all(&preamble(&request.env).expect("preamble"))
-                .await
-                .expect("write");
-            drop(stdin);
-            assert!(child.wait().await.expect("exit").success());
+            let named_env = Some(named.to_string_lossy().into_owned());
+            let request = request(&["true"], vec![("TWINWIRE_RESTORED_DIR".into(), named_env)]);
+            assert!(run_script(&request, b"").await.1);
             assert_eq!(!named.exists(), removed, "{}", named.display());
         }
     }
