@@ -111,9 +111,10 @@ impl FleetSession {
     }
 
     /// Sends `prompt` and waits for the turn's result. When the CLI is lost before the result
-    /// (an error or the end of its output), its host is probed, and the session resumes on the
-    /// host placement picks next, at the last turn it finished, where `prompt` is sent again;
-    /// up to the fleet's `max_moves` times, then the turn fails with the last loss.
+    /// (it ended, or its output did), its host is probed, and the session resumes on the host
+    /// placement picks next, at the last turn it finished, where `prompt` is sent again; up to
+    /// the fleet's `max_moves` times, then the turn fails with the last loss. An error while
+    /// the CLI still runs is the turn's, returned as it is.
     pub async fn turn(&mut self, prompt: &str) -> Result<Turn> {
         let mut moved = Vec::new();
         loop {
@@ -123,7 +124,8 @@ impl FleetSession {
                         self.last_message = last_assistant(&messages).or(self.last_message.take());
                         return Ok(Turn { messages, moved });
                     }
-                    Err(lost) => lost,
+                    Err(Attempt::Lost(lost)) => lost,
+                    Err(Attempt::Failed(err)) => return Err(err),
                 },
                 None => "the session's earlier move failed".to_owned(),
             };
@@ -192,26 +194,49 @@ impl Drop for FleetSession {
     }
 }
 
+/// Why an attempt at a turn has no result.
+enum Attempt {
+    /// The CLI is gone (its host, its connection, or itself): the session moves.
+    Lost(String),
+    /// The CLI is there but the turn failed (a budget, a callback's error): the caller's.
+    Failed(Error),
+}
+
+impl Attempt {
+    fn of(err: Error, client: &Client) -> Self {
+        let gone = client.exit_status().is_some()
+            || matches!(
+                err,
+                Error::ProcessExited { .. } | Error::LauncherExited { .. } | Error::Closed
+            );
+        if gone {
+            Self::Lost(err.to_string())
+        } else {
+            Self::Failed(err)
+        }
+    }
+}
+
 /// One attempt at a turn: its messages through the result, or what ended it first.
-async fn run_turn(client: &Client, prompt: &str) -> std::result::Result<Vec<Message>, String> {
+async fn run_turn(client: &Client, prompt: &str) -> std::result::Result<Vec<Message>, Attempt> {
     client
         .send(prompt.to_owned())
         .await
-        .map_err(|err| err.to_string())?;
+        .map_err(|err| Attempt::of(err, client))?;
     let mut messages = Vec::new();
     let mut stream = std::pin::pin!(client.receive_response());
     while let Some(message) = stream.next().await {
-        let message = message.map_err(|err| err.to_string())?;
+        let message = message.map_err(|err| Attempt::of(err, client))?;
         let done = matches!(message, Message::Result(_));
         messages.push(message);
         if done {
             return Ok(messages);
         }
     }
-    Err(client.exit_status().map_or_else(
+    Err(Attempt::Lost(client.exit_status().map_or_else(
         || "the session's output ended before the turn's result".to_owned(),
         |status| format!("the CLI ended ({status}) before the turn's result"),
-    ))
+    )))
 }
 
 fn last_assistant(messages: &[Message]) -> Option<String> {
