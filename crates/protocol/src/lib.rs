@@ -50,6 +50,7 @@
 pub mod content;
 pub mod control;
 pub mod coverage;
+mod delta_line;
 mod error;
 pub mod events;
 pub mod framing;

@@ -113,6 +113,13 @@ impl Message {
 
     /// Like [`Message::from_json`], with the repairs the liberal reader made.
     pub fn decode(line: &str) -> Result<Decoded<Self>, DecodeError> {
+        // Most lines of a streamed response are read without serde (see `delta_line`).
+        if let Some(message) = crate::delta_line::read(line) {
+            return Ok(Decoded {
+                value: message,
+                repairs: Vec::new(),
+            });
+        }
         crate::error::decode_frame(line)
     }
 
