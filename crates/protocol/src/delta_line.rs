@@ -224,7 +224,9 @@ impl<'a> Cursor<'a> {
         let start = self.pos;
         let mut value: u64 = 0;
         while let Some(digit) = self.bytes.get(self.pos).filter(|b| b.is_ascii_digit()) {
-            value = value.checked_mul(10)?.checked_add(u64::from(digit - b'0'))?;
+            value = value
+                .checked_mul(10)?
+                .checked_add(u64::from(digit - b'0'))?;
             self.pos += 1;
         }
         let digits = self.pos - start;
@@ -262,7 +264,10 @@ impl<'a> Cursor<'a> {
                 text: self.string_value()?,
                 extra: Map::new(),
             })
-        } else if self.literal(r#"input_json_delta","partial_json":"#).is_some() {
+        } else if self
+            .literal(r#"input_json_delta","partial_json":"#)
+            .is_some()
+        {
             ContentDelta::InputJson(InputJsonDelta {
                 partial_json: self.string_value()?,
                 extra: Map::new(),

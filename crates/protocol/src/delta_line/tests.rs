@@ -14,7 +14,10 @@ fn check(line: &str) -> bool {
     };
     let slow = crate::error::decode_frame::<Message>(line)
         .unwrap_or_else(|err| panic!("accepted a line serde refuses ({err}): {line}"));
-    assert!(slow.repairs.is_empty(), "accepted a line serde repairs: {line}");
+    assert!(
+        slow.repairs.is_empty(),
+        "accepted a line serde repairs: {line}"
+    );
     assert_eq!(fast, slow.value, "{line}");
     assert_eq!(
         serde_json::to_string(&fast).unwrap(),
@@ -58,7 +61,11 @@ fn type_first(value: &serde_json::Value) -> String {
                 .into_iter()
                 .chain(rest.map(|(key, value)| (key.as_str(), value)))
                 .map(|(key, value)| {
-                    format!("{}:{}", serde_json::to_string(key).unwrap(), type_first(value))
+                    format!(
+                        "{}:{}",
+                        serde_json::to_string(key).unwrap(),
+                        type_first(value)
+                    )
                 })
                 .collect();
             format!("{{{}}}", members.join(","))
@@ -125,7 +132,9 @@ fn base_lines() -> Vec<String> {
     for delta in deltas {
         for event in events(delta) {
             for tail in tails {
-                lines.push(format!(r#"{{"type":"stream_event","event":{event}{tail}}}"#));
+                lines.push(format!(
+                    r#"{{"type":"stream_event","event":{event}{tail}}}"#
+                ));
                 lines.push(format!(
                     r#"{{"type":"stream_event","uuid":"u2"{tail},"event":{event}}}"#
                 ));
@@ -163,7 +172,9 @@ fn mutated_lines_read_as_serde_reads_them_or_are_declined() {
         "é", "null", "\"x\":1,", "1.0", "e5",
     ];
     for base in base_lines() {
-        let cuts: Vec<usize> = (0..=base.len()).filter(|&i| base.is_char_boundary(i)).collect();
+        let cuts: Vec<usize> = (0..=base.len())
+            .filter(|&i| base.is_char_boundary(i))
+            .collect();
         for &cut in &cuts {
             check(&base[..cut]);
             check(&format!("{}{}", &base[..cut], "\n"));

@@ -13,6 +13,7 @@ use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 use twinwire_protocol::DecodeError;
 
+use super::budget::Charge;
 use super::ConnectionState;
 use crate::error::{Error, Result};
 
@@ -21,8 +22,8 @@ pub(crate) struct Batch<T> {
     /// The text of the deferred lines, back to back.
     text: String,
     items: std::vec::IntoIter<Item<T>>,
-    /// The bytes of the lines it holds, counted against the budget until it is taken.
-    bytes: usize,
+    /// What it holds, counted against the budget until it is taken.
+    charge: Charge,
 }
 
 enum Item<T> {
@@ -84,13 +85,16 @@ impl<T> BatchBuilder<T> {
             return None;
         }
         // What the batch really holds: its buffers' capacity, and the lines decoded already.
-        let bytes = self.text.capacity()
-            + self.items.capacity() * std::mem::size_of::<Item<T>>()
-            + std::mem::take(&mut self.ready_bytes);
+        let charge = Charge {
+            bytes: self.text.capacity()
+                + self.items.capacity() * std::mem::size_of::<Item<T>>()
+                + std::mem::take(&mut self.ready_bytes),
+            text: self.text.capacity(),
+        };
         let batch = Batch {
             text: std::mem::take(&mut self.text),
             items: std::mem::take(&mut self.items).into_iter(),
-            bytes,
+            charge,
         };
         Some(batch)
     }
@@ -102,13 +106,13 @@ impl<T> Batch<T> {
         Self {
             text: String::new(),
             items: vec![Item::Ready(item)].into_iter(),
-            bytes,
+            charge: Charge { bytes, text: 0 },
         }
     }
 
-    /// The bytes it holds against the budget.
-    pub(crate) fn bytes(&self) -> usize {
-        self.bytes
+    /// What it holds against the budget.
+    pub(crate) fn charge(&self) -> Charge {
+        self.charge
     }
 }
 
@@ -140,7 +144,7 @@ impl<T> std::fmt::Debug for Inbound<T> {
 impl<T> Drop for Inbound<T> {
     fn drop(&mut self) {
         if let Some(batch) = self.current.take() {
-            self.shared.budget.release(batch.bytes);
+            self.shared.budget.release(batch.charge);
         }
         self.rx.close();
         // A reader paused by the budget goes on: nobody will take what it holds.
@@ -199,7 +203,7 @@ impl<T> Inbound<T> {
                     }
                     None => {
                         if let Some(done) = self.current.take() {
-                            self.shared.budget.release(done.bytes);
+                            self.shared.budget.release(done.charge);
                         }
                     }
                 }

@@ -196,9 +196,9 @@ impl<S: Side> Router<'_, S> {
     /// stream; control traffic goes on regardless.
     fn flush(&mut self) {
         if let Some(batch) = self.batch.take() {
-            let bytes = batch.bytes();
+            let charge = batch.charge();
             if self.data.send(batch).is_ok() {
-                self.shared.budget.hold(bytes);
+                self.shared.budget.hold(charge);
             }
         }
     }

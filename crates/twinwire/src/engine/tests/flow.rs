@@ -70,6 +70,51 @@ async fn a_full_budget_stops_the_reader_until_the_user_takes_frames() {
 }
 
 #[tokio::test]
+async fn lines_the_user_decodes_are_read_ahead_only_so_far_within_the_budget() {
+    use crate::engine::budget::READ_AHEAD;
+    const FRAMES: usize = 20_000;
+    let event = |i: usize| {
+        format!(
+            r#"{{"type":"stream_event","event":{{"type":"content_block_delta","index":0,"delta":{{"type":"text_delta","text":"{i:0>200}"}}}},"uuid":"u","session_id":"s"}}"#
+        )
+    };
+    // The budget would hold all 6 MB.
+    let (connection, mut inbound, peer) = start_small(64 << 20);
+    let ScriptedPeer { mut writer, .. } = peer;
+    let writing = tokio::spawn(async move {
+        for i in 0..FRAMES {
+            writer.write_all(event(i).as_bytes()).await.unwrap();
+            writer.write_all(b"\n").await.unwrap();
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !writing.is_finished(),
+        "the peer wrote 6 MB past the read-ahead"
+    );
+    let text = connection.shared.budget.held_text();
+    // The read-ahead, plus at most one read past it (64 KiB).
+    assert!(text <= READ_AHEAD + 64 * 1024, "{text} bytes to decode");
+    assert!(text > READ_AHEAD / 2, "{text} bytes to decode");
+    for i in 0..FRAMES {
+        let message = tokio::time::timeout(Duration::from_secs(5), inbound.recv())
+            .await
+            .expect("stalled")
+            .unwrap()
+            .unwrap();
+        let Message::StreamEvent(message) = message else {
+            panic!("{message:?}")
+        };
+        assert_eq!(
+            message.event.text_delta(),
+            Some(format!("{i:0>200}").as_str())
+        );
+    }
+    writing.await.unwrap();
+    assert!(connection.shared.budget.held_text() <= READ_AHEAD + 64 * 1024);
+}
+
+#[tokio::test]
 async fn a_request_of_ours_is_answered_past_a_full_budget() {
     let (connection, _inbound, peer) = start_small(16 * 1024);
     let ScriptedPeer {
