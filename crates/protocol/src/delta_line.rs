@@ -114,14 +114,12 @@ impl<'a> Cursor<'a> {
     /// A key after its opening quote, with no escape in it, and the `:` after it.
     fn key(&mut self) -> Option<&'a str> {
         let start = self.pos;
-        let end = start + self.bytes.get(start..)?.iter().position(|&b| b == b'"')?;
-        let key = self.text.get(start..end)?;
-        if key.contains('\\') {
+        let end = start + plain_len(self.bytes.get(start..)?);
+        if self.bytes.get(end..end + 2)? != b"\":" {
             return None;
         }
-        self.pos = end + 1;
-        self.byte(b':')?;
-        Some(key)
+        self.pos = end + 2;
+        self.text.get(start..end)
     }
 
     /// `null` or a string.
@@ -136,18 +134,15 @@ impl<'a> Cursor<'a> {
     fn string_value(&mut self) -> Option<String> {
         self.byte(b'"')?;
         let start = self.pos;
-        let mut i = start;
-        loop {
-            match *self.bytes.get(i)? {
-                b'"' => {
-                    self.pos = i + 1;
-                    return self.text.get(start..i).map(str::to_owned);
-                }
-                b'\\' => break,
-                // A raw control character: the general path reports it.
-                0..=0x1f => return None,
-                _ => i += 1,
+        let i = start + plain_len(self.bytes.get(start..)?);
+        match *self.bytes.get(i)? {
+            b'"' => {
+                self.pos = i + 1;
+                return self.text.get(start..i).map(str::to_owned);
             }
+            b'\\' => {}
+            // A raw control character: the general path reports it.
+            _ => return None,
         }
         let mut out = String::with_capacity(i - start + 16);
         out.push_str(self.text.get(start..i)?);
@@ -160,13 +155,9 @@ impl<'a> Cursor<'a> {
     fn escaped_rest(&mut self, mut out: String) -> Option<String> {
         loop {
             let start = self.pos;
-            let mut i = start;
-            loop {
-                match *self.bytes.get(i)? {
-                    b'"' | b'\\' => break,
-                    0..=0x1f => return None,
-                    _ => i += 1,
-                }
+            let i = start + plain_len(self.bytes.get(start..)?);
+            if *self.bytes.get(i)? < 0x20 {
+                return None;
             }
             out.push_str(self.text.get(start..i)?);
             self.pos = i + 1;
@@ -283,6 +274,38 @@ impl<'a> Cursor<'a> {
         self.byte(b'}')?;
         Some(delta)
     }
+}
+
+/// How many bytes of `bytes` come before the first `"`, `\\` or control character (all of them
+/// when there is none), eight at a time.
+fn plain_len(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // A byte of `word` is zero, or under 0x20: its high bit set in the result (exact for the
+    // first such byte, which is all that is looked at).
+    let special = |word: u64| {
+        let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
+        zero(word ^ (ONES * u64::from(b'"')))
+            | zero(word ^ (ONES * u64::from(b'\\')))
+            | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
+    };
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let found = special(u64::from_le_bytes(word));
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&byte) = bytes.get(i) {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            break;
+        }
+        i += 1;
+    }
+    i
 }
 
 #[cfg(test)]

@@ -222,3 +222,14 @@ proptest! {
         check(&line);
     }
 }
+
+proptest! {
+    /// The eight-at-a-time scan stops where a byte-by-byte one does.
+    #[test]
+    fn plain_len_stops_at_the_first_quote_backslash_or_control(
+        bytes in proptest::collection::vec(prop_oneof![any::<u8>(), Just(b'"'), Just(b'\\'), 0x1fu8..=0x21, 0x7fu8..=0x81], 0..40)
+    ) {
+        let naive = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len());
+        prop_assert_eq!(super::plain_len(&bytes), naive);
+    }
+}

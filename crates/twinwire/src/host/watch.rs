@@ -202,6 +202,13 @@ impl SessionWatch {
                 .get_or_init(|| memmem::Finder::new(b"\"tool_result\""))
                 .find(bytes)
                 .is_some(),
+            // The content-block events, nearly all of a stream, are known at once.
+            Some("stream_event")
+                if line
+                    .starts_with(r#"{"type":"stream_event","event":{"type":"content_block_"#) =>
+            {
+                false
+            }
             // `message_start`, `message_delta` (and `message_stop`, read and passed over).
             Some("stream_event") => MESSAGE_EVENT
                 .get_or_init(|| memmem::Finder::new(b"\"message_"))
