@@ -39,7 +39,7 @@ pub const QUICK: Cost = Cost {
 };
 
 /// The Debian programs the workspace's tests drive (the rest are for `platforms`).
-const QUICK_PROGRAMS: [&str; 6] = ["chromium", "tmux", "sshd", "strace", "bwrap", "socat"];
+const QUICK_PROGRAMS: [&str; 7] = ["chromium", "tmux", "sshd", "ip", "strace", "bwrap", "socat"];
 
 impl Cost {
     /// `about 45 minutes on 2 cores, 12.0 GB in target/ at the end, 4.5 GB outside the clone`.
