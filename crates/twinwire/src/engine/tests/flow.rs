@@ -13,6 +13,20 @@ fn data_frame(i: usize) -> String {
 }
 
 /// Engine and peer over small pipes, so that a reader that stops reading blocks the peer.
+/// Writes `count` lines made by `line` to the engine, in a task; it ends when all are written.
+fn write_lines(
+    mut writer: DuplexStream,
+    count: usize,
+    line: impl Fn(usize) -> String + Send + 'static,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        for i in 0..count {
+            writer.write_all(line(i).as_bytes()).await.unwrap();
+            writer.write_all(b"\n").await.unwrap();
+        }
+    })
+}
+
 fn start_small(budget: usize) -> (Connection, Inbound<Message>, ScriptedPeer) {
     let (our_reader, peer_writer) = tokio::io::duplex(8 * 1024);
     let (peer_reader, our_writer) = tokio::io::duplex(1 << 20);
@@ -39,13 +53,7 @@ async fn a_full_budget_stops_the_reader_until_the_user_takes_frames() {
     const BUDGET: usize = 64 * 1024;
     const FRAMES: usize = 4_000;
     let (connection, mut inbound, peer) = start_small(BUDGET);
-    let ScriptedPeer { mut writer, .. } = peer;
-    let writing = tokio::spawn(async move {
-        for i in 0..FRAMES {
-            writer.write_all(data_frame(i).as_bytes()).await.unwrap();
-            writer.write_all(b"\n").await.unwrap();
-        }
-    });
+    let writing = write_lines(peer.writer, FRAMES, data_frame);
     // Nobody takes anything: the peer's writes block once the budget is full.
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
@@ -80,13 +88,7 @@ async fn lines_the_user_decodes_are_read_ahead_only_so_far_within_the_budget() {
     };
     // The budget would hold all 6 MB.
     let (connection, mut inbound, peer) = start_small(64 << 20);
-    let ScriptedPeer { mut writer, .. } = peer;
-    let writing = tokio::spawn(async move {
-        for i in 0..FRAMES {
-            writer.write_all(event(i).as_bytes()).await.unwrap();
-            writer.write_all(b"\n").await.unwrap();
-        }
-    });
+    let writing = write_lines(peer.writer, FRAMES, event);
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
         !writing.is_finished(),
@@ -151,13 +153,7 @@ async fn a_request_of_ours_is_answered_past_a_full_budget() {
 async fn a_user_who_drops_the_stream_does_not_stall_the_reader() {
     let (connection, inbound, peer) = start_small(16 * 1024);
     drop(inbound);
-    let ScriptedPeer { mut writer, .. } = peer;
-    let writing = tokio::spawn(async move {
-        for i in 0..2_000 {
-            writer.write_all(data_frame(i).as_bytes()).await.unwrap();
-            writer.write_all(b"\n").await.unwrap();
-        }
-    });
+    let writing = write_lines(peer.writer, 2_000, data_frame);
     tokio::time::timeout(Duration::from_secs(10), writing)
         .await
         .expect("the reader stalled for a user who left")

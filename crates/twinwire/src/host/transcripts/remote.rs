@@ -86,11 +86,16 @@ pub(crate) async fn send(
             drop(stdin);
             written
         };
+        // Both at once: a far side that fills one pipe must not wait on the other.
         let read = async {
-            let mut out = String::new();
-            stdout.take(MAX_ANSWER).read_to_string(&mut out).await?;
-            let mut err = String::new();
-            stderr.take(MAX_ANSWER).read_to_string(&mut err).await?;
+            let (mut out, mut err) = (String::new(), String::new());
+            let (mut stdout, mut stderr) = (stdout.take(MAX_ANSWER), stderr.take(MAX_ANSWER));
+            let (read_out, read_err) = tokio::join!(
+                stdout.read_to_string(&mut out),
+                stderr.read_to_string(&mut err),
+            );
+            read_out?;
+            read_err?;
             Ok::<_, std::io::Error>((out, err))
         };
         let (written, read) = tokio::join!(write, read);
