@@ -445,12 +445,14 @@ impl Net {
         }
     }
 
-    /// The ssh command line that reaches host `index`.
+    /// The ssh command line that reaches host `index`. A killed host shows at once (its end of
+    /// the connection is closed); the keep-alives and the connect time are lenient, so that a
+    /// busy machine does not drop a healthy host's sessions as well.
     fn ssh(&self, index: usize) -> String {
         format!(
             "ssh -F /dev/null -i {} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
-             -o BatchMode=yes -o LogLevel=ERROR -o ConnectTimeout=5 -o ServerAliveInterval=2 \
-             -o ServerAliveCountMax=3 root@{}",
+             -o BatchMode=yes -o LogLevel=ERROR -o ConnectTimeout=30 -o ServerAliveInterval=10 \
+             -o ServerAliveCountMax=6 root@{}",
             self.dir.join("client").display(),
             self.hosts.get(index).map_or("", |h| h.ip.as_str())
         )
