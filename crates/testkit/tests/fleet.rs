@@ -6,8 +6,9 @@
 //! `sshd` are named by `TWINWIRE_IP` and `TWINWIRE_SSHD` (`cargo xtask test` installs both).
 //!
 //! Every session finishes a first turn; then, with every session's second turn held inside its
-//! Bash call, every process in one namespace is killed (its sshd, the wrappers, the CLIs and
-//! their tools). The fleet must: see the host down; resume each of its sessions on another
+//! Bash call, every process in one namespace is killed at once, as a machine losing its power
+//! (its sshd, the wrappers, the CLIs and their tools: all stopped, then all killed). The fleet
+//! must: see the host down; resume each of its sessions on another
 //! host from the transcript store, at the first turn, sending the lost prompt again; tell the
 //! caller (the turn's moves, and the events); and leave nothing running anywhere once the
 //! sessions close. `TWINWIRE_FLEET_SESSIONS` sets the size (default 9; 60 for the full size).
@@ -172,10 +173,11 @@ async fn run(net: &Net, root: &Path, sessions: usize, cli: &Path) {
             "fleet: every second turn in its tool at {:?}; killing {doomed}",
             began.elapsed()
         );
-        net.kill_host(0);
+        let killed = net.kill_host(0);
         std::fs::remove_file(work.join("hold")).unwrap();
+        killed
     };
-    let (seconds, ()) = tokio::join!(seconds, killer);
+    let (seconds, killed) = tokio::join!(seconds, killer);
     eprintln!("fleet: every second turn finished at {:?}", began.elapsed());
 
     let mut moved = Vec::new();
@@ -186,7 +188,13 @@ async fn run(net: &Net, root: &Path, sessions: usize, cli: &Path) {
         assert_eq!(result.result.as_deref(), Some("Step done."), "session {k}");
         let id = opened[k].session_id().to_owned();
         if on_doomed.contains(&id) {
-            assert_eq!(second.moved.len(), 1, "session {k} moved once");
+            assert_eq!(
+                second.moved.len(),
+                1,
+                "session {k} ({id}) moved once; its turn: {:#?}\nstarted: {:?}\nkilled: {killed:#?}",
+                summary(&second.messages),
+                names(&work.join("started"))
+            );
             let step = &second.moved[0];
             assert_eq!(step.from, doomed);
             assert_ne!(step.to, doomed);
@@ -279,6 +287,39 @@ fn script() -> ModelScript {
                       "timeout": 600_000}}}},
     ], "default": {"echo": true}}))
     .unwrap()
+}
+
+fn signal(signal: &str, pids: &[String]) {
+    let _ = Command::new("kill")
+        .arg(signal)
+        .args(pids)
+        .stderr(Stdio::null())
+        .status();
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// A turn's messages, a line each, for a failure's message.
+fn summary(messages: &[twinwire::protocol::Message]) -> Vec<String> {
+    messages
+        .iter()
+        .map(|m| {
+            let mut line = serde_json::to_string(m).unwrap_or_default();
+            line.truncate(300);
+            line
+        })
+        .collect()
 }
 
 fn count(dir: &Path) -> usize {
@@ -482,15 +523,66 @@ impl Net {
         }
     }
 
-    /// Kills every process of host `index`'s namespace: its sshd and all it runs.
-    fn kill_host(&self, index: usize) {
-        let pids = self.pids(index);
-        assert!(!pids.is_empty());
-        let _ = Command::new("kill")
-            .arg("-KILL")
-            .args(&pids)
-            .stderr(Stdio::null())
-            .status();
+    /// Kills every process of host `index`'s namespace, its sshd and all it runs, the way a
+    /// machine losing its power ends them: at once. Each is stopped first, again until a round
+    /// finds none new (a fork in flight), and only then are all killed; killed one by one, a
+    /// CLI could see its tool end and go on before its own turn came. Returns what it killed,
+    /// for the test's messages.
+    fn kill_host(&self, index: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut stopped: Vec<String> = Vec::new();
+        let mut killed = Vec::new();
+        loop {
+            let new: Vec<String> = self
+                .live_pids(index)
+                .into_iter()
+                .filter(|pid| !stopped.contains(pid))
+                .collect();
+            if new.is_empty() {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "host {index} keeps forking: {new:?}"
+            );
+            for pid in &new {
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                killed.push(format!(
+                    "{pid} {}",
+                    String::from_utf8_lossy(&cmdline).replace('\0', " ")
+                ));
+            }
+            signal("-STOP", &new);
+            stopped.extend(new);
+        }
+        assert!(!stopped.is_empty());
+        signal("-KILL", &stopped);
+        loop {
+            let left = self.live_pids(index);
+            if left.is_empty() {
+                return killed;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "host {index} outlives kill: {left:?}"
+            );
+            signal("-KILL", &left);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The namespace's processes that have not ended (a zombie waits for its parent's reaper).
+    fn live_pids(&self, index: usize) -> Vec<String> {
+        self.pids(index)
+            .into_iter()
+            .filter(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let state = stat
+                    .rsplit_once(") ")
+                    .and_then(|(_, rest)| rest.chars().next());
+                !matches!(state, None | Some('Z' | 'X'))
+            })
+            .collect()
     }
 
     fn pids(&self, index: usize) -> Vec<String> {
