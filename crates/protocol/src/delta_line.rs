@@ -13,14 +13,14 @@
 
 use serde_json::Map;
 
-use crate::message::{Message, StreamEventMessage};
 use crate::stream::{
-    ContentBlockDeltaEvent, ContentDelta, InputJsonDelta, StreamEvent, TextDelta, ThinkingDelta,
+    ContentBlockDeltaEvent, ContentDelta, InputJsonDelta, StreamEvent, StreamEventMessage,
+    TextDelta, ThinkingDelta,
 };
 
-/// The message on `line` if it is a content-block delta this reader knows how to read; `None`
+/// The frame on `line` if it is a content-block delta this reader knows how to read; `None`
 /// when the general path must read it.
-pub(crate) fn read(line: &str) -> Option<Message> {
+pub(crate) fn read(line: &str) -> Option<StreamEventMessage> {
     let rest = line.strip_prefix(r#"{"type":"stream_event","#)?;
     let mut cursor = Cursor {
         bytes: rest.as_bytes(),
@@ -67,7 +67,7 @@ pub(crate) fn read(line: &str) -> Option<Message> {
     if cursor.pos != cursor.bytes.len() {
         return None;
     }
-    Some(Message::StreamEvent(Box::new(StreamEventMessage {
+    Some(StreamEventMessage {
         event: StreamEvent::ContentBlockDelta(event?),
         parent_tool_use_id: parent_tool_use_id.flatten(),
         uuid: uuid.unwrap_or_default(),
@@ -80,7 +80,7 @@ pub(crate) fn read(line: &str) -> Option<Message> {
         resume_reason: resume_reason.flatten(),
         abandoned_blocks: None,
         extra: Map::new(),
-    })))
+    })
 }
 
 struct Cursor<'a> {

@@ -11,7 +11,63 @@ use serde_json::{Map, Value};
 
 use crate::content::{ApiMessage, ContentBlock, ContextManagementResponse, StopDetails};
 use crate::content::{MessageContainer, StopReason};
+use crate::meta::AbandonedBlocks;
 use crate::usage::MessageDeltaUsage;
+
+/// A raw Messages API stream event, sent with `include_partial_messages`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StreamEventMessage {
+    /// The event.
+    pub event: StreamEvent,
+    /// The tool use of the subagent call this event belongs to; `None` on the main thread.
+    #[serde(default)]
+    pub parent_tool_use_id: Option<String>,
+    /// This frame's id.
+    #[serde(default)]
+    pub uuid: String,
+    /// The session it belongs to.
+    #[serde(default)]
+    pub session_id: String,
+    /// Time to first token, on the first event of a response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<u64>,
+    /// The Messages API id of the response this event belongs to (written by the CLI on every
+    /// event, though not in the SDKs' type files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_message_id: Option<String>,
+    /// The thinking display mode in effect, on `message_start` (`summarized`, `omitted`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_display: Option<String>,
+    /// The host's uuid of the user message this turn answers, on the turn's first event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuid: Option<String>,
+    /// Every user message uuid the turn has consumed so far (present with `user_message_uuid`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_uuids: Option<Vec<String>>,
+    /// Why this turn continues one a worker restart interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_reason: Option<String>,
+    /// The blocks of an earlier response that a retry abandoned, on the retry's first event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned_blocks: Option<AbandonedBlocks>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+crate::serde_util::deserialize_with_extra!(StreamEventMessage {
+    event: "event" required,
+    parent_tool_use_id: "parent_tool_use_id" default,
+    uuid: "uuid" default,
+    session_id: "session_id" default,
+    ttft_ms: "ttft_ms" default,
+    api_message_id: "api_message_id" default,
+    thinking_display: "thinking_display" default,
+    user_message_uuid: "user_message_uuid" default,
+    user_message_uuids: "user_message_uuids" default,
+    resume_reason: "resume_reason" default,
+    abandoned_blocks: "abandoned_blocks" default,
+});
 
 crate::tagged_union! {
     /// One raw event of a streamed Messages API response.
@@ -314,6 +370,37 @@ mod tests {
     use super::*;
     use crate::content::unknown_tags::unknown_tags;
     use serde_json::json;
+
+    /// `StreamEventMessage`'s hand-listed fields are read under the names they are written
+    /// with, every one of them set.
+    #[test]
+    fn stream_event_fields_match_the_written_names() {
+        let message = StreamEventMessage {
+            event: StreamEvent::ContentBlockStop(ContentBlockStopEvent::default()),
+            parent_tool_use_id: Some("toolu_1".into()),
+            uuid: "u".into(),
+            session_id: "s".into(),
+            ttft_ms: Some(12),
+            api_message_id: Some("msg_1".into()),
+            thinking_display: Some("summarized".into()),
+            user_message_uuid: Some("uu".into()),
+            user_message_uuids: Some(vec!["uu".into()]),
+            resume_reason: Some("restart".into()),
+            abandoned_blocks: Some(AbandonedBlocks {
+                api_message_id: "msg_0".into(),
+                from_block_index: 1,
+                extra: Map::new(),
+            }),
+            extra: Map::new(),
+        };
+        let mut written = serde_json::to_value(&message).unwrap();
+        let read: StreamEventMessage = serde_json::from_value(written.clone()).unwrap();
+        assert_eq!(read, message);
+        written["zz_new"] = serde_json::json!(true);
+        let read: StreamEventMessage = serde_json::from_value(written.clone()).unwrap();
+        assert_eq!(read.extra.len(), 1);
+        assert_eq!(serde_json::to_value(&read).unwrap(), written);
+    }
 
     /// The structs whose `Deserialize` is written by `deserialize_with_extra!` read every field
     /// under the name `Serialize` writes it (a misspelt name would leave the field empty and

@@ -9,7 +9,7 @@ use crate::Message;
 /// Reads `line` both ways: when the direct reader accepts it, serde must read it too, with no
 /// repair, to an equal value that writes back the same JSON. Returns whether it was accepted.
 fn check(line: &str) -> bool {
-    let Some(fast) = read(line) else {
+    let Some(fast) = read(line).map(|frame| Message::StreamEvent(Box::new(frame))) else {
         return false;
     };
     let slow = crate::error::decode_frame::<Message>(line)
