@@ -12,7 +12,6 @@ fn data_frame(i: usize) -> String {
     )
 }
 
-/// Engine and peer over small pipes, so that a reader that stops reading blocks the peer.
 /// Writes `count` lines made by `line` to the engine, in a task; it ends when all are written.
 fn write_lines(
     mut writer: DuplexStream,
@@ -27,6 +26,7 @@ fn write_lines(
     })
 }
 
+/// Engine and peer over small pipes, so that a reader that stops reading blocks the peer.
 fn start_small(budget: usize) -> (Connection, Inbound<Message>, ScriptedPeer) {
     let (our_reader, peer_writer) = tokio::io::duplex(8 * 1024);
     let (peer_reader, our_writer) = tokio::io::duplex(1 << 20);
