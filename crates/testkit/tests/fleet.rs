@@ -8,10 +8,9 @@
 //! Every session finishes a first turn; then, with every session's second turn held inside its
 //! Bash call, every process in one namespace is killed at once, as a machine losing its power
 //! (its sshd, the wrappers, the CLIs and their tools: all stopped, then all killed). The fleet
-//! must: see the host down; resume each of its sessions on another
-//! host from the transcript store, at the first turn, sending the lost prompt again; tell the
-//! caller (the turn's moves, and the events); and leave nothing running anywhere once the
-//! sessions close. `TWINWIRE_FLEET_SESSIONS` sets the size (default 9; 60 for the full size).
+//! must: see the host down; resume each of its sessions on another host from the transcript
+//! store, at the first turn, sending the lost prompt again; tell the caller (the turn's moves,
+//! and the events); and leave nothing running anywhere once the sessions close. `TWINWIRE_FLEET_SESSIONS` sets the size (default 9; 60 for the full size).
 #![allow(clippy::unwrap_used)]
 // The test reports its phases and figures on stderr (the full-size run's figures are read there).
 #![allow(clippy::print_stderr)]
@@ -341,6 +340,19 @@ fn is_root() -> bool {
         .is_ok_and(|out| out.stdout.trim_ascii() == b"0")
 }
 
+/// `/proc/<pid>/<file>`, empty when it cannot be read (the process ended).
+fn proc_file(pid: &str, file: &str) -> Vec<u8> {
+    std::fs::read(format!("/proc/{pid}/{file}")).unwrap_or_default()
+}
+
+/// A process for the test's messages: its pid and command line.
+fn describe(pid: &str, cmdline: &[u8]) -> String {
+    format!(
+        "{pid} {}",
+        String::from_utf8_lossy(cmdline).replace('\0', " ")
+    )
+}
+
 /// Processes whose environment or command line holds `needle`, but this test's own.
 fn twinwire_testkit_processes(needle: &str) -> Vec<String> {
     let me = std::process::id().to_string();
@@ -350,14 +362,10 @@ fn twinwire_testkit_processes(needle: &str) -> Vec<String> {
         if !name.chars().all(|c| c.is_ascii_digit()) || name == me {
             continue;
         }
-        let read = |file: &str| std::fs::read(entry.path().join(file)).unwrap_or_default();
         let has = |bytes: &[u8]| bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
-        let cmdline = read("cmdline");
-        if has(&cmdline) || has(&read("environ")) {
-            found.push(format!(
-                "{name} {}",
-                String::from_utf8_lossy(&cmdline).replace('\0', " ")
-            ));
+        let cmdline = proc_file(&name, "cmdline");
+        if has(&cmdline) || has(&proc_file(&name, "environ")) {
+            found.push(describe(&name, &cmdline));
         }
     }
     found
@@ -545,13 +553,10 @@ impl Net {
                 Instant::now() < deadline,
                 "host {index} keeps forking: {new:?}"
             );
-            for pid in &new {
-                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-                killed.push(format!(
-                    "{pid} {}",
-                    String::from_utf8_lossy(&cmdline).replace('\0', " ")
-                ));
-            }
+            killed.extend(
+                new.iter()
+                    .map(|pid| describe(pid, &proc_file(pid, "cmdline"))),
+            );
             signal("-STOP", &new);
             stopped.extend(new);
         }
